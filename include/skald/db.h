@@ -1,0 +1,165 @@
+#pragma once
+
+// skald::Db — the one object that owns a Skald workspace and exposes every
+// operation of the API. The server and the CLI call only this.
+//
+// Thread safety: all methods may be called concurrently from any number of
+// threads. Operations on overlapping paths are serialized by path locks;
+// a writer that cannot get its lock within DbOptions::lock_timeout_ms fails
+// with Conflict.
+//
+// URIs are accepted in any form the reference allows (trailing slash, path
+// variables, `~` for non-ROOT callers) and returned in canonical form.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skald/options.h"
+#include "skald/result.h"
+#include "skald/status.h"
+#include "skald/types.h"
+
+namespace skald {
+
+inline constexpr std::string_view kSkaldVersion = "0.1.0";
+
+// Metadata of one node (file or directory).
+struct NodeInfo {
+  std::string uri;   // canonical
+  std::string name;  // last segment ("" for viking://)
+  bool is_dir = false;
+  uint64_t size = 0;         // bytes; 0 for directories
+  int64_t mtime_ns = 0;      // last modification, ns since the epoch (UTC)
+  uint32_t mode = 0;         // POSIX permission bits (0644 files, 0755 dirs)
+  bool is_locked = false;    // a path lock is held on it right now
+  std::string content_hash;  // hex SHA-256 of the bytes; "" for directories
+};
+
+// One entry of `ls` / `tree`.
+struct LsEntry {
+  NodeInfo node;
+  std::string rel_path;  // path relative to the listed directory ("a/b.md")
+  // Directories: the `.abstract.md` body cut to abs_limit, or the placeholder
+  // "# <uri> [Directory abstract is not ready]". Files: "".
+  std::string abstract;
+};
+
+struct RmResult {
+  std::string uri;
+  uint64_t deleted_count = 0;  // nodes removed (0 when the path did not exist)
+};
+
+struct MvResult {
+  std::string from;
+  std::string to;
+};
+
+struct WriteResult {
+  std::string uri;
+  std::string root_uri;      // the top-level resource/memory/skill directory written into
+  ContextType context_type = ContextType::kResource;
+  WriteMode mode = WriteMode::kReplace;
+  uint64_t written_bytes = 0;
+  bool content_updated = false;  // false when the bytes were already identical
+  std::string semantic_status = "skipped";  // no semantic pipeline yet
+  std::string vector_status = "skipped";
+};
+
+struct Download {
+  std::string name;   // file name for Content-Disposition
+  std::string bytes;
+};
+
+struct GlobResult {
+  std::vector<std::string> matches;  // canonical URIs, sorted
+};
+
+struct GrepMatch {
+  std::string uri;
+  int64_t line = 0;  // 1-based
+  std::string content;
+};
+
+struct GrepResult {
+  std::vector<GrepMatch> matches;
+  uint64_t files_scanned = 0;
+  uint64_t match_count = 0;  // all matches found, before node_limit
+};
+
+// One difference between content and catalog found by Fsck.
+struct FsckIssue {
+  std::string kind;    // "missing_content", "untracked_content", "size_mismatch", ...
+  std::string account;
+  std::string uri;
+  std::string detail;
+  bool repaired = false;
+};
+
+struct FsckReport {
+  uint64_t nodes_checked = 0;
+  std::vector<FsckIssue> issues;
+  bool clean() const { return issues.empty(); }
+};
+
+class Db {
+ public:
+  // Opens (creating when missing) the workspace, takes its LOCK (a second
+  // process gets Unavailable "workspace is in use"), runs recovery when the
+  // last shutdown was not clean, and creates `viking://resources` for the
+  // default account.
+  static Result<std::unique_ptr<Db>> Open(const DbOptions& options);
+
+  virtual ~Db() = default;
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  // Direct children (or the subtree with options.recursive) of a directory.
+  // NotFound for a missing path; listing a file returns that file.
+  virtual Result<std::vector<LsEntry>> Ls(const Identity& who, std::string_view uri,
+                                          const LsOptions& options) = 0;
+  // The subtree of `uri` down to options.level_limit, depth-first, parents first.
+  virtual Result<std::vector<LsEntry>> Tree(const Identity& who, std::string_view uri,
+                                            const LsOptions& options) = 0;
+  virtual Result<NodeInfo> Stat(const Identity& who, std::string_view uri) = 0;
+  // Creates a directory and its parents; AlreadyExists (wire: CONFLICT) when
+  // it exists. A non-empty description becomes the `.abstract.md` body.
+  // Returns the canonical URI.
+  virtual Result<std::string> Mkdir(const Identity& who, std::string_view uri,
+                                    std::string_view description) = 0;
+  // Deletes a file, or a directory with `recursive`. Missing paths succeed
+  // with deleted_count 0; a directory without `recursive` is
+  // FailedPrecondition; protected roots are PermissionDenied.
+  virtual Result<RmResult> Rm(const Identity& who, std::string_view uri, bool recursive) = 0;
+  // Moves a file or a directory tree. NotFound when `from` is missing,
+  // AlreadyExists when `to` exists, InvalidArgument when `to` is inside `from`.
+  virtual Result<MvResult> Mv(const Identity& who, std::string_view from,
+                              std::string_view to) = 0;
+
+  // Text of a file, lines [offset, offset+limit) (limit -1 = to the end).
+  // InvalidArgument with details {expected:file, actual:directory} for a directory.
+  virtual Result<std::string> Read(const Identity& who, std::string_view uri, int64_t offset,
+                                   int64_t limit) = 0;
+  virtual Result<Download> DownloadFile(const Identity& who, std::string_view uri) = 0;
+  virtual Result<WriteResult> Write(const Identity& who, const WriteRequest& request) = 0;
+  // Body of the directory's `.abstract.md` (a file's parent directory when
+  // `uri` is a file), or "# <uri> [Directory abstract is not ready]".
+  virtual Result<std::string> Abstract(const Identity& who, std::string_view uri) = 0;
+  // Body of `.overview.md`, or "# <uri>\n\n[Directory overview is not ready]".
+  virtual Result<std::string> Overview(const Identity& who, std::string_view uri) = 0;
+
+  virtual Result<GlobResult> Glob(const Identity& who, const GlobRequest& request) = 0;
+  virtual Result<GrepResult> Grep(const Identity& who, const GrepRequest& request) = 0;
+
+  // Compares content with the catalog for every account; with `repair`
+  // brings the catalog in line with the content on disk.
+  virtual Result<FsckReport> Fsck(bool repair) = 0;
+
+ protected:
+  Db() = default;
+};
+
+}  // namespace skald

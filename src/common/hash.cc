@@ -1,0 +1,27 @@
+#include "common/hash.h"
+
+#include <openssl/evp.h>
+
+namespace skald {
+namespace {
+
+std::string DigestHex(const EVP_MD* md, std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), digest, &len, md, nullptr);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(len * 2, '0');
+  for (unsigned int i = 0; i < len; ++i) {
+    out[2 * i] = kHex[digest[i] >> 4];
+    out[2 * i + 1] = kHex[digest[i] & 0xF];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Sha256Hex(std::string_view data) { return DigestHex(EVP_sha256(), data); }
+
+std::string Md5Hex(std::string_view data) { return DigestHex(EVP_md5(), data); }
+
+}  // namespace skald

@@ -1,0 +1,23 @@
+#include "common/json_util.h"
+
+#include <string>
+
+namespace skald {
+
+Result<Json> ParseJson(std::string_view text) {
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::exception& e) {
+    std::string what = e.what();
+    // nlohmann prefixes "[json.exception.parse_error.101] "; keep the human part.
+    auto pos = what.find("] ");
+    if (pos != std::string::npos) what = what.substr(pos + 2);
+    return Status::InvalidArgument("Invalid JSON: " + what);
+  }
+}
+
+std::string DumpJson(const Json& value, int indent) {
+  return value.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace skald

@@ -1,0 +1,23 @@
+#include "skald/types.h"
+
+namespace skald {
+
+std::string_view RoleName(Role role) {
+  switch (role) {
+    case Role::kUser: return "user";
+    case Role::kAdmin: return "admin";
+    case Role::kRoot: return "root";
+  }
+  return "user";
+}
+
+std::string_view ContextTypeName(ContextType type) {
+  switch (type) {
+    case ContextType::kResource: return "resource";
+    case ContextType::kMemory: return "memory";
+    case ContextType::kSkill: return "skill";
+  }
+  return "resource";
+}
+
+}  // namespace skald

@@ -1,0 +1,1 @@
+#include "service/json_codec.h"
