@@ -1,0 +1,110 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "storage/catalog.h"
+#include "tests/testutil/temp_dir.h"
+
+namespace skald {
+namespace {
+
+CatalogNode Dir(std::string path) {
+  CatalogNode n;
+  n.path = std::move(path);
+  n.is_dir = true;
+  n.mtime_ns = n.ctime_ns = 1;
+  return n;
+}
+
+CatalogNode File(std::string path, uint64_t size) {
+  CatalogNode n;
+  n.path = std::move(path);
+  n.size = size;
+  n.mtime_ns = n.ctime_ns = 2;
+  n.hash = "h";
+  return n;
+}
+
+class CatalogTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = Catalog::Open({dir_.Sub("skald.db")});
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    catalog_ = std::move(c).value();
+    ASSERT_TRUE(catalog_
+                    ->Apply("a", {Dir("resources"), Dir("resources/d"), File("resources/d/x", 3),
+                                  File("resources/d-y", 4), Dir("resources/d/e"),
+                                  File("resources/d/e/z", 5)},
+                            {})
+                    .ok());
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<Catalog> catalog_;
+};
+
+TEST_F(CatalogTest, GetAndListChildren) {
+  auto got = catalog_->Get("a", "resources/d/x");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->size, 3u);
+  EXPECT_FALSE(catalog_->Get("b", "resources/d/x")->has_value());  // accounts are separate
+  auto kids = catalog_->ListChildren("a", "resources");
+  ASSERT_TRUE(kids.ok());
+  ASSERT_EQ(kids->size(), 2u);
+  EXPECT_EQ((*kids)[0].path, "resources/d");
+  EXPECT_EQ((*kids)[1].path, "resources/d-y");
+}
+
+TEST_F(CatalogTest, SubtreeDoesNotLeakIntoSiblingPrefixes) {
+  auto sub = catalog_->ListSubtree("a", "resources/d", 0);
+  ASSERT_TRUE(sub.ok());
+  ASSERT_EQ(sub->size(), 3u);  // x, e, e/z — not "resources/d-y"
+  auto shallow = catalog_->ListSubtree("a", "resources/d", 1);
+  EXPECT_EQ(shallow->size(), 2u);
+  EXPECT_EQ(*catalog_->CountSubtree("a", "resources/d"), 4u);
+}
+
+TEST_F(CatalogTest, MoveSubtreeRekeysDescendants) {
+  ASSERT_TRUE(catalog_->Apply("a", {Dir("resources/n")}, {}).ok());
+  ASSERT_TRUE(catalog_->MoveSubtree("a", "resources/d", "resources/n/m", 9).ok());
+  EXPECT_FALSE(catalog_->Get("a", "resources/d/x")->has_value());
+  auto moved = catalog_->Get("a", "resources/n/m/e/z");
+  ASSERT_TRUE(moved->has_value());
+  EXPECT_EQ((*moved)->size, 5u);
+  auto kids = catalog_->ListChildren("a", "resources/n/m/e");
+  ASSERT_EQ(kids->size(), 1u);
+  EXPECT_EQ((*catalog_->Get("a", "resources/n/m"))->mtime_ns, 9);
+  EXPECT_TRUE(catalog_->Get("a", "resources/d-y")->has_value());
+}
+
+TEST_F(CatalogTest, DeleteSubtreeCountsRows) {
+  auto n = catalog_->DeleteSubtree("a", "resources/d");
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 4u);
+  EXPECT_EQ(*catalog_->DeleteSubtree("a", "resources/d"), 0u);
+  EXPECT_TRUE(catalog_->Get("a", "resources/d-y")->has_value());
+}
+
+TEST_F(CatalogTest, ReopenKeepsDataAndSchemaVersion) {
+  catalog_.reset();
+  auto c = Catalog::Open({dir_.Sub("skald.db")});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(**(*c)->GetMeta("schema_version"), "1");
+  EXPECT_TRUE((*c)->Get("a", "resources/d/e/z")->has_value());
+}
+
+TEST_F(CatalogTest, NewerSchemaIsRefused) {
+  ASSERT_TRUE(catalog_->SetMeta("schema_version", "99").ok());
+  catalog_.reset();
+  auto c = Catalog::Open({dir_.Sub("skald.db")});
+  EXPECT_EQ(c.status().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST(CatalogOpenTest, GarbageFileIsCorruption) {
+  testing::TempDir dir;
+  std::ofstream(dir.Sub("skald.db")) << std::string(8192, 'x');
+  auto c = Catalog::Open({dir.Sub("skald.db")});
+  EXPECT_EQ(c.status().code(), StatusCode::kCorruption) << c.status().ToString();
+}
+
+}  // namespace
+}  // namespace skald

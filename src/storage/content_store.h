@@ -1,0 +1,100 @@
+#pragma once
+
+// ContentStore: the bytes of every file, per account, addressed by the
+// URI path ("resources/docs/a.md"). The catalog holds the metadata; the
+// content store is the source of truth for bytes, and recovery makes the
+// catalog agree with it.
+//
+// Thread safety: implementations are safe for concurrent use; callers
+// serialize conflicting operations on the same path with path locks.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skald/result.h"
+
+namespace skald {
+
+// What a scan found on disk.
+struct ContentEntry {
+  std::string path;  // URI path, "resources/a/b.md" (shortened segments as stored)
+  bool is_dir = false;
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+};
+
+// Attributes of one stored file or directory.
+struct ContentAttr {
+  bool is_dir = false;
+  uint64_t size = 0;
+  int64_t mtime_ns = 0;
+};
+
+class ContentStore {
+ public:
+  virtual ~ContentStore() = default;
+
+  // Stored with the workspace so that data is never opened with another backend.
+  virtual std::string Name() const = 0;
+
+  // NotFound when the file does not exist; InvalidArgument for a directory.
+  virtual Result<std::string> ReadFile(std::string_view account, std::string_view path) = 0;
+
+  // Replaces the file atomically and durably: after Ok the new bytes survive
+  // a crash; after a crash mid-call the old or the new bytes are there,
+  // never a mix. REQUIRES: the parent directory exists.
+  // Returns the attributes of the written file (its mtime on disk).
+  virtual Result<ContentAttr> WriteFile(std::string_view account, std::string_view path,
+                                        std::string_view data) = 0;
+
+  // Creates one directory (Ok when it already exists as a directory);
+  // durable on return. REQUIRES: the parent exists.
+  virtual Status MakeDir(std::string_view account, std::string_view path) = 0;
+
+  // Removes a file or a whole directory tree atomically: the path first
+  // disappears in one rename (so a crash never leaves half a tree), then its
+  // bytes are released. Ok when the path does not exist.
+  virtual Status Remove(std::string_view account, std::string_view path) = 0;
+
+  // Renames a file or directory tree atomically and durably.
+  // REQUIRES: `to` does not exist and its parent exists.
+  virtual Status Rename(std::string_view account, std::string_view from,
+                        std::string_view to) = 0;
+
+  // Attributes of a path; NotFound when missing.
+  virtual Result<ContentAttr> Stat(std::string_view account, std::string_view path) = 0;
+
+  // Every file and directory of an account (the account root itself
+  // excluded), parents before children. Leftover temporary files are not
+  // reported.
+  virtual Result<std::vector<ContentEntry>> Scan(std::string_view account) = 0;
+
+  // Accounts that have a content directory.
+  virtual Result<std::vector<std::string>> ListAccounts() = 0;
+
+  // Deletes temporary files and trash left by an interrupted process.
+  // Returns how many leftovers were removed.
+  virtual Result<uint64_t> CleanLeftovers() = 0;
+};
+
+struct LocalContentStoreOptions {
+  // Root directory; accounts live in <root>/<account>/.
+  std::string root;
+  // Directory on the same file system for trees being deleted.
+  std::string trash_dir;
+  // fsync data and directories (off only for benchmarks and tests).
+  bool sync = true;
+};
+
+// The local file-system backend: <root>/<account>/<path>. Path segments
+// longer than 255 bytes are stored as "<prefix>_<sha256[:8]>" (reference
+// §5.3), so names stay within file-system limits.
+Result<std::unique_ptr<ContentStore>> NewLocalContentStore(const LocalContentStoreOptions& options);
+
+// The on-disk name of one URI segment (identity unless longer than 255 bytes).
+std::string StoredSegmentName(std::string_view segment);
+
+}  // namespace skald

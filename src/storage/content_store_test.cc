@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "storage/content_store.h"
+#include "tests/testutil/temp_dir.h"
+
+namespace skald {
+namespace {
+
+class ContentStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = NewLocalContentStore({dir_.Sub("content"), dir_.Sub("trash"), true});
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+    ASSERT_TRUE(store_->MakeDir("acct", "").ok());
+    ASSERT_TRUE(store_->MakeDir("acct", "resources").ok());
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<ContentStore> store_;
+};
+
+TEST_F(ContentStoreTest, WriteReadReplace) {
+  auto attr = store_->WriteFile("acct", "resources/a.md", "hello");
+  ASSERT_TRUE(attr.ok()) << attr.status().ToString();
+  EXPECT_EQ(attr->size, 5u);
+  EXPECT_EQ(*store_->ReadFile("acct", "resources/a.md"), "hello");
+  ASSERT_TRUE(store_->WriteFile("acct", "resources/a.md", "bye").ok());
+  EXPECT_EQ(*store_->ReadFile("acct", "resources/a.md"), "bye");
+  // The bytes are ordinary files under <root>/<account>/.
+  std::ifstream in(dir_.Sub("content/acct/resources/a.md"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "bye");
+}
+
+TEST_F(ContentStoreTest, ReadErrors) {
+  EXPECT_EQ(store_->ReadFile("acct", "resources/none").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store_->ReadFile("acct", "resources").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->WriteFile("acct", "resources/missing/x.md", "x").status().code(),
+            StatusCode::kNotFound);
+}
+
+TEST_F(ContentStoreTest, RenameRefusesToOverwrite) {
+  ASSERT_TRUE(store_->WriteFile("acct", "resources/a", "1").ok());
+  ASSERT_TRUE(store_->WriteFile("acct", "resources/b", "2").ok());
+  EXPECT_EQ(store_->Rename("acct", "resources/a", "resources/b").code(),
+            StatusCode::kAlreadyExists);
+  ASSERT_TRUE(store_->Rename("acct", "resources/a", "resources/c").ok());
+  EXPECT_EQ(*store_->ReadFile("acct", "resources/c"), "1");
+}
+
+TEST_F(ContentStoreTest, RemoveTreeIsIdempotent) {
+  ASSERT_TRUE(store_->MakeDir("acct", "resources/d").ok());
+  ASSERT_TRUE(store_->WriteFile("acct", "resources/d/x", "x").ok());
+  ASSERT_TRUE(store_->Remove("acct", "resources/d").ok());
+  EXPECT_EQ(store_->Stat("acct", "resources/d").status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(store_->Remove("acct", "resources/d").ok());
+  EXPECT_TRUE(std::filesystem::is_empty(dir_.Sub("trash")));
+}
+
+TEST_F(ContentStoreTest, ShortensLongSegments) {
+  std::string long_name(300, 'a');
+  std::string stored = StoredSegmentName(long_name);
+  EXPECT_LE(stored.size(), 255u);
+  EXPECT_NE(stored, StoredSegmentName(std::string(301, 'a')));
+  EXPECT_EQ(StoredSegmentName("short"), "short");
+  ASSERT_TRUE(store_->WriteFile("acct", "resources/" + long_name, "x").ok());
+  EXPECT_EQ(*store_->ReadFile("acct", "resources/" + long_name), "x");
+  // A multi-byte name is cut on a character boundary.
+  std::string cjk;
+  for (int i = 0; i < 100; ++i) cjk += "中";
+  std::string cut = StoredSegmentName(cjk);
+  EXPECT_LE(cut.size(), 255u);
+  EXPECT_EQ((cut.size() - 9) % 3, 0u);
+}
+
+TEST_F(ContentStoreTest, ScanSkipsTempFilesAndCleanLeftoversRemovesThem) {
+  ASSERT_TRUE(store_->WriteFile("acct", "resources/a", "1").ok());
+  std::ofstream(dir_.Sub("content/acct/resources/.skald-tmp.a.123")) << "partial";
+  std::filesystem::create_directories(dir_.Sub("trash/xyz/sub"));
+  auto scan = store_->Scan("acct");
+  ASSERT_TRUE(scan.ok());
+  ASSERT_EQ(scan->size(), 2u);  // resources, resources/a
+  EXPECT_EQ((*scan)[0].path, "resources");
+  EXPECT_EQ((*scan)[1].path, "resources/a");
+  auto removed = store_->CleanLeftovers();
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed, 2u);
+  EXPECT_FALSE(std::filesystem::exists(dir_.Sub("content/acct/resources/.skald-tmp.a.123")));
+}
+
+}  // namespace
+}  // namespace skald

@@ -1,0 +1,100 @@
+#include "storage/path_lock.h"
+
+namespace skald {
+namespace {
+
+// True when `ancestor` is a strict ancestor of `path` ("" is everyone's).
+bool IsStrictAncestor(std::string_view ancestor, std::string_view path) {
+  if (ancestor.size() >= path.size()) return false;
+  if (ancestor.empty()) return true;
+  return path.substr(0, ancestor.size()) == ancestor && path[ancestor.size()] == '/';
+}
+
+bool Conflicts(const PathLockRequest& a, const PathLockRequest& b) {
+  if (a.account != b.account) return false;
+  if (a.path == b.path) return true;
+  if (IsStrictAncestor(a.path, b.path)) return a.kind == PathLockKind::kTree;
+  if (IsStrictAncestor(b.path, a.path)) return b.kind == PathLockKind::kTree;
+  return false;
+}
+
+}  // namespace
+
+PathLockGuard::PathLockGuard(PathLockGuard&& other) noexcept
+    : manager_(other.manager_), id_(other.id_) {
+  other.manager_ = nullptr;
+}
+
+PathLockGuard& PathLockGuard::operator=(PathLockGuard&& other) noexcept {
+  if (this != &other) {
+    if (manager_) manager_->Release(id_);
+    manager_ = other.manager_;
+    id_ = other.id_;
+    other.manager_ = nullptr;
+  }
+  return *this;
+}
+
+PathLockGuard::~PathLockGuard() {
+  if (manager_) manager_->Release(id_);
+}
+
+const PathLockRequest* PathLockManager::FindConflict(const PathLockRequest& req) const {
+  for (const Held& h : held_) {
+    if (Conflicts(h.lock, req)) return &h.lock;
+  }
+  return nullptr;
+}
+
+Status PathLockManager::Acquire(const std::vector<PathLockRequest>& requests,
+                                std::chrono::milliseconds timeout, PathLockGuard* guard) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    const PathLockRequest* blocked_by = nullptr;
+    const PathLockRequest* blocked = nullptr;
+    for (const PathLockRequest& req : requests) {
+      blocked_by = FindConflict(req);
+      if (blocked_by) {
+        blocked = &req;
+        break;
+      }
+    }
+    if (!blocked_by) break;
+    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout &&
+        std::chrono::steady_clock::now() >= deadline) {
+      // One last look: the holder may have released just now.
+      bool still = false;
+      for (const PathLockRequest& req : requests) still = still || FindConflict(req) != nullptr;
+      if (still) {
+        return Status::Conflict("resource is locked: viking://" + blocked->path)
+            .WithDetail("resource", "viking://" + blocked->path);
+      }
+      break;
+    }
+  }
+  uint64_t id = next_id_++;
+  for (const PathLockRequest& req : requests) held_.push_back(Held{id, req});
+  *guard = PathLockGuard(this, id);
+  return Status::Ok();
+}
+
+void PathLockManager::Release(uint64_t id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::erase_if(held_, [id](const Held& h) { return h.id == id; });
+  }
+  cv_.notify_all();
+}
+
+bool PathLockManager::IsLocked(std::string_view account, std::string_view path) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const Held& h : held_) {
+    if (h.lock.account != account) continue;
+    if (h.lock.path == path) return true;
+    if (h.lock.kind == PathLockKind::kTree && IsStrictAncestor(h.lock.path, path)) return true;
+  }
+  return false;
+}
+
+}  // namespace skald

@@ -1,0 +1,82 @@
+#pragma once
+
+// PathLockManager: in-process locks on URI paths, per account.
+//
+// Two kinds, as in OpenViking's RAGFS: an EXACT lock covers one node; a
+// TREE lock covers a node and everything below it. Conflicts: EXACT vs an
+// EXACT or TREE lock on the same path or a TREE lock on an ancestor; TREE vs
+// any lock on the same path, on a descendant, or a TREE lock on an ancestor.
+// A set of locks is acquired all at once (no lock-ordering deadlocks).
+// One process owns a workspace (see WorkspaceLock), so in-memory locks are
+// enough.
+//
+// Thread safety: safe for concurrent use.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skald/status.h"
+
+namespace skald {
+
+enum class PathLockKind { kExact, kTree };
+
+struct PathLockRequest {
+  std::string account;
+  std::string path;  // URI path without scheme ("" = the account root)
+  PathLockKind kind = PathLockKind::kExact;
+};
+
+class PathLockManager;
+
+// Holds a set of locks until destroyed. Move-only.
+class PathLockGuard {
+ public:
+  PathLockGuard() = default;
+  PathLockGuard(PathLockGuard&& other) noexcept;
+  PathLockGuard& operator=(PathLockGuard&& other) noexcept;
+  ~PathLockGuard();
+
+ private:
+  friend class PathLockManager;
+  PathLockGuard(PathLockManager* manager, uint64_t id) : manager_(manager), id_(id) {}
+  PathLockManager* manager_ = nullptr;
+  uint64_t id_ = 0;
+};
+
+class PathLockManager {
+ public:
+  PathLockManager() = default;
+  PathLockManager(const PathLockManager&) = delete;
+  PathLockManager& operator=(const PathLockManager&) = delete;
+
+  // Waits up to `timeout` for all of `requests` to be free, then holds them.
+  // Conflict "resource is locked: <path>" on timeout.
+  Status Acquire(const std::vector<PathLockRequest>& requests, std::chrono::milliseconds timeout,
+                 PathLockGuard* guard);
+
+  // True when some lock covers `path` (the node itself or an ancestor TREE lock).
+  bool IsLocked(std::string_view account, std::string_view path) const;
+
+ private:
+  friend class PathLockGuard;
+  struct Held {
+    uint64_t id;
+    PathLockRequest lock;
+  };
+  void Release(uint64_t id);
+  // First held lock that conflicts with `req`, or nullptr. REQUIRES: mu_ held.
+  const PathLockRequest* FindConflict(const PathLockRequest& req) const;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Held> held_;  // guarded by mu_
+  uint64_t next_id_ = 1;    // guarded by mu_
+};
+
+}  // namespace skald

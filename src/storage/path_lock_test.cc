@@ -1,0 +1,79 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "storage/path_lock.h"
+
+namespace skald {
+namespace {
+
+using std::chrono::milliseconds;
+
+PathLockRequest Exact(std::string path) { return {"a", std::move(path), PathLockKind::kExact}; }
+PathLockRequest Tree(std::string path) { return {"a", std::move(path), PathLockKind::kTree}; }
+
+TEST(PathLockTest, ConflictRules) {
+  PathLockManager m;
+  PathLockGuard tree;
+  ASSERT_TRUE(m.Acquire({Tree("resources/d")}, milliseconds(0), &tree).ok());
+  PathLockGuard g;
+  EXPECT_EQ(m.Acquire({Exact("resources/d/x")}, milliseconds(0), &g).code(),
+            StatusCode::kConflict);                                         // under a tree lock
+  EXPECT_FALSE(m.Acquire({Tree("resources")}, milliseconds(0), &g).ok());  // ancestor tree
+  EXPECT_TRUE(m.Acquire({Exact("resources/d-x")}, milliseconds(0), &g).ok());  // sibling prefix
+  PathLockGuard other_account;
+  EXPECT_TRUE(m.Acquire({{"b", "resources/d", PathLockKind::kTree}}, milliseconds(0),
+                        &other_account)
+                  .ok());
+  EXPECT_TRUE(m.IsLocked("a", "resources/d/deep/x"));
+  EXPECT_FALSE(m.IsLocked("a", "resources"));
+}
+
+TEST(PathLockTest, ExactLocksOnDifferentFilesUnderSameDirCoexist) {
+  PathLockManager m;
+  PathLockGuard a, b;
+  ASSERT_TRUE(m.Acquire({Exact("resources/d/a")}, milliseconds(0), &a).ok());
+  EXPECT_TRUE(m.Acquire({Exact("resources/d/b")}, milliseconds(0), &b).ok());
+  PathLockGuard c;
+  EXPECT_FALSE(m.Acquire({Exact("resources/d/a")}, milliseconds(0), &c).ok());
+}
+
+TEST(PathLockTest, ReleaseWakesWaiter) {
+  PathLockManager m;
+  auto held = std::make_unique<PathLockGuard>();
+  ASSERT_TRUE(m.Acquire({Tree("resources")}, milliseconds(0), held.get()).ok());
+  std::atomic<bool> got{false};
+  std::thread waiter([&] {
+    PathLockGuard g;
+    got = m.Acquire({Exact("resources/x")}, milliseconds(10000), &g).ok();
+  });
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_FALSE(got.load());
+  held.reset();
+  waiter.join();
+  EXPECT_TRUE(got.load());
+  EXPECT_FALSE(m.IsLocked("a", "resources"));
+}
+
+TEST(PathLockTest, MutualExclusionUnderContention) {
+  PathLockManager m;
+  int counter = 0;  // protected only by the path lock
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 500; ++i) {
+        PathLockGuard g;
+        ASSERT_TRUE(m.Acquire({Exact("resources/c")}, milliseconds(10000), &g).ok());
+        int v = counter;
+        std::this_thread::yield();
+        counter = v + 1;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(counter, 2000);
+}
+
+}  // namespace
+}  // namespace skald
