@@ -22,7 +22,7 @@ Json LsEntryToJson(const LsEntry& entry, LsOutput output, bool with_rel_path);
 // The whole listing; `simple` gives a plain array of URI strings.
 Json LsToJson(const std::vector<LsEntry>& entries, LsOutput output, bool simple,
               bool with_rel_path);
-// {name,size,mode,modTime,isDir,isLocked}
+// {name,size,mode,modTime,isDir,isLocked,uri} (mode: 420 files / 493 dirs, as RAGFS)
 Json StatToJson(const NodeInfo& node);
 // {uri, estimated_deleted_count}
 Json RmToJson(const RmResult& result);

@@ -1,0 +1,455 @@
+#include "service/config.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "common/json_util.h"
+#include "common/strings.h"
+
+namespace skald {
+namespace {
+
+// ---- value readers: each names the full key path in its error ------------
+
+std::string Describe(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return v.get<bool>() ? "true" : "false";
+    case Json::value_t::string: return "string " + DumpJson(v);
+    case Json::value_t::array: return "an array";
+    case Json::value_t::object: return "an object";
+    default: return "number " + DumpJson(v);
+  }
+}
+
+Status TypeError(const std::string& path, std::string_view expected, const Json& v) {
+  return Status::InvalidArgument(
+      fmt::format("config key \"{}\" must be {}, got {}", path, expected, Describe(v)));
+}
+
+Status UnknownKey(const std::string& path) {
+  return Status::InvalidArgument(fmt::format("unknown config key \"{}\"", path));
+}
+
+std::string KeyPath(const std::string& prefix, const std::string& key) {
+  return prefix.empty() ? key : prefix + "." + key;
+}
+
+// Strings are strict (as in pydantic): a number is not a string.
+Status ReadString(const Json& v, const std::string& path, std::string* out) {
+  if (!v.is_string()) return TypeError(path, "a string", v);
+  *out = v.get<std::string>();
+  return Status::Ok();
+}
+
+// Integers are lax (as in pydantic): whole floats and numeric strings count,
+// so `"port": "${PORT}"` works after variable expansion.
+Status ReadInt(const Json& v, const std::string& path, int64_t lo, int64_t hi, int64_t* out) {
+  int64_t value = 0;
+  if (v.is_number_integer()) {
+    if (v.is_number_unsigned() &&
+        v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return TypeError(path, "an integer in range", v);
+    }
+    value = v.get<int64_t>();
+  } else if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (!std::isfinite(d) || std::floor(d) != d || std::fabs(d) > 9e15) {
+      return TypeError(path, "an integer", v);
+    }
+    value = static_cast<int64_t>(d);
+  } else if (v.is_string()) {
+    long long parsed = 0;
+    if (!ParseInt64(Trim(v.get<std::string>()), &parsed)) return TypeError(path, "an integer", v);
+    value = parsed;
+  } else {
+    return TypeError(path, "an integer", v);
+  }
+  if (value < lo || value > hi) {
+    return Status::InvalidArgument(
+        fmt::format("config key \"{}\" must be between {} and {}, got {}", path, lo, hi, value));
+  }
+  *out = value;
+  return Status::Ok();
+}
+
+Status ReadInt32(const Json& v, const std::string& path, int lo, int hi, int* out) {
+  int64_t value = 0;
+  SKALD_RETURN_IF_ERROR(ReadInt(v, path, lo, hi, &value));
+  *out = static_cast<int>(value);
+  return Status::Ok();
+}
+
+Status ReadBool(const Json& v, const std::string& path, bool* out) {
+  if (v.is_boolean()) {
+    *out = v.get<bool>();
+    return Status::Ok();
+  }
+  if (v.is_number_integer() && (v.get<int64_t>() == 0 || v.get<int64_t>() == 1)) {
+    *out = v.get<int64_t>() == 1;
+    return Status::Ok();
+  }
+  if (v.is_string() && ParseBool(Trim(v.get<std::string>()), out)) return Status::Ok();
+  return TypeError(path, "a boolean", v);
+}
+
+Status ReadStringList(const Json& v, const std::string& path, std::vector<std::string>* out) {
+  if (!v.is_array()) return TypeError(path, "a list of strings", v);
+  std::vector<std::string> values;
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::string item;
+    SKALD_RETURN_IF_ERROR(ReadString(v[i], fmt::format("{}[{}]", path, i), &item));
+    values.push_back(std::move(item));
+  }
+  *out = std::move(values);
+  return Status::Ok();
+}
+
+Status RequireObject(const Json& v, const std::string& path) {
+  if (!v.is_object()) return TypeError(path, "an object", v);
+  return Status::Ok();
+}
+
+std::string IgnoredKeyWarning(const std::string& path) {
+  return fmt::format("key '{}' is not implemented by Skald yet and is ignored", path);
+}
+
+// ---- sections -------------------------------------------------------------
+
+// OpenViking `server` keys Skald accepts without implementing them.
+const std::set<std::string>& IgnoredServerKeys() {
+  static const std::set<std::string> keys = {
+      "oidc", "ldap", "with_bot", "bot_api_url", "api_key_watch_enabled",
+      "api_key_watch_interval_seconds", "observability", "usage_reporter", "public_base_url",
+      "upload_signed_ttl_seconds", "temp_upload", "user_config_defaults", "agent_evolution",
+      "tool_output_externalization", "executor_threads"};
+  return keys;
+}
+
+Status ParseServer(const Json& obj, Config* config) {
+  SKALD_RETURN_IF_ERROR(RequireObject(obj, "server"));
+  ServerConfig& s = config->server;
+  for (const auto& [key, v] : obj.items()) {
+    const std::string path = KeyPath("server", key);
+    if (key == "host") {
+      SKALD_RETURN_IF_ERROR(ReadString(v, path, &s.host));
+    } else if (key == "port") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, std::numeric_limits<int>::min(),
+                                      std::numeric_limits<int>::max(), &s.port));
+    } else if (key == "workers") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, std::numeric_limits<int>::min(),
+                                      std::numeric_limits<int>::max(), &s.workers));
+      if (s.workers > 1) {
+        config->warnings.push_back(fmt::format(
+            "server.workers={} is ignored: Skald serves from one process (see server.threads)",
+            s.workers));
+      }
+    } else if (key == "timeout_keep_alive") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, std::numeric_limits<int>::min(),
+                                      std::numeric_limits<int>::max(), &s.timeout_keep_alive));
+    } else if (key == "auth_mode") {
+      if (v.is_null()) {
+        s.auth_mode.clear();
+      } else {
+        SKALD_RETURN_IF_ERROR(ReadString(v, path, &s.auth_mode));
+      }
+    } else if (key == "root_api_key") {
+      if (v.is_null()) {
+        s.root_api_key.reset();
+      } else {
+        std::string value;
+        SKALD_RETURN_IF_ERROR(ReadString(v, path, &value));
+        s.root_api_key = std::move(value);
+      }
+    } else if (key == "cors_origins") {
+      SKALD_RETURN_IF_ERROR(ReadStringList(v, path, &s.cors_origins));
+      if (s.cors_origins != std::vector<std::string>{"*"}) {
+        config->warnings.push_back(
+            "server.cors_origins is accepted but Skald does not emit CORS headers yet");
+      }
+    } else if (key == "profile_enabled") {
+      SKALD_RETURN_IF_ERROR(ReadBool(v, path, &s.profile_enabled));
+      if (s.profile_enabled) config->warnings.push_back(IgnoredKeyWarning(path));
+    } else if (key == "threads") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, std::numeric_limits<int>::min(),
+                                      std::numeric_limits<int>::max(), &s.threads));
+    } else if (key == "keep_alive_max_count") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, std::numeric_limits<int>::min(),
+                                      std::numeric_limits<int>::max(), &s.keep_alive_max_count));
+    } else if (key == "max_body_bytes") {
+      SKALD_RETURN_IF_ERROR(ReadInt(v, path, std::numeric_limits<int64_t>::min(),
+                                    std::numeric_limits<int64_t>::max(), &s.max_body_bytes));
+    } else if (IgnoredServerKeys().count(key) != 0) {
+      config->warnings.push_back(IgnoredKeyWarning(path));
+    } else {
+      return UnknownKey(path);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseStorage(const Json& obj, Config* config) {
+  SKALD_RETURN_IF_ERROR(RequireObject(obj, "storage"));
+  static const std::set<std::string> ignored = {"skip_process_lock", "agfs", "transaction",
+                                                "vectordb"};
+  for (const auto& [key, v] : obj.items()) {
+    const std::string path = KeyPath("storage", key);
+    if (key == "workspace") {
+      SKALD_RETURN_IF_ERROR(ReadString(v, path, &config->storage.workspace));
+    } else if (ignored.count(key) != 0) {
+      config->warnings.push_back(IgnoredKeyWarning(path));
+    } else {
+      return UnknownKey(path);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseLog(const Json& obj, Config* config) {
+  SKALD_RETURN_IF_ERROR(RequireObject(obj, "log"));
+  static const std::set<std::string> ignored = {"format", "rotation", "rotation_days",
+                                                "rotation_interval"};
+  for (const auto& [key, v] : obj.items()) {
+    const std::string path = KeyPath("log", key);
+    if (key == "level") {
+      SKALD_RETURN_IF_ERROR(ReadString(v, path, &config->log.level));
+    } else if (key == "output") {
+      SKALD_RETURN_IF_ERROR(ReadString(v, path, &config->log.output));
+    } else if (ignored.count(key) != 0) {
+      config->warnings.push_back(IgnoredKeyWarning(path));
+    } else {
+      return UnknownKey(path);
+    }
+  }
+  return Status::Ok();
+}
+
+// OpenViking sections Skald does not implement yet. The value is the set of
+// keys OpenViking accepts in it when that set is small and stable across
+// OpenViking versions (so a misspelt key is still caught); null means
+// "contents not checked" (large or fast-changing schemas).
+const std::vector<std::pair<std::string, std::optional<std::set<std::string>>>>&
+UnimplementedSections() {
+  static const std::vector<std::pair<std::string, std::optional<std::set<std::string>>>>
+      sections = {
+          {"retrieval", std::set<std::string>{"hotness_alpha", "score_propagation_alpha",
+                                              "recall_intent_timeout_s",
+                                              "recall_rewrite_timeout_s", "enable_intent",
+                                              "memory_association"}},
+          {"rerank", std::set<std::string>{"provider", "ak", "sk", "host", "model_name",
+                                           "model_version", "api_key", "api_base", "model",
+                                           "extra_headers", "timeout", "threshold",
+                                           "max_input_tokens"}},
+          {"grep", std::set<std::string>{"engine", "switch_to_remote_threshold"}},
+          {"embedding", std::nullopt}, {"vlm", std::nullopt}, {"query_planner", std::nullopt},
+          {"bot", std::nullopt}, {"encryption", std::nullopt}, {"git", std::nullopt},
+          {"memory", std::nullopt}, {"oauth", std::nullopt}, {"telemetry", std::nullopt},
+          {"prompts", std::nullopt}, {"ingest", std::nullopt}, {"queue_workers", std::nullopt},
+          {"reindex", std::nullopt}, {"parser_api", std::nullopt}, {"connector", std::nullopt},
+          {"semantic", std::nullopt}, {"parsers", std::nullopt}, {"pdf", std::nullopt},
+          {"code", std::nullopt}, {"image", std::nullopt}, {"audio", std::nullopt},
+          {"video", std::nullopt}, {"markdown", std::nullopt}, {"excel", std::nullopt},
+          {"html", std::nullopt}, {"text", std::nullopt}, {"directory", std::nullopt},
+          {"feishu", std::nullopt}, {"webfeed", std::nullopt},
+      };
+  return sections;
+}
+
+// OpenViking top-level scalar settings Skald does not implement yet.
+const std::set<std::string>& UnimplementedScalars() {
+  static const std::set<std::string> keys = {
+      "default_account", "default_user", "default_agent", "enable_watch_scheduler",
+      "auto_generate_l0", "auto_generate_l1", "default_search_mode", "default_search_limit",
+      "language_fallback", "output_language_override", "allow_private_networks"};
+  return keys;
+}
+
+Status ParseUnimplementedSection(const std::string& name,
+                                 const std::optional<std::set<std::string>>& known,
+                                 const Json& v, Config* config) {
+  if (v.is_null()) return Status::Ok();
+  SKALD_RETURN_IF_ERROR(RequireObject(v, name));
+  if (known.has_value()) {
+    for (const auto& [key, unused] : v.items()) {
+      if (known->count(key) == 0) return UnknownKey(KeyPath(name, key));
+    }
+  }
+  config->warnings.push_back(
+      fmt::format("section '{}' is not implemented by Skald yet and is ignored", name));
+  return Status::Ok();
+}
+
+bool IsIdentChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+}  // namespace
+
+std::string ExpandEnvVars(std::string_view text, const EnvLookup& lookup) {
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '$' || i + 1 >= text.size()) {
+      out += text[i++];
+      continue;
+    }
+    size_t name_begin = 0;
+    size_t name_end = 0;
+    size_t token_end = 0;
+    if (text[i + 1] == '{') {
+      size_t close = text.find('}', i + 2);
+      if (close == std::string_view::npos) {
+        out += text[i++];
+        continue;
+      }
+      name_begin = i + 2;
+      name_end = close;
+      token_end = close + 1;
+    } else {
+      size_t j = i + 1;
+      while (j < text.size() && IsIdentChar(text[j])) ++j;
+      if (j == i + 1) {
+        out += text[i++];
+        continue;
+      }
+      name_begin = i + 1;
+      name_end = j;
+      token_end = j;
+    }
+    std::string name(text.substr(name_begin, name_end - name_begin));
+    std::optional<std::string> value = lookup ? lookup(name) : std::nullopt;
+    if (value.has_value()) {
+      out += *value;
+    } else {
+      out += text.substr(i, token_end - i);
+    }
+    i = token_end;
+  }
+  return out;
+}
+
+std::string Config::EffectiveAuthMode() const {
+  if (!server.auth_mode.empty()) return server.auth_mode;
+  if (server.root_api_key.has_value() && !server.root_api_key->empty()) return "api_key";
+  return "dev";
+}
+
+Status Config::Validate() const {
+  if (server.host.empty()) return Status::InvalidArgument("server.host must not be empty");
+  if (server.port < 0 || server.port > 65535) {
+    return Status::InvalidArgument(
+        fmt::format("server.port must be between 0 and 65535, got {}", server.port));
+  }
+  if (server.workers < 1) {
+    return Status::InvalidArgument(
+        fmt::format("server.workers must be at least 1, got {}", server.workers));
+  }
+  if (server.timeout_keep_alive < 1) {
+    return Status::InvalidArgument(fmt::format(
+        "server.timeout_keep_alive must be at least 1 second, got {}", server.timeout_keep_alive));
+  }
+  if (server.threads < 1 || server.threads > 4096) {
+    return Status::InvalidArgument(
+        fmt::format("server.threads must be between 1 and 4096, got {}", server.threads));
+  }
+  if (server.keep_alive_max_count < 1) {
+    return Status::InvalidArgument(fmt::format(
+        "server.keep_alive_max_count must be at least 1, got {}", server.keep_alive_max_count));
+  }
+  if (server.max_body_bytes < 1024) {
+    return Status::InvalidArgument(fmt::format(
+        "server.max_body_bytes must be at least 1024, got {}", server.max_body_bytes));
+  }
+  if (server.root_api_key.has_value() && server.root_api_key->empty()) {
+    return Status::InvalidArgument(
+        "server.root_api_key must not be empty (remove it to run in dev mode)");
+  }
+  const std::string mode = EffectiveAuthMode();
+  if (mode != "dev") {
+    return Status::InvalidArgument(fmt::format(
+        "server.auth_mode \"{}\" is not implemented by Skald yet (only \"dev\" is); "
+        "remove server.auth_mode and server.root_api_key",
+        mode));
+  }
+  if (server.host != "127.0.0.1" && server.host != "localhost" && server.host != "::1") {
+    return Status::InvalidArgument(fmt::format(
+        "server.host \"{}\" is not a loopback address: dev mode (no root_api_key) serves "
+        "unauthenticated requests and only binds 127.0.0.1, localhost or ::1",
+        server.host));
+  }
+  if (storage.workspace.empty()) {
+    return Status::InvalidArgument("storage.workspace must not be empty");
+  }
+  static const std::set<std::string> levels = {"debug", "info", "warning", "warn",
+                                               "error", "critical", "fatal"};
+  if (levels.count(AsciiLower(log.level)) == 0) {
+    return Status::InvalidArgument(fmt::format(
+        "log.level \"{}\" is not one of DEBUG, INFO, WARNING, ERROR, CRITICAL", log.level));
+  }
+  if (log.output.empty()) return Status::InvalidArgument("log.output must not be empty");
+  return Status::Ok();
+}
+
+Result<Config> ParseConfig(std::string_view text, const EnvLookup& lookup) {
+  EnvLookup env = lookup;
+  if (!env) {
+    env = [](const std::string& name) -> std::optional<std::string> {
+      const char* value = std::getenv(name.c_str());
+      if (value == nullptr) return std::nullopt;
+      return std::string(value);
+    };
+  }
+  const std::string expanded = ExpandEnvVars(text, env);
+  Result<Json> parsed = ParseJson(expanded);
+  if (!parsed.ok()) return parsed.status();
+  const Json& root = *parsed;
+  if (!root.is_object()) {
+    return Status::InvalidArgument("the configuration must be a JSON object, got " +
+                                   Describe(root));
+  }
+  Config config;
+  for (const auto& [key, v] : root.items()) {
+    if (key == "server") {
+      SKALD_RETURN_IF_ERROR(ParseServer(v, &config));
+    } else if (key == "storage") {
+      SKALD_RETURN_IF_ERROR(ParseStorage(v, &config));
+    } else if (key == "log") {
+      SKALD_RETURN_IF_ERROR(ParseLog(v, &config));
+    } else if (UnimplementedScalars().count(key) != 0) {
+      config.warnings.push_back(IgnoredKeyWarning(key));
+    } else {
+      bool found = false;
+      for (const auto& [name, known] : UnimplementedSections()) {
+        if (name != key) continue;
+        SKALD_RETURN_IF_ERROR(ParseUnimplementedSection(name, known, v, &config));
+        found = true;
+        break;
+      }
+      if (!found) return UnknownKey(key);
+    }
+  }
+  return config;
+}
+
+Result<Config> LoadConfig(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(fmt::format("cannot read config file {}", path));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Status::IOError(fmt::format("cannot read config file {}", path));
+  Result<Config> config = ParseConfig(buffer.str());
+  if (!config.ok()) {
+    return Status(config.status().code(),
+                  fmt::format("config file {}: {}", path, config.status().message()));
+  }
+  return config;
+}
+
+}  // namespace skald

@@ -1,0 +1,109 @@
+#pragma once
+
+// Config: the server configuration file (`ov.conf`-compatible JSON).
+//
+// Key names follow OpenViking's `ov.conf` where Skald implements the same
+// thing (reference §4). Loading is strict: an unknown key is an error naming
+// its full path (`unknown config key "server.prot"`), and a value of the
+// wrong type is an error naming the key. OpenViking sections and keys that
+// Skald accepts but does not implement yet are not errors: each one present
+// adds a line to Config::warnings. The documentation of every key is
+// docs/config.md.
+//
+// Thread safety: Config is a value type; LoadConfig/ParseConfig are pure
+// apart from reading the file and the environment.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skald/result.h"
+#include "skald/status.h"
+
+namespace skald {
+
+// `server` section.
+struct ServerConfig {
+  // Interface to bind. Dev mode (no root key) only allows loopback hosts.
+  std::string host = "127.0.0.1";
+  // TCP port; 0 picks a free ephemeral port (tests use it).
+  int port = 1933;
+  // OpenViking's uvicorn worker count. Skald serves from one process with a
+  // thread pool (`threads`), so values above 1 are accepted with a warning.
+  int workers = 1;
+  // Seconds an idle keep-alive connection is kept open. Short values free
+  // pool threads sooner (cpp-httplib gives a connection one thread for its
+  // whole keep-alive life); long values save reconnects.
+  int timeout_keep_alive = 5;
+  // "" = automatic (dev when there is no root_api_key). Only "dev" is
+  // implemented so far; other modes are rejected by Validate().
+  std::string auth_mode;
+  // Root API key. Setting one selects api_key mode (not implemented yet).
+  std::optional<std::string> root_api_key;
+  // Accepted for compatibility; CORS headers are not emitted yet.
+  std::vector<std::string> cors_origins = {"*"};
+  bool profile_enabled = false;
+
+  // Skald extensions (not in OpenViking's ov.conf).
+  // Request threads. Size it above the number of keep-alive connections you
+  // expect: a connection holds its thread while it stays open.
+  int threads = 128;
+  // Requests served on one keep-alive connection before it is closed.
+  int keep_alive_max_count = 1000;
+  // Largest request body accepted; larger bodies get HTTP 413.
+  int64_t max_body_bytes = int64_t{32} << 20;
+};
+
+// `storage` section.
+struct StorageConfig {
+  // Workspace directory (skald.db, content/, index/, ...). Skald's default
+  // differs from OpenViking's "./data" so the two never share a directory.
+  std::string workspace = "./skald-data";
+};
+
+// `log` section.
+struct LogConfig {
+  // Python logging level name: DEBUG, INFO, WARNING (WARN), ERROR,
+  // CRITICAL (FATAL); case-insensitive.
+  std::string level = "WARNING";
+  // "stderr", "stdout" or a file path. Skald defaults to stderr because
+  // stdout carries the `skald: listening on ...` line.
+  std::string output = "stderr";
+};
+
+struct Config {
+  ServerConfig server;
+  StorageConfig storage;
+  LogConfig log;
+  // One line per accepted-but-ignored section or key, e.g.
+  // "section 'vlm' is not implemented by Skald yet and is ignored".
+  std::vector<std::string> warnings;
+
+  // The auth mode the server will run in: auth_mode when set, else "api_key"
+  // when a root key is configured, else "dev".
+  std::string EffectiveAuthMode() const;
+
+  // Checks values and their combinations: port range, positive sizes, log
+  // level, implemented auth modes, and that dev mode binds a loopback host
+  // (127.0.0.1, localhost or ::1) only. InvalidArgument naming the key.
+  Status Validate() const;
+};
+
+// Looks up an environment variable; nullopt when unset.
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+
+// Expands `$NAME` and `${NAME}` (NAME = letters, digits, `_`) like Python's
+// os.path.expandvars: unset variables are left as written.
+std::string ExpandEnvVars(std::string_view text, const EnvLookup& lookup);
+
+// Parses configuration JSON text (after expanding variables with `lookup`,
+// the process environment when null). Does not call Validate().
+Result<Config> ParseConfig(std::string_view text, const EnvLookup& lookup = nullptr);
+
+// Reads and parses the file at `path`. NotFound when it cannot be read.
+Result<Config> LoadConfig(const std::string& path);
+
+}  // namespace skald

@@ -1,0 +1,181 @@
+// Db lifecycle: open (workspace lock, catalog, recovery), close (clean
+// shutdown marker), fsck, and the helpers every operation shares.
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "common/strings.h"
+#include "common/time_util.h"
+#include "service/db_impl.h"
+#include "storage/reconcile.h"
+#include "uri/access.h"
+
+namespace skald {
+namespace {
+
+constexpr std::string_view kCleanShutdownKey = "clean_shutdown";
+constexpr std::string_view kSessionStartKey = "session_started_ns";
+constexpr std::string_view kContentBackendKey = "content_backend";
+// File timestamps come from a coarse kernel clock; re-hash anything touched
+// within this margin before the crashed session started.
+constexpr int64_t kMtimeSlackNs = 2'000'000'000;
+
+}  // namespace
+
+Status FileNotFound(const VikingUri& uri) {
+  return Status::NotFound("File not found: " + uri.str())
+      .WithDetail("type", "file")
+      .WithDetail("resource", uri.str());
+}
+
+Result<std::unique_ptr<Db>> Db::Open(const DbOptions& options) { return DbImpl::OpenImpl(options); }
+
+Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
+  SKALD_RETURN_IF_ERROR(options.Validate());
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(options.workspace, ec);
+  if (ec) {
+    return Status::IOError(fmt::format("create workspace {}: {}", options.workspace, ec.message()));
+  }
+  std::unique_ptr<DbImpl> db(new DbImpl());
+  db->options_ = options;
+  SKALD_ASSIGN_OR_RETURN(db->workspace_lock_, WorkspaceLock::Acquire(options.workspace));
+
+  LocalContentStoreOptions content_options;
+  content_options.root = options.workspace + "/content";
+  content_options.trash_dir = options.workspace + "/temp/trash";
+  content_options.sync = options.sync_writes;
+  SKALD_ASSIGN_OR_RETURN(db->content_, NewLocalContentStore(content_options));
+
+  CatalogOptions catalog_options;
+  catalog_options.path = options.workspace + "/skald.db";
+  catalog_options.sync = options.sync_writes;
+  SKALD_ASSIGN_OR_RETURN(db->catalog_, Catalog::Open(catalog_options));
+
+  SKALD_ASSIGN_OR_RETURN(auto backend, db->catalog_->GetMeta(kContentBackendKey));
+  if (backend && *backend != db->content_->Name()) {
+    return Status::FailedPrecondition(fmt::format(
+        "workspace {} was created with content backend '{}', not '{}'", options.workspace,
+        *backend, db->content_->Name()));
+  }
+  SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kContentBackendKey, db->content_->Name()));
+
+  // A session that did not end cleanly may have left content ahead of the
+  // catalog (a write renamed into place but not yet recorded): reconcile.
+  SKALD_ASSIGN_OR_RETURN(auto clean, db->catalog_->GetMeta(kCleanShutdownKey));
+  SKALD_ASSIGN_OR_RETURN(auto started, db->catalog_->GetMeta(kSessionStartKey));
+  bool fresh = !clean.has_value();
+  if (!fresh && *clean != "1") {
+    long long started_ns = 0;
+    ReconcileOptions recover;
+    recover.repair = true;
+    recover.rehash_modified_since_ns =
+        started && ParseInt64(*started, &started_ns) ? started_ns - kMtimeSlackNs : 0;
+    SKALD_ASSIGN_OR_RETURN(ReconcileReport report,
+                           Reconcile(*db->content_, *db->catalog_, recover));
+    spdlog::warn("recovered workspace {} after an unclean shutdown: {} nodes checked, {} fixed, "
+                 "{} leftovers removed",
+                 options.workspace, report.nodes_checked, report.issues.size(),
+                 report.leftovers_removed);
+  } else {
+    SKALD_ASSIGN_OR_RETURN(uint64_t removed, db->content_->CleanLeftovers());
+    (void)removed;
+  }
+  SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kSessionStartKey, std::to_string(NowNanos())));
+  SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kCleanShutdownKey, "0"));
+  SKALD_RETURN_IF_ERROR(db->EnsureAccount("default"));
+  return std::unique_ptr<Db>(std::move(db));
+}
+
+DbImpl::~DbImpl() {
+  if (catalog_) {
+    Status st = catalog_->SetMeta(kCleanShutdownKey, "1");
+    if (!st.ok()) spdlog::error("could not record clean shutdown: {}", st.ToString());
+  }
+}
+
+Status DbImpl::EnsureAccount(const std::string& account) {
+  {
+    std::lock_guard<std::mutex> lock(accounts_mu_);
+    if (ready_accounts_.count(account)) return Status::Ok();
+  }
+  if (!IsValidIdentifier(account, /*is_account=*/true)) {
+    return Status::InvalidArgument("invalid account id: " + account);
+  }
+  // Every account has viking://resources (reference §6 "Preset dirs").
+  PathLockGuard guard;
+  SKALD_RETURN_IF_ERROR(Lock({{account, "resources", PathLockKind::kExact}}, &guard));
+  SKALD_RETURN_IF_ERROR(content_->MakeDir(account, ""));
+  SKALD_ASSIGN_OR_RETURN(auto existing, catalog_->Get(account, "resources"));
+  if (!existing) {
+    SKALD_RETURN_IF_ERROR(content_->MakeDir(account, "resources"));
+    SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->Stat(account, "resources"));
+    CatalogNode node;
+    node.path = "resources";
+    node.is_dir = true;
+    node.mtime_ns = node.ctime_ns = attr.mtime_ns;
+    SKALD_RETURN_IF_ERROR(catalog_->Put(account, node));
+  }
+  std::lock_guard<std::mutex> lock(accounts_mu_);
+  ready_accounts_.insert(account);
+  return Status::Ok();
+}
+
+Result<VikingUri> DbImpl::Resolve(const Identity& who, std::string_view text) {
+  SKALD_RETURN_IF_ERROR(EnsureAccount(who.account));
+  UriParseOptions parse;
+  parse.identity = &who;
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(text, parse));
+  SKALD_RETURN_IF_ERROR(CheckReadAccess(who, uri));
+  return uri;
+}
+
+Result<CatalogNode> DbImpl::GetNode(const Identity& who, const VikingUri& uri) {
+  if (uri.is_root()) {
+    CatalogNode root;
+    root.is_dir = true;
+    return root;
+  }
+  SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, uri.path()));
+  if (!node) return FileNotFound(uri);
+  return *node;
+}
+
+NodeInfo DbImpl::ToNodeInfo(const Identity& who, const VikingUri& uri,
+                            const CatalogNode& node) const {
+  NodeInfo info;
+  info.uri = uri.str();
+  info.name = std::string(uri.name());
+  info.is_dir = node.is_dir;
+  info.size = node.size;
+  info.mtime_ns = node.mtime_ns;
+  info.mode = node.is_dir ? 0755 : 0644;
+  info.is_locked = locks_.IsLocked(who.account, uri.path());
+  info.content_hash = node.hash;
+  return info;
+}
+
+Status DbImpl::Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard) {
+  return locks_.Acquire(requests, std::chrono::milliseconds(options_.lock_timeout_ms), guard);
+}
+
+Result<FsckReport> DbImpl::Fsck(bool repair) {
+  ReconcileOptions check;
+  check.repair = repair;
+  check.verify_hashes = true;
+  SKALD_ASSIGN_OR_RETURN(ReconcileReport report, Reconcile(*content_, *catalog_, check));
+  FsckReport out;
+  out.nodes_checked = report.nodes_checked;
+  for (ReconcileIssue& issue : report.issues) {
+    std::string uri = "viking://" + issue.path;
+    out.issues.push_back(FsckIssue{std::move(issue.kind), std::move(issue.account),
+                                   std::move(uri), std::move(issue.detail), issue.repaired});
+  }
+  return out;
+}
+
+}  // namespace skald

@@ -1,0 +1,206 @@
+// Read-only file-system operations: ls, tree, stat, read, download,
+// abstract, overview.
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "common/strings.h"
+#include "service/db_impl.h"
+#include "service/sidecar.h"
+#include "uri/access.h"
+
+namespace skald {
+namespace {
+
+// Scopes that appear when listing `viking://`.
+bool IsListedScope(std::string_view name) {
+  return name == "resources" || name == "user" || name == "agent";
+}
+
+bool IsHiddenName(std::string_view name) { return !name.empty() && name.front() == '.'; }
+
+// Depth-first order: a directory's whole subtree comes before its next
+// sibling, which plain byte order breaks for names like "a-b" vs "a/c".
+bool DepthFirstLess(const std::string& a, const std::string& b) {
+  size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] == b[i]) continue;
+    if (a[i] == '/') return true;
+    if (b[i] == '/') return false;
+    return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+  }
+  return a.size() < b.size();
+}
+
+std::string CutAbstract(std::string body, int abs_limit) {
+  if (Utf8Length(body) <= static_cast<size_t>(abs_limit)) return body;
+  return std::string(Utf8Prefix(body, static_cast<size_t>(abs_limit - 3))) + "...";
+}
+
+// Splits into lines that keep their terminators, so joining them restores the text.
+std::vector<std::string_view> SplitLinesKeepEnds(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t eol = text.find('\n', start);
+    if (eol == std::string_view::npos) {
+      lines.push_back(text.substr(start));
+      break;
+    }
+    lines.push_back(text.substr(start, eol + 1 - start));
+    start = eol + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+Result<std::optional<std::string>> DbImpl::ReadSidecarBody(const Identity& who,
+                                                           const VikingUri& dir,
+                                                           std::string_view name) {
+  if (dir.is_root()) return std::optional<std::string>();
+  VikingUri sidecar = dir.Child(name);
+  SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, sidecar.path()));
+  if (!node || node->is_dir) return std::optional<std::string>();
+  auto bytes = content_->ReadFile(who.account, sidecar.path());
+  if (bytes.status().code() == StatusCode::kNotFound) return std::optional<std::string>();
+  if (!bytes.ok()) return bytes.status();
+  return std::optional<std::string>(ParseSidecar(*bytes).body);
+}
+
+Result<std::vector<LsEntry>> DbImpl::List(const Identity& who, const VikingUri& uri,
+                                          const LsOptions& options, bool recursive) {
+  SKALD_RETURN_IF_ERROR(options.Validate());
+  SKALD_ASSIGN_OR_RETURN(CatalogNode base, GetNode(who, uri));
+  std::vector<std::pair<VikingUri, CatalogNode>> found;
+  if (!base.is_dir) {
+    found.emplace_back(uri, base);
+  } else {
+    std::vector<CatalogNode> rows;
+    if (recursive) {
+      SKALD_ASSIGN_OR_RETURN(rows, catalog_->ListSubtree(who.account, uri.path(),
+                                                         options.level_limit));
+    } else {
+      SKALD_ASSIGN_OR_RETURN(rows, catalog_->ListChildren(who.account, uri.path()));
+    }
+    for (CatalogNode& row : rows) {
+      VikingUri child = VikingUri::FromSegments(Split(row.path, '/'));
+      if (uri.is_root() && !IsListedScope(child.segments().front())) continue;
+      if (!IsAccessible(who, child)) continue;
+      // Hidden files are skipped unless asked for; directories always show,
+      // but nothing below a hidden directory's name is hidden by that alone.
+      if (!row.is_dir && IsHiddenName(child.name()) && !options.show_all_hidden) continue;
+      found.emplace_back(std::move(child), std::move(row));
+    }
+  }
+
+  switch (options.sort_by) {
+    case SortBy::kNone:
+    case SortBy::kName:
+      std::stable_sort(found.begin(), found.end(), [&](const auto& a, const auto& b) {
+        return recursive ? DepthFirstLess(a.second.path, b.second.path)
+                         : a.first.name() < b.first.name();
+      });
+      break;
+    case SortBy::kMtime:
+      std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+        return a.second.mtime_ns < b.second.mtime_ns;
+      });
+      break;
+  }
+  if (options.descending) std::reverse(found.begin(), found.end());
+  if (found.size() > static_cast<size_t>(options.node_limit)) found.resize(options.node_limit);
+
+  std::vector<LsEntry> out;
+  out.reserve(found.size());
+  size_t base_len = uri.is_root() ? 0 : uri.path().size() + 1;
+  for (auto& [child, row] : found) {
+    LsEntry entry;
+    entry.node = ToNodeInfo(who, child, row);
+    entry.rel_path = base.is_dir ? row.path.substr(std::min(base_len, row.path.size()))
+                                 : std::string(child.name());
+    if (row.is_dir) {
+      SKALD_ASSIGN_OR_RETURN(auto body, ReadSidecarBody(who, child, kAbstractName));
+      entry.abstract = body ? CutAbstract(std::move(*body), options.abs_limit)
+                            : AbstractPlaceholder(child.str());
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+Result<std::vector<LsEntry>> DbImpl::Ls(const Identity& who, std::string_view uri_text,
+                                        const LsOptions& options) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  return List(who, uri, options, options.recursive);
+}
+
+Result<std::vector<LsEntry>> DbImpl::Tree(const Identity& who, std::string_view uri_text,
+                                          const LsOptions& options) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  return List(who, uri, options, /*recursive=*/true);
+}
+
+Result<NodeInfo> DbImpl::Stat(const Identity& who, std::string_view uri_text) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode node, GetNode(who, uri));
+  return ToNodeInfo(who, uri, node);
+}
+
+Result<std::string> DbImpl::Read(const Identity& who, std::string_view uri_text, int64_t offset,
+                                 int64_t limit) {
+  if (offset < 0) return Status::InvalidArgument(fmt::format("offset must be >= 0, got {}", offset));
+  if (limit < -1) return Status::InvalidArgument(fmt::format("limit must be >= -1, got {}", limit));
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode node, GetNode(who, uri));
+  if (node.is_dir) {
+    return Status::InvalidArgument(fmt::format("Cannot read a directory: {}", uri.str()))
+        .WithDetail("expected", "file")
+        .WithDetail("actual", "directory")
+        .WithDetail("resource", uri.str());
+  }
+  auto bytes = content_->ReadFile(who.account, uri.path());
+  if (bytes.status().code() == StatusCode::kNotFound) return FileNotFound(uri);
+  if (!bytes.ok()) return bytes.status();
+  if (offset == 0 && limit == -1) return std::move(bytes).value();
+  std::vector<std::string_view> lines = SplitLinesKeepEnds(*bytes);
+  std::string out;
+  size_t begin = std::min(static_cast<size_t>(offset), lines.size());
+  size_t end = limit < 0 ? lines.size() : std::min(lines.size(), begin + static_cast<size_t>(limit));
+  for (size_t i = begin; i < end; ++i) out += lines[i];
+  return out;
+}
+
+Result<Download> DbImpl::DownloadFile(const Identity& who, std::string_view uri_text) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode node, GetNode(who, uri));
+  if (node.is_dir) {
+    return Status::InvalidArgument(fmt::format("Cannot download a directory: {}", uri.str()))
+        .WithDetail("expected", "file")
+        .WithDetail("actual", "directory")
+        .WithDetail("resource", uri.str());
+  }
+  auto bytes = content_->ReadFile(who.account, uri.path());
+  if (bytes.status().code() == StatusCode::kNotFound) return FileNotFound(uri);
+  if (!bytes.ok()) return bytes.status();
+  return Download{std::string(uri.name()), std::move(bytes).value()};
+}
+
+Result<std::string> DbImpl::Abstract(const Identity& who, std::string_view uri_text) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode node, GetNode(who, uri));
+  VikingUri dir = node.is_dir ? uri : uri.Parent();
+  SKALD_ASSIGN_OR_RETURN(auto body, ReadSidecarBody(who, dir, kAbstractName));
+  return body ? std::move(*body) : AbstractPlaceholder(dir.str());
+}
+
+Result<std::string> DbImpl::Overview(const Identity& who, std::string_view uri_text) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode node, GetNode(who, uri));
+  VikingUri dir = node.is_dir ? uri : uri.Parent();
+  SKALD_ASSIGN_OR_RETURN(auto body, ReadSidecarBody(who, dir, kOverviewName));
+  return body ? std::move(*body) : OverviewPlaceholder(dir.str());
+}
+
+}  // namespace skald

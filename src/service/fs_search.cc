@@ -1,0 +1,152 @@
+// Search over file names and contents: glob and grep.
+
+#include <re2/re2.h>
+
+#include <fmt/format.h>
+
+#include "common/strings.h"
+#include "service/db_impl.h"
+#include "uri/access.h"
+#include "uri/glob_pattern.h"
+
+namespace skald {
+namespace {
+
+// True when any segment of a path relative to the search base is hidden.
+bool HasHiddenSegment(std::string_view rel) {
+  size_t start = 0;
+  while (start <= rel.size()) {
+    if (start < rel.size() && rel[start] == '.') return true;
+    size_t slash = rel.find('/', start);
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  return false;
+}
+
+bool LooksBinary(std::string_view bytes) {
+  return bytes.substr(0, 8192).find('\0') != std::string_view::npos;
+}
+
+bool IsPublicScope(std::string_view scope) {
+  return scope == "resources" || scope == "user" || scope == "agent";
+}
+
+}  // namespace
+
+Result<GlobResult> DbImpl::Glob(const Identity& who, const GlobRequest& request) {
+  SKALD_RETURN_IF_ERROR(request.Validate());
+  SKALD_ASSIGN_OR_RETURN(GlobPattern pattern, GlobPattern::Compile(request.pattern));
+  SKALD_ASSIGN_OR_RETURN(VikingUri base, Resolve(who, request.uri));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode base_node, GetNode(who, base));
+  if (!base_node.is_dir) {
+    return Status::InvalidArgument(fmt::format("glob needs a directory: {}", base.str()));
+  }
+  // Walk only below the pattern's literal prefix, and no deeper than it reaches.
+  std::string walk_root(base.path());
+  if (!pattern.literal_prefix().empty()) {
+    walk_root = walk_root.empty() ? pattern.literal_prefix()
+                                  : walk_root + "/" + pattern.literal_prefix();
+  }
+  int max_depth = 0;
+  if (!pattern.recursive()) {
+    size_t prefix_segments = pattern.literal_prefix().empty()
+                                 ? 0
+                                 : Split(pattern.literal_prefix(), '/').size();
+    max_depth = static_cast<int>(pattern.segment_count() - prefix_segments);
+    if (max_depth <= 0) max_depth = 1;
+  }
+  std::vector<CatalogNode> rows;
+  if (walk_root == base.path()) {
+    SKALD_ASSIGN_OR_RETURN(rows, catalog_->ListSubtree(who.account, walk_root, max_depth));
+  } else {
+    SKALD_ASSIGN_OR_RETURN(auto start, catalog_->Get(who.account, walk_root));
+    if (start) {
+      rows.push_back(*start);
+      SKALD_ASSIGN_OR_RETURN(auto below, catalog_->ListSubtree(who.account, walk_root, max_depth));
+      rows.insert(rows.end(), below.begin(), below.end());
+    }
+  }
+  size_t base_len = base.is_root() ? 0 : base.path().size() + 1;
+  GlobResult result;
+  for (const CatalogNode& row : rows) {
+    std::string_view rel = std::string_view(row.path).substr(std::min(base_len, row.path.size()));
+    if (rel.empty() || HasHiddenSegment(rel)) continue;
+    if (!pattern.Matches(rel)) continue;
+    VikingUri uri = VikingUri::FromSegments(Split(row.path, '/'));
+    if (base.is_root() && !IsPublicScope(uri.scope())) continue;
+    if (!IsAccessible(who, uri)) continue;
+    result.matches.push_back(uri.str());
+  }
+  std::sort(result.matches.begin(), result.matches.end());
+  if (result.matches.size() > static_cast<size_t>(request.node_limit)) {
+    result.matches.resize(static_cast<size_t>(request.node_limit));
+  }
+  return result;
+}
+
+Result<GrepResult> DbImpl::Grep(const Identity& who, const GrepRequest& request) {
+  SKALD_RETURN_IF_ERROR(request.Validate());
+  RE2::Options re_options;
+  re_options.set_case_sensitive(!request.case_insensitive);
+  re_options.set_log_errors(false);
+  RE2 re(request.pattern, re_options);
+  if (!re.ok()) {
+    return Status::InvalidArgument(
+        fmt::format("Invalid regular expression '{}': {}", request.pattern, re.error()));
+  }
+  SKALD_ASSIGN_OR_RETURN(VikingUri base, Resolve(who, request.uri));
+  std::optional<VikingUri> exclude;
+  if (!request.exclude_uri.empty()) {
+    SKALD_ASSIGN_OR_RETURN(exclude, Resolve(who, request.exclude_uri));
+  }
+  SKALD_ASSIGN_OR_RETURN(CatalogNode base_node, GetNode(who, base));
+  std::vector<CatalogNode> files;
+  if (base_node.is_dir) {
+    SKALD_ASSIGN_OR_RETURN(files,
+                           catalog_->ListSubtree(who.account, base.path(), request.level_limit));
+  } else {
+    base_node.path = std::string(base.path());
+    files.push_back(base_node);
+  }
+  size_t base_len = base.is_root() ? 0 : base.path().size() + 1;
+  GrepResult result;
+  for (const CatalogNode& row : files) {
+    if (row.is_dir) continue;
+    VikingUri uri = VikingUri::FromSegments(Split(row.path, '/'));
+    std::string_view rel = base_node.is_dir
+                               ? std::string_view(row.path).substr(std::min(base_len, row.path.size()))
+                               : std::string_view();
+    if (HasHiddenSegment(rel)) continue;
+    if (exclude && exclude->Contains(uri)) continue;
+    if (base.is_root() && !IsPublicScope(uri.scope())) continue;
+    if (!IsAccessible(who, uri)) continue;
+    auto bytes = content_->ReadFile(who.account, row.path);
+    if (bytes.status().code() == StatusCode::kNotFound) continue;  // deleted meanwhile
+    if (!bytes.ok()) return bytes.status();
+    ++result.files_scanned;
+    if (LooksBinary(*bytes)) continue;
+    std::string_view text = *bytes;
+    int64_t line_no = 0;
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t eol = text.find('\n', start);
+      std::string_view line = text.substr(start, eol == std::string_view::npos
+                                                     ? std::string_view::npos
+                                                     : eol - start);
+      ++line_no;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (RE2::PartialMatch(line, re)) {
+        ++result.match_count;
+        if (result.matches.size() < static_cast<size_t>(request.node_limit)) {
+          result.matches.push_back(GrepMatch{uri.str(), line_no, std::string(line)});
+        }
+      }
+      if (eol == std::string_view::npos) break;
+      start = eol + 1;
+    }
+  }
+  return result;
+}
+
+}  // namespace skald
