@@ -4,11 +4,18 @@
 set -euo pipefail
 
 PACKAGES=(
+  # toolchain
   build-essential cmake ninja-build pkg-config ccache git
+  # server, CLI, config, logging
   libcpp-httplib-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
-  libsqlite3-dev libre2-dev libssl-dev libcurl4-openssl-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  curl python3
+  # storage and search
+  libsqlite3-dev libre2-dev libssl-dev
+  # indexes: FAISS (reference ANN and exact scans), ICU word break, Snowball stemming
+  libfaiss-dev libopenblas-dev liblapack-dev libicu-dev libstemmer-dev
+  # model providers
+  libcurl4-openssl-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev curl python3
 )
 
 missing=()

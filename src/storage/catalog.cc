@@ -1,17 +1,13 @@
 #include "storage/catalog.h"
 
-#include <sqlite3.h>
-
-#include <condition_variable>
-#include <mutex>
-
 #include <algorithm>
 
-#include <fmt/format.h>
-
 #include "common/strings.h"
+#include "storage/catalog_internal.h"
 
 namespace skald {
+
+using namespace catalog_internal;  // NOLINT: this file is the catalog itself
 
 std::string_view ParentPath(std::string_view path) {
   size_t pos = path.rfind('/');
@@ -47,76 +43,34 @@ CREATE TABLE IF NOT EXISTS nodes(
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS nodes_by_parent ON nodes(account, parent, name);
 )sql",
+    // 1 -> 2: retrieval records with their vectors, and a change sequence.
+    R"sql(
+CREATE TABLE IF NOT EXISTS records(
+  key          INTEGER PRIMARY KEY,
+  account      TEXT    NOT NULL,
+  id           TEXT    NOT NULL,
+  uri          TEXT    NOT NULL,
+  parent_uri   TEXT    NOT NULL,
+  level        INTEGER NOT NULL,
+  context_type TEXT    NOT NULL,
+  owner        TEXT    NOT NULL,
+  abstract     TEXT    NOT NULL,
+  embedder     TEXT    NOT NULL,
+  vector       BLOB,
+  tags         TEXT    NOT NULL,
+  created_ns   INTEGER NOT NULL,
+  updated_ns   INTEGER NOT NULL,
+  active_count INTEGER NOT NULL,
+  seq          INTEGER NOT NULL,
+  deleted      INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS records_by_id ON records(account, id);
+CREATE INDEX IF NOT EXISTS records_by_uri ON records(account, uri);
+CREATE INDEX IF NOT EXISTS records_by_seq ON records(seq);
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == Catalog::kSchemaVersion);
-
-Status SqlError(sqlite3* db, std::string_view what) {
-  int code = sqlite3_errcode(db);
-  std::string msg = fmt::format("catalog {}: {}", what, sqlite3_errmsg(db));
-  if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) return Status::Corruption(msg);
-  if (code == SQLITE_FULL) return Status::ResourceExhausted(msg);
-  if (code == SQLITE_BUSY || code == SQLITE_LOCKED) return Status::Unavailable(msg);
-  return Status::IOError(msg);
-}
-
-// A prepared statement, finalized on destruction.
-class Stmt {
- public:
-  Stmt(sqlite3* db, std::string_view sql) : db_(db) {
-    rc_ = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
-  }
-  ~Stmt() { sqlite3_finalize(stmt_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-
-  bool prepared() const { return rc_ == SQLITE_OK; }
-  Stmt& Bind(int i, std::string_view v) {
-    // A default string_view has a null data(), which SQLite would bind as NULL.
-    sqlite3_bind_text(stmt_, i, v.data() ? v.data() : "", static_cast<int>(v.size()),
-                      SQLITE_TRANSIENT);
-    return *this;
-  }
-  Stmt& Bind(int i, int64_t v) {
-    sqlite3_bind_int64(stmt_, i, v);
-    return *this;
-  }
-  // SQLITE_ROW, SQLITE_DONE or an error code.
-  int Step() { return sqlite3_step(stmt_); }
-  Status Run(std::string_view what) {
-    if (!prepared()) return SqlError(db_, what);
-    int rc = Step();
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW) return SqlError(db_, what);
-    return Status::Ok();
-  }
-  void Reset() {
-    sqlite3_reset(stmt_);
-    sqlite3_clear_bindings(stmt_);
-  }
-  std::string Text(int col) const {
-    const unsigned char* p = sqlite3_column_text(stmt_, col);
-    return p ? std::string(reinterpret_cast<const char*>(p),
-                           static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
-             : std::string();
-  }
-  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-  int rc_;
-};
-
-Status Exec(sqlite3* db, const char* sql, std::string_view what) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
-    sqlite3_free(err);
-    Status base = SqlError(db, what);
-    return Status(base.code(), fmt::format("catalog {}: {}", what, msg));
-  }
-  return Status::Ok();
-}
 
 constexpr const char* kNodeColumns = "path, is_dir, size, mtime_ns, ctime_ns, hash";
 
@@ -158,88 +112,45 @@ Result<sqlite3*> OpenConnection(const std::string& path, bool sync) {
   return db;
 }
 
-}  // namespace
-
-struct Catalog::Impl {
-  CatalogOptions options;
-  std::mutex write_mu;
-  sqlite3* writer = nullptr;  // guarded by write_mu
-
-  std::mutex read_mu;
-  std::condition_variable read_cv;
-  std::vector<sqlite3*> idle_readers;  // guarded by read_mu
-  std::vector<sqlite3*> all_readers;
-
-  ~Impl() {
-    for (sqlite3* db : all_readers) sqlite3_close(db);
-    if (writer) {
-      // Fold the WAL back into the main file so the next open starts small.
-      sqlite3_exec(writer, "PRAGMA wal_checkpoint(TRUNCATE);", nullptr, nullptr, nullptr);
-      sqlite3_close(writer);
+Status Migrate(sqlite3* writer) {
+  SKALD_RETURN_IF_ERROR(Exec(writer, "BEGIN IMMEDIATE", "begin migration"));
+  int version = 0;
+  long long stored = 0;
+  {
+    Stmt probe(writer, "SELECT value FROM meta WHERE key='schema_version'");
+    if (probe.prepared() && probe.Step() == SQLITE_ROW) {
+      std::string text = probe.Text(0);
+      if (!ParseInt64(text, &stored)) {
+        Exec(writer, "ROLLBACK", "rollback").ok();
+        return Status::Corruption("catalog schema_version is not a number: " + text);
+      }
+      version = static_cast<int>(stored);
     }
   }
-
-  // Borrows a read connection for the lifetime of the lease.
-  class Lease {
-   public:
-    explicit Lease(Impl* impl) : impl_(impl) {
-      std::unique_lock<std::mutex> lock(impl_->read_mu);
-      impl_->read_cv.wait(lock, [&] { return !impl_->idle_readers.empty(); });
-      db_ = impl_->idle_readers.back();
-      impl_->idle_readers.pop_back();
-    }
-    ~Lease() {
-      {
-        std::lock_guard<std::mutex> lock(impl_->read_mu);
-        impl_->idle_readers.push_back(db_);
-      }
-      impl_->read_cv.notify_one();
-    }
-    sqlite3* db() const { return db_; }
-
-   private:
-    Impl* impl_;
-    sqlite3* db_;
-  };
-
-  Status Migrate() {
-    SKALD_RETURN_IF_ERROR(Exec(writer, "BEGIN IMMEDIATE", "begin migration"));
-    int version = 0;
-    long long stored = 0;
-    {
-      Stmt probe(writer, "SELECT value FROM meta WHERE key='schema_version'");
-      if (probe.prepared() && probe.Step() == SQLITE_ROW) {
-        std::string text = probe.Text(0);
-        if (!ParseInt64(text, &stored)) {
-          Exec(writer, "ROLLBACK", "rollback").ok();
-          return Status::Corruption("catalog schema_version is not a number: " + text);
-        }
-        version = static_cast<int>(stored);
-      }
-    }
-    if (version > kSchemaVersion) {
-      Exec(writer, "ROLLBACK", "rollback").ok();
-      return Status::FailedPrecondition(fmt::format(
-          "catalog schema version {} is newer than this binary supports ({}); upgrade Skald",
-          version, kSchemaVersion));
-    }
-    for (int v = version; v < kSchemaVersion; ++v) {
-      Status st = Exec(writer, kMigrations[v], fmt::format("migrate to v{}", v + 1));
-      if (!st.ok()) {
-        Exec(writer, "ROLLBACK", "rollback").ok();
-        return st;
-      }
-    }
-    Stmt set(writer, "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)");
-    set.Bind(1, std::to_string(kSchemaVersion));
-    Status st = set.Run("record schema version");
+  if (version > Catalog::kSchemaVersion) {
+    Exec(writer, "ROLLBACK", "rollback").ok();
+    return Status::FailedPrecondition(fmt::format(
+        "catalog schema version {} is newer than this binary supports ({}); upgrade Skald",
+        version, Catalog::kSchemaVersion));
+  }
+  for (int v = version; v < Catalog::kSchemaVersion; ++v) {
+    Status st = Exec(writer, kMigrations[v], fmt::format("migrate to v{}", v + 1));
     if (!st.ok()) {
       Exec(writer, "ROLLBACK", "rollback").ok();
       return st;
     }
-    return Exec(writer, "COMMIT", "commit migration");
   }
-};
+  Stmt set(writer, "INSERT OR REPLACE INTO meta(key, value) VALUES('schema_version', ?)");
+  set.Bind(1, std::to_string(Catalog::kSchemaVersion));
+  Status st = set.Run("record schema version");
+  if (!st.ok()) {
+    Exec(writer, "ROLLBACK", "rollback").ok();
+    return st;
+  }
+  return Exec(writer, "COMMIT", "commit migration");
+}
+
+}  // namespace
 
 Catalog::Catalog() : impl_(std::make_unique<Impl>()) {}
 Catalog::~Catalog() = default;
@@ -255,7 +166,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& options) {
   SKALD_ASSIGN_OR_RETURN(impl.writer, OpenConnection(options.path, options.sync));
   // A file that is not SQLite fails here, on the first real read.
   SKALD_RETURN_IF_ERROR(Exec(impl.writer, "SELECT count(*) FROM sqlite_master", "read schema"));
-  SKALD_RETURN_IF_ERROR(impl.Migrate());
+  SKALD_RETURN_IF_ERROR(Migrate(impl.writer));
   for (int i = 0; i < options.read_connections; ++i) {
     SKALD_ASSIGN_OR_RETURN(sqlite3 * db, OpenConnection(options.path, options.sync));
     Exec(db, "PRAGMA query_only=ON", "configure reader").ok();
@@ -335,18 +246,6 @@ Result<uint64_t> DeleteSubtreeLocked(sqlite3* db, std::string_view account,
   s.Bind(1, account).Bind(2, path).Bind(3, SubtreeBegin(path)).Bind(4, SubtreeEnd(path));
   SKALD_RETURN_IF_ERROR(s.Run("delete"));
   return static_cast<uint64_t>(sqlite3_changes(db));
-}
-
-// Runs `body` inside BEGIN IMMEDIATE ... COMMIT, rolling back on error.
-template <typename F>
-Status InTransaction(sqlite3* db, F&& body) {
-  SKALD_RETURN_IF_ERROR(Exec(db, "BEGIN IMMEDIATE", "begin"));
-  Status st = body();
-  if (!st.ok()) {
-    Exec(db, "ROLLBACK", "rollback").ok();
-    return st;
-  }
-  return Exec(db, "COMMIT", "commit");
 }
 
 }  // namespace

@@ -88,7 +88,7 @@ TEST_F(CatalogTest, ReopenKeepsDataAndSchemaVersion) {
   catalog_.reset();
   auto c = Catalog::Open({dir_.Sub("skald.db")});
   ASSERT_TRUE(c.ok());
-  EXPECT_EQ(**(*c)->GetMeta("schema_version"), "1");
+  EXPECT_EQ(**(*c)->GetMeta("schema_version"), std::to_string(Catalog::kSchemaVersion));
   EXPECT_TRUE((*c)->Get("a", "resources/d/e/z")->has_value());
 }
 

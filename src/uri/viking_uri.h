@@ -18,10 +18,15 @@ namespace skald {
 // Wire-level reason attached to URI errors (Status::reason()).
 inline constexpr std::string_view kInvalidUriReason = "INVALID_URI";
 
+// Longest accepted URI, in bytes, both as given and in canonical form.
+inline constexpr size_t kMaxUriBytes = 4096;
+
 struct UriParseOptions {
-  // The caller, used for `~` and legacy `viking://session` expansion. When
-  // null, or when the role is ROOT, `~` is rejected (INVALID_URI
-  // "Home alias URI is not canonical") and `session` likewise.
+  // The caller (not owned; must outlive the call), used for `~` and legacy
+  // `viking://session` expansion and for the reserved-user-segment check.
+  // When null, or when the role is ROOT, `~` is rejected (INVALID_URI
+  // "Home alias URI is not canonical: ~/...") and `session` likewise
+  // ("Legacy session URI is not canonical: session/...").
   const Identity* identity = nullptr;
   // Accept the internal scopes `temp`, `queue`, `upload` (never true for
   // URIs that come from API callers).
@@ -36,14 +41,41 @@ class VikingUri {
   VikingUri() = default;
 
   // Parses `text`, resolves `{namespace:key}` path variables, validates every
-  // rule of reference §6 and canonicalizes (no trailing slash, empty
-  // segments collapsed, query part dropped).
+  // rule of reference §6 and canonicalizes. Steps, in order:
+  //   1. at most kMaxUriBytes bytes, valid UTF-8; ASCII whitespace trimmed;
+  //      no control characters (C0, DEL, C1) anywhere;
+  //   2. path variables resolved (see uri/path_variables.h);
+  //   3. scheme must be exactly `viking://` (no short forms, no other scheme);
+  //   4. the query part (`?` and after) is dropped; empty segments are
+  //      collapsed everywhere, including right after the scheme
+  //      (`viking:///resources//a/` -> `viking://resources/a`);
+  //   5. the scope (first segment) must be a parser-valid scope; internal
+  //      scopes need `allow_internal_scopes`;
+  //   6. `.`, `..`, segments with `\` and drive-prefixed segments (`C:`,
+  //      `c:x`) are refused with PermissionDenied;
+  //   7. `~` and `session` are expanded for USER/ADMIN identities;
+  //   8. `user/{uid}` and `user/{uid}/peers/{peer}` ids must pass
+  //      IsValidIdentifier(); a USER/ADMIN caller naming a reserved segment
+  //      (memories, resources, skills, peers, privacy, sessions) in the uid
+  //      position gets INVALID_URI with a hint to use `viking://~/...`, unless
+  //      its own uid is that word. ROOT and identity-less callers address a
+  //      user literally named "memories" this way (as OpenViking does), so
+  //      the reserved-name check does not apply to them;
+  //   9. every segment passes IsValidSegment(); the canonical text is at most
+  //      kMaxUriBytes bytes.
+  // No percent-decoding is done: OpenViking's parser never decodes, the HTTP
+  // layer decodes query strings once, and `%2e%2e` is an ordinary name here.
+  // A segment longer than 255 bytes is valid (storage shortens it on disk).
   // Errors:
   //   InvalidArgument + reason INVALID_URI, message "Invalid URI: <uri> (<why>)",
-  //     details {uri, reason}: empty/blank text ("uri must not be empty"),
-  //     non-viking scheme, unknown or internal scope, bad identifiers,
-  //     reserved uid-less user segments, unknown path variables;
-  //   PermissionDenied: `.`/`..` segments, backslashes, drive letters (`C:`).
+  //     details {uri, reason} (<uri> is the input with control bytes and
+  //     invalid UTF-8 shown as \xNN, cut to 512 bytes): empty/blank text
+  //     ("uri must not be empty"), too long, bad UTF-8, control characters,
+  //     non-viking scheme, unknown or internal scope, `~`/`session` without a
+  //     USER/ADMIN identity, bad identifiers, reserved uid-less user
+  //     segments, unknown path variables, segments ending in a space;
+  //   PermissionDenied (detail "resource"): `.`/`..` segments, backslashes,
+  //     drive letters.
   static Result<VikingUri> Parse(std::string_view text, const UriParseOptions& options = {});
 
   // Builds a URI from already-validated segments (scope first). Used by
@@ -51,8 +83,12 @@ class VikingUri {
   // REQUIRES: every segment is non-empty and passes IsValidSegment().
   static VikingUri FromSegments(std::vector<std::string> segments);
 
-  // True when `segment` may appear as a path segment (non-empty, not `.`/`..`,
-  // no `/` or `\`, no NUL, valid UTF-8, not a drive letter like `C:`).
+  // True when `segment` may appear as a path segment, i.e. when Parse() would
+  // reproduce it unchanged: non-empty, valid UTF-8, not `.`/`..`, no `/`,
+  // `\` or `?`, no control characters, not drive-prefixed (`C:`, `c:x`), not
+  // ending in a space, and holding no `{namespace:key}` placeholder.
+  // Callers that build URIs from outside names (ingest, storage) must check
+  // this or sanitize first.
   static bool IsValidSegment(std::string_view segment);
 
   // Canonical text: "viking://" for the root, else "viking://resources/a/b".
@@ -67,7 +103,8 @@ class VikingUri {
   // Last segment, "" for the root.
   std::string_view name() const;
 
-  // Parent URI; the root's parent is the root.
+  // Parent URI; the root's parent is the root. Parent of `viking://user/u`
+  // is `viking://user` (a container, not a user space).
   VikingUri Parent() const;
   // This URI with one more segment. REQUIRES: IsValidSegment(name).
   VikingUri Child(std::string_view name) const;
@@ -77,8 +114,10 @@ class VikingUri {
   size_t depth() const { return segments_.size(); }
 
   // Classification per reference §6: user/{uid}/{memories|resources|skills},
-  // user/{uid}/peers/{pid}/{memories|resources}, agent/skills,
-  // agent/{x}/{memories|resources|skills}; everything else is a resource.
+  // user/{uid}/peers/{pid}/{memories|resources}, agent/skills (which wins over
+  // the next rule), agent/{x}/{memories|resources|skills}; the content
+  // directory itself is classified too (user/u/memories is a memory);
+  // everything else is a resource.
   ContextType context_type() const;
 
   friend bool operator==(const VikingUri& a, const VikingUri& b) { return a.text_ == b.text_; }

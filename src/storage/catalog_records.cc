@@ -1,0 +1,187 @@
+// Catalog: retrieval records (vectors and the fields filters need) with a
+// change sequence that indexes use to catch up. Layout: docs/format/catalog.md.
+
+#include <cstring>
+
+#include "common/json_util.h"
+#include "storage/catalog.h"
+#include "storage/catalog_internal.h"
+
+namespace skald {
+
+using namespace catalog_internal;  // NOLINT: part of the catalog itself
+
+namespace {
+
+constexpr const char* kRecordColumns =
+    "account, key, id, uri, parent_uri, level, context_type, owner, abstract, embedder, vector, tags, "
+    "created_ns, updated_ns, active_count, seq, deleted";
+
+std::string EncodeTags(const std::vector<std::string>& tags) { return DumpJson(Json(tags)); }
+
+std::vector<std::string> DecodeTags(const std::string& text) {
+  std::vector<std::string> out;
+  auto parsed = ParseJson(text);
+  if (!parsed.ok() || !parsed->is_array()) return out;
+  for (const Json& t : *parsed) {
+    if (t.is_string()) out.push_back(t.get<std::string>());
+  }
+  return out;
+}
+
+// Reads a record row selected with kRecordColumns.
+Result<VectorRecord> ReadRecord(sqlite3_stmt* s) {
+  constexpr int c = 1;
+  auto text = [&](int col) {
+    const unsigned char* p = sqlite3_column_text(s, col);
+    return p ? std::string(reinterpret_cast<const char*>(p),
+                           static_cast<size_t>(sqlite3_column_bytes(s, col)))
+             : std::string();
+  };
+  VectorRecord r;
+  r.account = text(0);
+  r.key = sqlite3_column_int64(s, c + 0);
+  r.id = text(c + 1);
+  r.uri = text(c + 2);
+  r.parent_uri = text(c + 3);
+  r.level = sqlite3_column_int(s, c + 4);
+  r.context_type = text(c + 5);
+  r.owner = text(c + 6);
+  r.abstract = text(c + 7);
+  r.embedder = text(c + 8);
+  const void* blob = sqlite3_column_blob(s, c + 9);
+  int bytes = sqlite3_column_bytes(s, c + 9);
+  if (bytes % static_cast<int>(sizeof(float)) != 0) {
+    return Status::Corruption("catalog record " + r.id + ": vector blob of " +
+                              std::to_string(bytes) + " bytes is not a float32 array");
+  }
+  r.vector.resize(static_cast<size_t>(bytes) / sizeof(float));
+  if (bytes > 0) std::memcpy(r.vector.data(), blob, static_cast<size_t>(bytes));
+  r.tags = DecodeTags(text(c + 10));
+  r.created_ns = sqlite3_column_int64(s, c + 11);
+  r.updated_ns = sqlite3_column_int64(s, c + 12);
+  r.active_count = sqlite3_column_int64(s, c + 13);
+  r.seq = sqlite3_column_int64(s, c + 14);
+  r.deleted = sqlite3_column_int(s, c + 15) != 0;
+  return r;
+}
+
+Result<int64_t> MaxSeqLocked(sqlite3* db) {
+  Stmt s(db, "SELECT COALESCE(MAX(seq), 0) FROM records");
+  if (!s.prepared() || s.Step() != SQLITE_ROW) return SqlError(db, "max seq");
+  return s.Int(0);
+}
+
+}  // namespace
+
+Status Catalog::UpsertRecords(std::string_view account, std::vector<VectorRecord>* records) {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  sqlite3* db = impl_->writer;
+  return InTransaction(db, [&]() -> Status {
+    SKALD_ASSIGN_OR_RETURN(int64_t seq, MaxSeqLocked(db));
+    Stmt s(db,
+           "INSERT INTO records(account, id, uri, parent_uri, level, context_type, owner, "
+           "abstract, embedder, vector, tags, created_ns, updated_ns, active_count, seq, deleted) "
+           "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0) "
+           "ON CONFLICT(account, id) DO UPDATE SET uri=?3, parent_uri=?4, level=?5, "
+           "context_type=?6, owner=?7, abstract=?8, embedder=?9, vector=?10, tags=?11, "
+           "created_ns=?12, updated_ns=?13, active_count=?14, seq=?15, deleted=0 "
+           "RETURNING key");
+    if (!s.prepared()) return SqlError(db, "upsert record");
+    for (VectorRecord& r : *records) {
+      r.account = std::string(account);
+      r.seq = ++seq;
+      r.deleted = false;
+      s.Bind(1, account).Bind(2, r.id).Bind(3, r.uri).Bind(4, r.parent_uri);
+      s.Bind(5, int64_t{r.level}).Bind(6, r.context_type).Bind(7, r.owner).Bind(8, r.abstract);
+      s.Bind(9, r.embedder);
+      s.BindBlob(10, r.vector.data(), r.vector.size() * sizeof(float));
+      s.Bind(11, EncodeTags(r.tags)).Bind(12, r.created_ns).Bind(13, r.updated_ns);
+      s.Bind(14, r.active_count).Bind(15, r.seq);
+      if (s.Step() != SQLITE_ROW) return SqlError(db, "upsert record");
+      r.key = s.Int(0);
+      s.Reset();
+    }
+    return Status::Ok();
+  });
+}
+
+Result<uint64_t> Catalog::DeleteRecordsUnder(std::string_view account, std::string_view uri) {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  sqlite3* db = impl_->writer;
+  uint64_t count = 0;
+  Status st = InTransaction(db, [&]() -> Status {
+    SKALD_ASSIGN_OR_RETURN(int64_t seq, MaxSeqLocked(db));
+    std::vector<int64_t> keys;
+    {
+      Stmt q(db,
+             "SELECT key FROM records WHERE account=?1 AND deleted=0 AND "
+             "(uri=?2 OR (uri >= ?2 || '/' AND uri < ?2 || '0')) ORDER BY key");
+      if (!q.prepared()) return SqlError(db, "delete records");
+      q.Bind(1, account).Bind(2, uri);
+      int rc;
+      while ((rc = q.Step()) == SQLITE_ROW) keys.push_back(q.Int(0));
+      if (rc != SQLITE_DONE) return SqlError(db, "delete records");
+    }
+    Stmt u(db, "UPDATE records SET deleted=1, vector=NULL, seq=?1 WHERE key=?2");
+    if (!u.prepared()) return SqlError(db, "delete records");
+    for (int64_t key : keys) {
+      u.Bind(1, ++seq).Bind(2, key);
+      SKALD_RETURN_IF_ERROR(u.Run("delete records"));
+      u.Reset();
+    }
+    count = keys.size();
+    return Status::Ok();
+  });
+  if (!st.ok()) return st;
+  return count;
+}
+
+Status Catalog::ScanRecords(std::string_view account, bool include_deleted,
+                            const std::function<Status(const VectorRecord&)>& fn) {
+  Impl::Lease lease(impl_.get());
+  std::string sql = fmt::format("SELECT {} FROM records WHERE account=?{} ORDER BY key",
+                                kRecordColumns, include_deleted ? "" : " AND deleted=0");
+  Stmt s(lease.db(), sql);
+  if (!s.prepared()) return SqlError(lease.db(), "scan records");
+  s.Bind(1, account);
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    SKALD_ASSIGN_OR_RETURN(VectorRecord r, ReadRecord(s.raw()));
+    SKALD_RETURN_IF_ERROR(fn(r));
+  }
+  if (rc != SQLITE_DONE) return SqlError(lease.db(), "scan records");
+  return Status::Ok();
+}
+
+Result<std::vector<VectorRecord>> Catalog::RecordsChangedSince(int64_t after_seq, int limit) {
+  Impl::Lease lease(impl_.get());
+  Stmt s(lease.db(),
+         fmt::format("SELECT {} FROM records WHERE seq > ? ORDER BY seq LIMIT ?", kRecordColumns));
+  if (!s.prepared()) return SqlError(lease.db(), "records since");
+  s.Bind(1, after_seq).Bind(2, int64_t{limit});
+  std::vector<VectorRecord> out;
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    SKALD_ASSIGN_OR_RETURN(VectorRecord r, ReadRecord(s.raw()));
+    out.push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) return SqlError(lease.db(), "records since");
+  return out;
+}
+
+Result<int64_t> Catalog::MaxRecordSeq() {
+  Impl::Lease lease(impl_.get());
+  return MaxSeqLocked(lease.db());
+}
+
+Result<uint64_t> Catalog::PurgeTombstones(int64_t up_to_seq) {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  Stmt s(impl_->writer, "DELETE FROM records WHERE deleted=1 AND seq <= ?");
+  if (!s.prepared()) return SqlError(impl_->writer, "purge tombstones");
+  s.Bind(1, up_to_seq);
+  SKALD_RETURN_IF_ERROR(s.Run("purge tombstones"));
+  return static_cast<uint64_t>(sqlite3_changes(impl_->writer));
+}
+
+}  // namespace skald
