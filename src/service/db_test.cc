@@ -151,6 +151,11 @@ TEST_F(DbTest, RmRules) {
   ASSERT_TRUE(db_->Mkdir(who_, "viking://resources/empty", "").ok());
   EXPECT_TRUE(db_->Rm(who_, "viking://resources/empty", false).ok());
   EXPECT_EQ(db_->Rm(who_, "viking://", true).status().code(), StatusCode::kPermissionDenied);
+  // ROOT may empty the resources scope; its root directory stays.
+  Create("viking://resources/k/v.md", "v");
+  ASSERT_TRUE(db_->Rm(who_, "viking://resources", true).ok());
+  EXPECT_TRUE(db_->Stat(who_, "viking://resources")->is_dir);
+  EXPECT_EQ(db_->Stat(who_, "viking://resources/k").status().code(), StatusCode::kNotFound);
 }
 
 TEST_F(DbTest, MvFilesAndTrees) {

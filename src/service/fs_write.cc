@@ -172,6 +172,11 @@ Result<RmResult> DbImpl::Rm(const Identity& who, std::string_view uri_text, bool
   // crash in between leaves rows without content, which recovery drops.
   SKALD_RETURN_IF_ERROR(content_->Remove(who.account, uri.path()));
   SKALD_ASSIGN_OR_RETURN(result.deleted_count, catalog_->DeleteSubtree(who.account, uri.path()));
+  if (uri.depth() == 1) {
+    // A scope root (ROOT may empty `viking://resources`) comes back empty:
+    // every account always has its resources root.
+    SKALD_RETURN_IF_ERROR(EnsureDirectories(who, uri, /*include_self=*/true));
+  }
   return result;
 }
 

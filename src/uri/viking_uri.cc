@@ -244,7 +244,11 @@ Result<VikingUri> VikingUri::Parse(std::string_view text, const UriParseOptions&
   // 8. User-space shape.
   if (segments[0] == "user" && segments.size() >= 2) {
     const std::string& uid = segments[1];
-    if (!expanded && has_home && uid != who->user && OneOf(uid, kReservedUserSegments)) {
+    // Reserved for every caller, ROOT included (OpenViking's clients rely on
+    // `viking://user/skills/x` being a 400 in dev mode), unless the caller's
+    // own uid is literally that word.
+    bool own_uid = who != nullptr && uid == who->user;
+    if (!expanded && !own_uid && OneOf(uid, kReservedUserSegments)) {
       std::vector<std::string> tail(segments.begin() + 1, segments.end());
       std::string rest_path = JoinSegments(tail);
       return InvalidUri(trimmed, "'" + uid +

@@ -1,0 +1,110 @@
+#pragma once
+
+// Backend: what a `skald` client command talks to — a workspace opened
+// in-process (EmbeddedBackend) or a running server (RemoteBackend).
+//
+// Every operation returns the `result` payload of OpenViking's wire format
+// (reference §2.2-2.4) as JSON, so one renderer serves both modes and
+// `--json` prints the same bytes whichever backend produced them. Errors are
+// Statuses whose WireErrorCode() is the wire code ("NOT_FOUND", ...); the
+// two reasons below mark errors that come from the CLI itself rather than
+// from the Db or the server.
+//
+// Thread safety: a Backend is used by one thread (one command per process).
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/json_util.h"
+#include "skald/options.h"
+#include "skald/result.h"
+#include "skald/status.h"
+#include "skald/types.h"
+
+namespace skald::cli {
+
+// Status::reason() of "the server could not be reached or did not answer in
+// time" (exit code 3). The message names the URL.
+inline constexpr std::string_view kConnectionErrorReason = "CONNECTION_ERROR";
+// Status::reason() of "the command line asked for something impossible"
+// (exit code 2), e.g. `fsck` against a remote server.
+inline constexpr std::string_view kUsageErrorReason = "USAGE_ERROR";
+
+// A Status carrying kUsageErrorReason.
+Status UsageError(std::string message);
+
+// `ls` arguments; field meanings as in LsOptions. `simple` asks for a plain
+// list of URI strings.
+struct LsArgs {
+  std::string uri = "viking://";
+  bool simple = false;
+  LsOptions options;
+};
+
+struct ReadArgs {
+  std::string uri;
+  int64_t offset = 0;  // first line, 0-based
+  int64_t limit = -1;  // number of lines, -1 = to the end
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // "workspace ./skald-data" or "server http://127.0.0.1:1933", for messages.
+  virtual std::string Describe() const = 0;
+
+  // list of agent-format entries ({uri,size,isDir,modTime,abstract}, +rel_path
+  // when recursive) or, with `simple`, a list of URI strings.
+  virtual Result<Json> Ls(const LsArgs& args) = 0;
+  // list of agent-format entries with rel_path. Uses uri and options.{abs_limit,
+  // show_all_hidden, node_limit, level_limit}.
+  virtual Result<Json> Tree(const LsArgs& args) = 0;
+  // {name,size,mode,modTime,isDir,isLocked}
+  virtual Result<Json> Stat(const std::string& uri) = 0;
+  // {uri}
+  virtual Result<Json> Mkdir(const std::string& uri, const std::string& description) = 0;
+  // {uri, estimated_deleted_count}
+  virtual Result<Json> Rm(const std::string& uri, bool recursive) = 0;
+  // {from, to}
+  virtual Result<Json> Mv(const std::string& from, const std::string& to) = 0;
+  // A JSON string: the selected lines of the file.
+  virtual Result<Json> Read(const ReadArgs& args) = 0;
+  // JSON strings: the directory's L0 / L1 text (or the "not ready" placeholder).
+  virtual Result<Json> Abstract(const std::string& uri) = 0;
+  virtual Result<Json> Overview(const std::string& uri) = 0;
+  // {uri,root_uri,context_type,mode,written_bytes,content_updated,...}
+  virtual Result<Json> Write(const WriteRequest& request) = 0;
+  // The raw bytes of a file.
+  virtual Result<std::string> Download(const std::string& uri) = 0;
+  // {matches:[uri...], count}
+  virtual Result<Json> Glob(const GlobRequest& request) = 0;
+  // {matches:[{uri,line,content}], count, match_count, files_scanned}
+  virtual Result<Json> Grep(const GrepRequest& request) = 0;
+  // {nodes_checked, clean, issues:[...]}; a usage error for remote backends.
+  virtual Result<Json> Fsck(bool repair) = 0;
+};
+
+// Opens the workspace `data_dir` in this process; `who` is the identity every
+// call is made with. A workspace held by a running server fails with
+// Unavailable (see IsWorkspaceInUse).
+Result<std::unique_ptr<Backend>> OpenEmbeddedBackend(const std::string& data_dir,
+                                                     const Identity& who);
+
+// True when `status` is the Db's "another process holds the workspace LOCK".
+bool IsWorkspaceInUse(const Status& status);
+
+// How to reach a server.
+struct RemoteOptions {
+  std::string url;              // "http://host:port" with an optional path prefix
+  std::string api_key;          // sent as X-API-Key when non-empty
+  std::string account;          // sent as X-OpenViking-Account when non-empty
+  std::string user;             // sent as X-OpenViking-User when non-empty
+  double timeout_seconds = 60;  // connect, read and write timeout of each request
+};
+
+// Validates the URL (usage error when malformed); does not connect.
+Result<std::unique_ptr<Backend>> MakeRemoteBackend(const RemoteOptions& options);
+
+}  // namespace skald::cli

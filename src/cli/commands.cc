@@ -1,0 +1,453 @@
+// The `skald` command line. Each subcommand turns its flags into one Backend
+// call whose JSON `result` is printed by one renderer (or raw with --json).
+// Flag names mirror OpenViking's `ov` CLI where the command exists there.
+
+#include "cli/commands.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/backend.h"
+#include "cli/local_file.h"
+#include "cli/output.h"
+#include "common/strings.h"
+#include "server/serve_main.h"
+#include "service/json_codec.h"
+
+namespace skald::cli {
+namespace {
+
+constexpr const char* kDefaultDataDir = "./skald-data";
+
+struct GlobalFlags {
+  std::string data = kDefaultDataDir;
+  bool data_given = false;  // --data appeared on the command line
+  std::string url;          // "" = embedded mode
+  std::string api_key;
+  std::string account;
+  std::string user;
+  bool json = false;
+  double timeout_seconds = 60;
+};
+
+// Prints a failed Status the same way in both modes and picks the exit code.
+int ReportError(const Status& status, const GlobalFlags& flags) {
+  if (status.reason() == kUsageErrorReason) {
+    std::cerr << "error: " << status.message() << '\n';
+    return kExitUsage;
+  }
+  if (status.reason() == kConnectionErrorReason) {
+    std::cerr << "error: " << status.message() << '\n';
+    return kExitConnection;
+  }
+  std::cerr << "error: " << WireErrorCode(status) << ": " << status.message() << '\n';
+  if (flags.url.empty() && IsWorkspaceInUse(status)) {
+    std::cerr << "hint: another process (usually `skald serve`) holds " << flags.data
+              << "/LOCK. Talk to that server instead, e.g. `skald --url http://127.0.0.1:1933 "
+                 "...`, or stop it first.\n";
+  }
+  return kExitError;
+}
+
+Result<std::unique_ptr<Backend>> OpenBackend(const GlobalFlags& flags) {
+  if (!flags.url.empty()) {
+    RemoteOptions options;
+    options.url = flags.url;
+    options.api_key = flags.api_key;
+    options.account = flags.account;
+    options.user = flags.user;
+    options.timeout_seconds = flags.timeout_seconds;
+    return MakeRemoteBackend(options);
+  }
+  Identity who;  // embedded = dev mode: ROOT, with the asserted account/user
+  if (!flags.account.empty()) who.account = flags.account;
+  if (!flags.user.empty()) who.user = flags.user;
+  who.role = Role::kRoot;
+  return OpenEmbeddedBackend(flags.data, who);
+}
+
+// read/abstract/overview print the text exactly; on a terminal a missing
+// final newline is added so the prompt does not run into the text.
+void RenderTextForTerminal(const Json& result, std::ostream& out) {
+  RenderText(result, out);
+  if (result.is_string() && isatty(STDOUT_FILENO) == 1) {
+    const std::string& text = result.get_ref<const std::string&>();
+    if (!text.empty() && text.back() != '\n') out << '\n';
+  }
+}
+
+using Operation = std::function<Result<Json>(Backend&)>;
+using Renderer = std::function<void(const Json&, std::ostream&)>;
+
+// Opens the backend, runs `op`, prints its result.
+int Execute(const GlobalFlags& flags, const Operation& op, const Renderer& render) {
+  Result<std::unique_ptr<Backend>> backend = OpenBackend(flags);
+  if (!backend.ok()) return ReportError(backend.status(), flags);
+  Result<Json> result = op(**backend);
+  if (!result.ok()) return ReportError(result.status(), flags);
+  if (flags.json) {
+    std::cout << DumpJson(*result, 2) << '\n';
+  } else {
+    render(*result, std::cout);
+  }
+  std::cout.flush();
+  return kExitOk;
+}
+
+Result<WriteMode> ParseWriteMode(const std::string& mode, bool append) {
+  WriteMode parsed = WriteMode::kReplace;
+  if (mode == "append") {
+    parsed = WriteMode::kAppend;
+  } else if (mode == "create") {
+    parsed = WriteMode::kCreate;
+  } else if (mode != "replace") {
+    return UsageError("--mode must be replace, append or create, not '" + mode + "'");
+  }
+  if (append) {
+    if (parsed != WriteMode::kReplace && parsed != WriteMode::kAppend) {
+      return UsageError("--append contradicts --mode " + mode);
+    }
+    parsed = WriteMode::kAppend;
+  }
+  return parsed;
+}
+
+// Everything the subcommands parse into; lives as long as the CLI::App.
+struct CommandArgs {
+  LsArgs ls;
+  LsArgs tree;
+  std::string uri;
+  std::string to_uri;
+  std::string description;
+  bool recursive = false;
+  ReadArgs read;
+  // write
+  std::optional<std::string> content;
+  std::optional<std::string> from_file;
+  std::string mode = "replace";
+  bool append = false;
+  // get
+  std::string local_path;
+  GlobRequest glob;
+  GrepRequest grep;
+  bool repair = false;
+  // serve
+  std::string config_path;
+  std::optional<std::string> host;
+  std::optional<int> port;
+};
+
+void AddListFlags(CLI::App* sub, LsArgs* args, bool tree) {
+  sub->add_option("uri", args->uri, "Directory URI")->capture_default_str();
+  sub->add_option("-l,--abs-limit", args->options.abs_limit,
+                  "Cut directory abstracts to this many characters")
+      ->capture_default_str();
+  sub->add_flag("-a,--all", args->options.show_all_hidden, "Show hidden (dot) files");
+  sub->add_option("-n,--node-limit,--limit", args->options.node_limit, "Maximum number of entries")
+      ->capture_default_str();
+  if (tree) {
+    sub->add_option("-L,--level-limit", args->options.level_limit, "Maximum depth")
+        ->capture_default_str();
+  } else {
+    sub->add_flag("-s,--simple", args->simple, "Print URIs only");
+    sub->add_flag("-r,--recursive", args->options.recursive,
+                  "List the subtree (3 levels deep) instead of direct children");
+  }
+}
+
+// Writes downloaded bytes to stdout ("-") or atomically to a file.
+int SaveDownload(const GlobalFlags& flags, const std::string& uri, const std::string& local_path) {
+  Result<std::unique_ptr<Backend>> backend = OpenBackend(flags);
+  if (!backend.ok()) return ReportError(backend.status(), flags);
+  Result<std::string> bytes = (*backend)->Download(uri);
+  if (!bytes.ok()) return ReportError(bytes.status(), flags);
+  if (local_path == "-") {
+    std::cout.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+    std::cout.flush();
+    return kExitOk;
+  }
+  std::string path = ResolveDownloadPath(uri, local_path);
+  if (Status written = WriteFileAtomically(path, *bytes); !written.ok()) {
+    std::cerr << "error: " << written.message() << '\n';
+    return kExitError;
+  }
+  Json result{{"uri", uri}, {"path", path}, {"bytes", bytes->size()}};
+  if (flags.json) {
+    std::cout << DumpJson(result, 2) << '\n';
+  } else {
+    RenderGet(result, std::cout);
+  }
+  return kExitOk;
+}
+
+int RunWrite(const GlobalFlags& flags, CommandArgs& a) {
+  Result<WriteMode> mode = ParseWriteMode(a.mode, a.append);
+  if (!mode.ok()) return ReportError(mode.status(), flags);
+  WriteRequest request;
+  request.uri = a.uri;
+  request.mode = *mode;
+  if (a.content) {
+    request.content = *a.content;
+  } else if (a.from_file) {
+    Result<std::string> text = ReadLocalInput(*a.from_file);
+    if (!text.ok())
+      return ReportError(UsageError("--from-file: " + text.status().message()), flags);
+    request.content = std::move(*text);
+  } else {
+    return ReportError(UsageError("write needs --content TEXT or --from-file PATH (- = stdin)"),
+                       flags);
+  }
+  if (!IsValidUtf8(request.content)) {
+    return ReportError(UsageError("write sends text and the content is not valid UTF-8; "
+                                  "binary files cannot be written"),
+                       flags);
+  }
+  return Execute(
+      flags, [&](Backend& b) { return b.Write(request); }, RenderWrite);
+}
+
+int RunFsck(const GlobalFlags& flags, bool repair) {
+  // A RemoteBackend answers Fsck with a usage error explaining why.
+  Result<std::unique_ptr<Backend>> backend = OpenBackend(flags);
+  if (!backend.ok()) return ReportError(backend.status(), flags);
+  Result<Json> report = (*backend)->Fsck(repair);
+  if (!report.ok()) return ReportError(report.status(), flags);
+  if (flags.json) {
+    std::cout << DumpJson(*report, 2) << '\n';
+  } else {
+    RenderFsck(*report, std::cout);
+  }
+  // Like fsck(8): issues left unrepaired make the run fail.
+  size_t unrepaired = 0;
+  if (auto it = report->find("issues"); it != report->end() && it->is_array()) {
+    for (const Json& issue : *it) {
+      auto fixed = issue.find("repaired");
+      if (fixed == issue.end() || !fixed->is_boolean() || !fixed->get<bool>()) ++unrepaired;
+    }
+  }
+  return unrepaired == 0 ? kExitOk : kExitError;
+}
+
+int RunServeCommand(const GlobalFlags& flags, const CommandArgs& a) {
+  ServeArgs args;
+  args.config_path = a.config_path;
+  args.host = a.host;
+  args.port = a.port;
+  if (flags.data_given) args.data_dir = flags.data;
+  return RunServe(args);
+}
+
+}  // namespace
+
+int RunCli(int argc, char** argv) {
+  CLI::App app{"skald: a context database for AI agents (OpenViking HTTP API v1 compatible)",
+               "skald"};
+  app.fallthrough();  // global flags may follow the subcommand; set before adding any
+  app.require_subcommand(1);
+  app.footer(
+      "Modes: embedded (--data DIR, default ./skald-data; opens the workspace in this process) "
+      "or remote (--url URL or $SKALD_URL; talks to `skald serve`).\n"
+      "Exit codes: 0 ok, 1 error reported by the database/server, 2 usage or config error, "
+      "3 server unreachable.");
+
+  GlobalFlags flags;
+  CLI::Option* data_opt =
+      app.add_option("--data", flags.data, "Workspace directory (embedded mode)")
+          ->capture_default_str();
+  CLI::Option* url_opt =
+      app.add_option("--url", flags.url, "Server URL, e.g. http://127.0.0.1:1933 (env SKALD_URL)");
+  url_opt->excludes(data_opt);
+  app.add_option("--api-key", flags.api_key, "API key sent as X-API-Key (env SKALD_API_KEY)");
+  app.add_option("--account", flags.account,
+                 "Account (X-OpenViking-Account remotely; the identity embedded)");
+  app.add_option("--user", flags.user, "User (X-OpenViking-User remotely; the identity embedded)");
+  app.add_flag("--json", flags.json, "Print the raw `result` JSON");
+  app.add_option("--timeout", flags.timeout_seconds, "Remote request timeout in seconds")
+      ->capture_default_str();
+
+  CommandArgs a;
+  std::function<int()> action;
+
+  CLI::App* ls = app.add_subcommand("ls", "List a directory")->alias("list");
+  a.ls.options.node_limit = 256;  // the `ov` CLI's default (the HTTP default is 1000)
+  AddListFlags(ls, &a.ls, /*tree=*/false);
+  ls->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.Ls(a.ls); }, RenderLs);
+    };
+  });
+
+  CLI::App* tree = app.add_subcommand("tree", "Show a directory tree");
+  a.tree.options.abs_limit = 128;
+  a.tree.options.node_limit = 256;
+  AddListFlags(tree, &a.tree, /*tree=*/true);
+  tree->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.Tree(a.tree); },
+          [&](const Json& r, std::ostream& o) { RenderTree(r, a.tree.uri, o); });
+    };
+  });
+
+  CLI::App* stat = app.add_subcommand("stat", "Show a file's or directory's metadata");
+  stat->add_option("uri", a.uri, "URI")->required();
+  stat->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.Stat(a.uri); },
+          [&](const Json& r, std::ostream& o) { RenderStat(r, a.uri, o); });
+    };
+  });
+
+  CLI::App* mkdir = app.add_subcommand("mkdir", "Create a directory (and its parents)");
+  mkdir->add_option("uri", a.uri, "Directory URI")->required();
+  mkdir->add_option("--description", a.description, "Text for the directory's abstract");
+  mkdir->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.Mkdir(a.uri, a.description); }, RenderMkdir);
+    };
+  });
+
+  CLI::App* rm = app.add_subcommand("rm", "Delete a file, or a directory with -r")
+                     ->alias("del")
+                     ->alias("delete");
+  rm->add_option("uri", a.uri, "URI")->required();
+  rm->add_flag("-r,--recursive", a.recursive, "Delete a directory and everything in it");
+  rm->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.Rm(a.uri, a.recursive); }, RenderRm);
+    };
+  });
+
+  CLI::App* mv = app.add_subcommand("mv", "Move or rename a file or directory")->alias("rename");
+  mv->add_option("from", a.uri, "Source URI")->required();
+  mv->add_option("to", a.to_uri, "Destination URI")->required();
+  mv->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.Mv(a.uri, a.to_uri); }, RenderMv);
+    };
+  });
+
+  CLI::App* read = app.add_subcommand("read", "Print a file (optionally a range of lines)");
+  read->add_option("uri", a.read.uri, "File URI")->required();
+  read->add_option("--offset", a.read.offset, "First line to print (0-based)")
+      ->capture_default_str();
+  read->add_option("--limit", a.read.limit, "Number of lines (-1 = to the end)")
+      ->capture_default_str();
+  read->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.Read(a.read); }, RenderTextForTerminal);
+    };
+  });
+
+  CLI::App* abstract = app.add_subcommand("abstract", "Print a directory's L0 abstract");
+  abstract->add_option("uri", a.uri, "Directory URI")->required();
+  abstract->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.Abstract(a.uri); }, RenderTextForTerminal);
+    };
+  });
+
+  CLI::App* overview = app.add_subcommand("overview", "Print a directory's L1 overview");
+  overview->add_option("uri", a.uri, "Directory URI")->required();
+  overview->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.Overview(a.uri); }, RenderTextForTerminal);
+    };
+  });
+
+  CLI::App* write = app.add_subcommand("write", "Write a text file");
+  write->add_option("uri", a.uri, "File URI")->required();
+  CLI::Option* content_opt = write->add_option("--content", a.content, "The text to write");
+  CLI::Option* file_opt =
+      write->add_option("--from-file", a.from_file, "Read the text from a local file (- = stdin)");
+  content_opt->excludes(file_opt);
+  write->add_option("--mode", a.mode, "replace (file must exist), append, or create (must not)")
+      ->check(CLI::IsMember({"replace", "append", "create"}))
+      ->capture_default_str();
+  write->add_flag("--append", a.append, "Same as --mode append");
+  write->callback([&] { action = [&] { return RunWrite(flags, a); }; });
+
+  CLI::App* get = app.add_subcommand("get", "Download a file to a local path");
+  get->add_option("uri", a.uri, "File URI")->required();
+  get->add_option("local-path", a.local_path, "Local file or directory (- = stdout)")->required();
+  get->callback([&] { action = [&] { return SaveDownload(flags, a.uri, a.local_path); }; });
+
+  CLI::App* glob = app.add_subcommand("glob", "Find files whose path matches a glob pattern");
+  glob->add_option("pattern", a.glob.pattern, "Pattern, e.g. **/*.md")->required();
+  glob->add_option("-u,--uri", a.glob.uri, "Directory to search")->capture_default_str();
+  glob->add_option("-n,--node-limit", a.glob.node_limit, "Maximum number of matches")
+      ->capture_default_str();
+  glob->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.Glob(a.glob); }, RenderGlob);
+    };
+  });
+
+  CLI::App* grep = app.add_subcommand("grep", "Search file lines with a regular expression");
+  a.grep.uri = "viking://";
+  grep->add_option("pattern", a.grep.pattern, "RE2 regular expression")->required();
+  grep->add_option("-u,--uri", a.grep.uri, "Directory to search")->capture_default_str();
+  grep->add_option("-x,--exclude-uri", a.grep.exclude_uri, "Subtree to skip");
+  grep->add_flag("-i,--ignore-case", a.grep.case_insensitive, "Case-insensitive match");
+  grep->add_option("-n,--node-limit", a.grep.node_limit, "Maximum number of matches")
+      ->capture_default_str();
+  grep->add_option("-L,--level-limit", a.grep.level_limit, "Maximum directory depth")
+      ->capture_default_str();
+  grep->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.Grep(a.grep); }, RenderGrep);
+    };
+  });
+
+  CLI::App* fsck = app.add_subcommand(
+      "fsck", "Check the workspace's content against its catalog (embedded only)");
+  fsck->add_flag("--repair", a.repair, "Bring the catalog in line with the files on disk");
+  fsck->callback([&] { action = [&] { return RunFsck(flags, a.repair); }; });
+
+  CLI::App* serve = app.add_subcommand("serve", "Run the HTTP server (OpenViking API v1)");
+  serve->add_option("--config", a.config_path, "JSON config file (see docs/config.md)");
+  serve->add_option("--host", a.host, "Address to bind (default from config: 127.0.0.1)");
+  serve->add_option("--port", a.port, "Port (default from config: 1933; 0 = any free port)");
+  serve->callback([&] { action = [&] { return RunServeCommand(flags, a); }; });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+
+  flags.data_given = data_opt->count() > 0;
+  if (serve->parsed() && url_opt->count() > 0) {
+    return ReportError(UsageError("serve runs a server on a workspace (--data); --url is for "
+                                  "client commands"),
+                       flags);
+  }
+  if (url_opt->count() == 0 && !flags.data_given && !serve->parsed()) {
+    if (const char* env = std::getenv("SKALD_URL"); env != nullptr) flags.url = env;
+  }
+  if (flags.api_key.empty()) {
+    if (const char* env = std::getenv("SKALD_API_KEY"); env != nullptr) flags.api_key = env;
+  }
+  if (!action) return ReportError(UsageError("no command given; see --help"), flags);
+  return action();
+}
+
+}  // namespace skald::cli

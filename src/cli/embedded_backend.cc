@@ -1,0 +1,112 @@
+// EmbeddedBackend: runs each command against a skald::Db opened in this
+// process and encodes the results with the server's json_codec, so that the
+// output is byte-for-byte what a server would have put in `result`.
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "cli/backend.h"
+#include "service/json_codec.h"
+#include "skald/db.h"
+
+namespace skald::cli {
+namespace {
+
+class EmbeddedBackend final : public Backend {
+ public:
+  EmbeddedBackend(std::unique_ptr<Db> db, std::string data_dir, Identity who)
+      : db_(std::move(db)), data_dir_(std::move(data_dir)), who_(std::move(who)) {}
+
+  std::string Describe() const override { return "workspace " + data_dir_; }
+
+  Result<Json> Ls(const LsArgs& args) override {
+    SKALD_ASSIGN_OR_RETURN(auto entries, db_->Ls(who_, args.uri, args.options));
+    return LsToJson(entries, LsOutput::kAgent, args.simple, args.options.recursive);
+  }
+
+  Result<Json> Tree(const LsArgs& args) override {
+    SKALD_ASSIGN_OR_RETURN(auto entries, db_->Tree(who_, args.uri, args.options));
+    return LsToJson(entries, LsOutput::kAgent, /*simple=*/false, /*with_rel_path=*/true);
+  }
+
+  Result<Json> Stat(const std::string& uri) override {
+    SKALD_ASSIGN_OR_RETURN(auto node, db_->Stat(who_, uri));
+    return StatToJson(node);
+  }
+
+  Result<Json> Mkdir(const std::string& uri, const std::string& description) override {
+    SKALD_ASSIGN_OR_RETURN(auto canonical, db_->Mkdir(who_, uri, description));
+    return Json{{"uri", canonical}};
+  }
+
+  Result<Json> Rm(const std::string& uri, bool recursive) override {
+    SKALD_ASSIGN_OR_RETURN(auto result, db_->Rm(who_, uri, recursive));
+    return RmToJson(result);
+  }
+
+  Result<Json> Mv(const std::string& from, const std::string& to) override {
+    SKALD_ASSIGN_OR_RETURN(auto result, db_->Mv(who_, from, to));
+    return MvToJson(result);
+  }
+
+  Result<Json> Read(const ReadArgs& args) override {
+    SKALD_ASSIGN_OR_RETURN(auto text, db_->Read(who_, args.uri, args.offset, args.limit));
+    return Json(std::move(text));
+  }
+
+  Result<Json> Abstract(const std::string& uri) override {
+    SKALD_ASSIGN_OR_RETURN(auto text, db_->Abstract(who_, uri));
+    return Json(std::move(text));
+  }
+
+  Result<Json> Overview(const std::string& uri) override {
+    SKALD_ASSIGN_OR_RETURN(auto text, db_->Overview(who_, uri));
+    return Json(std::move(text));
+  }
+
+  Result<Json> Write(const WriteRequest& request) override {
+    SKALD_ASSIGN_OR_RETURN(auto result, db_->Write(who_, request));
+    return WriteToJson(result);
+  }
+
+  Result<std::string> Download(const std::string& uri) override {
+    SKALD_ASSIGN_OR_RETURN(auto download, db_->DownloadFile(who_, uri));
+    return std::move(download.bytes);
+  }
+
+  Result<Json> Glob(const GlobRequest& request) override {
+    SKALD_ASSIGN_OR_RETURN(auto result, db_->Glob(who_, request));
+    return GlobToJson(result);
+  }
+
+  Result<Json> Grep(const GrepRequest& request) override {
+    SKALD_ASSIGN_OR_RETURN(auto result, db_->Grep(who_, request));
+    return GrepToJson(result);
+  }
+
+  Result<Json> Fsck(bool repair) override {
+    SKALD_ASSIGN_OR_RETURN(auto report, db_->Fsck(repair));
+    return FsckToJson(report);
+  }
+
+ private:
+  std::unique_ptr<Db> db_;
+  std::string data_dir_;
+  Identity who_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> OpenEmbeddedBackend(const std::string& data_dir,
+                                                     const Identity& who) {
+  DbOptions options;
+  options.workspace = data_dir;
+  if (Status valid = options.Validate(); !valid.ok()) {
+    return UsageError("--data " + data_dir + ": " + valid.message());
+  }
+  SKALD_ASSIGN_OR_RETURN(auto db, Db::Open(options));
+  return std::unique_ptr<Backend>(std::make_unique<EmbeddedBackend>(std::move(db), data_dir, who));
+}
+
+}  // namespace skald::cli

@@ -1,0 +1,98 @@
+#include "cli/local_file.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <iterator>
+#include <vector>
+
+namespace skald::cli {
+namespace {
+
+Status ErrnoError(std::string_view what, const std::string& path, int err) {
+  return Status::IOError(fmt::format("{} {}: {}", what, path, std::strerror(err)));
+}
+
+}  // namespace
+
+Result<std::string> ReadLocalInput(const std::string& path) {
+  int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError("cannot open", path, errno);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (fd != STDIN_FILENO) ::close(fd);
+    return Status::IOError(fmt::format("cannot read {}: it is a directory", path));
+  }
+  std::string out;
+  std::vector<char> buf(1 << 16);
+  for (;;) {
+    ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      if (fd != STDIN_FILENO) ::close(fd);
+      return ErrnoError("cannot read", path == "-" ? std::string("standard input") : path, err);
+    }
+    if (n == 0) break;
+    out.append(buf.data(), static_cast<size_t>(n));
+  }
+  if (fd != STDIN_FILENO) ::close(fd);
+  return out;
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
+  std::string tmp = path + ".skald-tmp-XXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return ErrnoError("cannot create a temporary file next to", path, errno);
+  auto fail = [&](std::string_view what, int err) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return ErrnoError(what, path, err);
+  };
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail("cannot write", errno);
+    }
+    done += static_cast<size_t>(n);
+  }
+  // mkstemp creates 0600; give the file the mode an ordinary create would.
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::fchmod(fd, 0666 & ~mask) != 0) return fail("cannot chmod", errno);
+  if (::fsync(fd) != 0) return fail("cannot fsync", errno);
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return ErrnoError("cannot close", path, err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return ErrnoError("cannot rename the temporary file onto", path, err);
+  }
+  return Status::Ok();
+}
+
+std::string ResolveDownloadPath(std::string_view uri, const std::string& local_path) {
+  struct stat st {};
+  if (local_path == "-" || ::stat(local_path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return local_path;
+  }
+  while (!uri.empty() && uri.back() == '/') uri.remove_suffix(1);
+  size_t slash = uri.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? uri : uri.substr(slash + 1);
+  std::string out = local_path;
+  if (out.back() != '/') out.push_back('/');
+  out += name;
+  return out;
+}
+
+}  // namespace skald::cli

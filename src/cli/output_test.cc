@@ -1,0 +1,129 @@
+#include "cli/output.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace skald::cli {
+namespace {
+
+std::string Render(void (*fn)(const Json&, std::ostream&), const Json& j) {
+  std::ostringstream out;
+  fn(j, out);
+  return out.str();
+}
+
+TEST(OutputTest, FormatSizeAndTime) {
+  EXPECT_EQ(FormatSize(0), "0 B");
+  EXPECT_EQ(FormatSize(1023), "1023 B");
+  EXPECT_EQ(FormatSize(1536), "1.5 KiB");
+  EXPECT_EQ(FormatSize(5ull << 30), "5.0 GiB");
+  EXPECT_EQ(FormatTime("2026-11-30T03:32:01.123Z"), "2026-11-30 03:32:01");
+  EXPECT_EQ(FormatTime("garbage"), "garbage");
+}
+
+TEST(OutputTest, OneLineCutsAtCodePoints) {
+  EXPECT_EQ(OneLine("first\nsecond", 80), "first");
+  EXPECT_EQ(OneLine("ääääääääää", 6), "äää...");
+}
+
+TEST(OutputTest, TableAlignsColumnsAndRightAlignsNumbers) {
+  Table t(
+      {{"NAME", Table::Align::kLeft}, {"SIZE", Table::Align::kRight}, {"X", Table::Align::kLeft}});
+  t.AddRow({"ä", "1", "a"});
+  t.AddRow({"long-name", "1000", "b"});
+  std::ostringstream out;
+  t.Print(out);
+  EXPECT_EQ(out.str(),
+            "NAME       SIZE  X\n"
+            "ä             1  a\n"
+            "long-name  1000  b\n");
+}
+
+TEST(OutputTest, LsMarksDirectoriesAndHidesPlaceholderAbstracts) {
+  Json ls = Json::parse(R"([
+    {"uri":"viking://resources/docs","size":0,"isDir":true,"modTime":"2026-01-02T03:04:05.000Z",
+     "abstract":"# viking://resources/docs [Directory abstract is not ready]"},
+    {"uri":"viking://resources/a.md","size":2048,"isDir":false,"modTime":"2026-01-02T03:04:06.000Z",
+     "abstract":""}])");
+  std::string text = Render(RenderLs, ls);
+  EXPECT_EQ(text,
+            "   SIZE  MODIFIED             URI\n"
+            "      -  2026-01-02 03:04:05  viking://resources/docs/\n"
+            "2.0 KiB  2026-01-02 03:04:06  viking://resources/a.md\n");
+  ls[0]["abstract"] = "Design notes\nmore";
+  EXPECT_NE(Render(RenderLs, ls).find("ABSTRACT"), std::string::npos);
+  EXPECT_NE(Render(RenderLs, ls).find("Design notes"), std::string::npos);
+}
+
+TEST(OutputTest, LsSimpleAndEmpty) {
+  EXPECT_EQ(Render(RenderLs, Json::parse(R"(["viking://a","viking://b"])")),
+            "viking://a\nviking://b\n");
+  EXPECT_EQ(Render(RenderLs, Json::array()), "(empty)\n");
+}
+
+TEST(OutputTest, RenderersSurviveMistypedFields) {
+  Json weird = Json::parse(R"([{"uri":5,"size":"big","isDir":"yes","modTime":null}])");
+  EXPECT_NO_THROW(Render(RenderLs, weird));
+  EXPECT_NO_THROW(Render(RenderGrep, Json::parse(R"({"matches":[{"line":"x"}]})")));
+  EXPECT_NO_THROW(Render(RenderGlob, Json("not an object")));
+  EXPECT_NO_THROW(Render(RenderFsck, Json::array()));
+}
+
+TEST(OutputTest, TreeDrawsBranches) {
+  Json tree = Json::parse(R"([
+    {"uri":"viking://r/a","rel_path":"a","isDir":true,"size":0,"modTime":""},
+    {"uri":"viking://r/a/x.md","rel_path":"a/x.md","isDir":false,"size":3,"modTime":""},
+    {"uri":"viking://r/b.md","rel_path":"b.md","isDir":false,"size":1,"modTime":""}])");
+  std::ostringstream out;
+  RenderTree(tree, "viking://r", out);
+  EXPECT_EQ(out.str(),
+            "viking://r/\n"
+            "├── a/\n"
+            "│   └── x.md  3 B\n"
+            "└── b.md      1 B\n");
+}
+
+TEST(OutputTest, GrepTableAndTruncationHint) {
+  Json grep = Json::parse(R"({"matches":[{"uri":"viking://r/a.md","line":3,"content":"hello"}],
+                              "count":1,"match_count":4,"files_scanned":2})");
+  std::string text = Render(RenderGrep, grep);
+  EXPECT_NE(text.find("viking://r/a.md     3  hello"), std::string::npos) << text;
+  EXPECT_NE(text.find("4 matches in 2 files scanned; showing 1"), std::string::npos) << text;
+}
+
+TEST(OutputTest, StatShowsTypeSizeAndOctalMode) {
+  std::ostringstream out;
+  RenderStat(Json::parse(R"({"name":"a.md","size":12,"mode":420,"modTime":"2026-01-02T03:04:05Z",
+                             "isDir":false,"isLocked":false,"count":7})"),
+             "viking://r/a.md", out);
+  std::string text = out.str();
+  EXPECT_NE(text.find("type      file"), std::string::npos) << text;
+  EXPECT_NE(text.find("mode      0644"), std::string::npos) << text;
+  EXPECT_NE(text.find("size      12 B (12 bytes)"), std::string::npos) << text;
+  EXPECT_NE(text.find("count     7"), std::string::npos) << text;
+}
+
+TEST(OutputTest, ConfirmationsAndFsck) {
+  EXPECT_EQ(Render(RenderRm, Json::parse(R"({"uri":"viking://r/x","estimated_deleted_count":0})")),
+            "nothing to remove at viking://r/x\n");
+  EXPECT_EQ(Render(RenderMv, Json::parse(R"({"from":"viking://a","to":"viking://b"})")),
+            "moved viking://a -> viking://b\n");
+  EXPECT_EQ(Render(RenderWrite, Json::parse(R"({"uri":"viking://r/a.md","mode":"create",
+                                                "written_bytes":1,"content_updated":true})")),
+            "wrote 1 byte to viking://r/a.md (create)\n");
+  EXPECT_EQ(Render(RenderFsck, Json::parse(R"({"nodes_checked":3,"clean":true,"issues":[]})")),
+            "fsck: 3 nodes checked, workspace is clean\n");
+  std::string dirty = Render(RenderFsck, Json::parse(R"({"nodes_checked":3,"clean":false,
+      "issues":[{"kind":"missing_content","account":"default","uri":"viking://r/a",
+                 "detail":"gone","repaired":false}]})"));
+  EXPECT_NE(dirty.find("1 issue, 0 repaired"), std::string::npos) << dirty;
+  EXPECT_NE(dirty.find("missing_content"), std::string::npos) << dirty;
+}
+
+TEST(OutputTest, TextIsPrintedExactly) {
+  EXPECT_EQ(Render(RenderText, Json("line1\nline2")), "line1\nline2");
+}
+
+}  // namespace
+}  // namespace skald::cli

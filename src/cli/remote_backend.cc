@@ -1,0 +1,348 @@
+// RemoteBackend: sends exactly the requests OpenViking's `ov` CLI sends
+// (reference §2.2-2.4, §3.3) and unwraps the {"status","result","error"}
+// envelope.
+
+#include "cli/remote_backend.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "cli/backend.h"
+#include "common/strings.h"
+
+namespace skald::cli {
+namespace {
+
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+std::string BoolParam(bool b) { return b ? "true" : "false"; }
+
+std::string_view WriteModeName(WriteMode mode) {
+  switch (mode) {
+    case WriteMode::kReplace:
+      return "replace";
+    case WriteMode::kAppend:
+      return "append";
+    case WriteMode::kCreate:
+      return "create";
+  }
+  return "replace";
+}
+
+// Why a request got no HTTP response, in words a user can act on.
+std::string DescribeTransportError(httplib::Error error, double timeout_seconds) {
+  switch (error) {
+    case httplib::Error::Connection:
+      return "could not connect (is `skald serve` running there?)";
+    case httplib::Error::ConnectionTimeout:
+      return fmt::format("connection timed out after {}s", timeout_seconds);
+    case httplib::Error::Read:
+      return fmt::format("no complete response within {}s (timeout or connection closed)",
+                         timeout_seconds);
+    case httplib::Error::Write:
+      return "the connection broke while sending the request";
+    case httplib::Error::SSLConnection:
+    case httplib::Error::SSLLoadingCerts:
+    case httplib::Error::SSLServerVerification:
+      return "TLS handshake failed (" + httplib::to_string(error) + ")";
+    default:
+      return "request failed (" + httplib::to_string(error) + ")";
+  }
+}
+
+struct HttpReply {
+  int status = 0;
+  std::string body;
+};
+
+class RemoteBackend final : public Backend {
+ public:
+  RemoteBackend(RemoteOptions options, ServerUrl url)
+      : options_(std::move(options)), url_(std::move(url)), client_(url_.scheme_host_port) {
+    // Paths and queries are percent-encoded here; httplib must not re-encode.
+    client_.set_url_encode(false);
+    auto whole = static_cast<time_t>(options_.timeout_seconds);
+    auto micros = static_cast<time_t>(
+        std::llround((options_.timeout_seconds - static_cast<double>(whole)) * 1e6));
+    client_.set_connection_timeout(whole, micros);
+    client_.set_read_timeout(whole, micros);
+    client_.set_write_timeout(whole, micros);
+    if (!options_.api_key.empty()) headers_.emplace("X-API-Key", options_.api_key);
+    if (!options_.account.empty()) headers_.emplace("X-OpenViking-Account", options_.account);
+    if (!options_.user.empty()) headers_.emplace("X-OpenViking-User", options_.user);
+  }
+
+  std::string Describe() const override { return "server " + options_.url; }
+
+  Result<Json> Ls(const LsArgs& args) override {
+    const LsOptions& o = args.options;
+    return GetJson("/api/v1/fs/ls", {{"uri", args.uri},
+                                     {"simple", BoolParam(args.simple)},
+                                     {"recursive", BoolParam(o.recursive)},
+                                     {"output", "agent"},
+                                     {"abs_limit", std::to_string(o.abs_limit)},
+                                     {"show_all_hidden", BoolParam(o.show_all_hidden)},
+                                     {"node_limit", std::to_string(o.node_limit)}});
+  }
+
+  Result<Json> Tree(const LsArgs& args) override {
+    const LsOptions& o = args.options;
+    return GetJson("/api/v1/fs/tree", {{"uri", args.uri},
+                                       {"output", "agent"},
+                                       {"abs_limit", std::to_string(o.abs_limit)},
+                                       {"show_all_hidden", BoolParam(o.show_all_hidden)},
+                                       {"node_limit", std::to_string(o.node_limit)},
+                                       {"level_limit", std::to_string(o.level_limit)}});
+  }
+
+  Result<Json> Stat(const std::string& uri) override {
+    return GetJson("/api/v1/fs/stat", {{"uri", uri}});
+  }
+
+  Result<Json> Mkdir(const std::string& uri, const std::string& description) override {
+    Json body{{"uri", uri}};
+    if (!description.empty()) body["description"] = description;
+    return PostJson("/api/v1/fs/mkdir", body);
+  }
+
+  Result<Json> Rm(const std::string& uri, bool recursive) override {
+    SKALD_ASSIGN_OR_RETURN(
+        HttpReply reply,
+        Send("DELETE", "/api/v1/fs", {{"uri", uri}, {"recursive", BoolParam(recursive)}}, ""));
+    return UnwrapEnvelope(reply.status, reply.body, options_.url);
+  }
+
+  Result<Json> Mv(const std::string& from, const std::string& to) override {
+    return PostJson("/api/v1/fs/mv", Json{{"from_uri", from}, {"to_uri", to}});
+  }
+
+  Result<Json> Read(const ReadArgs& args) override {
+    Params params{{"uri", args.uri}};
+    if (args.offset != 0) params.emplace_back("offset", std::to_string(args.offset));
+    if (args.limit != -1) params.emplace_back("limit", std::to_string(args.limit));
+    return GetJson("/api/v1/content/read", params);
+  }
+
+  Result<Json> Abstract(const std::string& uri) override {
+    return GetJson("/api/v1/content/abstract", {{"uri", uri}});
+  }
+
+  Result<Json> Overview(const std::string& uri) override {
+    return GetJson("/api/v1/content/overview", {{"uri", uri}});
+  }
+
+  Result<Json> Write(const WriteRequest& request) override {
+    return PostJson("/api/v1/content/write", Json{{"uri", request.uri},
+                                                  {"content", request.content},
+                                                  {"mode", WriteModeName(request.mode)}});
+  }
+
+  Result<std::string> Download(const std::string& uri) override {
+    SKALD_ASSIGN_OR_RETURN(HttpReply reply,
+                           Send("GET", "/api/v1/content/download", {{"uri", uri}}, ""));
+    if (reply.status >= 200 && reply.status < 300) return std::move(reply.body);
+    // Errors come as an envelope; UnwrapEnvelope turns it into the Status.
+    Result<Json> unwrapped = UnwrapEnvelope(reply.status, reply.body, options_.url);
+    if (!unwrapped.ok()) return unwrapped.status();
+    return Status::Internal(fmt::format("download from {} answered HTTP {} without an error",
+                                        options_.url, reply.status));
+  }
+
+  Result<Json> Glob(const GlobRequest& request) override {
+    return PostJson("/api/v1/search/glob", Json{{"pattern", request.pattern},
+                                                {"uri", request.uri},
+                                                {"node_limit", request.node_limit}});
+  }
+
+  Result<Json> Grep(const GrepRequest& request) override {
+    Json body{{"uri", request.uri},
+              {"pattern", request.pattern},
+              {"case_insensitive", request.case_insensitive},
+              {"node_limit", request.node_limit},
+              {"level_limit", request.level_limit}};
+    if (!request.exclude_uri.empty()) body["exclude_uri"] = request.exclude_uri;
+    return PostJson("/api/v1/search/grep", body);
+  }
+
+  Result<Json> Fsck(bool /*repair*/) override {
+    return UsageError(
+        "fsck checks a workspace's files directly and has no HTTP API; it cannot run with "
+        "--url. Stop the server (fsck needs the workspace LOCK) and run `skald --data "
+        "<workspace> fsck` on the server machine.");
+  }
+
+ private:
+  Result<Json> GetJson(const std::string& path, const Params& params) {
+    SKALD_ASSIGN_OR_RETURN(HttpReply reply, Send("GET", path, params, ""));
+    return UnwrapEnvelope(reply.status, reply.body, options_.url);
+  }
+
+  Result<Json> PostJson(const std::string& path, const Json& body) {
+    SKALD_ASSIGN_OR_RETURN(HttpReply reply, Send("POST", path, {}, DumpJson(body)));
+    return UnwrapEnvelope(reply.status, reply.body, options_.url);
+  }
+
+  Result<HttpReply> Send(std::string_view method, const std::string& path, const Params& params,
+                         const std::string& body) {
+    std::string target = url_.base_path + path;
+    if (!params.empty()) target += "?" + BuildQuery(params);
+    httplib::Result res = method == "GET" ? client_.Get(target, headers_)
+                          : method == "POST"
+                              ? client_.Post(target, headers_, body, "application/json")
+                              : client_.Delete(target, headers_);
+    if (!res) {
+      return Status::Unavailable(
+                 fmt::format("cannot reach the server at {}: {}", options_.url,
+                             DescribeTransportError(res.error(), options_.timeout_seconds)))
+          .WithReason(std::string(kConnectionErrorReason));
+    }
+    return HttpReply{res->status, std::move(res->body)};
+  }
+
+  RemoteOptions options_;
+  ServerUrl url_;
+  httplib::Client client_;
+  httplib::Headers headers_;
+};
+
+// The start of an unexpected body, for an error message.
+std::string TruncateForMessage(std::string_view body) {
+  std::string_view cut = TruncateUtf8(body, 200);
+  std::string out(cut);
+  if (cut.size() < body.size()) out += "...";
+  return out;
+}
+
+bool IsUnreserved(unsigned char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.' || c == '_' || c == '~';
+}
+
+}  // namespace
+
+Result<ServerUrl> ParseServerUrl(std::string_view url) {
+  std::string_view rest;
+  std::string_view scheme;
+  if (url.substr(0, 7) == "http://") {
+    scheme = "http://";
+  } else if (url.substr(0, 8) == "https://") {
+    scheme = "https://";
+  } else {
+    return UsageError(fmt::format(
+        "--url '{}' must start with http:// or https:// (e.g. http://127.0.0.1:1933)", url));
+  }
+  rest = url.substr(scheme.size());
+  size_t slash = rest.find('/');
+  std::string_view host_port = rest.substr(0, slash);
+  std::string_view path = slash == std::string_view::npos ? "" : rest.substr(slash);
+  if (host_port.empty() || host_port.front() == ':') {
+    return UsageError(fmt::format("--url '{}' has no host", url));
+  }
+  for (char c : host_port) {
+    if (c == '?' || c == '#' || c == '@' || c == ' ') {
+      return UsageError(fmt::format("--url '{}' is not of the form http://host:port", url));
+    }
+  }
+  if (path.find_first_of("?# ") != std::string_view::npos) {
+    return UsageError(fmt::format("--url '{}' must not carry a query or fragment", url));
+  }
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  return ServerUrl{std::string(scheme) + std::string(host_port), std::string(path)};
+}
+
+std::string PercentEncode(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (unsigned char c : s) {
+    if (IsUnreserved(c)) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xF]);
+    }
+  }
+  return out;
+}
+
+std::string BuildQuery(const std::vector<std::pair<std::string, std::string>>& params) {
+  std::string out;
+  for (const auto& [key, value] : params) {
+    if (!out.empty()) out.push_back('&');
+    out += PercentEncode(key);
+    out.push_back('=');
+    out += PercentEncode(value);
+  }
+  return out;
+}
+
+StatusCode StatusCodeFromWire(std::string_view code) {
+  if (code == "NOT_FOUND") return StatusCode::kNotFound;
+  if (code == "INVALID_ARGUMENT" || code == "INVALID_URI" || code == "UNSUPPORTED_URI" ||
+      code == "UNSUPPORTED_MODE" || code == "INVALID_FILTER") {
+    return StatusCode::kInvalidArgument;
+  }
+  if (code == "ALREADY_EXISTS") return StatusCode::kAlreadyExists;
+  if (code == "CONFLICT" || code == "ABORTED" || code == "WRITE_CONFLICT") {
+    return StatusCode::kConflict;
+  }
+  if (code == "PERMISSION_DENIED") return StatusCode::kPermissionDenied;
+  if (code == "UNAUTHENTICATED") return StatusCode::kUnauthenticated;
+  if (code == "FAILED_PRECONDITION") return StatusCode::kFailedPrecondition;
+  if (code == "UNAVAILABLE" || code == "MODEL_UNAVAILABLE") return StatusCode::kUnavailable;
+  if (code == "DEADLINE_EXCEEDED") return StatusCode::kDeadlineExceeded;
+  if (code == "RESOURCE_EXHAUSTED") return StatusCode::kResourceExhausted;
+  if (code == "CORRUPTION") return StatusCode::kCorruption;
+  return StatusCode::kInternal;
+}
+
+Result<Json> UnwrapEnvelope(int http_status, std::string_view body, std::string_view url) {
+  auto not_an_envelope = [&](std::string_view why) {
+    std::string excerpt(TruncateForMessage(body));
+    return Status::Internal(fmt::format("unexpected response from {} (HTTP {}): {}{}", url,
+                                        http_status, why, excerpt.empty() ? "" : ": " + excerpt));
+  };
+  Result<Json> parsed = ParseJson(body);
+  if (!parsed.ok() || !parsed->is_object()) return not_an_envelope("not a JSON envelope");
+  const Json& envelope = *parsed;
+  auto status_it = envelope.find("status");
+  auto error_it = envelope.find("error");
+  bool has_error = error_it != envelope.end() && error_it->is_object();
+  bool status_ok = status_it != envelope.end() && status_it->is_string() &&
+                   status_it->get_ref<const std::string&>() == "ok";
+  if (status_ok && !has_error && http_status >= 200 && http_status < 300) {
+    auto result_it = envelope.find("result");
+    return result_it == envelope.end() ? Json(nullptr) : *result_it;
+  }
+  if (!has_error) return not_an_envelope("no error object in a failed response");
+  const Json& error = *error_it;
+  std::string code = "UNKNOWN";
+  std::string message;
+  if (auto it = error.find("code"); it != error.end() && it->is_string()) code = *it;
+  if (auto it = error.find("message"); it != error.end() && it->is_string()) message = *it;
+  Status status(StatusCodeFromWire(code), std::move(message));
+  status.WithReason(code);
+  if (auto it = error.find("details"); it != error.end() && it->is_object()) {
+    for (const auto& [key, value] : it->items()) {
+      status.WithDetail(key, value.is_string() ? value.get<std::string>() : DumpJson(value));
+    }
+  }
+  return status;
+}
+
+Result<std::unique_ptr<Backend>> MakeRemoteBackend(const RemoteOptions& options) {
+  SKALD_ASSIGN_OR_RETURN(ServerUrl url, ParseServerUrl(options.url));
+  if (!(options.timeout_seconds > 0) || !std::isfinite(options.timeout_seconds)) {
+    return UsageError(fmt::format("--timeout must be a positive number of seconds, not {}",
+                                  options.timeout_seconds));
+  }
+  return std::unique_ptr<Backend>(std::make_unique<RemoteBackend>(options, std::move(url)));
+}
+
+}  // namespace skald::cli

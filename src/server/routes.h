@@ -1,0 +1,98 @@
+#pragma once
+
+// Internal to server/: the route table and the per-request Call object that
+// route handlers receive. Each routes_*.cc registers one group of routes.
+//
+// Thread safety: the Router is filled once before serving and only read
+// afterwards; a Call belongs to one request thread.
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/json_util.h"
+#include "server/http_util.h"
+#include "skald/db.h"
+
+namespace httplib {
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace skald::server {
+
+// One request as a route handler sees it, with the ways to answer it.
+class Call {
+ public:
+  Call(const httplib::Request& request, httplib::Response& response, Db& db, Identity who,
+       const QueryParams& query)
+      : request_(request), response_(response), db_(db), who_(std::move(who)), query_(query) {}
+
+  const httplib::Request& request() const { return request_; }
+  Db& db() { return db_; }
+  const Identity& who() const { return who_; }
+  const QueryParams& query() const { return query_; }
+
+  // 200 with the default envelope (null siblings kept).
+  void Ok(const Json& result);
+  // 200 with the exclude-none envelope (content/write and friends).
+  void OkExcludeNone(const Json& result, const Json* telemetry = nullptr);
+  // 200 with a body that is not enveloped (/health).
+  void Raw(const Json& body);
+  // 200 with raw bytes (download).
+  void Bytes(std::string bytes, const std::string& content_type);
+  // Error envelope for a Status: code from WireErrorCode, HTTP status from
+  // the §1.4 table, details from the Status.
+  void Fail(const Status& status);
+  // 400 INVALID_ARGUMENT "Invalid request parameters: ..." with
+  // details.validation_errors.
+  void FailValidation(const ValidationErrors& errors);
+  // Framework-style error (nulls omitted), e.g. 404 NOT_FOUND "Not Found".
+  void FailHttp(int http_status, std::string_view code, std::string_view message);
+  void SetHeader(const std::string& name, const std::string& value);
+
+  // The body as a JSON object. On failure the error response has been
+  // written and nullopt is returned.
+  std::optional<Json> BodyObject();
+
+ private:
+  const httplib::Request& request_;
+  httplib::Response& response_;
+  Db& db_;
+  Identity who_;
+  const QueryParams& query_;
+};
+
+using RouteHandler = std::function<void(Call&)>;
+
+// Exact-path routes, each with handlers per method.
+class Router {
+ public:
+  enum class Match { kFound, kMethodNotAllowed, kNotFound };
+
+  // REQUIRES: (method, path) not registered yet.
+  void Add(const std::string& method, const std::string& path, RouteHandler handler);
+  // Looks up `method` (HEAD is served by GET handlers) on `path`. On
+  // kMethodNotAllowed, *allowed lists the path's methods.
+  Match Find(std::string_view method, std::string_view path, const RouteHandler** handler,
+             std::vector<std::string>* allowed) const;
+  bool HasPath(std::string_view path) const;
+
+ private:
+  std::map<std::string, std::map<std::string, RouteHandler>, std::less<>> routes_;
+};
+
+// /api/v1/fs/{ls,tree,stat,mkdir,mv} and DELETE /api/v1/fs.
+void RegisterFsRoutes(Router& router);
+// /api/v1/content/{read,abstract,overview,download,write}.
+void RegisterContentRoutes(Router& router);
+// /api/v1/search/{glob,grep}.
+void RegisterSearchRoutes(Router& router);
+
+// Clamps a wire integer into the int range the option structs use.
+int ClampToInt(int64_t value);
+
+}  // namespace skald::server

@@ -1,0 +1,110 @@
+// Content routes (reference §2.3): read, abstract, overview, download, write.
+
+#include <chrono>
+
+#include "server/routes.h"
+#include "service/json_codec.h"
+
+namespace skald::server {
+namespace {
+
+void Read(Call& call) {
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  const std::string uri = q.RequiredString("uri");
+  const int64_t offset = q.Int("offset", 0);
+  const int64_t limit = q.Int("limit", -1);
+  // `raw` strips internal memory fields in OpenViking; Skald stores none yet,
+  // so both values return the stored text.
+  (void)q.Bool("raw", false);
+  if (!errors.empty()) return call.FailValidation(errors);
+
+  Result<std::string> text = call.db().Read(call.who(), uri, offset, limit);
+  if (!text.ok()) return call.Fail(text.status());
+  call.Ok(Json(*text));
+}
+
+template <Result<std::string> (Db::*kMethod)(const Identity&, std::string_view)>
+void SidecarRoute(Call& call) {
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  const std::string uri = q.RequiredString("uri");
+  if (!errors.empty()) return call.FailValidation(errors);
+
+  Result<std::string> text = (call.db().*kMethod)(call.who(), uri);
+  if (!text.ok()) return call.Fail(text.status());
+  call.Ok(Json(*text));
+}
+
+void Download(Call& call) {
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  const std::string uri = q.RequiredString("uri");
+  if (!errors.empty()) return call.FailValidation(errors);
+
+  Result<skald::Download> file = call.db().DownloadFile(call.who(), uri);
+  if (!file.ok()) return call.Fail(file.status());
+  call.SetHeader("Content-Disposition",
+                 ContentDispositionAttachment(file->name.empty() ? "download" : file->name));
+  call.Bytes(std::move(file->bytes), "application/octet-stream");
+}
+
+// What OpenViking's `wait=true` returns once its queues drained. Skald has no
+// background semantic/embedding work for a write yet, so there is nothing to
+// wait for and every counter is zero.
+Json EmptyQueueStatus() {
+  Json queue = {{"processed", 0}, {"requeue_count", 0}, {"error_count", 0},
+                {"errors", Json::array()}};
+  return Json{{"Semantic", queue}, {"Embedding", queue}};
+}
+
+// Body {uri, content, mode, wait, timeout, telemetry, processing_mode}
+// (extra="forbid"); answered with the exclude-none envelope.
+void Write(Call& call) {
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<Json> body = call.BodyObject();
+  if (!body.has_value()) return;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  WriteRequest request;
+  request.uri = b.RequiredString("uri");
+  request.content = b.RequiredString("content");
+  const std::string mode = b.Literal("mode", "replace", {"replace", "append", "create"});
+  const bool wait = b.Bool("wait", false);
+  (void)b.OptionalFloat("timeout");
+  bool telemetry_summary = false;
+  const bool telemetry = b.Telemetry("telemetry", &telemetry_summary);
+  // Accepted and validated; Skald has one processing path so far.
+  (void)b.OptionalLiteral("processing_mode", {"semantic_and_vectors", "vectors_only"});
+  b.ForbidExtra({"uri", "content", "mode", "wait", "timeout", "telemetry", "processing_mode"});
+  if (!errors.empty()) return call.FailValidation(errors);
+
+  request.mode = mode == "append"   ? WriteMode::kAppend
+                 : mode == "create" ? WriteMode::kCreate
+                                    : WriteMode::kReplace;
+  Result<WriteResult> written = call.db().Write(call.who(), request);
+  if (!written.ok()) return call.Fail(written.status());
+
+  Json result = WriteToJson(*written);
+  if (wait) result["queue_status"] = EmptyQueueStatus();
+  if (!telemetry) return call.OkExcludeNone(result);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  Json payload = {{"id", NewRequestId()}};
+  if (telemetry_summary) {
+    payload["summary"] = {{"operation", "content.write"}, {"status", "ok"}, {"duration_ms", ms}};
+  }
+  call.OkExcludeNone(result, &payload);
+}
+
+}  // namespace
+
+void RegisterContentRoutes(Router& router) {
+  router.Add("GET", "/api/v1/content/read", Read);
+  router.Add("GET", "/api/v1/content/abstract", SidecarRoute<&Db::Abstract>);
+  router.Add("GET", "/api/v1/content/overview", SidecarRoute<&Db::Overview>);
+  router.Add("GET", "/api/v1/content/download", Download);
+  router.Add("POST", "/api/v1/content/write", Write);
+}
+
+}  // namespace skald::server

@@ -1,0 +1,434 @@
+#include "server/server.h"
+
+#include <httplib.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "common/strings.h"
+#include "server/http_util.h"
+#include "server/routes.h"
+#include "service/json_codec.h"
+#include "skald/db.h"
+
+namespace skald {
+namespace server {
+
+// ---- Call ------------------------------------------------------------------
+
+namespace {
+constexpr const char* kJsonType = "application/json";
+}  // namespace
+
+void Call::Ok(const Json& result) {
+  response_.status = 200;
+  response_.set_content(OkEnvelope(result), kJsonType);
+}
+
+void Call::OkExcludeNone(const Json& result, const Json* telemetry) {
+  response_.status = 200;
+  response_.set_content(OkEnvelopeExcludeNone(result, telemetry), kJsonType);
+}
+
+void Call::Raw(const Json& body) {
+  response_.status = 200;
+  response_.set_content(DumpJson(body), kJsonType);
+}
+
+void Call::Bytes(std::string bytes, const std::string& content_type) {
+  response_.status = 200;
+  response_.body = std::move(bytes);
+  response_.set_header("Content-Type", content_type);
+}
+
+void Call::Fail(const Status& status) {
+  const std::string code = WireErrorCode(status);
+  const int http_status = HttpStatusForCode(code);
+  if (http_status >= 500) {
+    spdlog::error("{} {} failed: {}", request_.method, request_.path, status.ToString());
+  }
+  Json error = ErrorToJson(status);
+  response_.status = http_status;
+  response_.set_content(ErrorEnvelope(code, status.message(), error["details"]), kJsonType);
+}
+
+void Call::FailValidation(const ValidationErrors& errors) {
+  Json details = errors.Details();
+  response_.status = 400;
+  response_.set_content(ErrorEnvelopeExcludeNone("INVALID_ARGUMENT", errors.Message(), &details),
+                        kJsonType);
+}
+
+void Call::FailHttp(int http_status, std::string_view code, std::string_view message) {
+  response_.status = http_status;
+  response_.set_content(ErrorEnvelopeExcludeNone(code, message), kJsonType);
+}
+
+void Call::SetHeader(const std::string& name, const std::string& value) {
+  response_.set_header(name, value);
+}
+
+std::optional<Json> Call::BodyObject() {
+  ValidationErrors errors;
+  BodyParse parsed = ParseBodyObject(request_.body, &errors);
+  if (parsed.fatal_message.has_value()) {
+    FailHttp(400, "INVALID_ARGUMENT", *parsed.fatal_message);
+    return std::nullopt;
+  }
+  if (!errors.empty()) {
+    FailValidation(errors);
+    return std::nullopt;
+  }
+  return std::move(parsed.object);
+}
+
+// ---- Router ----------------------------------------------------------------
+
+void Router::Add(const std::string& method, const std::string& path, RouteHandler handler) {
+  routes_[path][method] = std::move(handler);
+}
+
+Router::Match Router::Find(std::string_view method, std::string_view path,
+                           const RouteHandler** handler, std::vector<std::string>* allowed) const {
+  auto route = routes_.find(path);
+  if (route == routes_.end()) return Match::kNotFound;
+  std::string_view effective = method == "HEAD" ? std::string_view("GET") : method;
+  for (const auto& [name, h] : route->second) {
+    if (name == effective) {
+      *handler = &h;
+      return Match::kFound;
+    }
+  }
+  allowed->clear();
+  for (const auto& [name, unused] : route->second) allowed->push_back(name);
+  return Match::kMethodNotAllowed;
+}
+
+bool Router::HasPath(std::string_view path) const { return routes_.find(path) != routes_.end(); }
+
+int ClampToInt(int64_t value) {
+  if (value > std::numeric_limits<int>::max()) return std::numeric_limits<int>::max();
+  if (value < std::numeric_limits<int>::min()) return std::numeric_limits<int>::min();
+  return static_cast<int>(value);
+}
+
+namespace {
+
+// ---- per-request bookkeeping ------------------------------------------------
+
+// cpp-httplib runs the pre-routing handler, the route handler, the error
+// handler and the post-routing handler of one request on the same pool
+// thread, so the request's id and start time travel in a thread_local.
+struct RequestTrace {
+  bool active = false;
+  std::chrono::steady_clock::time_point start;
+  std::string request_id;
+  bool invalid_request_id = false;
+};
+thread_local RequestTrace t_trace;
+
+void BeginTrace(const httplib::Request& req) {
+  t_trace.active = true;
+  t_trace.start = std::chrono::steady_clock::now();
+  const size_t count = req.get_header_value_count(std::string(kRequestIdHeader));
+  const std::string inbound =
+      count == 1 ? req.get_header_value(std::string(kRequestIdHeader)) : std::string();
+  if (count == 1 && IsValidRequestId(inbound)) {
+    t_trace.request_id = inbound;
+    t_trace.invalid_request_id = false;
+  } else {
+    t_trace.request_id = NewRequestId();
+    t_trace.invalid_request_id = count > 0;
+  }
+}
+
+std::string_view ReasonPhrase(int status) {
+  switch (status) {
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 413: return "Request Entity Too Large";
+    case 414: return "URI Too Long";
+    case 416: return "Range Not Satisfiable";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "HTTP request failed";
+  }
+}
+
+// Starlette HTTPException status -> envelope code (reference §1.3).
+std::string_view FrameworkCode(int status) {
+  switch (status) {
+    case 400: return "INVALID_ARGUMENT";
+    case 401: return "UNAUTHENTICATED";
+    case 403: return "PERMISSION_DENIED";
+    case 404: return "NOT_FOUND";
+    case 409: return "CONFLICT";
+    case 422: return "INVALID_ARGUMENT";
+    case 429: return "RESOURCE_EXHAUSTED";
+    case 502:
+    case 503: return "UNAVAILABLE";
+    case 504: return "DEADLINE_EXCEEDED";
+    default: return status >= 500 ? "INTERNAL" : "UNKNOWN";
+  }
+}
+
+std::string InternalErrorBody() {
+  return ErrorEnvelope("INTERNAL", "Internal server error", Json(nullptr));
+}
+
+void HealthRoute(Call& call) {
+  Json body = {{"status", "ok"},
+               {"healthy", true},
+               {"version", std::string(kSkaldVersion)},
+               {"auth_mode", "dev"}};
+  const auto& req = call.request();
+  if (req.has_header("X-OpenViking-Account") || req.has_header("X-OpenViking-User")) {
+    Result<Identity> who = DevIdentity(req.get_header_value("X-OpenViking-Account"),
+                                       req.get_header_value("X-OpenViking-User"));
+    if (who.ok()) {  // /health never fails on identity problems
+      body["account_id"] = who->account;
+      body["user_id"] = who->user;
+      body["role"] = std::string(RoleName(who->role));
+    }
+  }
+  call.Raw(body);
+}
+
+}  // namespace
+}  // namespace server
+
+// ---- ServerOptions / HttpServer -----------------------------------------------
+
+Status ServerOptions::Validate() const {
+  if (host.empty()) return Status::InvalidArgument("server host must not be empty");
+  if (port < 0 || port > 65535) {
+    return Status::InvalidArgument(fmt::format("port must be between 0 and 65535, got {}", port));
+  }
+  if (threads < 1) return Status::InvalidArgument("threads must be at least 1");
+  if (keep_alive_timeout_sec < 1) {
+    return Status::InvalidArgument("keep_alive_timeout_sec must be at least 1");
+  }
+  if (keep_alive_max_count < 1) {
+    return Status::InvalidArgument("keep_alive_max_count must be at least 1");
+  }
+  if (max_body_bytes < 1) return Status::InvalidArgument("max_body_bytes must be positive");
+  return Status::Ok();
+}
+
+HttpServer::HttpServer(Db& db, ServerOptions options)
+    : db_(db),
+      options_(std::move(options)),
+      router_(std::make_unique<server::Router>()),
+      http_(std::make_unique<httplib::Server>()) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptions& options) {
+  SKALD_RETURN_IF_ERROR(options.Validate());
+  std::unique_ptr<HttpServer> server(new HttpServer(db, options));
+  server::Router& router = *server->router_;
+  router.Add("GET", "/health", server::HealthRoute);
+  server::RegisterFsRoutes(router);
+  server::RegisterContentRoutes(router);
+  server::RegisterSearchRoutes(router);
+
+  httplib::Server& http = *server->http_;
+  const int threads = options.threads;
+  // cpp-httplib owns the queue it gets from this factory (its API takes a raw pointer).
+  http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  http.set_tcp_nodelay(true);
+  http.set_keep_alive_timeout(options.keep_alive_timeout_sec);
+  http.set_keep_alive_max_count(static_cast<size_t>(options.keep_alive_max_count));
+  http.set_payload_max_length(static_cast<size_t>(options.max_body_bytes));
+
+  http.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
+    server::BeginTrace(req);
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+
+  HttpServer* self = server.get();
+  auto dispatch = [self](const httplib::Request& req, httplib::Response& res) {
+    self->Dispatch(req, res);
+  };
+  // One catch-all per method: routing (404/405/redirects) is done by Router
+  // so that unknown methods on known paths get 405 like Starlette.
+  const std::string any = "[\\s\\S]*";
+  http.Get(any, dispatch);
+  http.Post(any, dispatch);
+  http.Put(any, dispatch);
+  http.Patch(any, dispatch);
+  http.Delete(any, dispatch);
+  http.Options(any, dispatch);
+
+  const int64_t max_body = options.max_body_bytes;
+  http.set_error_handler(httplib::Server::HandlerWithResponse(
+      [max_body](const httplib::Request&, httplib::Response& res) {
+    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    std::string body;
+    if (res.status == 413) {
+      Json details = {{"limit_bytes", max_body}};
+      body = server::ErrorEnvelopeExcludeNone(
+          "RESOURCE_EXHAUSTED",
+          fmt::format("Request body too large: the limit is {} bytes (server.max_body_bytes)",
+                      max_body),
+          &details);
+    } else if (res.status >= 500) {
+      body = server::InternalErrorBody();
+    } else {
+      body = server::ErrorEnvelopeExcludeNone(server::FrameworkCode(res.status),
+                                              server::ReasonPhrase(res.status));
+    }
+    res.set_content(body, "application/json");
+    return httplib::Server::HandlerResponse::Handled;
+  }));
+
+  http.set_exception_handler(
+      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
+        spdlog::error("{} {}: unexpected exception escaped a handler", req.method, req.path);
+        res.status = 500;
+        res.set_content(server::InternalErrorBody(), "application/json");
+      });
+
+  http.set_post_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    server::RequestTrace& trace = server::t_trace;
+    if (!trace.active) {  // the request never reached pre-routing (malformed request line)
+      trace.start = std::chrono::steady_clock::now();
+      trace.request_id = server::NewRequestId();
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - trace.start).count();
+    res.set_header(std::string(server::kRequestIdHeader), trace.request_id);
+    res.set_header("X-Process-Time", fmt::format("{:.6f}", seconds));
+    spdlog::debug("{} {} {} {:.2f}ms request_id={}", req.method, req.path, res.status,
+                  seconds * 1000.0, trace.request_id);
+    trace.active = false;
+  });
+  return server;
+}
+
+void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
+  if (!server::t_trace.active) server::BeginTrace(req);
+  if (server::t_trace.invalid_request_id) {
+    res.status = 400;
+    res.set_content(
+        server::ErrorEnvelopeExcludeNone("INVALID_ARGUMENT", server::kInvalidRequestIdMessage),
+        "application/json");
+    return;
+  }
+  const server::RouteHandler* handler = nullptr;
+  std::vector<std::string> allowed;
+  switch (router_->Find(req.method, req.path, &handler, &allowed)) {
+    case server::Router::Match::kNotFound: {
+      // Starlette redirects "/route/" to "/route" when only the latter exists.
+      if (req.path.size() > 1 && req.path.back() == '/' &&
+          router_->HasPath(std::string_view(req.path).substr(0, req.path.size() - 1))) {
+        std::string location = req.path.substr(0, req.path.size() - 1);
+        size_t q = req.target.find('?');
+        if (q != std::string::npos) location += req.target.substr(q);
+        res.status = 307;
+        res.set_header("Location", location);
+        return;
+      }
+      res.status = 404;
+      res.set_content(server::ErrorEnvelopeExcludeNone("NOT_FOUND", "Not Found"),
+                      "application/json");
+      return;
+    }
+    case server::Router::Match::kMethodNotAllowed:
+      res.status = 405;
+      res.set_header("Allow", Join(allowed, ", "));
+      res.set_content(server::ErrorEnvelopeExcludeNone("UNKNOWN", "Method Not Allowed"),
+                      "application/json");
+      return;
+    case server::Router::Match::kFound:
+      break;
+  }
+
+  const size_t q = req.target.find('?');
+  Result<server::QueryParams> query =
+      server::QueryParams::Parse(q == std::string::npos ? std::string_view()
+                                                        : std::string_view(req.target).substr(q + 1));
+  server::QueryParams empty_query;
+  server::Call call(req, res, db_, Identity(), query.ok() ? *query : empty_query);
+  if (!query.ok()) {
+    server::ValidationErrors errors;
+    errors.Add({"query"}, query.status().message(), "unicode_error");
+    call.FailValidation(errors);
+    return;
+  }
+  Result<Identity> who = server::DevIdentity(req.get_header_value("X-OpenViking-Account"),
+                                             req.get_header_value("X-OpenViking-User"));
+  if (!who.ok()) {
+    call.Fail(who.status());
+    return;
+  }
+  server::Call identified(req, res, db_, *who, *query);
+  try {
+    (*handler)(identified);
+  } catch (const std::exception& e) {
+    spdlog::error("{} {}: unexpected exception: {}", req.method, req.path, e.what());
+    res = httplib::Response();
+    res.status = 500;
+    res.set_content(server::InternalErrorBody(), "application/json");
+  } catch (...) {
+    spdlog::error("{} {}: unexpected non-standard exception", req.method, req.path);
+    res = httplib::Response();
+    res.status = 500;
+    res.set_content(server::InternalErrorBody(), "application/json");
+  }
+}
+
+Status HttpServer::Bind() {
+  errno = 0;
+  if (options_.port == 0) {
+    int port = http_->bind_to_any_port(options_.host);
+    if (port <= 0) {
+      return Status::Unavailable(fmt::format("cannot bind {}: {}", options_.host,
+                                             errno != 0 ? std::strerror(errno) : "bind failed"));
+    }
+    port_ = port;
+  } else {
+    if (!http_->bind_to_port(options_.host, options_.port)) {
+      return Status::Unavailable(fmt::format("cannot bind {}:{}: {}", options_.host, options_.port,
+                                             errno != 0 ? std::strerror(errno) : "bind failed"));
+    }
+    port_ = options_.port;
+  }
+  return Status::Ok();
+}
+
+Status HttpServer::Serve() {
+  serving_ = true;
+  if (stop_requested_) {
+    serving_ = false;
+    return Status::Ok();
+  }
+  const bool ok = http_->listen_after_bind();
+  serving_ = false;
+  if (!ok && !stop_requested_) return Status::Internal("the HTTP listener stopped unexpectedly");
+  return Status::Ok();
+}
+
+void HttpServer::Stop() {
+  stop_requested_ = true;
+  // listen_after_bind() only becomes stoppable once is_running() is true;
+  // wait for that so a Stop() racing with Serve()'s start is not lost.
+  for (int i = 0; i < 5000 && serving_ && !http_->is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  http_->stop();
+}
+
+}  // namespace skald

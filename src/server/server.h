@@ -1,0 +1,88 @@
+#pragma once
+
+// HttpServer: Skald's HTTP API, wire-compatible with OpenViking's HTTP API v1
+// (reference §1-2), served by cpp-httplib.
+//
+// Thread safety: Bind() and Serve() are called by one owner thread; Stop()
+// may be called from any thread (not from a signal handler). Requests are
+// served concurrently on the server's own thread pool and call the Db,
+// which is thread-safe.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "skald/result.h"
+#include "skald/status.h"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace skald {
+
+class Db;
+
+namespace server {
+class Router;
+}  // namespace server
+
+struct ServerOptions {
+  // Interface to bind; dev mode requires a loopback host (checked by Config).
+  std::string host = "127.0.0.1";
+  // 0 binds an ephemeral port; HttpServer::port() reports the real one.
+  int port = 1933;
+  // Request threads. cpp-httplib gives a connection one thread for its whole
+  // keep-alive life, so this must exceed the expected number of concurrent
+  // keep-alive connections or new connections wait for a thread.
+  int threads = 128;
+  // Idle keep-alive connections are closed after this many seconds.
+  int keep_alive_timeout_sec = 5;
+  // A keep-alive connection is closed after this many requests.
+  int keep_alive_max_count = 1000;
+  // Larger request bodies are refused with HTTP 413 before they are read.
+  int64_t max_body_bytes = int64_t{32} << 20;
+
+  Status Validate() const;
+};
+
+class HttpServer {
+ public:
+  // Creates a server for `db` with every route registered; nothing is bound
+  // yet. `db` must outlive the server. InvalidArgument for bad options.
+  static Result<std::unique_ptr<HttpServer>> Create(Db& db, const ServerOptions& options);
+
+  // REQUIRES: Serve() is not running (call Stop() and let Serve() return first).
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds host:port. Unavailable (with the OS reason) when the address is
+  // taken or cannot be bound.
+  Status Bind();
+  // The bound port (the ephemeral one when options.port was 0); 0 before Bind().
+  int port() const { return port_.load(); }
+  // Serves until Stop(). REQUIRES: Bind() succeeded. Returns Ok after Stop(),
+  // Internal if the listener failed.
+  Status Serve();
+  // Makes Serve() return; in-flight requests finish first. Idempotent.
+  void Stop();
+
+ private:
+  HttpServer(Db& db, ServerOptions options);
+  // Routes one request (every method and path arrives here).
+  void Dispatch(const httplib::Request& req, httplib::Response& res);
+
+  Db& db_;
+  const ServerOptions options_;
+  std::unique_ptr<server::Router> router_;
+  std::unique_ptr<httplib::Server> http_;
+  std::atomic<int> port_{0};
+  std::atomic<bool> serving_{false};
+  std::atomic<bool> stop_requested_{false};
+};
+
+}  // namespace skald

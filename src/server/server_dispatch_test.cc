@@ -1,0 +1,151 @@
+// HttpServer against a fake Db on a loopback port: what the server does on
+// its own when the Db misbehaves (throws, fails), independent of storage.
+
+#include <httplib.h>
+
+#include <stdexcept>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "common/json_util.h"
+#include "server/server.h"
+#include "skald/db.h"
+
+namespace skald {
+namespace {
+
+// A Db whose Stat throws and whose other operations fail with a chosen Status.
+class FakeDb : public Db {
+ public:
+  Status failure = Status::Unavailable("backend offline");
+
+  Result<std::vector<LsEntry>> Ls(const Identity&, std::string_view, const LsOptions&) override {
+    return failure;
+  }
+  Result<std::vector<LsEntry>> Tree(const Identity&, std::string_view, const LsOptions&) override {
+    return failure;
+  }
+  Result<NodeInfo> Stat(const Identity&, std::string_view) override {
+    throw std::runtime_error("boom");
+  }
+  Result<std::string> Mkdir(const Identity& who, std::string_view uri,
+                            std::string_view) override {
+    last_account = who.account;
+    return std::string(uri);
+  }
+  Result<RmResult> Rm(const Identity&, std::string_view, bool) override { return failure; }
+  Result<MvResult> Mv(const Identity&, std::string_view, std::string_view) override {
+    return failure;
+  }
+  Result<std::string> Read(const Identity&, std::string_view, int64_t, int64_t) override {
+    return failure;
+  }
+  Result<Download> DownloadFile(const Identity&, std::string_view) override { return failure; }
+  Result<WriteResult> Write(const Identity&, const WriteRequest&) override { return failure; }
+  Result<std::string> Abstract(const Identity&, std::string_view) override { return failure; }
+  Result<std::string> Overview(const Identity&, std::string_view) override { return failure; }
+  Result<GlobResult> Glob(const Identity&, const GlobRequest&) override { return failure; }
+  Result<GrepResult> Grep(const Identity&, const GrepRequest&) override { return failure; }
+  Result<FsckReport> Fsck(bool) override { return failure; }
+
+  std::string last_account;
+};
+
+class ServerDispatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.port = 0;
+    options.threads = 4;
+    auto created = HttpServer::Create(db_, options);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    server_ = std::move(created).value();
+    ASSERT_TRUE(server_->Bind().ok());
+    ASSERT_GT(server_->port(), 0);
+    serve_thread_ = std::thread([this] { served_ = server_->Serve(); });
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+  }
+  void TearDown() override {
+    client_.reset();
+    server_->Stop();
+    serve_thread_.join();
+    EXPECT_TRUE(served_.ok()) << served_.ToString();
+  }
+
+  FakeDb db_;
+  std::unique_ptr<HttpServer> server_;
+  std::thread serve_thread_;
+  Status served_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(ServerDispatchTest, ExceptionBecomes500AndServerKeepsServing) {
+  auto r = client_->Get("/api/v1/fs/stat?uri=viking%3A%2F%2Fresources");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 500);
+  Json body = Json::parse(r->body);
+  EXPECT_EQ(body["error"]["code"], "INTERNAL");
+  EXPECT_EQ(body["error"]["message"], "Internal server error");
+  EXPECT_TRUE(body["result"].is_null());
+  EXPECT_FALSE(r->get_header_value("X-Request-ID").empty());
+
+  auto health = client_->Get("/health");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+}
+
+TEST_F(ServerDispatchTest, DbStatusMapsToWireCodeAndHttpStatus) {
+  auto r = client_->Get("/api/v1/fs/ls?uri=viking%3A%2F%2F");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  Json body = Json::parse(r->body);
+  EXPECT_EQ(body["error"]["code"], "UNAVAILABLE");
+  EXPECT_EQ(body["error"]["message"], "backend offline");
+  EXPECT_EQ(body["error"]["details"], Json::object());
+
+  db_.failure = Status::FailedPrecondition("not empty").WithDetail("resource", "viking://x");
+  auto rm = client_->Delete("/api/v1/fs?uri=viking%3A%2F%2Fx");
+  ASSERT_TRUE(rm);
+  EXPECT_EQ(rm->status, 412);
+  EXPECT_EQ(Json::parse(rm->body)["error"]["details"]["resource"], "viking://x");
+
+  db_.failure = Status::InvalidArgument("Invalid URI: x (bad)").WithReason("INVALID_URI");
+  auto uri = client_->Get("/api/v1/content/read?uri=x");
+  ASSERT_TRUE(uri);
+  EXPECT_EQ(uri->status, 400);
+  EXPECT_EQ(Json::parse(uri->body)["error"]["code"], "INVALID_URI");
+}
+
+TEST_F(ServerDispatchTest, IdentityHeadersReachTheDb) {
+  httplib::Headers headers = {{"X-OpenViking-Account", "acme"}};
+  auto r = client_->Post("/api/v1/fs/mkdir", headers, R"({"uri":"viking://resources/a"})",
+                         "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(db_.last_account, "acme");
+}
+
+TEST(ServerOptionsTest, RejectsBadOptions) {
+  ServerOptions options;
+  options.threads = 0;
+  EXPECT_FALSE(options.Validate().ok());
+  options = ServerOptions();
+  options.port = 70000;
+  EXPECT_FALSE(options.Validate().ok());
+  EXPECT_TRUE(ServerOptions().Validate().ok());
+}
+
+TEST(HttpServerTest, StopBeforeServeReturnsPromptly) {
+  FakeDb db;
+  ServerOptions options;
+  options.port = 0;
+  auto server = HttpServer::Create(db, options);
+  ASSERT_TRUE(server.ok());
+  ASSERT_TRUE((*server)->Bind().ok());
+  (*server)->Stop();
+  EXPECT_TRUE((*server)->Serve().ok());
+}
+
+}  // namespace
+}  // namespace skald

@@ -1,0 +1,319 @@
+#include "api_fixture.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#ifndef SKALD_BINARY
+#error "SKALD_BINARY must name the skald executable"
+#endif
+
+namespace skald::apitest {
+namespace {
+
+constexpr auto kStartTimeout = std::chrono::seconds(30);
+constexpr auto kExitTimeout = std::chrono::seconds(30);
+
+std::vector<char*> Argv(std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
+// Waits for `pid` up to `timeout`; returns the exit code, -1 for a signal
+// death, -2 on timeout.
+int WaitFor(pid_t pid, std::chrono::steady_clock::duration timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (r < 0) return -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return -2;
+}
+
+}  // namespace
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string templ = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
+                      "/skald-api-test-XXXXXX";
+  if (mkdtemp(templ.data()) == nullptr) {
+    ADD_FAILURE() << "mkdtemp failed: " << std::strerror(errno);
+  }
+  path_ = templ;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
+ExitResult RunSkald(const std::vector<std::string>& args) {
+  ExitResult result;
+  int out_pipe[2];
+  int err_pipe[2];
+  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) {
+    ADD_FAILURE() << "pipe failed";
+    return result;
+  }
+  std::vector<std::string> full = {SKALD_BINARY};
+  full.insert(full.end(), args.begin(), args.end());
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_pipe[1], STDOUT_FILENO);
+    dup2(err_pipe[1], STDERR_FILENO);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    std::vector<char*> argv = Argv(full);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  // Drain both pipes until EOF so the child never blocks on a full pipe.
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&result.stdout_text, &result.stderr_text};
+  int open_fds = 2;
+  const auto deadline = std::chrono::steady_clock::now() + kExitTimeout;
+  while (open_fds > 0 && std::chrono::steady_clock::now() < deadline) {
+    if (poll(fds, 2, 100) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP)) == 0) continue;
+      char buf[4096];
+      ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<size_t>(n));
+      } else {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  for (pollfd& p : fds) {
+    if (p.fd >= 0) close(p.fd);
+  }
+  result.exit_code = WaitFor(pid, kExitTimeout);
+  if (result.exit_code == -2) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    ADD_FAILURE() << "skald did not exit";
+  }
+  return result;
+}
+
+std::unique_ptr<SkaldProcess> SkaldProcess::Start(const std::string& data_dir,
+                                                  const std::vector<std::string>& extra_args) {
+  int out_pipe[2];
+  if (pipe(out_pipe) != 0) {
+    ADD_FAILURE() << "pipe failed";
+    return nullptr;
+  }
+  std::vector<std::string> args = {SKALD_BINARY, "serve", "--port", "0", "--data", data_dir};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_pipe[1], STDOUT_FILENO);
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    std::vector<char*> argv = Argv(args);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  std::unique_ptr<SkaldProcess> process(new SkaldProcess());
+  process->pid_ = pid;
+  process->stdout_fd_ = out_pipe[0];
+
+  std::string line;
+  const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
+  while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    pollfd p = {out_pipe[0], POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    char buf[512];
+    ssize_t n = read(out_pipe[0], buf, sizeof(buf));
+    if (n <= 0) break;  // the child exited before listening
+    line.append(buf, static_cast<size_t>(n));
+  }
+  const std::string prefix = "skald: listening on http://";
+  size_t at = line.find(prefix);
+  size_t space = at == std::string::npos ? std::string::npos : line.find(' ', at + prefix.size());
+  size_t colon = space == std::string::npos ? std::string::npos : line.rfind(':', space);
+  if (colon == std::string::npos || colon < at + prefix.size()) {
+    ADD_FAILURE() << "no listening line from skald serve; got: '" << line << "'";
+    return nullptr;
+  }
+  process->port_ = std::atoi(line.substr(colon + 1, space - colon - 1).c_str());
+  process->listening_line_ = line.substr(0, line.find('\n'));
+  return process;
+}
+
+SkaldProcess::~SkaldProcess() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  if (stdout_fd_ >= 0) close(stdout_fd_);
+}
+
+int SkaldProcess::Stop(int signal_number) {
+  if (pid_ <= 0) return -1;
+  kill(pid_, signal_number);
+  int code = WaitFor(pid_, kExitTimeout);
+  if (code == -2) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    code = -1;
+  }
+  pid_ = -1;
+  return code;
+}
+
+std::unique_ptr<httplib::Client> SkaldProcess::NewClient() const {
+  auto client = std::make_unique<httplib::Client>("127.0.0.1", port_);
+  client->set_keep_alive(true);
+  client->set_connection_timeout(10);
+  client->set_read_timeout(10);
+  client->set_write_timeout(10);
+  return client;
+}
+
+std::string Reply::Header(const std::string& name) const {
+  auto it = headers.find(name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
+std::string Reply::Code() const {
+  if (!json.is_object() || !json.contains("error") || !json["error"].is_object()) return "";
+  return json["error"].value("code", "");
+}
+
+std::string RawHttp(int port, const std::string& request) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return std::string();
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string response;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(request.size())) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      pollfd p = {fd, POLLIN, 0};
+      if (poll(&p, 1, 100) <= 0) continue;
+      char buf[4096];
+      ssize_t n = recv(fd, buf, sizeof(buf), 0);
+      if (n <= 0) break;
+      response.append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  return response;
+}
+
+std::string Q(const std::string& value) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : value) {
+    if (std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+namespace {
+
+Reply ToReply(const httplib::Result& result) {
+  Reply reply;
+  if (!result) {
+    reply.error = "transport error " + std::to_string(static_cast<int>(result.error()));
+    return reply;
+  }
+  reply.status = result->status;
+  reply.raw = result->body;
+  reply.headers = result->headers;
+  reply.json = Json::parse(reply.raw, nullptr, /*allow_exceptions=*/false);
+  if (reply.json.is_discarded()) reply.json = Json();
+  return reply;
+}
+
+}  // namespace
+
+void ApiTest::SetUp() {
+  workspace_ = std::make_unique<TempDir>();
+  server_ = SkaldProcess::Start(workspace_->path());
+  ASSERT_NE(server_, nullptr);
+  client_ = server_->NewClient();
+}
+
+void ApiTest::TearDown() {
+  client_.reset();
+  if (server_ != nullptr) {
+    EXPECT_EQ(server_->Stop(SIGTERM), 0) << "skald serve did not shut down cleanly";
+  }
+}
+
+Reply ApiTest::Get(const std::string& path_and_query, const httplib::Headers& headers) {
+  return ToReply(client_->Get(path_and_query, headers));
+}
+
+Reply ApiTest::Post(const std::string& path, const std::string& body,
+                    const std::string& content_type, const httplib::Headers& headers) {
+  return ToReply(client_->Post(path, headers, body, content_type));
+}
+
+Reply ApiTest::Delete(const std::string& path_and_query) {
+  return ToReply(client_->Delete(path_and_query));
+}
+
+Reply ApiTest::Put(const std::string& path, const std::string& body) {
+  return ToReply(client_->Put(path, body, "application/json"));
+}
+
+void ApiTest::Mkdir(const std::string& uri) {
+  Reply r = PostJson("/api/v1/fs/mkdir", {{"uri", uri}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+}
+
+void ApiTest::Create(const std::string& uri, const std::string& content) {
+  Reply r = PostJson("/api/v1/content/write", {{"uri", uri}, {"content", content}, {"mode", "create"}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+}
+
+void ApiTest::ExpectHealthy() {
+  // A fresh connection: the previous request may have closed the old one.
+  std::unique_ptr<httplib::Client> fresh = server_->NewClient();
+  Reply r = ToReply(fresh->Get("/health"));
+  ASSERT_EQ(r.status, 200) << r.error;
+  EXPECT_EQ(r.json.value("healthy", false), true) << r.raw;
+}
+
+std::string ApiTest::Root() const {
+  return std::string("viking://resources/") +
+         ::testing::UnitTest::GetInstance()->current_test_info()->name();
+}
+
+}  // namespace skald::apitest

@@ -1,0 +1,109 @@
+// /api/v1/search/{glob,grep}.
+
+#include "api_fixture.h"
+
+namespace skald::apitest {
+namespace {
+
+class SearchApiTest : public ApiTest {
+ protected:
+  void SetUp() override {
+    ApiTest::SetUp();
+    if (HasFatalFailure()) return;
+    Create(Root() + "/a.md", "alpha\nBeta line\n");
+    Create(Root() + "/sub/b.md", "beta again\nnothing\n");
+    Create(Root() + "/sub/c.txt", "gamma\n");
+  }
+};
+
+TEST_F(SearchApiTest, GlobMatchesAndCounts) {
+  Reply r = PostJson("/api/v1/search/glob",
+                     {{"pattern", "**/*.md"}, {"uri", Root()}, {"ignored_field", true}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.json["result"]["matches"], Json::array({Root() + "/a.md", Root() + "/sub/b.md"}));
+  EXPECT_EQ(r.json["result"]["count"], 2);
+  EXPECT_TRUE(r.json["error"].is_null());
+
+  Reply limited = PostJson("/api/v1/search/glob",
+                           {{"pattern", "**/*"}, {"uri", Root()}, {"node_limit", 1}});
+  ASSERT_EQ(limited.status, 200) << limited.raw;
+  EXPECT_EQ(limited.json["result"]["matches"].size(), 1u);
+  Reply unlimited = PostJson("/api/v1/search/glob",
+                             {{"pattern", "**/*.txt"}, {"uri", Root()}, {"node_limit", nullptr}});
+  ASSERT_EQ(unlimited.status, 200) << unlimited.raw;
+  EXPECT_EQ(unlimited.json["result"]["count"], 1);
+}
+
+TEST_F(SearchApiTest, GlobDefaultsAndErrors) {
+  Reply everywhere = PostJson("/api/v1/search/glob", {{"pattern", "**/c.txt"}});
+  ASSERT_EQ(everywhere.status, 200) << everywhere.raw;
+  EXPECT_EQ(everywhere.json["result"]["matches"], Json::array({Root() + "/sub/c.txt"}));
+
+  Reply empty = PostJson("/api/v1/search/glob", {{"pattern", ""}, {"uri", Root()}});
+  EXPECT_EQ(empty.status, 400) << empty.raw;
+  Reply missing_dir = PostJson("/api/v1/search/glob", {{"pattern", "*"}, {"uri", Root() + "/x"}});
+  EXPECT_EQ(missing_dir.status, 404) << missing_dir.raw;
+  Reply no_pattern = PostJson("/api/v1/search/glob", {{"uri", Root()}});
+  ASSERT_EQ(no_pattern.status, 400) << no_pattern.raw;
+  EXPECT_EQ(no_pattern.json["error"]["details"]["validation_errors"][0]["loc"],
+            Json::array({"body", "pattern"}));
+  Reply wrong_type = PostJson("/api/v1/search/glob", {{"pattern", "*"}, {"node_limit", "many"}});
+  EXPECT_EQ(wrong_type.status, 400) << wrong_type.raw;
+}
+
+TEST_F(SearchApiTest, GrepReturnsLineNumbersAndCounts) {
+  Reply r = PostJson("/api/v1/search/grep", {{"uri", Root()}, {"pattern", "eta"}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const Json& g = r.json["result"];
+  ASSERT_EQ(g["matches"].size(), 2u) << r.raw;
+  for (const Json& m : g["matches"]) {
+    EXPECT_TRUE(m["uri"].is_string());
+    EXPECT_TRUE(m["line"].is_number_integer());
+    EXPECT_TRUE(m["content"].is_string());
+  }
+  EXPECT_EQ(g["matches"][0]["uri"], Root() + "/a.md");
+  EXPECT_EQ(g["matches"][0]["line"], 2);
+  EXPECT_EQ(g["matches"][0]["content"], "Beta line");
+  EXPECT_EQ(g["count"], 2);
+  EXPECT_EQ(g["match_count"], 2);
+  EXPECT_TRUE(g["files_scanned"].is_number_integer());
+  EXPECT_GE(g["files_scanned"].get<int>(), 2);
+}
+
+TEST_F(SearchApiTest, GrepOptions) {
+  Reply sensitive = PostJson("/api/v1/search/grep", {{"uri", Root()}, {"pattern", "^beta"}});
+  ASSERT_EQ(sensitive.status, 200) << sensitive.raw;
+  EXPECT_EQ(sensitive.json["result"]["count"], 1);
+  Reply insensitive = PostJson("/api/v1/search/grep",
+                               {{"uri", Root()}, {"pattern", "^beta"}, {"case_insensitive", true}});
+  ASSERT_EQ(insensitive.status, 200) << insensitive.raw;
+  EXPECT_EQ(insensitive.json["result"]["count"], 2);
+
+  Reply excluded = PostJson("/api/v1/search/grep", {{"uri", Root()},
+                                                    {"pattern", "eta"},
+                                                    {"exclude_uri", Root() + "/sub"}});
+  ASSERT_EQ(excluded.status, 200) << excluded.raw;
+  EXPECT_EQ(excluded.json["result"]["count"], 1);
+
+  Reply limited = PostJson("/api/v1/search/grep",
+                           {{"uri", Root()}, {"pattern", "a"}, {"node_limit", 1}});
+  ASSERT_EQ(limited.status, 200) << limited.raw;
+  EXPECT_EQ(limited.json["result"]["matches"].size(), 1u);
+  EXPECT_GE(limited.json["result"]["match_count"].get<int>(), 2);
+}
+
+TEST_F(SearchApiTest, GrepErrors) {
+  Reply bad_regex = PostJson("/api/v1/search/grep", {{"uri", Root()}, {"pattern", "(unclosed"}});
+  EXPECT_EQ(bad_regex.status, 400) << bad_regex.raw;
+  EXPECT_EQ(bad_regex.Code(), "INVALID_ARGUMENT");
+  Reply no_uri = PostJson("/api/v1/search/grep", {{"pattern", "x"}});
+  EXPECT_EQ(no_uri.status, 400) << no_uri.raw;
+  Reply missing = PostJson("/api/v1/search/grep", {{"uri", Root() + "/none"}, {"pattern", "x"}});
+  EXPECT_EQ(missing.status, 404) << missing.raw;
+  Reply bad_flag = PostJson("/api/v1/search/grep",
+                            {{"uri", Root()}, {"pattern", "x"}, {"case_insensitive", "perhaps"}});
+  EXPECT_EQ(bad_flag.status, 400) << bad_flag.raw;
+}
+
+}  // namespace
+}  // namespace skald::apitest
