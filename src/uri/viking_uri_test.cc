@@ -359,10 +359,15 @@ TEST(VikingUriTest, AllowsReservedWordThatIsTheCallersUid) {
   EXPECT_EQ(Canon("viking://~", As(memories)), "viking://user/memories");
 }
 
-TEST(VikingUriTest, RootAndInternalCallersAddressReservedWordUsersLiterally) {
+TEST(VikingUriTest, ReservedWordsAreRejectedForRootUnlessItIsTheCallersUid) {
+  // Dev mode is all ROOT, and OpenViking's clients expect
+  // `viking://user/skills/invalid` to be a 400 there.
   Identity root = Caller("default", Role::kRoot);
-  EXPECT_EQ(Canon("viking://user/memories/x", As(root)), "viking://user/memories/x");
-  EXPECT_EQ(Canon("viking://user/skills"), "viking://user/skills");
+  EXPECT_NE(InvalidReason("viking://user/memories/x", As(root)).find("reserved name"),
+            std::string::npos);
+  EXPECT_NE(InvalidReason("viking://user/skills").find("reserved name"), std::string::npos);
+  Identity literal = Caller("skills", Role::kRoot);
+  EXPECT_EQ(Canon("viking://user/skills/x", As(literal)), "viking://user/skills/x");
 }
 
 TEST(VikingUriTest, ValidatesUserAndPeerIds) {
