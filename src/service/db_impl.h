@@ -64,6 +64,10 @@ class DbImpl final : public Db {
   // Body of a sidecar of directory `dir`, or nullopt when it does not exist.
   Result<std::optional<std::string>> ReadSidecarBody(const Identity& who, const VikingUri& dir,
                                                      std::string_view name);
+  // Bytes of the file at `uri`; InvalidArgument (details expected/actual)
+  // for a directory, NotFound when missing. `verb` names the operation.
+  Result<std::string> ReadFileBytes(const Identity& who, const VikingUri& uri,
+                                    std::string_view verb);
   NodeInfo ToNodeInfo(const Identity& who, const VikingUri& uri, const CatalogNode& node) const;
 
   // Creates the missing directories on the way to (and including, when

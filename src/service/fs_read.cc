@@ -148,23 +148,28 @@ Result<NodeInfo> DbImpl::Stat(const Identity& who, std::string_view uri_text) {
   return ToNodeInfo(who, uri, node);
 }
 
-Result<std::string> DbImpl::Read(const Identity& who, std::string_view uri_text, int64_t offset,
-                                 int64_t limit) {
-  if (offset < 0) return Status::InvalidArgument(fmt::format("offset must be >= 0, got {}", offset));
-  if (limit < -1) return Status::InvalidArgument(fmt::format("limit must be >= -1, got {}", limit));
-  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+Result<std::string> DbImpl::ReadFileBytes(const Identity& who, const VikingUri& uri,
+                                          std::string_view verb) {
   SKALD_ASSIGN_OR_RETURN(CatalogNode node, GetNode(who, uri));
   if (node.is_dir) {
-    return Status::InvalidArgument(fmt::format("Cannot read a directory: {}", uri.str()))
+    return Status::InvalidArgument(fmt::format("Cannot {} a directory: {}", verb, uri.str()))
         .WithDetail("expected", "file")
         .WithDetail("actual", "directory")
         .WithDetail("resource", uri.str());
   }
   auto bytes = content_->ReadFile(who.account, uri.path());
   if (bytes.status().code() == StatusCode::kNotFound) return FileNotFound(uri);
-  if (!bytes.ok()) return bytes.status();
-  if (offset == 0 && limit == -1) return std::move(bytes).value();
-  std::vector<std::string_view> lines = SplitLinesKeepEnds(*bytes);
+  return bytes;
+}
+
+Result<std::string> DbImpl::Read(const Identity& who, std::string_view uri_text, int64_t offset,
+                                 int64_t limit) {
+  if (offset < 0) return Status::InvalidArgument(fmt::format("offset must be >= 0, got {}", offset));
+  if (limit < -1) return Status::InvalidArgument(fmt::format("limit must be >= -1, got {}", limit));
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  SKALD_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(who, uri, "read"));
+  if (offset == 0 && limit == -1) return bytes;
+  std::vector<std::string_view> lines = SplitLinesKeepEnds(bytes);
   std::string out;
   size_t begin = std::min(static_cast<size_t>(offset), lines.size());
   size_t end = limit < 0 ? lines.size() : std::min(lines.size(), begin + static_cast<size_t>(limit));
@@ -174,17 +179,8 @@ Result<std::string> DbImpl::Read(const Identity& who, std::string_view uri_text,
 
 Result<Download> DbImpl::DownloadFile(const Identity& who, std::string_view uri_text) {
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
-  SKALD_ASSIGN_OR_RETURN(CatalogNode node, GetNode(who, uri));
-  if (node.is_dir) {
-    return Status::InvalidArgument(fmt::format("Cannot download a directory: {}", uri.str()))
-        .WithDetail("expected", "file")
-        .WithDetail("actual", "directory")
-        .WithDetail("resource", uri.str());
-  }
-  auto bytes = content_->ReadFile(who.account, uri.path());
-  if (bytes.status().code() == StatusCode::kNotFound) return FileNotFound(uri);
-  if (!bytes.ok()) return bytes.status();
-  return Download{std::string(uri.name()), std::move(bytes).value()};
+  SKALD_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(who, uri, "download"));
+  return Download{std::string(uri.name()), std::move(bytes)};
 }
 
 Result<std::string> DbImpl::Abstract(const Identity& who, std::string_view uri_text) {

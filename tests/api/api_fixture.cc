@@ -49,73 +49,8 @@ int WaitFor(pid_t pid, std::chrono::steady_clock::duration timeout) {
 
 }  // namespace
 
-TempDir::TempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string templ = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
-                      "/skald-api-test-XXXXXX";
-  if (mkdtemp(templ.data()) == nullptr) {
-    ADD_FAILURE() << "mkdtemp failed: " << std::strerror(errno);
-  }
-  path_ = templ;
-}
-
-TempDir::~TempDir() {
-  std::error_code ignored;
-  std::filesystem::remove_all(path_, ignored);
-}
-
 ExitResult RunSkald(const std::vector<std::string>& args) {
-  ExitResult result;
-  int out_pipe[2];
-  int err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) {
-    ADD_FAILURE() << "pipe failed";
-    return result;
-  }
-  std::vector<std::string> full = {SKALD_BINARY};
-  full.insert(full.end(), args.begin(), args.end());
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    std::vector<char*> argv = Argv(full);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  // Drain both pipes until EOF so the child never blocks on a full pipe.
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string* sinks[2] = {&result.stdout_text, &result.stderr_text};
-  int open_fds = 2;
-  const auto deadline = std::chrono::steady_clock::now() + kExitTimeout;
-  while (open_fds > 0 && std::chrono::steady_clock::now() < deadline) {
-    if (poll(fds, 2, 100) <= 0) continue;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP)) == 0) continue;
-      char buf[4096];
-      ssize_t n = read(fds[i].fd, buf, sizeof(buf));
-      if (n > 0) {
-        sinks[i]->append(buf, static_cast<size_t>(n));
-      } else {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  for (pollfd& p : fds) {
-    if (p.fd >= 0) close(p.fd);
-  }
-  result.exit_code = WaitFor(pid, kExitTimeout);
-  if (result.exit_code == -2) {
-    kill(pid, SIGKILL);
-    waitpid(pid, nullptr, 0);
-    ADD_FAILURE() << "skald did not exit";
-  }
-  return result;
+  return ::skald::testing::RunProcess(SKALD_BINARY, args, "", 30);
 }
 
 std::unique_ptr<SkaldProcess> SkaldProcess::Start(const std::string& data_dir,

@@ -17,29 +17,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/testutil/subprocess.h"
+#include "tests/testutil/temp_dir.h"
+
 namespace skald::apitest {
 
 using Json = nlohmann::json;
 
-// A fresh temporary directory, removed (recursively) on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// Result of running `skald` to completion.
-struct ExitResult {
-  int exit_code = -1;  // -1 when killed by a signal
-  std::string stdout_text;
-  std::string stderr_text;
-};
+// Fresh temporary directories and child processes come from tests/testutil.
+using TempDir = ::skald::testing::TempDir;
+using ExitResult = ::skald::testing::ProcessResult;
 
 // Runs `skald args...` and waits for it (at most 30 s).
 ExitResult RunSkald(const std::vector<std::string>& args);

@@ -209,9 +209,9 @@ TEST_F(ServerApiTest, DataSurvivesARestart) {
 
 TEST_F(ServerApiTest, SecondServerOnTheSameWorkspaceIsRefused) {
   ExitResult second = RunSkald({"serve", "--port", "0", "--data", workspace_->path()});
-  EXPECT_EQ(second.exit_code, 1) << second.stderr_text;
-  EXPECT_NE(second.stderr_text.find(workspace_->path()), std::string::npos) << second.stderr_text;
-  EXPECT_EQ(second.stdout_text.find("listening"), std::string::npos);
+  EXPECT_EQ(second.exit_code, 1) << second.err;
+  EXPECT_NE(second.err.find(workspace_->path()), std::string::npos) << second.err;
+  EXPECT_EQ(second.out.find("listening"), std::string::npos);
   ExpectHealthy();
 }
 
@@ -225,16 +225,16 @@ TEST(ServeStartupTest, ConfigErrorsExitWithCode2) {
   }
   ExitResult bad_key = RunSkald({"serve", "--config", conf, "--data", dir.path() + "/ws"});
   EXPECT_EQ(bad_key.exit_code, 2);
-  EXPECT_NE(bad_key.stderr_text.find("server.prot"), std::string::npos) << bad_key.stderr_text;
+  EXPECT_NE(bad_key.err.find("server.prot"), std::string::npos) << bad_key.err;
 
   ExitResult exposed = RunSkald({"serve", "--host", "0.0.0.0", "--port", "0", "--data",
                                  dir.path() + "/ws"});
   EXPECT_EQ(exposed.exit_code, 2);
-  EXPECT_NE(exposed.stderr_text.find("loopback"), std::string::npos) << exposed.stderr_text;
+  EXPECT_NE(exposed.err.find("loopback"), std::string::npos) << exposed.err;
 
   ExitResult missing = RunSkald({"serve", "--config", dir.path() + "/none.conf"});
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.stderr_text.find("none.conf"), std::string::npos) << missing.stderr_text;
+  EXPECT_NE(missing.err.find("none.conf"), std::string::npos) << missing.err;
 }
 
 TEST(ServeStartupTest, ConfigFileValuesApplyAndFlagsOverrideThem) {

@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "subprocess.h"
+#include "tests/testutil/subprocess.h"
+#include "tests/testutil/temp_dir.h"
 
 namespace skald::testing {
 namespace {
@@ -24,21 +25,7 @@ using Args = std::vector<std::string>;
 
 const std::string kSkald = SKALD_BIN;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "skald-cli-test-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using ::skald::testing::TempDir;
 
 std::string Describe(const ProcessResult& r) {
   return "exit=" + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
