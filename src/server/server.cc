@@ -1,8 +1,13 @@
 #include "server/server.h"
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -390,6 +395,38 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
   }
 }
 
+namespace {
+
+// Pending connections the kernel queues while every pool thread is busy.
+constexpr int kListenBacklog = 1024;
+
+// cpp-httplib is a compiled Debian library whose listen backlog is fixed at
+// build time to 5. With many clients connecting at once the kernel drops
+// SYNs past that, and clients wait 1-7 s for a retransmit. Linux lets a
+// listening socket be re-listened with a larger backlog, so find ours (the
+// listening socket bound to `port`) and raise it.
+void RaiseListenBacklog(int port) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    int fd = std::atoi(entry.path().filename().c_str());
+    int listening = 0;
+    socklen_t len = sizeof(listening);
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening) continue;
+    sockaddr_storage addr{};
+    socklen_t addr_len = sizeof(addr);
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &addr_len) != 0) continue;
+    int bound = 0;
+    if (addr.ss_family == AF_INET) {
+      bound = ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+    } else if (addr.ss_family == AF_INET6) {
+      bound = ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
+    }
+    if (bound == port) ::listen(fd, kListenBacklog);
+  }
+}
+
+}  // namespace
+
 Status HttpServer::Bind() {
   errno = 0;
   if (options_.port == 0) {
@@ -406,6 +443,7 @@ Status HttpServer::Bind() {
     }
     port_ = options_.port;
   }
+  RaiseListenBacklog(port_.load());
   return Status::Ok();
 }
 
