@@ -4,12 +4,15 @@
 // Every field has an in-class default that matches OpenViking's HTTP default.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "skald/status.h"
 
 namespace skald {
+
+class Embedder;  // src/model/embedder.h
 
 struct DbOptions {
   // Directory holding skald.db, content/, index/, temp/ and LOCK. Created when missing.
@@ -20,6 +23,18 @@ struct DbOptions {
   // fsync file data and directories on every write. Turning it off trades
   // durability on power loss for speed (a process crash still loses nothing).
   bool sync_writes = true;
+  // The embedder that makes this workspace's vectors (model/factory.h builds
+  // it from the `embedding` config). Its identity (provider, model,
+  // dimension) is recorded in the workspace; once vectors exist, an open with
+  // a different one fails with FailedPrecondition saying to reindex, because
+  // vectors of two embedders cannot be compared. Null = the workspace's own:
+  // the built-in hashing embedder (lexical; its recorded dimension, 512 when
+  // new), or none when it records a remote embedder (file operations work,
+  // embedding needs the configuration).
+  std::shared_ptr<Embedder> embedder;
+  // Accept an embedder whose identity differs from the recorded one: the new
+  // identity is recorded and every existing vector is marked for rebuilding.
+  bool reindex_on_embedder_change = false;
 
   Status Validate() const;
 };

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cli/backend.h"
+#include "cli/doctor.h"
 #include "cli/local_file.h"
 #include "cli/output.h"
 #include "common/strings.h"
@@ -142,6 +143,7 @@ struct CommandArgs {
   std::string config_path;
   std::optional<std::string> host;
   std::optional<int> port;
+  bool reindex_embeddings = false;
 };
 
 void AddListFlags(CLI::App* sub, LsArgs* args, bool tree) {
@@ -240,6 +242,7 @@ int RunServeCommand(const GlobalFlags& flags, const CommandArgs& a) {
   args.config_path = a.config_path;
   args.host = a.host;
   args.port = a.port;
+  args.reindex_embeddings = a.reindex_embeddings;
   if (flags.data_given) args.data_dir = flags.data;
   return RunServe(args);
 }
@@ -425,7 +428,16 @@ int RunCli(int argc, char** argv) {
   serve->add_option("--config", a.config_path, "JSON config file (see docs/config.md)");
   serve->add_option("--host", a.host, "Address to bind (default from config: 127.0.0.1)");
   serve->add_option("--port", a.port, "Port (default from config: 1933; 0 = any free port)");
+  serve->add_flag("--reindex-embeddings", a.reindex_embeddings,
+                  "Accept a workspace built with another embedder and record the configured one "
+                  "(its vectors must be rebuilt)");
   serve->callback([&] { action = [&] { return RunServeCommand(flags, a); }; });
+
+  CLI::App* doctor = app.add_subcommand(
+      "doctor", "Check the config and probe each configured model provider (no server)");
+  doctor->add_option("--config", a.config_path, "JSON config file (see docs/config.md)");
+  doctor->callback(
+      [&] { action = [&] { return RunDoctor(a.config_path, flags.json, std::cout); }; });
 
   try {
     app.parse(argc, argv);

@@ -98,9 +98,12 @@ int RunServe(const ServeArgs& args) {
   }
   for (const std::string& warning : config.warnings) spdlog::warn("config: {}", warning);
 
-  DbOptions db_options;
-  db_options.workspace = config.storage.workspace;
-  Result<std::unique_ptr<Db>> db = Db::Open(db_options);
+  Result<DbOptions> db_options = DbOptionsFromConfig(config, args.reindex_embeddings);
+  if (!db_options.ok()) {
+    std::fprintf(stderr, "skald: config error: %s\n", db_options.status().message().c_str());
+    return kExitConfig;
+  }
+  Result<std::unique_ptr<Db>> db = Db::Open(*db_options);
   if (!db.ok()) {
     std::fprintf(stderr, "skald: cannot open workspace %s: %s\n",
                  config.storage.workspace.c_str(), db.status().message().c_str());

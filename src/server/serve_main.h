@@ -18,6 +18,9 @@ struct ServeArgs {
   std::optional<std::string> host;
   std::optional<int> port;
   std::optional<std::string> data_dir;
+  // Open a workspace whose vectors were made by another embedder, recording
+  // the configured one (the vectors must then be rebuilt).
+  bool reindex_embeddings = false;
 };
 
 // Exit codes: 0 after a clean shutdown on SIGINT/SIGTERM; 2 for a

@@ -1,14 +1,17 @@
 #include "service/config.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "model/factory.h"
 #include "common/json_util.h"
 #include "common/strings.h"
 
@@ -118,6 +121,46 @@ Status RequireObject(const Json& v, const std::string& path) {
 
 std::string IgnoredKeyWarning(const std::string& path) {
   return fmt::format("key '{}' is not implemented by Skald yet and is ignored", path);
+}
+
+// Numbers are lax like integers: numeric strings count.
+Status ReadDouble(const Json& v, const std::string& path, double* out) {
+  double value = 0;
+  if (v.is_number()) {
+    value = v.get<double>();
+  } else if (!(v.is_string() && ParseDouble(Trim(v.get<std::string>()), &value))) {
+    return TypeError(path, "a number", v);
+  }
+  if (!std::isfinite(value)) return TypeError(path, "a finite number", v);
+  *out = value;
+  return Status::Ok();
+}
+
+// Optional strings (pydantic `Optional[str]`): null reads as "".
+Status ReadOptString(const Json& v, const std::string& path, std::string* out) {
+  if (v.is_null()) {
+    out->clear();
+    return Status::Ok();
+  }
+  return ReadString(v, path, out);
+}
+
+Status ReadStringMap(const Json& v, const std::string& path,
+                     std::map<std::string, std::string>* out) {
+  out->clear();
+  if (v.is_null()) return Status::Ok();
+  if (!v.is_object()) return TypeError(path, "an object of strings", v);
+  for (const auto& [key, item] : v.items()) {
+    SKALD_RETURN_IF_ERROR(ReadString(item, KeyPath(path, key), &(*out)[key]));
+  }
+  return Status::Ok();
+}
+
+Status ReadSeconds(const Json& v, const std::string& path, std::chrono::milliseconds* out) {
+  double seconds = 0;
+  SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &seconds));
+  *out = std::chrono::milliseconds(static_cast<int64_t>(std::llround(seconds * 1000.0)));
+  return Status::Ok();
 }
 
 // ---- sections -------------------------------------------------------------
@@ -230,6 +273,216 @@ Status ParseLog(const Json& obj, Config* config) {
   return Status::Ok();
 }
 
+// ---- model sections (model/model_config.h) --------------------------------
+
+const int kIntMin = std::numeric_limits<int>::min();
+const int kIntMax = std::numeric_limits<int>::max();
+
+Status ParseCircuitBreaker(const Json& obj, const std::string& prefix,
+                           CircuitBreakerOptions* out) {
+  SKALD_RETURN_IF_ERROR(RequireObject(obj, prefix));
+  for (const auto& [key, v] : obj.items()) {
+    const std::string path = KeyPath(prefix, key);
+    if (key == "failure_threshold") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &out->failure_threshold));
+    } else if (key == "reset_timeout") {
+      SKALD_RETURN_IF_ERROR(ReadSeconds(v, path, &out->reset_timeout));
+    } else if (key == "max_reset_timeout") {
+      SKALD_RETURN_IF_ERROR(ReadSeconds(v, path, &out->max_reset_timeout));
+    } else {
+      return UnknownKey(path);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseDense(const Json& obj, Config* config) {
+  SKALD_RETURN_IF_ERROR(RequireObject(obj, "embedding.dense"));
+  static const std::set<std::string> ignored = {
+      "input", "version", "ak", "sk", "region", "host", "extra_body", "api_version",
+      "model_path", "cache_dir", "enable_fusion", "res_level", "max_video_frames",
+      "credentials", "failback_timeout_seconds", "failback_request_count"};
+  EmbeddingConfig& e = config->embedding;
+  for (const auto& [key, v] : obj.items()) {
+    const std::string path = KeyPath("embedding.dense", key);
+    if (key == "provider" || key == "backend") {  // `backend`: OpenViking's deprecated alias
+      std::string provider;
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &provider));
+      if (!provider.empty() && (key == "provider" || !obj.contains("provider"))) {
+        e.provider = AsciiLower(provider);
+      }
+    } else if (key == "model") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &e.model));
+    } else if (key == "api_key") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &e.api_key));
+    } else if (key == "api_base") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &e.api_base));
+    } else if (key == "dimension") {
+      if (!v.is_null()) {
+        SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &e.dimension));
+      }
+    } else if (key == "batch_size") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &e.batch_size));
+    } else if (key == "max_concurrent") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &e.max_concurrent));
+    } else if (key == "max_retries") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &e.max_retries));
+    } else if (key == "max_input_tokens") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &e.max_input_tokens));
+    } else if (key == "query_param") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &e.query_param));
+    } else if (key == "document_param") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &e.document_param));
+    } else if (key == "timeout") {
+      SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &e.timeout));
+    } else if (key == "extra_headers") {
+      SKALD_RETURN_IF_ERROR(ReadStringMap(v, path, &e.extra_headers));
+    } else if (key == "encoding_format") {
+      std::string format;
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &format));
+      if (!format.empty() && format != "float") {
+        config->warnings.push_back(fmt::format(
+            "{}=\"{}\" is ignored: Skald always asks for float vectors", path, format));
+      }
+    } else if (ignored.count(key) != 0) {
+      if (!v.is_null()) config->warnings.push_back(IgnoredKeyWarning(path));
+    } else {
+      return UnknownKey(path);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseEmbedding(const Json& obj, Config* config) {
+  if (obj.is_null()) return Status::Ok();
+  SKALD_RETURN_IF_ERROR(RequireObject(obj, "embedding"));
+  EmbeddingConfig& e = config->embedding;
+  // Section-wide keys first: `embedding.dense.max_concurrent` (and
+  // max_retries / max_input_tokens) override the section-wide ones.
+  for (const auto& [key, v] : obj.items()) {
+    const std::string path = KeyPath("embedding", key);
+    if (key == "dense") {
+      continue;
+    } else if (key == "max_concurrent") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &e.max_concurrent));
+    } else if (key == "max_retries") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &e.max_retries));
+    } else if (key == "max_input_tokens") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &e.max_input_tokens));
+    } else if (key == "circuit_breaker") {
+      SKALD_RETURN_IF_ERROR(ParseCircuitBreaker(v, path, &e.circuit_breaker));
+    } else if (key == "sparse" || key == "hybrid") {
+      if (!v.is_null()) {
+        config->warnings.push_back(fmt::format(
+            "{} is ignored: Skald uses one dense embedder plus its own BM25 index", path));
+      }
+    } else if (key == "text_source" || key == "allow_metadata_override") {
+      config->warnings.push_back(IgnoredKeyWarning(path));
+    } else {
+      return UnknownKey(path);
+    }
+  }
+  if (auto dense = obj.find("dense"); dense != obj.end() && !dense->is_null()) {
+    SKALD_RETURN_IF_ERROR(ParseDense(*dense, config));
+  }
+  return Status::Ok();
+}
+
+Status ParseLlm(const Json& obj, const std::string& section, LlmConfig* out, Config* config) {
+  out->section = section;
+  if (obj.is_null()) return Status::Ok();
+  SKALD_RETURN_IF_ERROR(RequireObject(obj, section));
+  static const std::set<std::string> ignored = {
+      "forward_api_key", "providers", "default_provider", "media", "api_version",
+      "extra_request_body", "credentials", "backup", "failback_timeout_seconds",
+      "failback_request_count"};
+  for (const auto& [key, v] : obj.items()) {
+    const std::string path = KeyPath(section, key);
+    if (key == "provider" || key == "backend") {
+      std::string provider;
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &provider));
+      if (!provider.empty() && (key == "provider" || !obj.contains("provider"))) {
+        out->provider = AsciiLower(provider);
+      }
+    } else if (key == "model") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &out->model));
+    } else if (key == "api_key") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &out->api_key));
+    } else if (key == "api_base") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &out->api_base));
+    } else if (key == "temperature") {
+      SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &out->temperature));
+    } else if (key == "max_tokens") {
+      out->max_tokens = 0;
+      if (!v.is_null()) {
+        SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &out->max_tokens));
+      }
+    } else if (key == "max_retries") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &out->max_retries));
+    } else if (key == "max_concurrent") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &out->max_concurrent));
+    } else if (key == "timeout") {
+      SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &out->timeout));
+    } else if (key == "extra_headers") {
+      SKALD_RETURN_IF_ERROR(ReadStringMap(v, path, &out->extra_headers));
+    } else if (key == "thinking" || key == "stream") {
+      bool on = false;
+      SKALD_RETURN_IF_ERROR(ReadBool(v, path, &on));
+      if (on) config->warnings.push_back(IgnoredKeyWarning(path));
+    } else if (ignored.count(key) != 0) {
+      if (!v.is_null()) config->warnings.push_back(IgnoredKeyWarning(path));
+    } else {
+      return UnknownKey(path);
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseRerank(const Json& obj, Config* config) {
+  if (obj.is_null()) return Status::Ok();
+  SKALD_RETURN_IF_ERROR(RequireObject(obj, "rerank"));
+  RerankConfig& r = config->rerank;
+  std::string model_name;
+  for (const auto& [key, v] : obj.items()) {
+    const std::string path = KeyPath("rerank", key);
+    if (key == "provider") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &r.provider));
+      r.provider = AsciiLower(r.provider);
+    } else if (key == "model") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &r.model));
+    } else if (key == "model_name") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &model_name));
+    } else if (key == "api_key") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &r.api_key));
+    } else if (key == "api_base") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &r.api_base));
+    } else if (key == "ak") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &r.ak));
+    } else if (key == "sk") {
+      SKALD_RETURN_IF_ERROR(ReadOptString(v, path, &r.sk));
+    } else if (key == "extra_headers") {
+      SKALD_RETURN_IF_ERROR(ReadStringMap(v, path, &r.extra_headers));
+    } else if (key == "timeout") {
+      SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &r.timeout));
+    } else if (key == "threshold") {
+      SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &r.threshold));
+    } else if (key == "max_input_tokens") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &r.max_input_tokens));
+    } else if (key == "max_retries") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, kIntMin, kIntMax, &r.max_retries));
+    } else if (key == "host" || key == "model_version") {
+      // VikingDB-only settings; provider "vikingdb" is refused by Validate().
+    } else {
+      return UnknownKey(path);
+    }
+  }
+  // OpenViking's Cohere client reads model_name unless it is the VikingDB default.
+  if (r.model.empty() && !model_name.empty() && model_name != "doubao-seed-rerank") {
+    r.model = model_name;
+  }
+  return Status::Ok();
+}
+
 // OpenViking sections Skald does not implement yet. The value is the set of
 // keys OpenViking accepts in it when that set is small and stable across
 // OpenViking versions (so a misspelt key is still caught); null means
@@ -242,12 +495,7 @@ UnimplementedSections() {
                                               "recall_intent_timeout_s",
                                               "recall_rewrite_timeout_s", "enable_intent",
                                               "memory_association"}},
-          {"rerank", std::set<std::string>{"provider", "ak", "sk", "host", "model_name",
-                                           "model_version", "api_key", "api_base", "model",
-                                           "extra_headers", "timeout", "threshold",
-                                           "max_input_tokens"}},
           {"grep", std::set<std::string>{"engine", "switch_to_remote_threshold"}},
-          {"embedding", std::nullopt}, {"vlm", std::nullopt}, {"query_planner", std::nullopt},
           {"bot", std::nullopt}, {"encryption", std::nullopt}, {"git", std::nullopt},
           {"memory", std::nullopt}, {"oauth", std::nullopt}, {"telemetry", std::nullopt},
           {"prompts", std::nullopt}, {"ingest", std::nullopt}, {"queue_workers", std::nullopt},
@@ -394,7 +642,10 @@ Status Config::Validate() const {
         "log.level \"{}\" is not one of DEBUG, INFO, WARNING, ERROR, CRITICAL", log.level));
   }
   if (log.output.empty()) return Status::InvalidArgument("log.output must not be empty");
-  return Status::Ok();
+  SKALD_RETURN_IF_ERROR(embedding.Validate());
+  SKALD_RETURN_IF_ERROR(vlm.Validate());
+  SKALD_RETURN_IF_ERROR(query_planner.Validate());
+  return rerank.Validate();
 }
 
 Result<Config> ParseConfig(std::string_view text, const EnvLookup& lookup) {
@@ -422,6 +673,14 @@ Result<Config> ParseConfig(std::string_view text, const EnvLookup& lookup) {
       SKALD_RETURN_IF_ERROR(ParseStorage(v, &config));
     } else if (key == "log") {
       SKALD_RETURN_IF_ERROR(ParseLog(v, &config));
+    } else if (key == "embedding") {
+      SKALD_RETURN_IF_ERROR(ParseEmbedding(v, &config));
+    } else if (key == "vlm") {
+      SKALD_RETURN_IF_ERROR(ParseLlm(v, "vlm", &config.vlm, &config));
+    } else if (key == "query_planner") {
+      SKALD_RETURN_IF_ERROR(ParseLlm(v, "query_planner", &config.query_planner, &config));
+    } else if (key == "rerank") {
+      SKALD_RETURN_IF_ERROR(ParseRerank(v, &config));
     } else if (UnimplementedScalars().count(key) != 0) {
       config.warnings.push_back(IgnoredKeyWarning(key));
     } else {
@@ -450,6 +709,15 @@ Result<Config> LoadConfig(const std::string& path) {
                   fmt::format("config file {}: {}", path, config.status().message()));
   }
   return config;
+}
+
+Result<DbOptions> DbOptionsFromConfig(const Config& config, bool reindex_on_embedder_change) {
+  DbOptions options;
+  options.workspace = config.storage.workspace;
+  SKALD_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> embedder, NewEmbedder(config.embedding));
+  options.embedder = std::move(embedder);
+  options.reindex_on_embedder_change = reindex_on_embedder_change;
+  return options;
 }
 
 }  // namespace skald

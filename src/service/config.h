@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/model_config.h"
+#include "skald/options.h"
 #include "skald/result.h"
 #include "skald/status.h"
 
@@ -78,6 +80,16 @@ struct Config {
   ServerConfig server;
   StorageConfig storage;
   LogConfig log;
+  // `embedding` (the `dense` model plus section-wide settings). Default:
+  // the built-in hashing embedder.
+  EmbeddingConfig embedding;
+  // `vlm`: the chat model. Not configured (no model) by default.
+  LlmConfig vlm;
+  // `query_planner`: a separate chat model for intent analysis; when not
+  // configured, `vlm` is used (see QueryPlanner()).
+  LlmConfig query_planner{"query_planner"};
+  // `rerank`: its `threshold` applies even when no reranker is configured.
+  RerankConfig rerank;
   // One line per accepted-but-ignored section or key, e.g.
   // "section 'vlm' is not implemented by Skald yet and is ignored".
   std::vector<std::string> warnings;
@@ -86,9 +98,16 @@ struct Config {
   // when a root key is configured, else "dev".
   std::string EffectiveAuthMode() const;
 
+  // The model for intent analysis: query_planner when configured, else vlm.
+  const LlmConfig& QueryPlanner() const {
+    return query_planner.configured() ? query_planner : vlm;
+  }
+
   // Checks values and their combinations: port range, positive sizes, log
   // level, implemented auth modes, and that dev mode binds a loopback host
-  // (127.0.0.1, localhost or ::1) only. InvalidArgument naming the key.
+  // (127.0.0.1, localhost or ::1) only, and the model sections
+  // (EmbeddingConfig/LlmConfig/RerankConfig::Validate). InvalidArgument
+  // naming the key.
   Status Validate() const;
 };
 
@@ -105,5 +124,11 @@ Result<Config> ParseConfig(std::string_view text, const EnvLookup& lookup = null
 
 // Reads and parses the file at `path`. NotFound when it cannot be read.
 Result<Config> LoadConfig(const std::string& path);
+
+// Database options for serving `config`: its workspace and the embedder its
+// `embedding` section describes (built and validated here, so callers need
+// not know the model layer). `reindex_on_embedder_change` lets a workspace
+// built with another embedder be opened for reindexing.
+Result<DbOptions> DbOptionsFromConfig(const Config& config, bool reindex_on_embedder_change);
 
 }  // namespace skald

@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -128,17 +131,13 @@ TEST(ConfigTest, MalformedJsonIsInvalidArgument) {
 
 TEST(ConfigTest, UnimplementedSectionsAreWarnings) {
   auto config = Parse(R"({
-    "embedding": {"dense": {"provider": "openai", "model": "x"}},
-    "vlm": {"model": "gpt"},
     "retrieval": {"hotness_alpha": 0.1},
     "default_search_limit": 5,
     "server": {"observability": {"metrics": {"enabled": true}}, "workers": 4}
   })");
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_TRUE(HasWarningContaining(
-      *config, "section 'vlm' is not implemented by Skald yet and is ignored"));
-  EXPECT_TRUE(HasWarningContaining(*config, "section 'embedding'"));
-  EXPECT_TRUE(HasWarningContaining(*config, "section 'retrieval'"));
+      *config, "section 'retrieval' is not implemented by Skald yet and is ignored"));
   EXPECT_TRUE(HasWarningContaining(*config, "'default_search_limit'"));
   EXPECT_TRUE(HasWarningContaining(*config, "'server.observability'"));
   EXPECT_TRUE(HasWarningContaining(*config, "server.workers=4"));
@@ -245,6 +244,144 @@ TEST(ConfigTest, LoadConfigReadsFileAndNamesItInErrors) {
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   std::remove(path.c_str());
   rmdir(dir_template);
+}
+
+TEST(ConfigModelsTest, DefaultsAreOfflineAndOpenVikingsNumbers) {
+  Config config;
+  EXPECT_EQ(config.embedding.provider, "hashing");
+  EXPECT_TRUE(config.embedding.IsBuiltIn());
+  EXPECT_EQ(config.embedding.EffectiveDimension(), 512);
+  EXPECT_EQ(config.embedding.batch_size, 32);
+  EXPECT_EQ(config.embedding.max_concurrent, 10);
+  EXPECT_EQ(config.embedding.max_retries, 3);
+  EXPECT_EQ(config.embedding.max_input_tokens, 4096);
+  EXPECT_EQ(config.embedding.circuit_breaker.failure_threshold, 5);
+  EXPECT_EQ(config.embedding.circuit_breaker.reset_timeout, std::chrono::seconds(60));
+  EXPECT_EQ(config.embedding.circuit_breaker.max_reset_timeout, std::chrono::seconds(600));
+  EXPECT_FALSE(config.vlm.configured());
+  EXPECT_EQ(config.vlm.temperature, 0.0);
+  EXPECT_EQ(config.vlm.timeout, 600.0);
+  EXPECT_EQ(config.vlm.max_concurrent, 32);
+  EXPECT_FALSE(config.rerank.configured());
+  EXPECT_DOUBLE_EQ(config.rerank.threshold, 0.1);
+  EXPECT_EQ(config.rerank.max_input_tokens, 0);
+  EXPECT_EQ(config.rerank.timeout, 30.0);
+  EXPECT_EQ(config.query_planner.section, "query_planner");
+  EXPECT_TRUE(config.Validate().ok());
+}
+
+TEST(ConfigModelsTest, ParsesOvConfModelSections) {
+  auto config = ParseConfig(R"({
+    "embedding": {
+      "max_concurrent": 4, "max_retries": 2,
+      "circuit_breaker": {"failure_threshold": 3, "reset_timeout": 1.5, "max_reset_timeout": 30},
+      "dense": {"provider": "OpenAI", "model": "text-embedding-3-small", "api_key": "${KEY}",
+                "api_base": "http://127.0.0.1:8000/v1", "dimension": 256, "batch_size": "64",
+                "query_param": "query", "document_param": "passage", "max_concurrent": 6,
+                "timeout": 12.5, "extra_headers": {"X-Org": "o1"}, "encoding_format": "float"}
+    },
+    "vlm": {"provider": "ollama", "model": "qwen3", "api_base": "http://127.0.0.1:11434",
+            "temperature": 0.3, "max_tokens": 512, "timeout": 30, "max_retries": 1},
+    "query_planner": {"model": "gpt-4o-mini", "api_key": "k"},
+    "rerank": {"provider": "cohere", "api_key": "${KEY}", "threshold": 0.25,
+               "max_input_tokens": 256, "model_name": "rerank-english-v3.0"}
+  })", FakeEnv({{"KEY", "sk-123"}}));
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  const EmbeddingConfig& e = config->embedding;
+  EXPECT_EQ(e.provider, "openai");
+  EXPECT_EQ(e.model, "text-embedding-3-small");
+  EXPECT_EQ(e.api_key, "sk-123");
+  EXPECT_EQ(e.dimension, 256);
+  EXPECT_EQ(e.batch_size, 64);
+  EXPECT_EQ(e.max_concurrent, 6);  // dense overrides the section-wide value
+  EXPECT_EQ(e.max_retries, 2);
+  EXPECT_EQ(e.query_param, "query");
+  EXPECT_EQ(e.document_param, "passage");
+  EXPECT_EQ(e.timeout, 12.5);
+  EXPECT_EQ(e.extra_headers.at("X-Org"), "o1");
+  EXPECT_EQ(e.circuit_breaker.failure_threshold, 3);
+  EXPECT_EQ(e.circuit_breaker.reset_timeout, std::chrono::milliseconds(1500));
+  EXPECT_EQ(config->vlm.EffectiveProvider(), "ollama");
+  EXPECT_EQ(config->vlm.max_tokens, 512);
+  EXPECT_EQ(config->vlm.temperature, 0.3);
+  EXPECT_EQ(config->QueryPlanner().model, "gpt-4o-mini");
+  EXPECT_EQ(config->QueryPlanner().section, "query_planner");
+  EXPECT_EQ(config->rerank.EffectiveProvider(), "cohere");
+  EXPECT_EQ(config->rerank.EffectiveModel(), "rerank-english-v3.0");
+  EXPECT_DOUBLE_EQ(config->rerank.threshold, 0.25);
+  EXPECT_EQ(config->rerank.max_input_tokens, 256);
+  EXPECT_TRUE(config->Validate().ok()) << config->Validate().ToString();
+  EXPECT_TRUE(config->warnings.empty());
+}
+
+TEST(ConfigModelsTest, UnknownModelKeysAreErrorsNamingThePath) {
+  for (const auto& [text, key] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"embedding": {"dense": {"dimensoin": 3}}})", "embedding.dense.dimensoin"},
+           {R"({"embedding": {"densse": {}}})", "embedding.densse"},
+           {R"({"embedding": {"circuit_breaker": {"treshold": 1}}})",
+            "embedding.circuit_breaker.treshold"},
+           {R"({"vlm": {"temprature": 0}})", "vlm.temprature"},
+           {R"({"query_planner": {"modle": "x"}})", "query_planner.modle"},
+           {R"({"rerank": {"treshold": 0.2}})", "rerank.treshold"}}) {
+    auto config = Parse(text);
+    ASSERT_FALSE(config.ok()) << text;
+    EXPECT_EQ(config.status().message(), "unknown config key \"" + key + "\"");
+  }
+  auto wrong_type = Parse(R"({"rerank": {"threshold": "high"}})");
+  ASSERT_FALSE(wrong_type.ok());
+  EXPECT_NE(wrong_type.status().message().find("\"rerank.threshold\" must be a number"),
+            std::string::npos);
+}
+
+TEST(ConfigModelsTest, ValidationNamesTheKey) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"embedding": {"dense": {"provider": "gemini", "model": "m"}}})",
+       "embedding.dense.provider \"gemini\" is not supported"},
+      {R"({"embedding": {"dense": {"provider": "vllm", "model": "m"}}})",
+       "embedding.dense.api_base is required"},
+      {R"({"embedding": {"dense": {"provider": "openai", "model": "my-model"}}})",
+       "embedding.dense.dimension is required"},
+      {R"({"embedding": {"dense": {"batch_size": 0}}})", "embedding.dense.batch_size"},
+      {R"({"embedding": {"dense": {"model": "doubao-embedding", "api_key": "k"}}})",
+       "provider is \"hashing\""},
+      {R"({"embedding": {"max_concurrent": 0}})", "embedding.max_concurrent"},
+      {R"({"embedding": {"circuit_breaker": {"failure_threshold": 0}}})",
+       "embedding.circuit_breaker.failure_threshold"},
+      {R"({"vlm": {"model": "m", "temperature": 3}})", "vlm.temperature"},
+      {R"({"vlm": {"model": "m", "provider": "vllm"}})", "vlm.api_base is required"},
+      {R"({"vlm": {"api_key": "k"}})", "vlm.model is required"},
+      {R"({"rerank": {"max_input_tokens": 64}})", "rerank.max_input_tokens"},
+      {R"({"rerank": {"ak": "a", "sk": "s"}})", "rerank.provider \"vikingdb\" is not supported"},
+      {R"({"rerank": {"provider": "openai", "api_key": "k"}})", "rerank.model is required"},
+  };
+  for (const auto& [text, needle] : cases) {
+    auto config = Parse(text);
+    ASSERT_TRUE(config.ok()) << text << ": " << config.status().ToString();
+    Status valid = config->Validate();
+    ASSERT_FALSE(valid.ok()) << text;
+    EXPECT_NE(valid.message().find(needle), std::string::npos) << text << ": " << valid.message();
+  }
+}
+
+TEST(ConfigModelsTest, OpenVikingKeysSkaldIgnoresWarn) {
+  auto config = Parse(R"({
+    "embedding": {"sparse": {"provider": "volcengine"}, "text_source": "summary_first",
+                  "dense": {"backend": "ollama", "model": "nomic-embed-text", "ak": "x",
+                            "encoding_format": "base64", "dimension": null}},
+    "vlm": {"model": "gpt-4o", "stream": true, "thinking": false, "providers": {}},
+    "rerank": {"provider": "jina", "api_key": "k", "host": "h", "model_version": "v"}
+  })");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->embedding.provider, "ollama");  // `backend` is the deprecated alias
+  EXPECT_EQ(config->embedding.EffectiveDimension(), 768);
+  EXPECT_TRUE(HasWarningContaining(*config, "embedding.sparse is ignored"));
+  EXPECT_TRUE(HasWarningContaining(*config, "'embedding.text_source'"));
+  EXPECT_TRUE(HasWarningContaining(*config, "'embedding.dense.ak'"));
+  EXPECT_TRUE(HasWarningContaining(*config, "encoding_format=\"base64\" is ignored"));
+  EXPECT_TRUE(HasWarningContaining(*config, "'vlm.stream'"));
+  EXPECT_FALSE(HasWarningContaining(*config, "vlm.thinking"));
+  EXPECT_TRUE(HasWarningContaining(*config, "'vlm.providers'"));
+  EXPECT_TRUE(config->Validate().ok()) << config->Validate().ToString();
 }
 
 }  // namespace

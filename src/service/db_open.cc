@@ -9,6 +9,7 @@
 
 #include "common/strings.h"
 #include "common/time_util.h"
+#include "model/embedder_identity.h"
 #include "service/db_impl.h"
 #include "storage/reconcile.h"
 #include "uri/access.h"
@@ -63,6 +64,19 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
         *backend, db->content_->Name()));
   }
   SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kContentBackendKey, db->content_->Name()));
+
+  // Vectors are only comparable within one embedder: refuse another one
+  // unless the caller asked for the reindex.
+  if (!db->options_.embedder) {
+    SKALD_ASSIGN_OR_RETURN(db->options_.embedder, EmbedderForUnconfiguredOpen(*db->catalog_));
+  }
+  if (db->options_.embedder) {
+    SKALD_ASSIGN_OR_RETURN(EmbedderCheck embedder_check,
+                           CheckEmbedderIdentity(*db->catalog_, *db->options_.embedder,
+                                                 options.reindex_on_embedder_change,
+                                                 options.workspace));
+    (void)embedder_check;  // kReindexRequired: the reindex job picks it up from the catalog
+  }
 
   // A session that did not end cleanly may have left content ahead of the
   // catalog (a write renamed into place but not yet recorded): reconcile.

@@ -4,9 +4,12 @@
 // index (BM25), the hashing embedder and token estimation.
 //
 // The default implementation (NewIcuTokenizer) segments with ICU word
-// break rules (so Chinese, Japanese and Thai are split into words),
-// normalizes with NFKC + case folding, stems English with Snowball and drops
-// stop words. Invalid UTF-8 never fails: bad bytes are skipped.
+// break rules (so Chinese, Japanese and Thai are split into words by ICU's
+// dictionaries), keeps only word segments (letters, numbers, ideographs,
+// kana; punctuation, spaces, symbols and emoji are dropped), normalizes with
+// NFKC + case folding, drops stop words and stems Latin-script words with the
+// English Snowball stemmer. Invalid UTF-8 never fails: each bad byte is
+// skipped and acts as a word separator.
 //
 // Thread safety: Tokenize() is const and safe to call concurrently;
 // implementations keep per-thread scratch state internally.
@@ -28,13 +31,17 @@ struct Token {
 };
 
 struct TokenizerOptions {
-  // Snowball stemming for words in Latin script (English stemmer).
+  // Snowball stemming for words in Latin script (English stemmer). Words in
+  // other scripts are never stemmed.
   bool stem_english = true;
   // Drop stop words (after normalization, before stemming).
   bool remove_stop_words = true;
-  // Stop words to use; empty means the built-in English list.
+  // Stop words to use; empty means the built-in English list
+  // (text/stop_words.h). They are normalized like the text (NFKC + case
+  // folding), so "The" and "the" are the same entry.
   std::vector<std::string> stop_words;
 
+  // InvalidArgument when a stop word is empty or not valid UTF-8.
   Status Validate() const;
 };
 
@@ -42,14 +49,23 @@ class Tokenizer {
  public:
   virtual ~Tokenizer() = default;
 
-  // Stable identity stored beside indexes built with it ("icu-snowball-en:v1");
-  // changing behaviour must change the name.
+  // Stable identity stored beside indexes built with it; it changes whenever
+  // the output could change (options, stop list, ICU major version, code
+  // version), so an index is never silently reused with other terms.
   virtual std::string Name() const = 0;
 
-  // Appends the tokens of `text` to `out` in order.
+  // Appends the tokens of `text` to `out` in order. Terms longer than
+  // kMaxTermBytes after normalization are dropped (base64 blobs and the like).
+  // Inputs longer than kMaxInputBytes are tokenized up to that length only.
   virtual void Tokenize(std::string_view text, std::vector<Token>* out) const = 0;
+
+  static constexpr size_t kMaxTermBytes = 128;
+  static constexpr size_t kMaxInputBytes = size_t{1} << 30;  // 1 GiB: offsets fit in int32
 };
 
+// The ICU + Snowball tokenizer described at the top of this file.
+// Returns InvalidArgument for bad options, Unavailable when ICU data or the
+// English stemmer cannot be loaded.
 Result<std::unique_ptr<Tokenizer>> NewIcuTokenizer(const TokenizerOptions& options = {});
 
 }  // namespace skald

@@ -1,0 +1,315 @@
+#include "index/hnsw_index.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+#include "index/index_test_util.h"
+
+namespace skald {
+namespace {
+
+using testing::BruteForce;
+using testing::MixtureData;
+using testing::RecallOf;
+using testing::RefMatches;
+using testing::SameTopK;
+using testing::TestRecord;
+
+constexpr int kDim = 32;
+constexpr size_t kN = 5000;
+constexpr int kQueries = 60;
+
+VectorIndexOptions HnswOptions(int build_threads = 1) {
+  VectorIndexOptions o;
+  o.kind = "hnsw";
+  o.embedder = "test";
+  o.dim = kDim;
+  o.metric = Metric::kCosine;
+  o.hnsw.m = 12;
+  o.hnsw.ef_construction = 80;
+  o.hnsw.ef_search = 64;
+  o.hnsw.build_threads = build_threads;
+  o.exact_max_candidates = 200;  // small, so both planner paths are exercised at this size
+  o.exact_max_fraction = 0.0;
+  return o;
+}
+
+class HnswIndexTest : public ::testing::Test {
+ protected:
+  void Build(int build_threads) {
+    auto created = NewVectorIndex(HnswOptions(build_threads));
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    index_ = std::move(created).value();
+    // Queries come from the same mixture as the data (the last kQueries rows).
+    std::vector<float> data = MixtureData(kN + kQueries, kDim, 25, 21);
+    queries_.assign(data.begin() + kN * kDim, data.end());
+    data.resize(kN * kDim);
+    std::vector<IndexRecord> batch;
+    for (uint64_t i = 0; i < kN; ++i) {
+      batch.push_back(TestRecord(i));
+      records_[i] = batch.back();
+      vectors_[i].assign(data.begin() + i * kDim, data.begin() + (i + 1) * kDim);
+    }
+    ASSERT_TRUE(index_->Upsert(batch, data).ok());
+  }
+
+  std::vector<float> Query(int q) const {
+    return {queries_.begin() + q * kDim, queries_.begin() + (q + 1) * kDim};
+  }
+
+  // Mean recall@k of the index against filtered brute force; checks every
+  // hit passes the filter and reports the path of the last search.
+  double MeanRecall(const VectorFilter& f, int k, SearchPath* path = nullptr) {
+    double sum = 0;
+    for (int q = 0; q < kQueries; ++q) {
+      std::vector<SearchHit> got;
+      SearchOptions o;
+      o.k = k;
+      SearchStats stats;
+      EXPECT_TRUE(index_->Search(Query(q), f, o, &got, &stats).ok());
+      if (path) *path = stats.path;
+      for (const auto& h : got) {
+        EXPECT_TRUE(records_.count(h.id) && RefMatches(f, records_.at(h.id))) << "id " << h.id;
+      }
+      for (size_t i = 1; i < got.size(); ++i) EXPECT_GE(got[i - 1].score, got[i].score);
+      sum += RecallOf(BruteForce(records_, vectors_, Query(q), Metric::kCosine, f, size_t(k)), got);
+    }
+    return sum / kQueries;
+  }
+
+  std::unique_ptr<VectorIndex> index_;
+  std::vector<float> queries_;
+  std::map<uint64_t, IndexRecord> records_;
+  std::map<uint64_t, std::vector<float>> vectors_;
+};
+
+TEST_F(HnswIndexTest, RecallAgainstExactSearch) {
+  Build(1);
+  // A graph with missing or wrong links lands far below this.
+  EXPECT_GE(MeanRecall({}, 10), 0.95);
+  // The flat index agrees with brute force, so it is a valid reference too.
+  VectorIndexOptions fo = HnswOptions();
+  fo.kind = "flat";
+  auto flat = NewVectorIndex(fo);
+  ASSERT_TRUE(flat.ok());
+  std::vector<float> all;
+  std::vector<IndexRecord> recs;
+  for (const auto& [id, r] : records_) {
+    recs.push_back(r);
+    all.insert(all.end(), vectors_[id].begin(), vectors_[id].end());
+  }
+  ASSERT_TRUE((*flat)->Upsert(recs, all).ok());
+  double sum = 0;
+  for (int q = 0; q < kQueries; ++q) {
+    std::vector<SearchHit> exact, approx;
+    ASSERT_TRUE((*flat)->Search(Query(q), {}, {}, &exact).ok());
+    ASSERT_TRUE(index_->Search(Query(q), {}, {}, &approx).ok());
+    sum += RecallOf(exact, approx);
+  }
+  EXPECT_GE(sum / kQueries, 0.95);
+}
+
+TEST_F(HnswIndexTest, ParallelBuildKeepsRecall) {
+  Build(2);
+  EXPECT_GE(MeanRecall({}, 10), 0.95);
+}
+
+TEST_F(HnswIndexTest, LowEfStillFindsMostNeighbours) {
+  Build(1);
+  double sum = 0;
+  for (int q = 0; q < kQueries; ++q) {
+    std::vector<SearchHit> got;
+    SearchOptions o;
+    o.ef = 10;
+    ASSERT_TRUE(index_->Search(Query(q), {}, o, &got).ok());
+    sum += RecallOf(BruteForce(records_, vectors_, Query(q), Metric::kCosine, {}, 10), got);
+  }
+  EXPECT_GE(sum / kQueries, 0.6);
+}
+
+TEST_F(HnswIndexTest, FilteredSearchOnBothPlannerPaths) {
+  Build(1);
+  struct Case {
+    VectorFilter f;
+    SearchPath path;
+  };
+  std::vector<Case> cases(7);
+  cases[0].f.tags = {"even"};  // 50%: graph
+  cases[0].path = SearchPath::kGraph;
+  cases[1].f.context_types = {"skill"};  // 10%: graph
+  cases[1].path = SearchPath::kGraph;
+  cases[2].f.owners = {"u3"};  // ~12%
+  cases[2].f.tags = {"t=4"};   // ~2.5% = ~120 records; postings list too many: sampled, exact scan
+  cases[2].path = SearchPath::kExactScan;
+  cases[3].f.uri_scopes = {UriScope::Children("viking://resources/a1/b5")};  // tiny: enumerated
+  cases[3].path = SearchPath::kExactCandidates;
+  cases[4].f.uri_scopes = {UriScope::Subtree("viking://resources/a2")};  // 25%: graph
+  cases[4].path = SearchPath::kGraph;
+  cases[5].f.created_min = 4900;  // 100 records, no postings: sampled, then exact scan
+  cases[5].path = SearchPath::kExactScan;
+  cases[6].f.tags = {"r=7", "odd"};  // the "r=7" postings list 125 slots: exact over them
+  cases[6].path = SearchPath::kExactCandidates;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    SearchPath path;
+    double recall = MeanRecall(cases[i].f, 10, &path);
+    EXPECT_EQ(path, cases[i].path);
+    if (path == SearchPath::kGraph) {
+      EXPECT_GE(recall, 0.9);
+    } else {
+      EXPECT_EQ(recall, 1.0);
+      for (int q = 0; q < 5; ++q) {
+        std::vector<SearchHit> got;
+        ASSERT_TRUE(index_->Search(Query(q), cases[i].f, {}, &got).ok());
+        EXPECT_TRUE(SameTopK(BruteForce(records_, vectors_, Query(q), Metric::kCosine,
+                                        cases[i].f, 10),
+                             got, records_, cases[i].f));
+      }
+    }
+  }
+}
+
+TEST_F(HnswIndexTest, ExactOptionEqualsBruteForce) {
+  Build(1);
+  VectorFilter f;
+  f.context_types = {"memory"};
+  for (int q = 0; q < 10; ++q) {
+    std::vector<SearchHit> got;
+    SearchOptions o;
+    o.exact = true;
+    o.k = 25;
+    ASSERT_TRUE(index_->Search(Query(q), f, o, &got).ok());
+    EXPECT_TRUE(SameTopK(BruteForce(records_, vectors_, Query(q), Metric::kCosine, f, 25), got,
+                         records_, f));
+  }
+}
+
+TEST_F(HnswIndexTest, CountFilter) {
+  Build(1);
+  VectorFilter f;
+  f.WithLevels({2});
+  f.owners = {"u1", "u2"};
+  uint64_t want = 0;
+  for (const auto& [id, r] : records_) want += RefMatches(f, r);
+  EXPECT_EQ(*index_->Count(f), want);
+  EXPECT_EQ(*index_->Count({}), kN);
+}
+
+TEST_F(HnswIndexTest, DeletesAreNeverReturnedAndCompactionKeepsRecall) {
+  Build(1);
+  std::vector<uint64_t> doomed;
+  for (uint64_t i = 0; i < kN; i += 5) {
+    for (uint64_t j = i; j < i + 2; ++j) doomed.push_back(j);  // 40%
+  }
+  for (uint64_t id : doomed) {
+    records_.erase(id);
+    vectors_.erase(id);
+  }
+  ASSERT_EQ(*index_->Delete(doomed), doomed.size());
+  EXPECT_GE(MeanRecall({}, 10), 0.93);
+  EXPECT_EQ(*index_->Count({}), records_.size());
+  ASSERT_TRUE(index_->Compact().ok());
+  EXPECT_EQ(index_->deleted(), 0u);
+  EXPECT_EQ(index_->size(), records_.size());
+  EXPECT_GE(MeanRecall({}, 10), 0.95);
+  VectorFilter f;
+  f.tags = {"odd"};
+  EXPECT_GE(MeanRecall(f, 10), 0.9);
+}
+
+TEST_F(HnswIndexTest, EmptyAndTinyIndexes) {
+  auto created = NewVectorIndex(HnswOptions());
+  ASSERT_TRUE(created.ok());
+  auto& index = *created;
+  std::vector<SearchHit> got;
+  std::vector<float> q(kDim, 0.25f);
+  ASSERT_TRUE(index->Search(q, {}, {}, &got).ok());
+  EXPECT_TRUE(got.empty());
+  ASSERT_TRUE(index->Upsert(TestRecord(1), q).ok());
+  ASSERT_TRUE(index->Upsert(TestRecord(2), std::vector<float>(kDim, -0.25f)).ok());
+  ASSERT_TRUE(index->Search(q, {}, {}, &got).ok());
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].id, 1u);
+  EXPECT_NEAR(got[0].score, 1.0f, 1e-5);
+  EXPECT_NEAR(got[1].score, -1.0f, 1e-5);
+}
+
+// Writers insert batches of 40 records tagged "batch=B" and delete whole old
+// batches; readers check that every batch is seen all-or-nothing (each write
+// commits atomically and each search reads one snapshot), that graph results
+// are sorted and come from inserted batches, while Compact() runs too.
+TEST(HnswConcurrencyTest, SearchesRaceWithInsertsDeletesAndCompaction) {
+  auto created = NewVectorIndex(HnswOptions(2));
+  ASSERT_TRUE(created.ok());
+  std::unique_ptr<VectorIndex> index = std::move(created).value();
+  constexpr int kBatch = 40;
+  constexpr int kBatches = 60;
+  std::vector<float> data = MixtureData(size_t(kBatch) * kBatches, kDim, 10, 5);
+  std::atomic<int> inserted{0};
+  std::atomic<bool> done{false};
+  std::atomic<int> failures{0};
+
+  std::thread writer([&] {
+    for (int b = 0; b < kBatches; ++b) {
+      std::vector<IndexRecord> recs;
+      for (int i = 0; i < kBatch; ++i) {
+        IndexRecord r = TestRecord(uint64_t(b) * kBatch + i);
+        r.tags = {"batch=" + std::to_string(b)};
+        recs.push_back(r);
+      }
+      std::span<const float> v(data.data() + size_t(b) * kBatch * kDim, size_t(kBatch) * kDim);
+      if (!index->Upsert(recs, v).ok()) failures++;
+      inserted.store(b + 1);
+      if (b >= 10) {
+        std::vector<uint64_t> ids;
+        for (int i = 0; i < kBatch; ++i) ids.push_back(uint64_t(b - 10) * kBatch + i);
+        if (!index->Delete(ids).ok()) failures++;
+      }
+      if (b % 20 == 19 && !index->Compact().ok()) failures++;
+    }
+    done.store(true);
+  });
+
+  auto reader = [&](int seed) {
+    std::mt19937 rng(seed);
+    while (!done.load()) {
+      int upto = inserted.load();
+      int b = upto == 0 ? 0 : int(rng() % uint32_t(upto + 1));
+      VectorFilter f;
+      f.tags = {"batch=" + std::to_string(b)};
+      auto n = index->Count(f);
+      if (!n.ok() || (*n != 0 && *n != kBatch)) failures++;
+      std::vector<SearchHit> hits;
+      SearchOptions o;
+      o.k = 2 * kBatch;
+      if (!index->Search(std::vector<float>(kDim, 0.1f), f, o, &hits).ok() ||
+          (hits.size() != 0 && hits.size() != kBatch)) {
+        failures++;
+      }
+      size_t row = rng() % (data.size() / kDim);
+      std::vector<float> q(data.begin() + row * kDim, data.begin() + (row + 1) * kDim);
+      SearchOptions g;
+      g.k = 10;
+      if (!index->Search(q, {}, g, &hits).ok()) failures++;
+      for (size_t i = 0; i < hits.size(); ++i) {
+        if (hits[i].id >= uint64_t(kBatches) * kBatch) failures++;
+        if (i > 0 && hits[i - 1].score < hits[i].score) failures++;
+      }
+    }
+  };
+  std::thread r1(reader, 1), r2(reader, 2);
+  writer.join();
+  r1.join();
+  r2.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(index->size(), 10u * kBatch);
+  VectorFilter last;
+  last.tags = {"batch=" + std::to_string(kBatches - 1)};
+  EXPECT_EQ(*index->Count(last), uint64_t(kBatch));
+}
+
+}  // namespace
+}  // namespace skald

@@ -1,0 +1,136 @@
+#pragma once
+
+// LexicalIndex: BM25 full-text search over record text, with the same record
+// fields and filter language as the vector index (index/vector_index.h), so
+// hybrid retrieval can ask both indexes the same question.
+//
+// The implementation (OpenFts5LexicalIndex) keeps its own SQLite file: one
+// FTS5 table per account (statistics and postings never cross tenants) with
+// three weighted columns (title, abstract, body), tokenized by our Tokenizer
+// through a custom FTS5 tokenizer, ranked by BM25F (index/fts5_bm25.h).
+// Filters are part of the SQL statement that runs the full-text match, so a
+// filtered search returns the k best *matching* records.
+//
+// Query text is never FTS5 syntax: it is tokenized with the index's
+// tokenizer and every word becomes a quoted phrase, OR-ed together (BM25
+// ranks documents matching more and rarer words first).
+//
+// Thread safety: safe for concurrent use. Searches and counts run in
+// parallel on a pool of read connections (SQLite WAL: each statement sees one
+// committed snapshot); writes are serialized on one write connection and
+// never block readers.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "index/vector_index.h"
+#include "skald/result.h"
+#include "text/tokenizer.h"
+
+namespace skald {
+
+// One record's filter fields and its searchable text.
+struct LexicalDocument {
+  IndexRecord record;    // id, account (required), level, uri, owner, tags, times
+  std::string title;     // e.g. the file or directory name
+  std::string abstract;  // e.g. the L0 abstract
+  std::string body;      // e.g. the L1 overview or the file's text
+};
+
+struct LexicalIndexOptions {
+  // SQLite database file (conventionally <workspace>/index/lexical.db);
+  // created with its parent directories when missing.
+  std::string path;
+
+  // Tokenizer for documents and queries. Not owned; REQUIRES: outlives the
+  // index. nullptr: the index creates and owns NewIcuTokenizer() with default
+  // options. Its Name() is stored in the file: reopening with a different
+  // tokenizer discards the index (see LexicalIndex::was_reset()).
+  const Tokenizer* tokenizer = nullptr;
+
+  // BM25 term-frequency saturation: larger lets repeated terms count longer.
+  // The defaults (k1 1.2, b 0.75, title 2) scored best on SciFact among the
+  // settings tried (docs/benchmarks.md), by small margins.
+  double k1 = 1.2;
+  // BM25 length normalization: 0 ignores document length, 1 divides by it fully.
+  double b = 0.75;
+  // Per-field weights (BM25F): a match in a field with weight 2 counts as two
+  // matches. 0 makes a field unsearchable. At least one must be positive.
+  double title_weight = 2.0;
+  double abstract_weight = 1.0;
+  double body_weight = 1.0;
+
+  // MaxScore dynamic pruning (index/lexical_query.h): records that cannot
+  // reach the top k are not scored. Off scores every record that contains a
+  // query word; the results are the same, only slower (for tests and
+  // measurements).
+  bool prune = true;
+
+  // Read connections (parallel searches). >= 1.
+  int read_connections = 2;
+  // synchronous=FULL: commits survive power loss. Off (NORMAL) survives
+  // process crashes; the index is a cache rebuilt from the catalog, and
+  // applied_seq() moves back together with any lost commit.
+  bool sync = false;
+
+  Status Validate() const;
+};
+
+class LexicalIndex {
+ public:
+  virtual ~LexicalIndex() = default;
+
+  // "fts5": the implementation.
+  virtual std::string_view Kind() const = 0;
+  // Name() of the tokenizer the index was built with.
+  virtual const std::string& tokenizer_name() const = 0;
+
+  // Inserts or replaces records by id, in one transaction (all or nothing).
+  // A record may move between accounts. REQUIRES: record.account non-empty,
+  // ids unique within the batch, text valid UTF-8 (invalid bytes are skipped).
+  virtual Status Upsert(std::span<const LexicalDocument> docs) = 0;
+  Status Upsert(const LexicalDocument& doc) {
+    return Upsert(std::span<const LexicalDocument>(&doc, 1));
+  }
+
+  // Removes records by id in one transaction; unknown ids are ignored.
+  // Returns how many records were removed.
+  virtual Result<uint64_t> Delete(std::span<const uint64_t> ids) = 0;
+
+  // The k best BM25 matches of `query` among the records that pass `filter`,
+  // best first, into `*hits` (cleared first; score > 0, larger is better).
+  // An empty filter account searches every account, each ranked with its own
+  // statistics. A query with no searchable words returns no hits.
+  // REQUIRES: k >= 1; filter valid (VectorFilter::Validate()).
+  virtual Status Search(std::string_view query, const VectorFilter& filter, int k,
+                        std::vector<SearchHit>* hits) const = 0;
+
+  // Number of records that pass `filter`.
+  virtual Result<uint64_t> Count(const VectorFilter& filter) const = 0;
+
+  // The catalog change sequence this index reflects (0 for a new or reset
+  // index). Writes and SetAppliedSeq are separate transactions: replaying
+  // changes after a crash is safe because Upsert and Delete are idempotent.
+  virtual int64_t applied_seq() const = 0;
+  virtual Status SetAppliedSeq(int64_t seq) = 0;
+
+  // True when Open found an unusable file (corrupt, other format version,
+  // other tokenizer) and started an empty index in its place; the caller
+  // must feed every record again.
+  virtual bool was_reset() const = 0;
+
+  // Merges the FTS5 segments into one (faster searches). Worth calling after a
+  // bulk load; blocks writers, not readers.
+  virtual Status Optimize() = 0;
+};
+
+// Opens or creates the FTS5 lexical index described by `options`.
+// Corruption of the file is not an error: the file is recreated empty and
+// was_reset() is true.
+Result<std::unique_ptr<LexicalIndex>> OpenFts5LexicalIndex(const LexicalIndexOptions& options);
+
+}  // namespace skald

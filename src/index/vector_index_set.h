@@ -1,0 +1,129 @@
+#pragma once
+
+// VectorIndexSet: one VectorIndex per account, persisted under
+// `<workspace>/index/<account>/vectors.skvi`, kept current from the catalog.
+//
+// Open() loads each account's file. A file that is missing, corrupt (any
+// checksum or structural check fails), or built for another embedder,
+// dimension, metric or kind is reported and the index is rebuilt from the
+// vectors stored in the catalog (Catalog::ScanRecords), then saved. A clean
+// file is used as is, and CatchUp() applies the catalog changes recorded
+// after the sequence number saved in it (RecordsChangedSince, tombstones
+// included). The index files are caches: deleting them only costs a rebuild.
+//
+// Catalog records whose embedder or dimension differ from the set's options
+// are not indexed (they are counted in skipped_records()).
+//
+// Feeding: the catalog is the source of truth. Whoever writes records to the
+// catalog calls CatchUp() afterwards (cheap when little changed); nothing
+// writes to these indexes directly, so each index's applied_seq() is exact.
+// To force a rebuild, delete the account's file and reopen the set.
+//
+// Thread safety: safe for concurrent use. ForAccount() returns a pointer that
+// stays valid for the set's lifetime (indexes are never dropped or replaced
+// after Open); searches on it may run concurrently with CatchUp() and SaveAll().
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "index/vector_index.h"
+#include "skald/result.h"
+
+namespace skald {
+
+class Catalog;
+struct VectorRecord;
+
+struct VectorIndexSetOptions {
+  // Directory holding one sub-directory per account (`<workspace>/index`).
+  std::string dir;
+  // Options of every account's index (embedder and dim must be set).
+  VectorIndexOptions index;
+  // Records fetched per RecordsChangedSince call during catch-up.
+  int catch_up_batch = 2000;
+  // Save an index right after rebuilding it, so the next open loads it.
+  bool save_after_rebuild = true;
+
+  Status Validate() const;
+};
+
+// What Open() did for one account.
+struct IndexOpenReport {
+  enum class Action { kLoaded, kRebuilt };
+  std::string account;
+  Action action = Action::kLoaded;
+  std::string reason;        // why a rebuild was needed (the load error), "" when loaded
+  uint64_t records = 0;      // live records after open
+  int64_t applied_seq = 0;   // catalog sequence the index reflected before catch-up
+};
+
+class VectorIndexSet {
+ public:
+  // REQUIRES: `catalog` outlives the set.
+  static Result<std::unique_ptr<VectorIndexSet>> Open(const VectorIndexSetOptions& options,
+                                                      Catalog* catalog);
+  ~VectorIndexSet();
+  VectorIndexSet(const VectorIndexSet&) = delete;
+  VectorIndexSet& operator=(const VectorIndexSet&) = delete;
+
+  // The account's index, created empty on first use.
+  Result<VectorIndex*> ForAccount(std::string_view account);
+  // The account's index, or nullptr when the account has none yet.
+  VectorIndex* Find(std::string_view account) const;
+
+  // Applies every catalog change after the indexes' applied sequence numbers.
+  // Returns the number of records applied. Serialized with other CatchUp calls.
+  Result<uint64_t> CatchUp();
+
+  // Saves every index changed since its last save.
+  Status SaveAll();
+
+  // Compacts every index whose tombstones exceed `max_deleted_fraction` of its
+  // slots (searches and catch-up continue meanwhile). Returns how many were
+  // compacted. Meant for a periodic maintenance job; SaveAll() persists them.
+  Result<int> CompactIfNeeded(double max_deleted_fraction = 0.25);
+
+  // Lowest catalog sequence every index has applied: tombstones up to it may
+  // be purged from the catalog.
+  int64_t MinAppliedSeq() const;
+
+  const std::vector<IndexOpenReport>& open_report() const { return report_; }
+  uint64_t skipped_records() const { return skipped_.load(); }
+  std::vector<std::string> Accounts() const;
+
+  // `<dir>/<escaped account>/vectors.skvi` (bytes outside [A-Za-z0-9._-] and
+  // a leading '.' are written as %XX).
+  static std::string PathFor(const std::string& dir, std::string_view account);
+
+ private:
+  struct Entry {
+    std::unique_ptr<VectorIndex> index;
+    int64_t saved_seq = -1;  // applied_seq at the last save (-1 = never saved)
+    uint64_t saved_changes = 0;
+    std::atomic<uint64_t> changes{0};  // writes applied since creation
+  };
+
+  VectorIndexSet(VectorIndexSetOptions options, Catalog* catalog);
+  Status OpenAccount(const std::string& account);
+  Status RebuildFromCatalog(const std::string& account, Entry* entry);
+  Status SaveEntry(const std::string& account, Entry* entry);
+  Result<Entry*> EntryFor(std::string_view account);
+  // True when the record's vector was made by this set's embedder and dimension.
+  bool Indexable(const VectorRecord& r) const;
+
+  const VectorIndexSetOptions options_;
+  Catalog* const catalog_;
+  mutable std::mutex mu_;                                     // guards entries_
+  std::map<std::string, std::unique_ptr<Entry>, std::less<>> entries_;
+  std::mutex catch_up_mu_;                                    // one CatchUp/SaveAll at a time
+  std::vector<IndexOpenReport> report_;
+  std::atomic<uint64_t> skipped_{0};
+  std::atomic<int64_t> set_seq_{0};  // every account is caught up through this sequence
+};
+
+}  // namespace skald

@@ -1,0 +1,61 @@
+#pragma once
+
+// Embedder: turns texts into dense vectors. Implementations: the built-in
+// `hashing` embedder (hashing_embedder.h; lexical, not semantic, no weights)
+// and HTTP providers (OpenAI-compatible /v1/embeddings, Ollama /api/embed)
+// built by factory.h from the `embedding.dense` config section.
+//
+// Thread safety: every method may be called concurrently from any number of
+// threads; HTTP embedders bound their in-flight requests themselves
+// (`max_concurrent`).
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "skald/result.h"
+
+namespace skald {
+
+// Asymmetric models embed queries and documents differently
+// (`query_param` / `document_param`); symmetric ones ignore the kind.
+enum class EmbedKind { kQuery, kDocument };
+
+// Counters of one model client since it was created. Built-in models report
+// zeros.
+struct ModelStats {
+  uint64_t calls = 0;       // logical calls (Embed, Chat, Rerank batches)
+  uint64_t requests = 0;    // HTTP requests sent, retries included
+  uint64_t retries = 0;     // requests that were retries of a failed one
+  uint64_t failures = 0;    // logical calls that returned an error
+  uint64_t fast_fails = 0;  // calls refused by the open circuit breaker
+};
+
+class Embedder {
+ public:
+  virtual ~Embedder() = default;
+
+  // Provider as configured: "hashing", "openai", "ollama", "jina", ...
+  virtual std::string provider() const = 0;
+  // Model name. The hashing embedder names its algorithm version and the
+  // tokenizer it uses, so any change of output changes the name.
+  virtual std::string model() const = 0;
+  // Length of every vector Embed returns (> 0).
+  virtual int Dimension() const = 0;
+
+  // Embeds `texts` in order: one vector of Dimension() floats per text.
+  // HTTP embedders send one request per `batch_size` texts, at most
+  // `max_concurrent` at a time, and check the dimension of every vector
+  // they receive. Errors name the provider, the model and the HTTP status;
+  // they never contain the API key.
+  virtual Result<std::vector<std::vector<float>>> Embed(std::span<const std::string> texts,
+                                                        EmbedKind kind = EmbedKind::kDocument) = 0;
+
+  virtual ModelStats stats() const { return {}; }
+
+  // Stable identity stored with vectors: "<provider>:<model>:<dimension>".
+  std::string Name() const;
+};
+
+}  // namespace skald

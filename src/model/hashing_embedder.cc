@@ -1,0 +1,228 @@
+#include "model/hashing_embedder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace skald {
+namespace {
+
+constexpr uint64_t kUnigramSeed = 0x9E3779B97F4A7C15ull;
+constexpr uint64_t kBigramSeed = 0xC2B2AE3D27D4EB4Full;
+constexpr uint64_t kCharSeed = 0x165667B19E3779F9ull;
+constexpr float kUnigramWeight = 1.0f;
+constexpr float kBigramWeight = 0.6f;
+constexpr float kCharWeight = 0.3f;
+constexpr int kCharGram = 3;
+
+uint64_t Load64(const unsigned char* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+uint64_t Mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDull;
+  h ^= h >> 33;
+  h *= 0xC4CEB9FE1A85EC53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+// Length of the UTF-8 sequence starting with byte `b` (1 for invalid bytes).
+size_t Utf8SeqLen(unsigned char b) {
+  if (b < 0x80) return 1;
+  if ((b >> 5) == 0x6) return 2;
+  if ((b >> 4) == 0xE) return 3;
+  if ((b >> 3) == 0x1E) return 4;
+  return 1;
+}
+
+// Term frequencies of one text's features: open addressing on the 64-bit
+// feature hash (0 marks an empty slot), reused across texts by one thread.
+class FeatureCounts {
+ public:
+  void Clear() {
+    for (uint32_t slot : used_) keys_[slot] = 0;
+    used_.clear();
+  }
+
+  void Add(uint64_t hash, float weight) {
+    if (hash == 0) hash = 1;
+    if ((used_.size() + 1) * 2 > keys_.size()) Grow();
+    size_t slot = static_cast<size_t>(hash) & mask_;
+    while (keys_[slot] != 0 && keys_[slot] != hash) slot = (slot + 1) & mask_;
+    if (keys_[slot] == 0) {
+      keys_[slot] = hash;
+      tf_[slot] = 0;
+      weight_[slot] = weight;
+      used_.push_back(static_cast<uint32_t>(slot));
+    }
+    ++tf_[slot];
+  }
+
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    for (uint32_t slot : used_) fn(keys_[slot], tf_[slot], weight_[slot]);
+  }
+
+ private:
+  void Grow() {
+    std::vector<uint64_t> keys = std::move(keys_);
+    std::vector<uint32_t> tf = std::move(tf_);
+    std::vector<float> weight = std::move(weight_);
+    std::vector<uint32_t> used = std::move(used_);
+    const size_t capacity = std::max<size_t>(1024, keys.size() * 2);
+    keys_.assign(capacity, 0);
+    tf_.assign(capacity, 0);
+    weight_.assign(capacity, 0.0f);
+    mask_ = capacity - 1;
+    used_.clear();
+    for (uint32_t old : used) {
+      size_t slot = static_cast<size_t>(keys[old]) & mask_;
+      while (keys_[slot] != 0) slot = (slot + 1) & mask_;
+      keys_[slot] = keys[old];
+      tf_[slot] = tf[old];
+      weight_[slot] = weight[old];
+      used_.push_back(static_cast<uint32_t>(slot));
+    }
+  }
+
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> tf_;
+  std::vector<float> weight_;
+  std::vector<uint32_t> used_;  // occupied slots, in insertion order
+  size_t mask_ = 0;
+};
+
+struct Scratch {
+  std::vector<Token> tokens;
+  std::vector<size_t> starts;  // code point starts of one marked term
+  std::string marked;
+  FeatureCounts features;
+};
+
+class HashingEmbedder final : public Embedder {
+ public:
+  HashingEmbedder(std::unique_ptr<Tokenizer> tokenizer, int dimension)
+      : tokenizer_(std::move(tokenizer)),
+        dimension_(dimension),
+        model_(fmt::format("skald-hash-v1[{}]", tokenizer_->Name())) {}
+
+  std::string provider() const override { return "hashing"; }
+  std::string model() const override { return model_; }
+  int Dimension() const override { return dimension_; }
+
+  Result<std::vector<std::vector<float>>> Embed(std::span<const std::string> texts,
+                                                EmbedKind) override {
+    thread_local Scratch scratch;
+    std::vector<std::vector<float>> out;
+    out.reserve(texts.size());
+    for (const std::string& text : texts) out.push_back(EmbedOne(text, &scratch));
+    return out;
+  }
+
+ private:
+  void Add(Scratch* s, uint64_t hash, float weight) const { s->features.Add(hash, weight); }
+
+  void AddCharGrams(Scratch* s, std::string_view term) const {
+    s->marked.resize(term.size() + 2);
+    s->marked.front() = '<';
+    std::copy(term.begin(), term.end(), s->marked.begin() + 1);
+    s->marked.back() = '>';
+    s->starts.clear();
+    for (size_t i = 0; i < s->marked.size();) {
+      s->starts.push_back(i);
+      i += Utf8SeqLen(static_cast<unsigned char>(s->marked[i]));
+    }
+    const size_t n = s->starts.size();
+    if (n <= static_cast<size_t>(kCharGram)) {
+      Add(s, FeatureHash(s->marked, kCharSeed), kCharWeight);
+      return;
+    }
+    for (size_t i = 0; i + kCharGram <= n; ++i) {
+      const size_t begin = s->starts[i];
+      const size_t end = i + kCharGram < n ? s->starts[i + kCharGram] : s->marked.size();
+      Add(s, FeatureHash(std::string_view(s->marked).substr(begin, end - begin), kCharSeed),
+          kCharWeight);
+    }
+  }
+
+  std::vector<float> EmbedOne(const std::string& text, Scratch* s) const {
+    std::vector<float> vec(static_cast<size_t>(dimension_), 0.0f);
+    s->tokens.clear();
+    s->features.Clear();
+    tokenizer_->Tokenize(text, &s->tokens);
+    for (size_t i = 0; i < s->tokens.size(); ++i) {
+      const std::string& term = s->tokens[i].term;
+      const uint64_t unigram = FeatureHash(term, kUnigramSeed);
+      Add(s, unigram, kUnigramWeight);
+      if (i + 1 < s->tokens.size()) {
+        const uint64_t next = FeatureHash(s->tokens[i + 1].term, kUnigramSeed);
+        Add(s, Mix(unigram * 31 + next + kBigramSeed), kBigramWeight);
+      }
+      AddCharGrams(s, term);
+    }
+    double norm2 = 0;
+    s->features.ForEach([&](uint64_t hash, uint32_t tf, float weight) {
+      const float value = tf == 1 ? weight : weight * (1.0f + std::log(static_cast<float>(tf)));
+      // Bucket from the high bits (multiply-shift), sign from the lowest bit.
+      const size_t bucket =
+          static_cast<size_t>(((hash >> 32) * static_cast<uint64_t>(dimension_)) >> 32);
+      vec[bucket] += (hash & 1) ? -value : value;
+    });
+    for (float v : vec) norm2 += static_cast<double>(v) * v;
+    if (norm2 > 0) {
+      const float inv = static_cast<float>(1.0 / std::sqrt(norm2));
+      for (float& v : vec) v *= inv;
+    }
+    return vec;
+  }
+
+  const std::unique_ptr<Tokenizer> tokenizer_;
+  const int dimension_;
+  const std::string model_;
+};
+
+}  // namespace
+
+uint64_t FeatureHash(std::string_view data, uint64_t seed) {
+  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+  const size_t n = data.size();
+  uint64_t h = seed ^ (n * 0x9E3779B97F4A7C15ull);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    h ^= Mix(Load64(p + i));
+    h = h * 0x100000001B3ull + 0x632BE59BD9B4E019ull;
+  }
+  uint64_t tail = 0;
+  for (size_t j = n; j > i; --j) tail = (tail << 8) | p[j - 1];
+  h ^= Mix(tail ^ 0xA0761D6478BD642Full);
+  return Mix(h);
+}
+
+Status HashingEmbedderOptions::Validate() const {
+  if (dimension < 16 || dimension > 8192) {
+    return Status::InvalidArgument(
+        fmt::format("hashing embedder dimension must be between 16 and 8192, got {}", dimension));
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<Embedder>> NewHashingEmbedder(std::unique_ptr<Tokenizer> tokenizer,
+                                                     const HashingEmbedderOptions& options) {
+  SKALD_RETURN_IF_ERROR(options.Validate());
+  if (!tokenizer) return Status::InvalidArgument("hashing embedder needs a tokenizer");
+  return std::unique_ptr<Embedder>(
+      std::make_unique<HashingEmbedder>(std::move(tokenizer), options.dimension));
+}
+
+Result<std::unique_ptr<Embedder>> NewDefaultHashingEmbedder(const HashingEmbedderOptions& options) {
+  SKALD_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> tokenizer, NewIcuTokenizer());
+  return NewHashingEmbedder(std::move(tokenizer), options);
+}
+
+}  // namespace skald
