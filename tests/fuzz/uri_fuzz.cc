@@ -4,8 +4,8 @@
 //
 // Built two ways (tests/fuzz/CMakeLists.txt):
 //   uri_fuzz         clang + -fsanitize=fuzzer,address, when SKALD_BUILD_FUZZ=ON;
-//   uri_fuzz_replay  any compiler, with SKALD_FUZZ_REPLAY_MAIN defined: runs every
-//                    file under the given paths once (the corpus as a ctest).
+//   uri_fuzz_replay  any compiler, linked with replay_main.cc: runs every file
+//                    under the given paths once (the corpus as a ctest).
 // Any violated invariant prints what broke and aborts.
 
 #include <chrono>
@@ -217,38 +217,3 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzGlob(input);
   return 0;
 }
-
-#ifdef SKALD_FUZZ_REPLAY_MAIN
-// Replays files (or every regular file under directories) through the entry
-// point. Fails when nothing was replayed, so a wrong corpus path cannot pass.
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-
-int main(int argc, char** argv) {
-  namespace fs = std::filesystem;
-  size_t replayed = 0;
-  auto replay = [&](const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
-    ++replayed;
-  };
-  for (int i = 1; i < argc; ++i) {
-    std::error_code ec;
-    fs::path arg(argv[i]);
-    if (fs::is_directory(arg, ec)) {
-      for (const auto& entry : fs::recursive_directory_iterator(arg, ec)) {
-        if (entry.is_regular_file()) replay(entry.path());
-      }
-    } else if (fs::is_regular_file(arg, ec)) {
-      replay(arg);
-    } else {
-      std::fprintf(stderr, "uri_fuzz_replay: no such file or directory: %s\n", argv[i]);
-      return 2;
-    }
-  }
-  std::printf("uri_fuzz_replay: %zu inputs replayed\n", replayed);
-  return replayed > 0 ? 0 : 1;
-}
-#endif
