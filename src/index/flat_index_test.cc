@@ -125,6 +125,12 @@ TEST_P(FlatIndexTest, CountMatchesReference) {
   want = 0;
   for (const auto& [id, r] : records_) want += testing::RefMatches(dir, r);
   EXPECT_EQ(*index_->Count(dir), want);
+  // A value listed twice selects the same records as listed once.
+  VectorFilter once;
+  once.context_types = {"memory"};
+  VectorFilter twice;
+  twice.context_types = {"memory", "memory"};
+  EXPECT_EQ(*index_->Count(twice), *index_->Count(once));
 }
 
 TEST_P(FlatIndexTest, UpsertReplacesAndDeleteRemoves) {

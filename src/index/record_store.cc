@@ -334,6 +334,9 @@ CompiledFilter RecordStore::Compile(const VectorFilter& filter) const {
     for (const auto& n : names) {
       if (auto id = pool.Find(n)) out->push_back(*id);
     }
+    // A value named twice must not add its posting list twice.
+    std::sort(out->begin(), out->end());
+    out->erase(std::unique(out->begin(), out->end()), out->end());
     if (!names.empty() && out->empty()) f.match_nothing = true;
   };
   resolve(context_types_, filter.context_types, &f.context_types);

@@ -117,15 +117,17 @@ class StoreIndex : public VectorIndex {
   uint64_t ApplyDelete(Generation* gen, std::span<const uint64_t> ids, uint64_t version) const;
   void Publish(std::shared_ptr<Generation> gen, uint64_t version);
 
-  mutable std::mutex write_mu_;      // serializes writers, Save and Compact's swap
-  mutable std::mutex snap_mu_;       // guards the three fields below
-  std::shared_ptr<Generation> gen_;  // current generation (changed under both mutexes)
-  uint64_t version_ = 0;             // last committed version
-  uint32_t committed_slots_ = 0;     // slots of gen_ visible at version_
+  mutable std::mutex write_mu_;  // serializes writers, Save and Compact's swap
+  mutable std::mutex snap_mu_;   // readers copy the three fields below under it
+  // Changed only while holding both mutexes, so writers may read them under
+  // write_mu_ alone.
+  std::shared_ptr<Generation> gen_;  // GUARDED_BY(snap_mu_, write_mu_): current generation
+  uint64_t version_ = 0;             // GUARDED_BY(snap_mu_, write_mu_): last committed version
+  uint32_t committed_slots_ = 0;     // GUARDED_BY(snap_mu_, write_mu_): gen_ slots at version_
 
-  bool compacting_ = false;             // guarded by write_mu_
-  std::vector<PendingWrite> pending_;   // guarded by write_mu_ (writes during Compact)
-  std::mutex compact_mu_;               // one Compact at a time
+  bool compacting_ = false;            // GUARDED_BY(write_mu_)
+  std::vector<PendingWrite> pending_;  // GUARDED_BY(write_mu_): writes made during Compact
+  std::mutex compact_mu_;              // one Compact at a time
 
   std::atomic<uint64_t> live_{0};
   std::atomic<uint64_t> dead_{0};

@@ -103,6 +103,7 @@ class VectorIndexSet {
  private:
   struct Entry {
     std::unique_ptr<VectorIndex> index;
+    // GUARDED_BY(catch_up_mu_) once Open returns:
     int64_t saved_seq = -1;  // applied_seq at the last save (-1 = never saved)
     uint64_t saved_changes = 0;
     std::atomic<uint64_t> changes{0};  // writes applied since creation
@@ -118,8 +119,8 @@ class VectorIndexSet {
 
   const VectorIndexSetOptions options_;
   Catalog* const catalog_;
-  mutable std::mutex mu_;                                     // guards entries_
-  std::map<std::string, std::unique_ptr<Entry>, std::less<>> entries_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::unique_ptr<Entry>, std::less<>> entries_;  // GUARDED_BY(mu_)
   std::mutex catch_up_mu_;                                    // one CatchUp/SaveAll at a time
   std::vector<IndexOpenReport> report_;
   std::atomic<uint64_t> skipped_{0};
