@@ -6,16 +6,21 @@ HOST ?= 127.0.0.1
 PORT ?= 1933
 DATA ?= ./skald-data
 
-.PHONY: deps build serve test clean
+.PHONY: deps configure build serve test clean
 
 deps:
 	./scripts/install-deps.sh
 
-build: deps
+configure: deps
 	cmake --preset $(PRESET)
+
+# Everything: the binary, every test and every benchmark.
+build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-serve: build
+# Serving needs only the binary, so a first start does not wait for the test suite to compile.
+serve: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target skald
 	$(BUILD_DIR)/skald serve --host $(HOST) --port $(PORT) --data $(DATA)
 
 test: build
