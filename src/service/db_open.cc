@@ -95,10 +95,9 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
                  "{} leftovers removed",
                  options.workspace, report.nodes_checked, report.issues.size(),
                  report.leftovers_removed);
-  } else {
-    SKALD_ASSIGN_OR_RETURN(uint64_t removed, db->content_->CleanLeftovers());
-    (void)removed;
   }
+  // After a clean shutdown there are no temporary files to sweep, so opening
+  // does not walk the content tree (startup stays independent of its size).
   SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kSessionStartKey, std::to_string(NowNanos())));
   SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kCleanShutdownKey, "0"));
   SKALD_RETURN_IF_ERROR(db->EnsureAccount("default"));
