@@ -105,6 +105,62 @@ struct FsckReport {
   bool clean() const { return issues.empty(); }
 };
 
+// State of one background job as the tasks API shows it (reference §2.8).
+struct TaskInfo {
+  std::string task_id;
+  std::string task_type;   // "add_resource", "index", ...
+  std::string status;      // "pending" | "running" | "completed" | "failed"
+  int64_t created_ns = 0;
+  int64_t updated_ns = 0;
+  std::string resource_id; // the URI the task works on
+  std::string stage;       // progress, e.g. "embedding 120/400"
+  std::string result_json; // JSON object ("" = null)
+  std::string error;       // "" unless failed (or retrying after an error)
+};
+
+struct AddResourceResult {
+  std::string root_uri;
+  std::string source_path;
+  std::string task_id;     // "" when the call waited
+  std::vector<std::string> errors;
+  std::vector<std::string> warnings;
+  // With `wait`: the task's final state ("completed"), or "pending"/"running"
+  // when timeout_s expired first.
+  std::string task_status;
+};
+
+// One retrieval hit.
+struct MatchedContext {
+  std::string uri;           // canonical node URI (+ "/.abstract.md" or "/.overview.md" for levels 0/1)
+  std::string context_type;  // "resource" | "memory" | "skill"
+  int level = 2;
+  double score = 0;          // finite, in [0, 1]
+  std::string abstract;
+  std::vector<std::string> tags;
+  std::string match_reason;  // "vector", "lexical", "vector+lexical", "reranked"
+};
+
+// How a find ran (include_provenance).
+struct FindTrace {
+  std::string mode;  // "quick" | "thinking"
+  std::vector<std::string> directories_visited;
+  int rounds = 0;
+  std::string stop_reason;
+  int candidates_kept = 0;
+  int candidates_dropped = 0;
+  bool reranked = false;
+  std::string rerank_warning;
+  double latency_ms = 0;
+};
+
+struct FindResult {
+  std::vector<MatchedContext> memories;
+  std::vector<MatchedContext> resources;
+  std::vector<MatchedContext> skills;
+  std::optional<FindTrace> trace;  // with include_provenance
+  size_t total() const { return memories.size() + resources.size() + skills.size(); }
+};
+
 class Db {
  public:
   // Opens (creating when missing) the workspace, takes its LOCK (a second
@@ -153,6 +209,31 @@ class Db {
 
   virtual Result<GlobResult> Glob(const Identity& who, const GlobRequest& request) = 0;
   virtual Result<GrepResult> Grep(const Identity& who, const GrepRequest& request) = 0;
+
+
+  // Stores an uploaded file under <workspace>/temp/upload and returns its id
+  // ("upload_<32 hex><ext>") for AddResource. Uploads expire after a day.
+  virtual Result<std::string> TempUpload(const Identity& who, std::string_view filename,
+                                         std::string_view bytes) = 0;
+  // Imports a file or directory as a resource: reserves the root URI, then a
+  // durable background task parses it into markdown files, writes L0/L1
+  // summaries for every directory and embeds everything (batched). The task
+  // survives restarts. With request.wait, returns once it finished (or the
+  // timeout passed); a failed task is returned as its error.
+  virtual Result<AddResourceResult> AddResource(const Identity& who,
+                                                const AddResourceRequest& request) = 0;
+  // Semantic + lexical search over the caller's visible context.
+  // InvalidArgument for an empty query; Unavailable when the embedding
+  // provider cannot be reached.
+  virtual Result<FindResult> Find(const Identity& who, const FindRequest& request) = 0;
+  // A task by id; NotFound ("Task not found or expired") for unknown ids and
+  // for other users' tasks (ROOT sees all).
+  virtual Result<TaskInfo> GetTask(const Identity& who, std::string_view task_id) = 0;
+  // The caller's tasks (ROOT: all), newest first.
+  virtual Result<std::vector<TaskInfo>> ListTasks(const Identity& who, const TaskFilter& filter) = 0;
+  // Blocks until no background work is pending or running, or `timeout_ms`
+  // passes (DeadlineExceeded). For tests and embedded callers that exit.
+  virtual Status WaitIdle(int64_t timeout_ms) = 0;
 
   // Compares content with the catalog for every account; with `repair`
   // brings the catalog in line with the content on disk.

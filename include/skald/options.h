@@ -7,12 +7,35 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "skald/status.h"
 
 namespace skald {
 
 class Embedder;  // src/model/embedder.h
+class Reranker;  // src/model/reranker.h
+
+// Retrieval tuning (config sections `retrieval` and `rerank`).
+struct RetrievalSettings {
+  // Share of the lexical (BM25) score in every fused search score: 0 =
+  // vector similarity only, 1 = BM25 only. Hybrid search finds exact words
+  // a weak embedder misses. 0.7 was chosen on SciFact (bench/retrieval_eval):
+  // with the built-in (lexical) embedder anything from 0.6 to 1 scores
+  // within 0.01 nDCG@10; 0.7 keeps 30% for a real embedder's semantics.
+  double hybrid_weight = 0.7;
+  // Hierarchical retrieval: final = a*child + (1-a)*parent score; 1 ignores the parent.
+  double score_propagation_alpha = 1.0;
+  // Share of hotness (use count, recency) in final scores; 0 = off.
+  double hotness_alpha = 0.0;
+  // Results must score strictly above this unless a query gives its own
+  // threshold (`rerank.threshold`; applies without a reranker too).
+  double score_threshold = 0.1;
+  // Reranker token budget per (query, document) pair; 0 = no truncation.
+  int rerank_max_input_tokens = 0;
+
+  Status Validate() const;
+};
 
 struct DbOptions {
   // Directory holding skald.db, content/, index/, temp/ and LOCK. Created when missing.
@@ -35,6 +58,15 @@ struct DbOptions {
   // Accept an embedder whose identity differs from the recorded one: the new
   // identity is recorded and every existing vector is marked for rebuilding.
   bool reindex_on_embedder_change = false;
+  // Cross-encoder used to rerank retrieval candidates; null = none (find
+  // runs in QUICK mode unless asked otherwise).
+  std::shared_ptr<Reranker> reranker;
+  RetrievalSettings retrieval;
+  // File text sent to the embedder is cut to this many estimated tokens.
+  int embedding_max_input_tokens = 4096;
+  // Threads running background jobs (ingestion, indexing). 0 runs none:
+  // jobs stay queued (durably) until a Db with workers opens the workspace.
+  int background_workers = 2;
 
   Status Validate() const;
 };
@@ -64,6 +96,10 @@ struct WriteRequest {
   std::string uri;
   std::string content;
   WriteMode mode = WriteMode::kReplace;
+  // Return only once the file is summarized and searchable.
+  bool wait = false;
+  // With `wait`: stop waiting after this many seconds (the work goes on).
+  std::optional<double> timeout_s;
 };
 
 struct GrepRequest {
@@ -88,6 +124,75 @@ struct GlobRequest {
   int node_limit = 256;
 
   Status Validate() const;
+};
+
+// add-resource (reference §2.5). Exactly one source: `temp_file_id` (an
+// upload made with Db::TempUpload; wins when both are set) or `path`.
+struct AddResourceRequest {
+  // A local file or directory, read by the process that runs the Db. The
+  // HTTP server refuses local paths (only uploads reach it), as OpenViking.
+  std::string path;
+  std::string temp_file_id;
+  // Exact URI of the new resource root; must not exist. Not with `parent`.
+  std::string to;
+  // Directory to create the resource root in (created when missing only
+  // with create_parent). Default: viking://resources.
+  std::string parent;
+  bool create_parent = false;
+  // Name of the root directory (default: derived from the file or
+  // directory name). Collisions get "_1", "_2", ... appended.
+  std::string source_name;
+  std::string reason;
+  std::string instruction;
+  // Return only when the resource is parsed, summarized and searchable.
+  bool wait = false;
+  // With `wait`: give up waiting after this many seconds (the work goes on).
+  std::optional<double> timeout_s;
+  // Directory imports: glob patterns of files to include (empty = all) and
+  // to exclude, matched against the path relative to the imported
+  // directory; directory names to skip besides the built-in list.
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  std::vector<std::string> ignore_dirs;
+  // "k=v" tags set on every record of the resource.
+  std::vector<std::string> tags;
+
+  Status Validate() const;
+};
+
+enum class RetrievalModeOption { kAuto, kQuick, kThinking };
+
+// find / search (reference §2.4).
+struct FindRequest {
+  std::string query;
+  // Directories to search (empty: the caller's visible roots).
+  std::vector<std::string> target_uris;
+  // "resource" | "memory" | "skill" (empty = all).
+  std::vector<std::string> context_types;
+  int limit = 10;
+  // Scores must be strictly greater (default: rerank.threshold, 0.1).
+  std::optional<double> score_threshold;
+  // Levels to return (0 abstract, 1 overview, 2 file; empty = all).
+  std::vector<int> levels;
+  // "k=v" tags a hit must all carry.
+  std::vector<std::string> tags;
+  // Time window on `time_field` ("updated_at" or "created_at"), ns since the epoch.
+  std::optional<int64_t> since_ns;
+  std::optional<int64_t> until_ns;
+  std::string time_field = "updated_at";
+  // kAuto: THINKING (hierarchical) when a reranker is configured, else QUICK.
+  RetrievalModeOption mode = RetrievalModeOption::kAuto;
+  bool include_provenance = false;
+
+  Status Validate() const;
+};
+
+// Task listing filter (GET /api/v1/tasks).
+struct TaskFilter {
+  std::string task_type;
+  std::string status;  // "pending" | "running" | "completed" | "failed" ("" = any)
+  std::string resource_id;
+  int limit = 50;  // 0..200
 };
 
 }  // namespace skald

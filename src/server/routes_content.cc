@@ -49,11 +49,12 @@ void Download(Call& call) {
   call.Bytes(std::move(file->bytes), "application/octet-stream");
 }
 
-// What OpenViking's `wait=true` returns once its queues drained. Skald has no
-// background semantic/embedding work for a write yet, so there is nothing to
-// wait for and every counter is zero.
-Json EmptyQueueStatus() {
-  Json queue = {{"processed", 0}, {"requeue_count", 0}, {"error_count", 0},
+// OpenViking's `queue_status` after `wait=true`: per queue what was
+// processed for this request. Skald runs the write's follow-up as one job
+// (summaries and embedding together), reported in both queues.
+Json WaitedQueueStatus(const WriteResult& written) {
+  int processed = written.vector_status == "completed" ? 1 : 0;
+  Json queue = {{"processed", processed}, {"requeue_count", 0}, {"error_count", 0},
                 {"errors", Json::array()}};
   return Json{{"Semantic", queue}, {"Embedding", queue}};
 }
@@ -71,7 +72,8 @@ void Write(Call& call) {
   request.content = b.RequiredString("content");
   const std::string mode = b.Literal("mode", "replace", {"replace", "append", "create"});
   const bool wait = b.Bool("wait", false);
-  (void)b.OptionalFloat("timeout");
+  request.wait = wait;
+  request.timeout_s = b.OptionalFloat("timeout");
   bool telemetry_summary = false;
   const bool telemetry = b.Telemetry("telemetry", &telemetry_summary);
   // Accepted and validated; Skald has one processing path so far.
@@ -86,7 +88,7 @@ void Write(Call& call) {
   if (!written.ok()) return call.Fail(written.status());
 
   Json result = WriteToJson(*written);
-  if (wait) result["queue_status"] = EmptyQueueStatus();
+  if (wait) result["queue_status"] = WaitedQueueStatus(*written);
   if (!telemetry) return call.OkExcludeNone(result);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

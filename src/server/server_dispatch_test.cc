@@ -48,6 +48,18 @@ class FakeDb : public Db {
   Result<GlobResult> Glob(const Identity&, const GlobRequest&) override { return failure; }
   Result<GrepResult> Grep(const Identity&, const GrepRequest&) override { return failure; }
   Result<FsckReport> Fsck(bool) override { return failure; }
+  Result<std::string> TempUpload(const Identity&, std::string_view, std::string_view) override {
+    return failure;
+  }
+  Result<AddResourceResult> AddResource(const Identity&, const AddResourceRequest&) override {
+    return failure;
+  }
+  Result<FindResult> Find(const Identity&, const FindRequest&) override { return failure; }
+  Result<TaskInfo> GetTask(const Identity&, std::string_view) override { return failure; }
+  Result<std::vector<TaskInfo>> ListTasks(const Identity&, const TaskFilter&) override {
+    return failure;
+  }
+  Status WaitIdle(int64_t) override { return failure; }
 
   std::string last_account;
 };

@@ -273,6 +273,31 @@ Status ParseLog(const Json& obj, Config* config) {
   return Status::Ok();
 }
 
+// `retrieval`: Skald implements the scoring keys; OpenViking's intent and
+// rewrite timeouts belong to session-aware search (not implemented yet).
+Status ParseRetrieval(const Json& obj, Config* config) {
+  SKALD_RETURN_IF_ERROR(RequireObject(obj, "retrieval"));
+  static const std::set<std::string> ignored = {"recall_intent_timeout_s",
+                                                "recall_rewrite_timeout_s", "enable_intent",
+                                                "memory_association"};
+  RetrievalSettings& r = config->retrieval;
+  for (const auto& [key, v] : obj.items()) {
+    const std::string path = KeyPath("retrieval", key);
+    if (key == "hotness_alpha") {
+      SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &r.hotness_alpha));
+    } else if (key == "score_propagation_alpha") {
+      SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &r.score_propagation_alpha));
+    } else if (key == "hybrid_weight") {
+      SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &r.hybrid_weight));
+    } else if (ignored.count(key) != 0) {
+      config->warnings.push_back(IgnoredKeyWarning(path));
+    } else {
+      return UnknownKey(path);
+    }
+  }
+  return Status::Ok();
+}
+
 // ---- model sections (model/model_config.h) --------------------------------
 
 const int kIntMin = std::numeric_limits<int>::min();
@@ -491,10 +516,6 @@ const std::vector<std::pair<std::string, std::optional<std::set<std::string>>>>&
 UnimplementedSections() {
   static const std::vector<std::pair<std::string, std::optional<std::set<std::string>>>>
       sections = {
-          {"retrieval", std::set<std::string>{"hotness_alpha", "score_propagation_alpha",
-                                              "recall_intent_timeout_s",
-                                              "recall_rewrite_timeout_s", "enable_intent",
-                                              "memory_association"}},
           {"grep", std::set<std::string>{"engine", "switch_to_remote_threshold"}},
           {"bot", std::nullopt}, {"encryption", std::nullopt}, {"git", std::nullopt},
           {"memory", std::nullopt}, {"oauth", std::nullopt}, {"telemetry", std::nullopt},
@@ -645,6 +666,7 @@ Status Config::Validate() const {
   SKALD_RETURN_IF_ERROR(embedding.Validate());
   SKALD_RETURN_IF_ERROR(vlm.Validate());
   SKALD_RETURN_IF_ERROR(query_planner.Validate());
+  SKALD_RETURN_IF_ERROR(retrieval.Validate());
   return rerank.Validate();
 }
 
@@ -681,6 +703,8 @@ Result<Config> ParseConfig(std::string_view text, const EnvLookup& lookup) {
       SKALD_RETURN_IF_ERROR(ParseLlm(v, "query_planner", &config.query_planner, &config));
     } else if (key == "rerank") {
       SKALD_RETURN_IF_ERROR(ParseRerank(v, &config));
+    } else if (key == "retrieval") {
+      SKALD_RETURN_IF_ERROR(ParseRetrieval(v, &config));
     } else if (UnimplementedScalars().count(key) != 0) {
       config.warnings.push_back(IgnoredKeyWarning(key));
     } else {
@@ -717,6 +741,13 @@ Result<DbOptions> DbOptionsFromConfig(const Config& config, bool reindex_on_embe
   SKALD_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> embedder, NewEmbedder(config.embedding));
   options.embedder = std::move(embedder);
   options.reindex_on_embedder_change = reindex_on_embedder_change;
+  SKALD_ASSIGN_OR_RETURN(std::unique_ptr<Reranker> reranker, NewReranker(config.rerank));
+  options.reranker = std::move(reranker);
+  options.retrieval = config.retrieval;
+  options.retrieval.score_threshold = config.rerank.threshold;
+  options.retrieval.rerank_max_input_tokens = config.rerank.max_input_tokens;
+  options.embedding_max_input_tokens = config.embedding.max_input_tokens;
+  SKALD_RETURN_IF_ERROR(options.Validate());
   return options;
 }
 

@@ -90,6 +90,8 @@ struct Config {
   LlmConfig query_planner{"query_planner"};
   // `rerank`: its `threshold` applies even when no reranker is configured.
   RerankConfig rerank;
+  // `retrieval`: hybrid weight, score propagation, hotness.
+  RetrievalSettings retrieval;
   // One line per accepted-but-ignored section or key, e.g.
   // "section 'vlm' is not implemented by Skald yet and is ignored".
   std::vector<std::string> warnings;

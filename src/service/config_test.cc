@@ -131,23 +131,42 @@ TEST(ConfigTest, MalformedJsonIsInvalidArgument) {
 
 TEST(ConfigTest, UnimplementedSectionsAreWarnings) {
   auto config = Parse(R"({
-    "retrieval": {"hotness_alpha": 0.1},
+    "grep": {"engine": "fs"},
     "default_search_limit": 5,
     "server": {"observability": {"metrics": {"enabled": true}}, "workers": 4}
   })");
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_TRUE(HasWarningContaining(
-      *config, "section 'retrieval' is not implemented by Skald yet and is ignored"));
+      *config, "section 'grep' is not implemented by Skald yet and is ignored"));
   EXPECT_TRUE(HasWarningContaining(*config, "'default_search_limit'"));
   EXPECT_TRUE(HasWarningContaining(*config, "'server.observability'"));
   EXPECT_TRUE(HasWarningContaining(*config, "server.workers=4"));
   EXPECT_TRUE(config->Validate().ok());
 }
 
-TEST(ConfigTest, UnimplementedSectionStillRejectsKeysOpenVikingRejects) {
+TEST(ConfigTest, RetrievalSectionSetsScoringAndRejectsTypos) {
+  auto parsed = Parse(R"({"retrieval": {"hotness_alpha": 0.2, "hybrid_weight": 0.5,
+                                        "score_propagation_alpha": 0.7, "enable_intent": true}})");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_DOUBLE_EQ(parsed->retrieval.hotness_alpha, 0.2);
+  EXPECT_DOUBLE_EQ(parsed->retrieval.hybrid_weight, 0.5);
+  EXPECT_DOUBLE_EQ(parsed->retrieval.score_propagation_alpha, 0.7);
+  EXPECT_TRUE(HasWarningContaining(*parsed, "retrieval.enable_intent"));
+  EXPECT_TRUE(parsed->Validate().ok());
+
+  auto out_of_range = Parse(R"({"retrieval": {"hybrid_weight": 1.5}})");
+  ASSERT_TRUE(out_of_range.ok());
+  EXPECT_NE(out_of_range->Validate().message().find("retrieval.hybrid_weight"), std::string::npos);
+
   auto config = Parse(R"({"retrieval": {"hotnes_alpha": 0.1}})");
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.status().message(), "unknown config key \"retrieval.hotnes_alpha\"");
+}
+
+TEST(ConfigTest, UnimplementedSectionStillRejectsKeysOpenVikingRejects) {
+  auto config = Parse(R"({"grep": {"engin": "fs"}})");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().message(), "unknown config key \"grep.engin\"");
 
   auto scalar = Parse(R"({"vlm": "gpt-4"})");
   ASSERT_FALSE(scalar.ok());

@@ -9,11 +9,20 @@
 // content store and SQLite snapshots in the catalog.
 
 #include <mutex>
+#include <shared_mutex>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "skald/db.h"
+#include "index/lexical_index.h"
+#include "index/vector_index_set.h"
+#include "ingest/semantic_indexer.h"
+#include "retrieve/retriever.h"
 #include "storage/catalog.h"
+#include "storage/job_queue.h"
+#include "text/summarizer.h"
 #include "storage/content_store.h"
 #include "storage/path_lock.h"
 #include "storage/workspace_lock.h"
@@ -45,6 +54,14 @@ class DbImpl final : public Db {
   Result<GlobResult> Glob(const Identity& who, const GlobRequest& request) override;
   Result<GrepResult> Grep(const Identity& who, const GrepRequest& request) override;
   Result<FsckReport> Fsck(bool repair) override;
+  Result<std::string> TempUpload(const Identity& who, std::string_view filename,
+                                 std::string_view bytes) override;
+  Result<AddResourceResult> AddResource(const Identity& who,
+                                        const AddResourceRequest& request) override;
+  Result<FindResult> Find(const Identity& who, const FindRequest& request) override;
+  Result<TaskInfo> GetTask(const Identity& who, std::string_view task_id) override;
+  Result<std::vector<TaskInfo>> ListTasks(const Identity& who, const TaskFilter& filter) override;
+  Status WaitIdle(int64_t timeout_ms) override;
 
  private:
   DbImpl() = default;
@@ -76,8 +93,34 @@ class DbImpl final : public Db {
   Status EnsureDirectories(const Identity& who, const VikingUri& dir, bool include_self);
 
   // Writes bytes and records them in the catalog (the durable write path).
+  // `jobs` are enqueued in the same catalog transaction (the outbox).
   Result<CatalogNode> StoreFile(const Identity& who, const VikingUri& uri, std::string_view bytes,
-                                const std::optional<CatalogNode>& existing);
+                                const std::optional<CatalogNode>& existing,
+                                const std::vector<JobSpec>& jobs = {},
+                                std::vector<Job>* enqueued = nullptr);
+
+  // ---- background work (background.cc) ----
+  // Opens the indexes and the job queue and starts the workers (at open).
+  Status StartBackground();
+  // Stops the workers and saves the vector indexes (at close).
+  void StopBackground();
+  void WorkerLoop();
+  Status RunJob(const Job& job);
+  Status RunAddResource(const Job& job);  // resource_ops.cc
+  // Brings the vector and lexical indexes up to the catalog.
+  Status CatchUpIndexes();
+  Status CatchUpLexical();
+  // The follow-up job that (re)indexes `path` after a change; nullopt for
+  // paths that are never indexed (sessions, hidden files, namespace roots).
+  // kind "index" indexes the subtree; "refresh" only its ancestors.
+  std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path,
+                                     std::string_view kind, int priority) const;
+  // Waits for the task when `wait`; maps a failed task to its error.
+  Result<Job> AwaitTask(const std::string& task_id, std::optional<double> timeout_s);
+  TaskInfo ToTaskInfo(const Job& job) const;
+  // Drops the records of `uri`'s subtree and updates the indexes at once
+  // (deleted content must not be found even for a moment).
+  Status ForgetRecords(const Identity& who, const VikingUri& uri);
 
   // Locks `requests` within the configured timeout.
   Status Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard);
@@ -90,9 +133,25 @@ class DbImpl final : public Db {
   std::unique_ptr<Catalog> catalog_;
   PathLockManager locks_;
 
+  std::unique_ptr<VectorIndexSet> vectors_;     // null without an embedder
+  std::unique_ptr<LexicalIndex> lexical_;
+  std::unique_ptr<Summarizer> summarizer_;
+  std::unique_ptr<SemanticIndexer> indexer_;    // null without an embedder
+  std::unique_ptr<Retriever> retriever_;
+  std::unique_ptr<JobQueue> jobs_;
+  std::mutex lexical_mu_;                       // one lexical catch-up at a time
+  // Jobs hold it shared while they run; Fsck holds it exclusively so it
+  // never sees a sidecar whose catalog row a job is about to write.
+  std::shared_mutex maintenance_mu_;
+  std::vector<std::thread> workers_;
+
   std::mutex accounts_mu_;
   std::set<std::string> ready_accounts_;  // guarded by accounts_mu_
 };
+
+// InvalidArgument when a segment uses the prefix reserved for Skald's
+// temporary files.
+Status CheckNotReserved(const VikingUri& uri);
 
 // NotFound "File not found: <uri>" with details {type: file, resource: uri}.
 Status FileNotFound(const VikingUri& uri);

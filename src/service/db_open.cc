@@ -67,6 +67,7 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
 
   // Vectors are only comparable within one embedder: refuse another one
   // unless the caller asked for the reindex.
+  bool reindex = false;
   if (!db->options_.embedder) {
     SKALD_ASSIGN_OR_RETURN(db->options_.embedder, EmbedderForUnconfiguredOpen(*db->catalog_));
   }
@@ -75,7 +76,7 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
                            CheckEmbedderIdentity(*db->catalog_, *db->options_.embedder,
                                                  options.reindex_on_embedder_change,
                                                  options.workspace));
-    (void)embedder_check;  // kReindexRequired: the reindex job picks it up from the catalog
+    reindex = embedder_check == EmbedderCheck::kReindexRequired;
   }
 
   // A session that did not end cleanly may have left content ahead of the
@@ -101,10 +102,22 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
   SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kSessionStartKey, std::to_string(NowNanos())));
   SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kCleanShutdownKey, "0"));
   SKALD_RETURN_IF_ERROR(db->EnsureAccount("default"));
+  SKALD_RETURN_IF_ERROR(db->StartBackground());
+  if (reindex) {
+    // Every vector must be remade with the new embedder: one durable job.
+    JobSpec spec;
+    spec.kind = "reindex";
+    spec.resource_id = "viking://";
+    spec.max_attempts = 10;
+    SKALD_ASSIGN_OR_RETURN(Job job, db->jobs_->Enqueue(spec));
+    spdlog::warn("embedder changed: re-embedding every record in the background (task {})",
+                 job.task_id);
+  }
   return std::unique_ptr<Db>(std::move(db));
 }
 
 DbImpl::~DbImpl() {
+  StopBackground();
   if (catalog_) {
     Status st = catalog_->SetMeta(kCleanShutdownKey, "1");
     if (!st.ok()) spdlog::error("could not record clean shutdown: {}", st.ToString());
@@ -177,6 +190,7 @@ Status DbImpl::Lock(const std::vector<PathLockRequest>& requests, PathLockGuard*
 }
 
 Result<FsckReport> DbImpl::Fsck(bool repair) {
+  std::unique_lock<std::shared_mutex> no_jobs(maintenance_mu_);
   ReconcileOptions check;
   check.repair = repair;
   check.verify_hashes = true;

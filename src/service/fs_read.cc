@@ -7,7 +7,7 @@
 
 #include "common/strings.h"
 #include "service/db_impl.h"
-#include "service/sidecar.h"
+#include "ingest/sidecar.h"
 #include "uri/access.h"
 
 namespace skald {

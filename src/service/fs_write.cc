@@ -14,7 +14,7 @@
 #include "common/strings.h"
 #include "common/time_util.h"
 #include "service/db_impl.h"
-#include "service/sidecar.h"
+#include "ingest/sidecar.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -34,15 +34,6 @@ bool HasCreatableExtension(std::string_view name) {
   return false;
 }
 
-Status CheckNotReserved(const VikingUri& uri) {
-  for (const std::string& seg : uri.segments()) {
-    if (seg.rfind(kReservedPrefix, 0) == 0) {
-      return Status::InvalidArgument(
-          fmt::format("name '{}' is reserved for Skald's temporary files", seg));
-    }
-  }
-  return Status::Ok();
-}
 
 // content/write may not reach into user-managed subtrees
 // (user/{uid}/{skills,peers,privacy,sessions}).
@@ -75,6 +66,16 @@ VikingUri ContextRoot(const VikingUri& uri) {
 }
 
 }  // namespace
+
+Status CheckNotReserved(const VikingUri& uri) {
+  for (const std::string& seg : uri.segments()) {
+    if (seg.rfind(kReservedPrefix, 0) == 0) {
+      return Status::InvalidArgument(
+          fmt::format("name '{}' is reserved for Skald's temporary files", seg));
+    }
+  }
+  return Status::Ok();
+}
 
 Status DbImpl::EnsureDirectories(const Identity& who, const VikingUri& dir, bool include_self) {
   std::vector<VikingUri> chain;
@@ -110,7 +111,9 @@ Status DbImpl::EnsureDirectories(const Identity& who, const VikingUri& dir, bool
 
 Result<CatalogNode> DbImpl::StoreFile(const Identity& who, const VikingUri& uri,
                                       std::string_view bytes,
-                                      const std::optional<CatalogNode>& existing) {
+                                      const std::optional<CatalogNode>& existing,
+                                      const std::vector<JobSpec>& jobs,
+                                      std::vector<Job>* enqueued) {
   SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->WriteFile(who.account, uri.path(), bytes));
   CatalogNode node;
   node.path = std::string(uri.path());
@@ -118,7 +121,7 @@ Result<CatalogNode> DbImpl::StoreFile(const Identity& who, const VikingUri& uri,
   node.mtime_ns = attr.mtime_ns;
   node.ctime_ns = existing ? existing->ctime_ns : attr.mtime_ns;
   node.hash = Sha256Hex(bytes);
-  SKALD_RETURN_IF_ERROR(catalog_->Put(who.account, node));
+  SKALD_RETURN_IF_ERROR(catalog_->Apply(who.account, {node}, {}, jobs, enqueued));
   return node;
 }
 
@@ -143,8 +146,15 @@ Result<std::string> DbImpl::Mkdir(const Identity& who, std::string_view uri_text
   if (!abstract.empty()) {
     VikingUri sidecar = uri.Child(kAbstractName);
     std::string text = RenderSidecar(SidecarFrontmatter(uri.str(), "Mkdir", "mkdir"), abstract);
-    SKALD_ASSIGN_OR_RETURN(CatalogNode stored, StoreFile(who, sidecar, text, std::nullopt));
+    std::vector<JobSpec> jobs;
+    if (std::optional<JobSpec> job =
+            IndexJobFor(who, uri.path(), "index", kJobPriorityInteractive);
+        job && indexer_) {
+      jobs.push_back(*job);
+    }
+    SKALD_ASSIGN_OR_RETURN(CatalogNode stored, StoreFile(who, sidecar, text, std::nullopt, jobs));
     (void)stored;
+    if (!jobs.empty()) jobs_->Notify();
   }
   return uri.str();
 }
@@ -172,6 +182,15 @@ Result<RmResult> DbImpl::Rm(const Identity& who, std::string_view uri_text, bool
   // crash in between leaves rows without content, which recovery drops.
   SKALD_RETURN_IF_ERROR(content_->Remove(who.account, uri.path()));
   SKALD_ASSIGN_OR_RETURN(result.deleted_count, catalog_->DeleteSubtree(who.account, uri.path()));
+  // Deleted content must not be found, not even until a job runs; the
+  // summaries above it are refreshed in the background.
+  SKALD_RETURN_IF_ERROR(ForgetRecords(who, uri));
+  if (std::optional<JobSpec> job =
+          IndexJobFor(who, uri.path(), "refresh", kJobPriorityInteractive);
+      job && indexer_) {
+    SKALD_ASSIGN_OR_RETURN(Job queued, jobs_->Enqueue(*job));
+    (void)queued;
+  }
   if (uri.depth() == 1) {
     // A scope root (ROOT may empty `viking://resources`) comes back empty:
     // every account always has its resources root.
@@ -211,6 +230,17 @@ Result<MvResult> DbImpl::Mv(const Identity& who, std::string_view from_text,
   SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->Stat(who.account, to.path()));
   int64_t mtime = source->is_dir ? source->mtime_ns : attr.mtime_ns;
   SKALD_RETURN_IF_ERROR(catalog_->MoveSubtree(who.account, from.path(), to.path(), mtime));
+  // Records are keyed by URI: the old ones go at once, the moved tree is
+  // indexed again (cached vectors make that cheap) and both parents' summaries refresh.
+  SKALD_RETURN_IF_ERROR(ForgetRecords(who, from));
+  if (indexer_) {
+    for (auto job : {IndexJobFor(who, from.path(), "refresh", kJobPriorityInteractive),
+                     IndexJobFor(who, to.path(), "index", kJobPriorityInteractive)}) {
+      if (!job) continue;
+      SKALD_ASSIGN_OR_RETURN(Job queued, jobs_->Enqueue(*job));
+      (void)queued;
+    }
+  }
   return MvResult{from.str(), to.str()};
 }
 
@@ -262,10 +292,12 @@ Result<WriteResult> DbImpl::Write(const Identity& who, const WriteRequest& reque
     SKALD_ASSIGN_OR_RETURN(std::string old, content_->ReadFile(who.account, uri.path()));
     if (sidecar) {
       // Public writes change a sidecar's body; its frontmatter is kept.
+      // The body is the user's from now on: the indexer keeps it.
       Sidecar parsed = ParseSidecar(old);
       std::string body = mode == WriteMode::kAppend ? parsed.body + request.content
                                                     : request.content;
-      bytes = RenderSidecar(parsed.frontmatter, body);
+      bytes = RenderSidecar(
+          SidecarFrontmatter(uri.Parent().str(), "ContentWrite", "content_write"), body);
     } else {
       bytes = mode == WriteMode::kAppend ? old + request.content : request.content;
     }
@@ -281,9 +313,27 @@ Result<WriteResult> DbImpl::Write(const Identity& who, const WriteRequest& reque
     result.content_updated = false;  // identical bytes: nothing to rewrite
     return result;
   }
-  SKALD_ASSIGN_OR_RETURN(CatalogNode stored, StoreFile(who, uri, bytes, existing));
+  // The file and the job that re-indexes it commit together (outbox). A
+  // written sidecar refreshes its directory and the directories above.
+  std::optional<JobSpec> job =
+      sidecar ? IndexJobFor(who, uri.path(), "refresh", kJobPriorityInteractive)
+              : IndexJobFor(who, uri.path(), "index", kJobPriorityInteractive);
+  std::vector<JobSpec> jobs;
+  if (job && indexer_) jobs.push_back(*job);
+  std::vector<Job> enqueued;
+  SKALD_ASSIGN_OR_RETURN(CatalogNode stored, StoreFile(who, uri, bytes, existing, jobs, &enqueued));
   (void)stored;
   result.content_updated = true;
+  if (enqueued.empty()) return result;
+  jobs_->Notify();
+  guard = PathLockGuard();  // the job takes its own locks
+  result.semantic_status = result.vector_status = "queued";
+  if (request.wait) {
+    SKALD_ASSIGN_OR_RETURN(Job done, AwaitTask(enqueued[0].task_id, request.timeout_s));
+    if (done.state == JobState::kCompleted) {
+      result.semantic_status = result.vector_status = "completed";
+    }
+  }
   return result;
 }
 

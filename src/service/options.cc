@@ -2,12 +2,20 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace skald {
 
 Status DbOptions::Validate() const {
   if (workspace.empty()) return Status::InvalidArgument("workspace must not be empty");
   if (lock_timeout_ms < 0) return Status::InvalidArgument("lock_timeout_ms must be >= 0");
-  return Status::Ok();
+  if (embedding_max_input_tokens < 16) {
+    return Status::InvalidArgument("embedding.max_input_tokens must be >= 16");
+  }
+  if (background_workers < 0 || background_workers > 64) {
+    return Status::InvalidArgument("background_workers must be in [0, 64]");
+  }
+  return retrieval.Validate();
 }
 
 Status LsOptions::Validate() const {
@@ -38,6 +46,61 @@ Status GlobRequest::Validate() const {
   if (pattern.empty()) return Status::InvalidArgument("pattern must not be empty");
   if (node_limit < 1) {
     return Status::InvalidArgument(fmt::format("node_limit must be >= 1, got {}", node_limit));
+  }
+  return Status::Ok();
+}
+
+}  // namespace skald
+
+namespace skald {
+
+Status RetrievalSettings::Validate() const {
+  auto unit = [](double v) { return std::isfinite(v) && v >= 0 && v <= 1; };
+  if (!unit(hybrid_weight)) return Status::InvalidArgument("retrieval.hybrid_weight must be in [0, 1]");
+  if (!unit(score_propagation_alpha)) {
+    return Status::InvalidArgument("retrieval.score_propagation_alpha must be in [0, 1]");
+  }
+  if (!unit(hotness_alpha)) return Status::InvalidArgument("retrieval.hotness_alpha must be in [0, 1]");
+  if (!std::isfinite(score_threshold)) {
+    return Status::InvalidArgument("rerank.threshold must be a finite number");
+  }
+  if (rerank_max_input_tokens != 0 && rerank_max_input_tokens < 128) {
+    return Status::InvalidArgument("rerank.max_input_tokens must be 0 or >= 128");
+  }
+  return Status::Ok();
+}
+
+Status AddResourceRequest::Validate() const {
+  if (path.empty() && temp_file_id.empty()) {
+    return Status::InvalidArgument("either 'path' or 'temp_file_id' must be provided");
+  }
+  if (!to.empty() && !parent.empty()) {
+    return Status::InvalidArgument("'to' and 'parent' cannot be used together");
+  }
+  if (timeout_s.has_value() && !(*timeout_s >= 0)) {
+    return Status::InvalidArgument("timeout must be >= 0");
+  }
+  return Status::Ok();
+}
+
+Status FindRequest::Validate() const {
+  if (query.empty()) return Status::InvalidArgument("query must not be empty");
+  if (limit < 1) return Status::InvalidArgument("limit must be >= 1");
+  if (limit > 1000) return Status::InvalidArgument("limit must be <= 1000");
+  for (int level : levels) {
+    if (level < 0 || level > 2) return Status::InvalidArgument("level must be 0, 1 or 2");
+  }
+  for (const std::string& type : context_types) {
+    if (type != "resource" && type != "memory" && type != "skill") {
+      return Status::InvalidArgument("context_type must be resource, memory or skill, not '" +
+                                     type + "'");
+    }
+  }
+  if (time_field != "updated_at" && time_field != "created_at") {
+    return Status::InvalidArgument("time_field must be updated_at or created_at");
+  }
+  if (score_threshold.has_value() && !std::isfinite(*score_threshold)) {
+    return Status::InvalidArgument("score_threshold must be a finite number");
   }
   return Status::Ok();
 }

@@ -68,6 +68,37 @@ CREATE UNIQUE INDEX IF NOT EXISTS records_by_id ON records(account, id);
 CREATE INDEX IF NOT EXISTS records_by_uri ON records(account, uri);
 CREATE INDEX IF NOT EXISTS records_by_seq ON records(seq);
 )sql",
+    // 2 -> 3: the durable job queue (outbox) and the embedding cache.
+    R"sql(
+CREATE TABLE IF NOT EXISTS jobs(
+  id             INTEGER PRIMARY KEY,
+  task_id        TEXT    NOT NULL UNIQUE,
+  kind           TEXT    NOT NULL,
+  account        TEXT    NOT NULL,
+  user           TEXT    NOT NULL,
+  resource_id    TEXT    NOT NULL,
+  payload        TEXT    NOT NULL,
+  priority       INTEGER NOT NULL,
+  state          TEXT    NOT NULL,
+  attempts       INTEGER NOT NULL,
+  max_attempts   INTEGER NOT NULL,
+  not_before_ns  INTEGER NOT NULL,
+  lease_until_ns INTEGER NOT NULL,
+  stage          TEXT    NOT NULL,
+  result         TEXT    NOT NULL,
+  error          TEXT    NOT NULL,
+  created_ns     INTEGER NOT NULL,
+  updated_ns     INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs(state, priority DESC, id);
+CREATE INDEX IF NOT EXISTS jobs_by_resource ON jobs(account, resource_id);
+CREATE TABLE IF NOT EXISTS embed_cache(
+  embedder  TEXT NOT NULL,
+  text_hash TEXT NOT NULL,
+  vector    BLOB NOT NULL,
+  PRIMARY KEY(embedder, text_hash)
+) WITHOUT ROWID;
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == Catalog::kSchemaVersion);
@@ -248,30 +279,57 @@ Result<uint64_t> DeleteSubtreeLocked(sqlite3* db, std::string_view account,
   return static_cast<uint64_t>(sqlite3_changes(db));
 }
 
+// Deletes then upserts; REQUIRES: write_mu held, inside a transaction.
+Status ApplyNodesLocked(sqlite3* db, std::string_view account,
+                        const std::vector<CatalogNode>& upserts,
+                        const std::vector<std::string>& delete_subtrees) {
+  for (const std::string& path : delete_subtrees) {
+    auto deleted = DeleteSubtreeLocked(db, account, path);
+    if (!deleted.ok()) return deleted.status();
+  }
+  Stmt s(db,
+         "INSERT OR REPLACE INTO nodes(account, path, parent, name, is_dir, size, mtime_ns, "
+         "ctime_ns, hash) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  if (!s.prepared()) return SqlError(db, "upsert");
+  for (const CatalogNode& n : upserts) {
+    s.Bind(1, account).Bind(2, n.path).Bind(3, ParentPath(n.path)).Bind(4, BaseName(n.path));
+    s.Bind(5, int64_t{n.is_dir}).Bind(6, static_cast<int64_t>(n.size)).Bind(7, n.mtime_ns);
+    s.Bind(8, n.ctime_ns).Bind(9, n.hash);
+    SKALD_RETURN_IF_ERROR(s.Run("upsert"));
+    s.Reset();
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status Catalog::Apply(std::string_view account, const std::vector<CatalogNode>& upserts,
                       const std::vector<std::string>& delete_subtrees) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
-  return InTransaction(db, [&]() -> Status {
-    for (const std::string& path : delete_subtrees) {
-      auto deleted = DeleteSubtreeLocked(db, account, path);
-      if (!deleted.ok()) return deleted.status();
-    }
-    Stmt s(db,
-           "INSERT OR REPLACE INTO nodes(account, path, parent, name, is_dir, size, mtime_ns, "
-           "ctime_ns, hash) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    if (!s.prepared()) return SqlError(db, "upsert");
-    for (const CatalogNode& n : upserts) {
-      s.Bind(1, account).Bind(2, n.path).Bind(3, ParentPath(n.path)).Bind(4, BaseName(n.path));
-      s.Bind(5, int64_t{n.is_dir}).Bind(6, static_cast<int64_t>(n.size)).Bind(7, n.mtime_ns);
-      s.Bind(8, n.ctime_ns).Bind(9, n.hash);
-      SKALD_RETURN_IF_ERROR(s.Run("upsert"));
-      s.Reset();
+  return InTransaction(
+      db, [&]() -> Status { return ApplyNodesLocked(db, account, upserts, delete_subtrees); });
+}
+
+Status Catalog::Apply(std::string_view account, const std::vector<CatalogNode>& upserts,
+                      const std::vector<std::string>& delete_subtrees,
+                      const std::vector<JobSpec>& jobs, std::vector<Job>* enqueued) {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  sqlite3* db = impl_->writer;
+  std::vector<Job> stored;
+  Status st = InTransaction(db, [&]() -> Status {
+    SKALD_RETURN_IF_ERROR(ApplyNodesLocked(db, account, upserts, delete_subtrees));
+    stored.reserve(jobs.size());
+    for (const JobSpec& spec : jobs) {
+      JobSpec with_account = spec;
+      if (with_account.account.empty()) with_account.account = std::string(account);
+      SKALD_ASSIGN_OR_RETURN(Job job, InsertJobLocked(db, with_account));
+      stored.push_back(std::move(job));
     }
     return Status::Ok();
   });
+  if (st.ok() && enqueued != nullptr) *enqueued = std::move(stored);
+  return st;
 }
 
 Result<uint64_t> Catalog::DeleteSubtree(std::string_view account, std::string_view path) {

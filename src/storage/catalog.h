@@ -1,7 +1,8 @@
 #pragma once
 
 // Catalog: the SQLite database (WAL mode) that records every node of every
-// account — kind, size, mtime, content hash — plus workspace metadata. The
+// account — kind, size, mtime, content hash — plus workspace metadata, the
+// retrieval records, the durable job queue and the embedding cache. The
 // on-disk schema is specified in docs/format/catalog.md.
 //
 // Thread safety: safe for concurrent use. Writes are serialized on one
@@ -12,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +55,55 @@ struct VectorRecord {
   bool deleted = false;  // a tombstone: kept so that indexes can catch up on deletes
 };
 
+// Priorities of jobs (higher runs first). Interactive work — a session
+// commit, a single write — must never wait behind bulk ingestion.
+inline constexpr int kJobPriorityBulk = 0;
+inline constexpr int kJobPriorityInteractive = 100;
+
+// What to enqueue. Thread safety: a value type.
+struct JobSpec {
+  std::string kind;            // what the job does ("semantic", "embed", ...); required
+  std::string account;         // tenant; "" inside Apply() means Apply's account
+  std::string user;            // who asked for it ("" for system work)
+  std::string resource_id;     // what it works on, usually a URI ("viking://resources/a")
+  std::string payload = "{}";  // JSON text, opaque to the queue
+  int priority = kJobPriorityBulk;
+  int max_attempts = 5;       // >= 1; a job leased this many times and not done fails
+  int64_t not_before_ns = 0;  // not leased before this time (0 = at once)
+  std::string task_id;        // "" = a new random UUID (version 4)
+};
+
+enum class JobState { kPending, kRunning, kCompleted, kFailed };
+
+// "pending" | "running" | "completed" | "failed" (as stored and shown by the API).
+std::string_view JobStateName(JobState state);
+// Inverse of JobStateName; nullopt for anything else.
+std::optional<JobState> ParseJobState(std::string_view name);
+
+// One row of the job queue. Thread safety: a value type.
+struct Job {
+  int64_t id = 0;  // catalog-assigned, increasing with enqueue order
+  std::string task_id, kind, account, user, resource_id, payload;
+  int priority = 0;
+  JobState state = JobState::kPending;
+  int attempts = 0;  // times leased so far
+  int max_attempts = 0;
+  int64_t not_before_ns = 0;   // earliest next lease (backoff after a failure)
+  int64_t lease_until_ns = 0;  // while running: when the lease expires
+  int64_t created_ns = 0;      // wall clock
+  int64_t updated_ns = 0;      // wall clock of the last change
+  std::string stage;           // progress label set by the worker
+  std::string result;          // JSON text given to CompleteJob ("" until then)
+  std::string error;           // last failure message (kept through retries)
+};
+
+// Selection for ListJobs; empty strings match anything.
+struct JobFilter {
+  std::string kind, account, user, resource_id;  // resource_id: exact match
+  std::optional<JobState> state;
+  int limit = 50;  // <= 0: no limit
+};
+
 struct CatalogOptions {
   // Path of the database file.
   std::string path;
@@ -67,7 +118,7 @@ class Catalog {
  public:
   // The schema version this binary writes; older databases are migrated
   // forward on open, newer ones are refused (FailedPrecondition).
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens or creates the database and migrates it.
   static Result<std::unique_ptr<Catalog>> Open(const CatalogOptions& options);
@@ -95,6 +146,15 @@ class Catalog {
   // Deletes run first.
   Status Apply(std::string_view account, const std::vector<CatalogNode>& upserts,
                const std::vector<std::string>& delete_subtrees);
+
+  // The outbox: like Apply above, and in the same transaction enqueues
+  // `jobs` (a spec with an empty account gets `account`), so a node and the
+  // follow-up work it needs are committed together or not at all. When
+  // `enqueued` is given it receives the stored jobs in the order of `jobs`.
+  // Callers that run workers through a JobQueue call JobQueue::Notify() after.
+  Status Apply(std::string_view account, const std::vector<CatalogNode>& upserts,
+               const std::vector<std::string>& delete_subtrees, const std::vector<JobSpec>& jobs,
+               std::vector<Job>* enqueued = nullptr);
 
   Status Put(std::string_view account, const CatalogNode& node) {
     return Apply(account, {node}, {});
@@ -135,6 +195,101 @@ class Catalog {
 
   // Removes tombstones with seq <= `up_to_seq` (once every index has seen them).
   Result<uint64_t> PurgeTombstones(int64_t up_to_seq);
+
+  // Live records of `account` with these keys, in the order of `keys`
+  // (missing or deleted keys are skipped; a repeated key repeats its record).
+  // with_vectors=false leaves `vector` empty, which reads far less. One
+  // statement whatever the number of keys.
+  Result<std::vector<VectorRecord>> GetRecordsByKeys(std::string_view account,
+                                                     std::span<const int64_t> keys,
+                                                     bool with_vectors = false);
+
+  // Live records of one node (`uri` exactly: its L0, L1 or L2 records), by level.
+  Result<std::vector<VectorRecord>> GetRecordsByUri(std::string_view account, std::string_view uri,
+                                                    bool with_vectors = false);
+
+  // Adds 1 to active_count of every live record of each distinct URI in
+  // `uris` (all levels), in one transaction. Neither seq nor updated_ns
+  // change: indexes do not store active_count (rankers read it from the
+  // catalog), so the bump must not make them re-read vectors, and hotness'
+  // age term keeps measuring content age. Unknown URIs are ignored.
+  Status BumpActiveCount(std::string_view account, std::span<const std::string> uris);
+
+  // ---- Job queue (table `jobs`). Scheduling times (`now_ns`, leases,
+  // not_before) are the caller's clock; created_ns/updated_ns are wall clock.
+
+  // Stores a pending job. InvalidArgument for an empty kind, max_attempts < 1
+  // or a payload that is not JSON; AlreadyExists for a task_id in use.
+  Result<Job> EnqueueJob(const JobSpec& spec);
+
+  // Leases the next runnable job whose kind is in `kinds` (empty = any):
+  // highest priority first, then oldest. Runnable = pending with
+  // not_before_ns <= now_ns, or running with lease_until_ns < now_ns (its
+  // worker died; the job runs again). The job becomes running with
+  // attempts + 1 and lease_until_ns = now_ns + lease_ns. An expired job that
+  // already used max_attempts is not re-leased but marked failed (a job that
+  // kills its worker cannot loop forever). nullopt when nothing is runnable.
+  // A lease is not a fence: a worker that outlived its lease can still
+  // complete or fail the job another worker re-leased, so jobs must be
+  // idempotent and workers renew leases well before they expire.
+  Result<std::optional<Job>> LeaseJob(std::span<const std::string> kinds, int64_t now_ns,
+                                      int64_t lease_ns);
+
+  // Extends a running job's lease. NotFound for an unknown id,
+  // FailedPrecondition when the job is not running.
+  Status RenewJobLease(int64_t id, int64_t lease_until_ns);
+
+  // Makes every running job pending again at once (attempts are kept). Only
+  // for the process that just took the workspace LOCK: no worker can be
+  // running, so those leases belong to a process that died. Returns how many.
+  Result<uint64_t> ReleaseRunningJobs();
+
+  // Records a progress label. NotFound for an unknown id.
+  Status SetJobStage(int64_t id, std::string_view stage);
+
+  // Running -> completed with `result_json` ("" or JSON text). NotFound /
+  // FailedPrecondition (not running) / InvalidArgument (not JSON).
+  Status CompleteJob(int64_t id, std::string_view result_json);
+
+  // A running job failed with `error`. While attempts < max_attempts it goes
+  // back to pending, not leased before `retry_at_ns` (other jobs lease
+  // meanwhile); otherwise it is terminally failed. The error is kept either
+  // way. NotFound / FailedPrecondition (not running).
+  Status FailJob(int64_t id, std::string_view error, int64_t retry_at_ns);
+
+  // The job with this task id, or nullopt.
+  Result<std::optional<Job>> GetJobByTaskId(std::string_view task_id);
+
+  // Jobs matching `filter`, newest first.
+  Result<std::vector<Job>> ListJobs(const JobFilter& filter);
+
+  // Number of jobs in `state` (nullopt = any) of `kind` ("" = any).
+  Result<uint64_t> CountJobs(std::optional<JobState> state, std::string_view kind = "");
+
+  // Pending or running jobs of `account` whose resource_id is `resource` or
+  // below it ("" = every job of the account; "viking://resources" covers
+  // "viking://resources/a/b"). 0 means everything asked for so far is done.
+  Result<uint64_t> CountUnfinishedJobs(std::string_view account, std::string_view resource);
+
+  // Deletes completed and failed jobs last changed before
+  // `finished_before_ns` (wall clock); returns how many.
+  Result<uint64_t> PurgeFinishedJobs(int64_t finished_before_ns);
+
+  // ---- Embedding cache (table `embed_cache`), keyed by (embedder identity,
+  // text hash). Vectors are stored as float32.
+
+  // For each of `text_hashes` (in order) the cached vector of `embedder`, or
+  // nullopt. One statement whatever the number of hashes.
+  Result<std::vector<std::optional<std::vector<float>>>> GetCachedEmbeddings(
+      std::string_view embedder, std::span<const std::string> text_hashes);
+
+  // Stores (or replaces) vectors[i] for text_hashes[i] in one transaction.
+  // REQUIRES: equal lengths (InvalidArgument otherwise).
+  Status PutCachedEmbeddings(std::string_view embedder, std::span<const std::string> text_hashes,
+                             std::span<const std::vector<float>> vectors);
+
+  // Deletes the entries of every embedder but `keep_embedder`; returns how many.
+  Result<uint64_t> PurgeEmbeddingCache(std::string_view keep_embedder);
 
   // Workspace metadata (key/value).
   Result<std::optional<std::string>> GetMeta(std::string_view key);

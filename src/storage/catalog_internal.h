@@ -7,6 +7,7 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -102,6 +103,21 @@ Status InTransaction(sqlite3* db, F&& body) {
   }
   return Exec(db, "COMMIT", "commit");
 }
+
+// Inserts one pending job (uuid4 task id when the spec has none) and returns
+// the stored row. Validates the spec (InvalidArgument) and reports a taken
+// task id as AlreadyExists. REQUIRES: write_mu held, inside a transaction.
+// Defined in catalog_jobs.cc.
+Result<Job> InsertJobLocked(sqlite3* db, const JobSpec& spec);
+
+// `values` as a JSON array text, for `json_each(?)` lists that let one
+// statement take any number of keys (SQLite's JSON1 is built in; carray is not).
+std::string JsonArrayOf(std::span<const int64_t> values);
+std::string JsonArrayOf(std::span<const std::string> values);
+
+// A vector BLOB as float32 values (little-endian on every platform we build for).
+// Corruption when the blob is not a whole number of floats.
+Result<std::vector<float>> DecodeVectorBlob(const void* blob, int bytes, std::string_view what);
 
 }  // namespace catalog_internal
 

@@ -11,7 +11,47 @@ namespace skald {
 
 using namespace catalog_internal;  // NOLINT: part of the catalog itself
 
+namespace catalog_internal {
+
+std::string JsonArrayOf(std::span<const int64_t> values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out += std::to_string(values[i]);
+  }
+  out.push_back(']');
+  return out;
+}
+
+std::string JsonArrayOf(std::span<const std::string> values) {
+  Json array = Json::array();
+  for (const std::string& v : values) array.push_back(v);
+  return DumpJson(array);
+}
+
+Result<std::vector<float>> DecodeVectorBlob(const void* blob, int bytes, std::string_view what) {
+  if (bytes < 0 || bytes % static_cast<int>(sizeof(float)) != 0) {
+    return Status::Corruption(
+        fmt::format("catalog {}: vector blob of {} bytes is not a float32 array", what, bytes));
+  }
+  std::vector<float> out(static_cast<size_t>(bytes) / sizeof(float));
+  if (bytes > 0) std::memcpy(out.data(), blob, static_cast<size_t>(bytes));
+  return out;
+}
+
+}  // namespace catalog_internal
+
 namespace {
+
+// kRecordColumns qualified with the table alias `r`, with NULL in place of
+// the vector unless `with_vectors` (skipping the blob saves most of the read).
+std::string QualifiedRecordColumns(bool with_vectors) {
+  return fmt::format(
+      "r.account, r.key, r.id, r.uri, r.parent_uri, r.level, r.context_type, r.owner, "
+      "r.abstract, r.embedder, {}, r.tags, r.created_ns, r.updated_ns, r.active_count, r.seq, "
+      "r.deleted",
+      with_vectors ? "r.vector" : "NULL");
+}
 
 constexpr const char* kRecordColumns =
     "account, key, id, uri, parent_uri, level, context_type, owner, abstract, embedder, vector, tags, "
@@ -51,12 +91,7 @@ Result<VectorRecord> ReadRecord(sqlite3_stmt* s) {
   r.embedder = text(c + 8);
   const void* blob = sqlite3_column_blob(s, c + 9);
   int bytes = sqlite3_column_bytes(s, c + 9);
-  if (bytes % static_cast<int>(sizeof(float)) != 0) {
-    return Status::Corruption("catalog record " + r.id + ": vector blob of " +
-                              std::to_string(bytes) + " bytes is not a float32 array");
-  }
-  r.vector.resize(static_cast<size_t>(bytes) / sizeof(float));
-  if (bytes > 0) std::memcpy(r.vector.data(), blob, static_cast<size_t>(bytes));
+  SKALD_ASSIGN_OR_RETURN(r.vector, DecodeVectorBlob(blob, bytes, "record " + r.id));
   r.tags = DecodeTags(text(c + 10));
   r.created_ns = sqlite3_column_int64(s, c + 11);
   r.updated_ns = sqlite3_column_int64(s, c + 12);
@@ -64,6 +99,18 @@ Result<VectorRecord> ReadRecord(sqlite3_stmt* s) {
   r.seq = sqlite3_column_int64(s, c + 14);
   r.deleted = sqlite3_column_int(s, c + 15) != 0;
   return r;
+}
+
+// Steps a statement that selects record columns to the end.
+Result<std::vector<VectorRecord>> ReadRecords(sqlite3* db, Stmt& s, std::string_view what) {
+  std::vector<VectorRecord> out;
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    SKALD_ASSIGN_OR_RETURN(VectorRecord r, ReadRecord(s.raw()));
+    out.push_back(std::move(r));
+  }
+  if (rc != SQLITE_DONE) return SqlError(db, what);
+  return out;
 }
 
 Result<int64_t> MaxSeqLocked(sqlite3* db) {
@@ -160,14 +207,50 @@ Result<std::vector<VectorRecord>> Catalog::RecordsChangedSince(int64_t after_seq
          fmt::format("SELECT {} FROM records WHERE seq > ? ORDER BY seq LIMIT ?", kRecordColumns));
   if (!s.prepared()) return SqlError(lease.db(), "records since");
   s.Bind(1, after_seq).Bind(2, int64_t{limit});
-  std::vector<VectorRecord> out;
-  int rc;
-  while ((rc = s.Step()) == SQLITE_ROW) {
-    SKALD_ASSIGN_OR_RETURN(VectorRecord r, ReadRecord(s.raw()));
-    out.push_back(std::move(r));
-  }
-  if (rc != SQLITE_DONE) return SqlError(lease.db(), "records since");
-  return out;
+  return ReadRecords(lease.db(), s, "records since");
+}
+
+Result<std::vector<VectorRecord>> Catalog::GetRecordsByKeys(std::string_view account,
+                                                            std::span<const int64_t> keys,
+                                                            bool with_vectors) {
+  if (keys.empty()) return std::vector<VectorRecord>();
+  Impl::Lease lease(impl_.get());
+  // json_each drives the loop (CROSS JOIN pins that order: one primary-key
+  // probe per key) and its `key` column is the position in the list, which
+  // gives the caller's order.
+  Stmt s(lease.db(), fmt::format("SELECT {} FROM json_each(?2) AS k CROSS JOIN records AS r "
+                                 "ON r.key = k.value WHERE r.account = ?1 AND r.deleted = 0 "
+                                 "ORDER BY k.key",
+                                 QualifiedRecordColumns(with_vectors)));
+  if (!s.prepared()) return SqlError(lease.db(), "records by key");
+  s.Bind(1, account).Bind(2, JsonArrayOf(keys));
+  return ReadRecords(lease.db(), s, "records by key");
+}
+
+Result<std::vector<VectorRecord>> Catalog::GetRecordsByUri(std::string_view account,
+                                                           std::string_view uri,
+                                                           bool with_vectors) {
+  Impl::Lease lease(impl_.get());
+  Stmt s(lease.db(), fmt::format("SELECT {} FROM records AS r WHERE r.account = ? AND r.uri = ? "
+                                 "AND r.deleted = 0 ORDER BY r.level, r.key",
+                                 QualifiedRecordColumns(with_vectors)));
+  if (!s.prepared()) return SqlError(lease.db(), "records by uri");
+  s.Bind(1, account).Bind(2, uri);
+  return ReadRecords(lease.db(), s, "records by uri");
+}
+
+Status Catalog::BumpActiveCount(std::string_view account, std::span<const std::string> uris) {
+  if (uris.empty()) return Status::Ok();
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  sqlite3* db = impl_->writer;
+  return InTransaction(db, [&]() -> Status {
+    Stmt s(db,
+           "UPDATE records SET active_count = active_count + 1 WHERE account = ?1 AND "
+           "deleted = 0 AND uri IN (SELECT value FROM json_each(?2))");
+    if (!s.prepared()) return SqlError(db, "bump active count");
+    s.Bind(1, account).Bind(2, JsonArrayOf(uris));
+    return s.Run("bump active count");
+  });
 }
 
 Result<int64_t> Catalog::MaxRecordSeq() {

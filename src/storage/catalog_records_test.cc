@@ -86,10 +86,179 @@ TEST_F(RecordsTest, Version1DatabaseIsMigratedForward) {
   sqlite3_close(db);
   auto c = Catalog::Open({dir_.Sub("skald.db")});
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(**(*c)->GetMeta("schema_version"), "2");
+  EXPECT_EQ(**(*c)->GetMeta("schema_version"), std::to_string(Catalog::kSchemaVersion));
   EXPECT_TRUE((*c)->Get("a", "resources")->has_value());
   std::vector<VectorRecord> recs = {Rec("a", "viking://resources/x", {1})};
   EXPECT_TRUE((*c)->UpsertRecords("a", &recs).ok());
+}
+
+TEST_F(RecordsTest, GetRecordsByKeysKeepsOrderAndSkipsMissing) {
+  std::vector<VectorRecord> recs = {Rec("a", "viking://resources/a", {1, 2}),
+                                    Rec("b", "viking://resources/b", {3, 4}),
+                                    Rec("c", "viking://resources/c", {5, 6})};
+  ASSERT_TRUE(catalog_->UpsertRecords("acct", &recs).ok());
+  std::vector<VectorRecord> foreign = {Rec("z", "viking://resources/z", {9})};
+  ASSERT_TRUE(catalog_->UpsertRecords("other", &foreign).ok());
+  ASSERT_EQ(*catalog_->DeleteRecordsUnder("acct", "viking://resources/b"), 1u);
+
+  std::vector<int64_t> keys = {recs[2].key, 424242, recs[1].key, foreign[0].key, recs[0].key};
+  auto got = catalog_->GetRecordsByKeys("acct", keys);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  // Order of `keys`; unknown, deleted and other-account keys are skipped.
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ((*got)[0].id, "c");
+  EXPECT_EQ((*got)[1].id, "a");
+  EXPECT_TRUE((*got)[0].vector.empty());
+  EXPECT_EQ((*got)[0].tags, std::vector<std::string>{"lang=en"});
+  EXPECT_EQ((*got)[0].account, "acct");
+
+  auto with_vectors = catalog_->GetRecordsByKeys("acct", keys, /*with_vectors=*/true);
+  ASSERT_TRUE(with_vectors.ok());
+  ASSERT_EQ(with_vectors->size(), 2u);
+  EXPECT_EQ((*with_vectors)[0].vector, (std::vector<float>{5, 6}));
+  EXPECT_TRUE(catalog_->GetRecordsByKeys("acct", {})->empty());
+
+  // A hot-path sized batch is answered completely.
+  std::vector<VectorRecord> many;
+  for (int i = 0; i < 150; ++i) {
+    many.push_back(
+        Rec("m" + std::to_string(i), "viking://resources/m" + std::to_string(i), {float(i)}));
+  }
+  ASSERT_TRUE(catalog_->UpsertRecords("acct", &many).ok());
+  std::vector<int64_t> many_keys;
+  for (auto it = many.rbegin(); it != many.rend(); ++it) many_keys.push_back(it->key);
+  auto batch = catalog_->GetRecordsByKeys("acct", many_keys, true);
+  ASSERT_TRUE(batch.ok());
+  ASSERT_EQ(batch->size(), 150u);
+  EXPECT_EQ(batch->front().id, "m149");
+  EXPECT_EQ(batch->back().vector, std::vector<float>{0.0f});
+}
+
+TEST_F(RecordsTest, GetRecordsByUriReturnsEveryLevelOfOneNode) {
+  VectorRecord l0 = Rec("d0", "viking://resources/d", {1});
+  l0.level = 0;
+  VectorRecord l1 = Rec("d1", "viking://resources/d", {2});
+  l1.level = 1;
+  VectorRecord child = Rec("x", "viking://resources/d/x", {3});
+  std::vector<VectorRecord> recs = {l1, child, l0};
+  ASSERT_TRUE(catalog_->UpsertRecords("acct", &recs).ok());
+  auto got = catalog_->GetRecordsByUri("acct", "viking://resources/d", true);
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->size(), 2u);
+  EXPECT_EQ((*got)[0].level, 0);
+  EXPECT_EQ((*got)[1].level, 1);
+  EXPECT_EQ((*got)[1].vector, std::vector<float>{2});
+  EXPECT_TRUE(catalog_->GetRecordsByUri("other", "viking://resources/d")->empty());
+  EXPECT_TRUE(catalog_->GetRecordsByUri("acct", "viking://resources/nope")->empty());
+}
+
+TEST_F(RecordsTest, BumpActiveCountCountsUseWithoutANewSequence) {
+  VectorRecord l0 = Rec("d0", "viking://resources/d", {1});
+  l0.level = 0;
+  std::vector<VectorRecord> recs = {l0, Rec("d2", "viking://resources/d", {2}),
+                                    Rec("e", "viking://resources/e", {3}),
+                                    Rec("gone", "viking://resources/gone", {4})};
+  ASSERT_TRUE(catalog_->UpsertRecords("acct", &recs).ok());
+  ASSERT_EQ(*catalog_->DeleteRecordsUnder("acct", "viking://resources/gone"), 1u);
+  int64_t seq_before = *catalog_->MaxRecordSeq();
+  std::vector<std::string> used = {"viking://resources/d", "viking://resources/gone",
+                                   "viking://resources/unknown"};
+  ASSERT_TRUE(catalog_->BumpActiveCount("acct", used).ok());
+  ASSERT_TRUE(catalog_->BumpActiveCount("acct", std::vector<std::string>{used[0]}).ok());
+  ASSERT_TRUE(catalog_->BumpActiveCount("other", used).ok());  // another tenant: no effect
+  EXPECT_EQ(*catalog_->MaxRecordSeq(), seq_before);
+  auto bumped = catalog_->GetRecordsByUri("acct", "viking://resources/d");
+  ASSERT_TRUE(bumped.ok());
+  ASSERT_EQ(bumped->size(), 2u);
+  for (const VectorRecord& r : *bumped) {
+    EXPECT_EQ(r.active_count, 2) << r.id;
+  }
+  EXPECT_EQ((*catalog_->GetRecordsByUri("acct", "viking://resources/e"))[0].active_count, 0);
+}
+
+TEST_F(RecordsTest, EmbeddingCacheHitsMissesAndPurge) {
+  std::vector<std::string> hashes = {"h1", "h2"};
+  std::vector<std::vector<float>> vectors = {{1, 2, 3}, {4, 5, 6}};
+  ASSERT_TRUE(catalog_->PutCachedEmbeddings("hashing:512", hashes, vectors).ok());
+  std::vector<std::vector<float>> other_vectors = {{7}};
+  ASSERT_TRUE(
+      catalog_->PutCachedEmbeddings("openai:small", std::vector<std::string>{"h1"}, other_vectors)
+          .ok());
+
+  std::vector<std::string> query = {"h2", "missing", "h1", "h2"};
+  auto got = catalog_->GetCachedEmbeddings("hashing:512", query);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), 4u);
+  EXPECT_EQ((*got)[0], (std::vector<float>{4, 5, 6}));
+  EXPECT_FALSE((*got)[1].has_value());
+  EXPECT_EQ((*got)[2], (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ((*got)[3], (std::vector<float>{4, 5, 6}));
+  // Entries are per embedder.
+  auto other = catalog_->GetCachedEmbeddings("openai:small", query);
+  EXPECT_EQ((*other)[2], std::vector<float>{7});
+  EXPECT_FALSE((*other)[0].has_value());
+
+  // A put replaces; mismatched lengths are refused.
+  std::vector<std::vector<float>> replaced = {{9, 9}};
+  ASSERT_TRUE(
+      catalog_->PutCachedEmbeddings("hashing:512", std::vector<std::string>{"h1"}, replaced).ok());
+  EXPECT_EQ((*catalog_->GetCachedEmbeddings("hashing:512", hashes))[0], (std::vector<float>{9, 9}));
+  EXPECT_EQ(catalog_->PutCachedEmbeddings("hashing:512", hashes, replaced).code(),
+            StatusCode::kInvalidArgument);
+
+  EXPECT_EQ(*catalog_->PurgeEmbeddingCache("hashing:512"), 1u);
+  EXPECT_FALSE((*catalog_->GetCachedEmbeddings("openai:small", query))[2].has_value());
+  EXPECT_TRUE((*catalog_->GetCachedEmbeddings("hashing:512", hashes))[1].has_value());
+}
+
+// The version-2 schema, as migrations 0->1 and 1->2 wrote it.
+constexpr const char* kVersion2Schema = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE nodes(account TEXT NOT NULL, path TEXT NOT NULL, parent TEXT NOT NULL,
+  name TEXT NOT NULL, is_dir INTEGER NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+  ctime_ns INTEGER NOT NULL, hash TEXT NOT NULL, PRIMARY KEY(account, path)) WITHOUT ROWID;
+CREATE INDEX nodes_by_parent ON nodes(account, parent, name);
+CREATE TABLE records(key INTEGER PRIMARY KEY, account TEXT NOT NULL, id TEXT NOT NULL,
+  uri TEXT NOT NULL, parent_uri TEXT NOT NULL, level INTEGER NOT NULL,
+  context_type TEXT NOT NULL, owner TEXT NOT NULL, abstract TEXT NOT NULL,
+  embedder TEXT NOT NULL, vector BLOB, tags TEXT NOT NULL, created_ns INTEGER NOT NULL,
+  updated_ns INTEGER NOT NULL, active_count INTEGER NOT NULL, seq INTEGER NOT NULL,
+  deleted INTEGER NOT NULL);
+CREATE UNIQUE INDEX records_by_id ON records(account, id);
+CREATE INDEX records_by_uri ON records(account, uri);
+CREATE INDEX records_by_seq ON records(seq);
+INSERT INTO meta VALUES('schema_version', '2');
+INSERT INTO nodes VALUES('a', 'resources', '', 'resources', 1, 0, 1, 1, '');
+INSERT INTO records VALUES(7, 'a', 'rid', 'viking://resources', '', 0, 'resource', '',
+  'all resources', 'hashing:512', x'0000803f', '[]', 1, 1, 3, 5, 0);
+)sql";
+
+TEST(CatalogMigrationTest, Version2DatabaseGainsJobsAndCacheKeepingData) {
+  testing::TempDir dir;
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(dir.Sub("skald.db").c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  ASSERT_EQ(sqlite3_exec(db, kVersion2Schema, nullptr, nullptr, &err), SQLITE_OK) << err;
+  sqlite3_close(db);
+
+  auto c = Catalog::Open({dir.Sub("skald.db")});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  Catalog& catalog = **c;
+  EXPECT_EQ(**catalog.GetMeta("schema_version"), "3");
+  EXPECT_TRUE(catalog.Get("a", "resources")->has_value());
+  auto rec = catalog.GetRecordsByKeys("a", std::vector<int64_t>{7}, true);
+  ASSERT_TRUE(rec.ok());
+  ASSERT_EQ(rec->size(), 1u);
+  EXPECT_EQ((*rec)[0].vector, std::vector<float>{1.0f});
+  EXPECT_EQ((*rec)[0].active_count, 3);
+  EXPECT_EQ(*catalog.MaxRecordSeq(), 5);
+  // The new tables work.
+  JobSpec spec;
+  spec.kind = "semantic";
+  spec.account = "a";
+  EXPECT_TRUE(catalog.EnqueueJob(spec).ok());
+  std::vector<std::vector<float>> v = {{1}};
+  EXPECT_TRUE(catalog.PutCachedEmbeddings("e", std::vector<std::string>{"h"}, v).ok());
 }
 
 }  // namespace

@@ -201,6 +201,10 @@ Result<Model> ReadModel(Db& db) {
     std::string path = e.node.uri.substr(std::string("viking://").size());
     if (e.node.is_dir) {
       m.dirs.insert(path);
+    } else if (e.node.name == ".abstract.md" || e.node.name == ".overview.md") {
+      // Directory summaries are written by background indexing, not by the
+      // operations under test; fsck still checks them against the catalog.
+      continue;
     } else {
       SKALD_ASSIGN_OR_RETURN(m.files[path], db.Read(who, e.node.uri, 0, -1));
     }

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "service/sidecar.h"
+#include "ingest/sidecar.h"
 
 namespace skald {
 namespace {

@@ -1,4 +1,4 @@
-#include "service/sidecar.h"
+#include "ingest/sidecar.h"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,429 @@
+#include "ingest/semantic_indexer.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "common/hash.h"
+#include "common/strings.h"
+#include "ingest/sidecar.h"
+#include "model/embedder.h"
+#include "model/token_budget.h"
+#include "storage/catalog.h"
+#include "storage/content_store.h"
+#include "storage/path_lock.h"
+#include "text/summarizer.h"
+#include "uri/viking_uri.h"
+
+namespace skald {
+namespace {
+
+constexpr std::string_view kTruncatedMarker = "\n...(truncated for embedding)";
+// Records written per catalog transaction.
+constexpr size_t kUpsertChunk = 512;
+
+std::vector<std::string_view> Segments(std::string_view path) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    if (slash > start) out.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return out;
+}
+
+bool HasHiddenSegment(std::string_view path) {
+  for (std::string_view seg : Segments(path)) {
+    if (!seg.empty() && seg[0] == '.') return true;
+  }
+  return false;
+}
+
+// A node below its namespace root, outside sessions, with no hidden segment.
+bool Indexable(std::string_view path) {
+  int root = NamespaceRootDepth(path);
+  return root > 0 && static_cast<int>(Segments(path).size()) > root && !HasHiddenSegment(path);
+}
+
+std::string UriOf(std::string_view path) { return fmt::format("viking://{}", path); }
+
+std::string RecordId(std::string_view account, std::string_view uri, int level) {
+  std::string_view suffix = level == 0 ? "/.abstract.md" : level == 1 ? "/.overview.md" : "";
+  return Md5Hex(fmt::format("{}:{}{}", account, uri, suffix));
+}
+
+std::string OwnerOf(std::string_view path) {
+  std::vector<std::string_view> segs = Segments(path);
+  if (segs.size() >= 2 && segs[0] == "user") return std::string(segs[1]);
+  return "";
+}
+
+std::string ContextTypeOf(std::string_view path) {
+  Result<VikingUri> uri = VikingUri::Parse(UriOf(path));
+  if (!uri.ok()) return "resource";
+  return std::string(ContextTypeName(uri->context_type()));
+}
+
+// Text of a directory record as OpenViking embeds it: the directory named in
+// a frontmatter block, then the body.
+std::string DirectoryEmbeddingText(std::string_view uri, std::string_view body) {
+  return fmt::format("---\ndirectory: {}/\n---\n\n{}", uri, body);
+}
+
+bool LooksLikeText(std::string_view bytes) {
+  return bytes.find('\0') == std::string_view::npos && IsValidUtf8(bytes);
+}
+
+// A sidecar this indexer wrote (and may therefore rewrite).
+bool IsGenerated(const Sidecar& sidecar) {
+  return sidecar.frontmatter.find(SemanticIndexer::kComponent) != std::string::npos;
+}
+
+}  // namespace
+
+int NamespaceRootDepth(std::string_view path) {
+  std::vector<std::string_view> segs = Segments(path);
+  if (segs.empty()) return 0;
+  if (segs[0] == "resources") return 1;
+  if (segs[0] == "agent") return segs.size() >= 2 && segs[1] == "skills" ? 2 : 0;
+  if (segs[0] != "user" || segs.size() < 3) return 0;
+  if (segs[2] == "memories" || segs[2] == "resources" || segs[2] == "skills") return 3;
+  if (segs[2] == "peers" && segs.size() >= 5 && segs[4] != "sessions") return 5;
+  return 0;
+}
+
+Status SemanticIndexerOptions::Validate() const {
+  if (max_input_tokens < 16) return Status::InvalidArgument("max_input_tokens must be >= 16");
+  if (embed_chunk < 1) return Status::InvalidArgument("embed_chunk must be >= 1");
+  if (overview_sample_limit < 2) {
+    return Status::InvalidArgument("overview_sample_limit must be >= 2");
+  }
+  if (lock_timeout_ms < 0) return Status::InvalidArgument("lock_timeout_ms must be >= 0");
+  return Status::Ok();
+}
+
+// Records waiting for vectors, with the text each one embeds, and the
+// summaries computed so far (a directory's children are looked up here
+// before falling back to the catalog).
+struct SemanticIndexer::Pending {
+  std::vector<VectorRecord> records;
+  std::vector<std::string> texts;
+  std::map<std::string, std::string, std::less<>> summaries;  // path -> file summary / dir L0
+};
+
+SemanticIndexer::SemanticIndexer(ContentStore* content, Catalog* catalog, PathLockManager* locks,
+                                 Embedder* embedder, Summarizer* summarizer,
+                                 SemanticIndexerOptions options)
+    : content_(content),
+      catalog_(catalog),
+      locks_(locks),
+      embedder_(embedder),
+      summarizer_(summarizer),
+      options_(std::move(options)) {}
+
+Result<IndexStats> SemanticIndexer::IndexTree(std::string_view account, std::string_view path,
+                                              const IndexProgress& progress) {
+  SKALD_RETURN_IF_ERROR(options_.Validate());
+  IndexStats stats;
+  SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, catalog_->Get(account, path));
+  if (!node) {
+    SKALD_ASSIGN_OR_RETURN(uint64_t deleted, catalog_->DeleteRecordsUnder(account, UriOf(path)));
+    (void)deleted;
+    return RefreshAncestors(account, path);
+  }
+  std::vector<CatalogNode> files;
+  std::vector<CatalogNode> dirs;
+  if (node->is_dir) {
+    dirs.push_back(*node);
+    SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> subtree,
+                           catalog_->ListSubtree(account, path, 0));
+    for (CatalogNode& n : subtree) (n.is_dir ? dirs : files).push_back(std::move(n));
+  } else {
+    files.push_back(*node);
+  }
+  auto not_indexable = [](const CatalogNode& n) { return !Indexable(n.path); };
+  files.erase(std::remove_if(files.begin(), files.end(), not_indexable), files.end());
+  dirs.erase(std::remove_if(dirs.begin(), dirs.end(), not_indexable), dirs.end());
+
+  Pending pending;
+  SKALD_RETURN_IF_ERROR(IndexNodes(account, files, dirs, &pending, &stats, progress));
+  // Ancestors (their overviews list this tree's root).
+  std::vector<CatalogNode> ancestors;
+  for (std::string_view p = ParentPath(path); Indexable(p); p = ParentPath(p)) {
+    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> a, catalog_->Get(account, p));
+    if (a && a->is_dir) ancestors.push_back(*a);
+  }
+  SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, &pending, &stats, progress));
+  SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, progress));
+  return stats;
+}
+
+Result<IndexStats> SemanticIndexer::RefreshAncestors(std::string_view account,
+                                                     std::string_view path) {
+  IndexStats stats;
+  std::vector<CatalogNode> ancestors;
+  for (std::string_view p = ParentPath(path); Indexable(p); p = ParentPath(p)) {
+    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> a, catalog_->Get(account, p));
+    if (a && a->is_dir) ancestors.push_back(*a);
+  }
+  Pending pending;
+  SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, &pending, &stats, nullptr));
+  SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, nullptr));
+  return stats;
+}
+
+Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<CatalogNode>& files,
+                                   const std::vector<CatalogNode>& dirs, Pending* pending,
+                                   IndexStats* stats, const IndexProgress& progress) {
+  // Files: summary (abstract) + the text to embed.
+  size_t done = 0;
+  for (const CatalogNode& file : files) {
+    if (progress && (++done % 50 == 0 || done == files.size())) {
+      progress(fmt::format("summarizing files {}/{}", done, files.size()));
+    }
+    Result<std::string> bytes = content_->ReadFile(account, file.path);
+    if (!bytes.ok()) {
+      if (bytes.status().code() == StatusCode::kNotFound) continue;  // deleted meanwhile
+      return bytes.status();
+    }
+    if (!LooksLikeText(*bytes)) {
+      ++stats->skipped_files;
+      continue;
+    }
+    std::string name(BaseName(file.path));
+    SKALD_ASSIGN_OR_RETURN(std::string summary, summarizer_->SummarizeFile(name, *bytes));
+    std::string text(TokenBudgetPrefix(*bytes, options_.max_input_tokens));
+    if (text.size() < bytes->size()) text += kTruncatedMarker;
+    if (Trim(text).empty()) text = name;
+    VectorRecord record;
+    record.uri = UriOf(file.path);
+    record.id = RecordId(account, record.uri, 2);
+    record.parent_uri = UriOf(ParentPath(file.path));
+    record.level = 2;
+    record.context_type = ContextTypeOf(file.path);
+    record.owner = OwnerOf(file.path);
+    record.abstract = summary;
+    record.tags = options_.tags;
+    record.created_ns = file.ctime_ns;
+    record.updated_ns = file.mtime_ns;
+    pending->summaries[file.path] = std::move(summary);
+    pending->records.push_back(std::move(record));
+    pending->texts.push_back(std::move(text));
+    ++stats->files;
+  }
+
+  // Directories bottom-up: deepest first, so children's L0 exist.
+  std::vector<const CatalogNode*> order;
+  for (const CatalogNode& d : dirs) order.push_back(&d);
+  std::stable_sort(order.begin(), order.end(), [](const CatalogNode* a, const CatalogNode* b) {
+    return std::count(a->path.begin(), a->path.end(), '/') >
+           std::count(b->path.begin(), b->path.end(), '/');
+  });
+  done = 0;
+  for (const CatalogNode* dir : order) {
+    if (progress && (++done % 20 == 0 || done == order.size())) {
+      progress(fmt::format("summarizing directories {}/{}", done, order.size()));
+    }
+    SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> children,
+                           catalog_->ListChildren(account, dir->path));
+    std::vector<EntrySummary> entries;
+    for (const CatalogNode& child : children) {
+      if (!Indexable(child.path)) continue;
+      EntrySummary entry;
+      entry.name = std::string(BaseName(child.path));
+      entry.is_dir = child.is_dir;
+      auto known = pending->summaries.find(child.path);
+      if (known != pending->summaries.end()) {
+        entry.summary = known->second;
+      } else if (child.is_dir) {
+        Result<std::string> text = content_->ReadFile(account, fmt::format("{}/{}", child.path, kAbstractName));
+        if (text.ok()) entry.summary = ParseSidecar(*text).body;
+      } else {
+        SKALD_ASSIGN_OR_RETURN(std::vector<VectorRecord> existing,
+                               catalog_->GetRecordsByUri(account, UriOf(child.path)));
+        for (const VectorRecord& r : existing) {
+          if (r.level == 2) entry.summary = r.abstract;
+        }
+      }
+      entries.push_back(std::move(entry));
+    }
+
+    std::string abstract_path = fmt::format("{}/{}", dir->path, kAbstractName);
+    std::string overview_path = fmt::format("{}/{}", dir->path, kOverviewName);
+    std::optional<Sidecar> old_abstract;
+    std::optional<Sidecar> old_overview;
+    if (Result<std::string> t = content_->ReadFile(account, abstract_path); t.ok()) {
+      old_abstract = ParseSidecar(*t);
+    }
+    if (Result<std::string> t = content_->ReadFile(account, overview_path); t.ok()) {
+      old_overview = ParseSidecar(*t);
+    }
+    bool user_abstract = old_abstract && !IsGenerated(*old_abstract) && !old_abstract->body.empty();
+    bool user_overview = old_overview && !IsGenerated(*old_overview) && !old_overview->body.empty();
+    auto add_record = [&](int level, const std::string& body) {
+      VectorRecord record;
+      record.uri = UriOf(dir->path);
+      record.id = RecordId(account, record.uri, level);
+      record.parent_uri = UriOf(ParentPath(dir->path));
+      record.level = level;
+      record.context_type = ContextTypeOf(dir->path);
+      record.owner = OwnerOf(dir->path);
+      record.abstract = body;
+      record.tags = options_.tags;
+      record.created_ns = dir->ctime_ns;
+      record.updated_ns = dir->mtime_ns;
+      pending->texts.push_back(DirectoryEmbeddingText(record.uri, body));
+      pending->records.push_back(std::move(record));
+    };
+    if (entries.empty()) {
+      // An empty directory gets no generated summaries; a description its
+      // creator gave (mkdir) is still searchable.
+      for (auto [level, sidecar] : {std::pair{0, &old_abstract}, std::pair{1, &old_overview}}) {
+        if (!*sidecar || (*sidecar)->body.empty()) continue;
+        add_record(level, (*sidecar)->body);
+        if (level == 0) pending->summaries[dir->path] = (*sidecar)->body;
+      }
+      continue;
+    }
+
+    std::string name(BaseName(dir->path));
+    std::string overview;
+    if (user_overview) {
+      overview = old_overview->body;
+    } else {
+      std::vector<size_t> picks =
+          DeterministicSample(entries.size(), static_cast<size_t>(options_.overview_sample_limit));
+      std::vector<EntrySummary> sampled;
+      for (size_t i : picks) sampled.push_back(entries[i]);
+      SKALD_ASSIGN_OR_RETURN(overview, summarizer_->Overview(name, sampled, entries.size()));
+    }
+    std::string abstract = user_abstract ? old_abstract->body : AbstractFromOverview(overview);
+    if (abstract.empty()) abstract = TruncateGeneratedText(overview, 256);
+
+    // Write the generated sidecars that changed (content, then catalog).
+    std::string uri = UriOf(dir->path);
+    std::vector<std::pair<std::string, std::string>> writes;
+    if (!user_abstract && (!old_abstract || old_abstract->body != abstract)) {
+      writes.emplace_back(abstract_path, abstract);
+    }
+    if (!user_overview && (!old_overview || old_overview->body != overview)) {
+      writes.emplace_back(overview_path, overview);
+    }
+    if (!writes.empty()) {
+      PathLockGuard guard;
+      std::vector<PathLockRequest> requests;
+      for (const auto& w : writes) {
+        requests.push_back({std::string(account), w.first, PathLockKind::kExact});
+      }
+      SKALD_RETURN_IF_ERROR(locks_->Acquire(
+          requests, std::chrono::milliseconds(options_.lock_timeout_ms), &guard));
+      std::vector<CatalogNode> nodes;
+      for (const auto& [path, body] : writes) {
+        std::string text =
+            RenderSidecar(SidecarFrontmatter(uri, kComponent, "semantic_index"), body);
+        SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> existing, catalog_->Get(account, path));
+        SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->WriteFile(account, path, text));
+        CatalogNode n;
+        n.path = path;
+        n.size = text.size();
+        n.mtime_ns = attr.mtime_ns;
+        n.ctime_ns = existing ? existing->ctime_ns : attr.mtime_ns;
+        n.hash = Sha256Hex(text);
+        nodes.push_back(std::move(n));
+      }
+      SKALD_RETURN_IF_ERROR(catalog_->Apply(account, nodes, {}));
+    }
+
+    add_record(0, abstract);
+    add_record(1, overview);
+    pending->summaries[dir->path] = abstract;
+    ++stats->directories;
+  }
+  return Status::Ok();
+}
+
+Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexStats* stats,
+                              const IndexProgress& progress) {
+  const std::string embedder_name = embedder_->Name();
+  const size_t total = pending->records.size();
+  std::vector<VectorRecord> changed;
+  for (size_t begin = 0; begin < total; begin += static_cast<size_t>(options_.embed_chunk)) {
+    size_t end = std::min(total, begin + static_cast<size_t>(options_.embed_chunk));
+    if (progress) progress(fmt::format("embedding {}/{}", begin, total));
+    std::vector<std::string> hashes;
+    for (size_t i = begin; i < end; ++i) hashes.push_back(Sha256Hex(pending->texts[i]));
+    SKALD_ASSIGN_OR_RETURN(auto cached, catalog_->GetCachedEmbeddings(embedder_name, hashes));
+    std::vector<size_t> missing;
+    std::vector<std::string> missing_texts;
+    for (size_t i = begin; i < end; ++i) {
+      auto& hit = cached[i - begin];
+      if (hit && static_cast<int>(hit->size()) == embedder_->Dimension()) {
+        pending->records[i].vector = std::move(*hit);
+        ++stats->cache_hits;
+      } else {
+        missing.push_back(i);
+        missing_texts.push_back(pending->texts[i]);
+      }
+    }
+    if (!missing.empty()) {
+      SKALD_ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors,
+                             embedder_->Embed(missing_texts, EmbedKind::kDocument));
+      if (vectors.size() != missing.size()) {
+        return Status::Internal(fmt::format("embedder {} returned {} vectors for {} texts",
+                                            embedder_name, vectors.size(), missing.size()));
+      }
+      std::vector<std::string> missing_hashes;
+      for (size_t i : missing) missing_hashes.push_back(hashes[i - begin]);
+      SKALD_RETURN_IF_ERROR(
+          catalog_->PutCachedEmbeddings(embedder_name, missing_hashes, vectors));
+      for (size_t j = 0; j < missing.size(); ++j) {
+        pending->records[missing[j]].vector = std::move(vectors[j]);
+      }
+      stats->texts_embedded += missing.size();
+    }
+    // Keep only records that differ from what the catalog has.
+    std::map<std::string, std::vector<VectorRecord>> existing_by_uri;
+    for (size_t i = begin; i < end; ++i) {
+      VectorRecord& record = pending->records[i];
+      record.embedder = embedder_name;
+      auto it = existing_by_uri.find(record.uri);
+      if (it == existing_by_uri.end()) {
+        SKALD_ASSIGN_OR_RETURN(std::vector<VectorRecord> existing,
+                               catalog_->GetRecordsByUri(account, record.uri, true));
+        it = existing_by_uri.emplace(record.uri, std::move(existing)).first;
+      }
+      bool same = false;
+      for (const VectorRecord& old : it->second) {
+        if (old.id == record.id && old.level == record.level && old.abstract == record.abstract &&
+            old.tags == record.tags && old.embedder == record.embedder &&
+            old.vector == record.vector && old.context_type == record.context_type &&
+            old.owner == record.owner) {
+          same = true;
+        }
+      }
+      if (same) {
+        ++stats->records_unchanged;
+      } else {
+        changed.push_back(std::move(record));
+      }
+    }
+    if (changed.size() >= kUpsertChunk || end == total) {
+      if (!changed.empty()) {
+        stats->records_written += changed.size();
+        SKALD_RETURN_IF_ERROR(catalog_->UpsertRecords(account, &changed));
+        changed.clear();
+      }
+    }
+  }
+  if (progress) progress(fmt::format("embedding {}/{}", total, total));
+  pending->records.clear();
+  pending->texts.clear();
+  return Status::Ok();
+}
+
+}  // namespace skald

@@ -1,0 +1,116 @@
+#pragma once
+
+// SemanticIndexer: the semantic and embedding stages of ingestion
+// (reference internals §2). For a tree of the content store it
+//   1. summarizes every file (L2 record: the summary is its abstract, the
+//      file text — cut to max_input_tokens — is what gets embedded),
+//   2. walks directories bottom-up, writing each directory's L1 overview
+//      (`.overview.md`, from its sampled children) and L0 abstract
+//      (`.abstract.md`, the overview's brief description), and
+//   3. embeds everything in large batches through the Embedder (which
+//      splits them into `batch_size` requests), reusing cached vectors for
+//      texts embedded before (by embedder identity and text hash), and
+//      writes the records to the catalog.
+// Records whose abstract, tags and vector are unchanged are not rewritten,
+// so re-indexing an unchanged tree embeds nothing and moves no index.
+// Sidecars a user wrote (a `generated_by` other than this indexer's) are
+// kept and used as they are.
+//
+// Session transcripts (user/{uid}/sessions) and hidden files are never
+// indexed. The indexes themselves are fed from the catalog afterwards (the
+// caller runs their catch-up).
+//
+// Thread safety: safe for concurrent use; two calls on overlapping trees
+// both produce correct records (the later writer wins on shared sidecars).
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skald/result.h"
+
+namespace skald {
+
+class Catalog;
+class ContentStore;
+class Embedder;
+class PathLockManager;
+class Summarizer;
+struct CatalogNode;
+
+struct SemanticIndexerOptions {
+  // File text sent to the embedder is cut to this many estimated tokens
+  // (`embedding.max_input_tokens`).
+  int max_input_tokens = 4096;
+  // Texts handed to the embedder per call: progress is reported between
+  // calls, and the embedder splits each call into batch_size requests.
+  int embed_chunk = 256;
+  // Children summarized into a directory overview at most (OpenViking's
+  // overview_sample_limit); larger directories are sampled deterministically.
+  int overview_sample_limit = 32;
+  // How long a sidecar write waits for its path lock.
+  int lock_timeout_ms = 5000;
+  // "k=v" tags given to every record written (add-resource `tags`).
+  std::vector<std::string> tags;
+
+  Status Validate() const;
+};
+
+struct IndexStats {
+  uint64_t files = 0;             // files indexed
+  uint64_t directories = 0;       // directories summarized
+  uint64_t records_written = 0;   // records inserted or changed
+  uint64_t records_unchanged = 0; // records already up to date
+  uint64_t texts_embedded = 0;    // texts sent to the embedder
+  uint64_t cache_hits = 0;        // texts whose vector came from the cache
+  uint64_t skipped_files = 0;     // binary or invalid UTF-8 files
+};
+
+// Progress label for the task's `stage`, e.g. "embedding 120/400".
+using IndexProgress = std::function<void(std::string_view stage)>;
+
+class SemanticIndexer {
+ public:
+  // Every pointer is borrowed and must outlive the indexer.
+  SemanticIndexer(ContentStore* content, Catalog* catalog, PathLockManager* locks,
+                  Embedder* embedder, Summarizer* summarizer, SemanticIndexerOptions options);
+
+  // Indexes the node at `path` (URI path without scheme) of `account`: a
+  // file, or a directory and everything below it, then refreshes the
+  // summaries of its ancestors up to (not including) its namespace root
+  // (`viking://resources`, `viking://user/{uid}/memories`, ...). A path that
+  // no longer exists has its records deleted and its ancestors refreshed.
+  Result<IndexStats> IndexTree(std::string_view account, std::string_view path,
+                               const IndexProgress& progress = nullptr);
+
+  // Re-summarizes the ancestors of `path` only (after a delete or a move).
+  Result<IndexStats> RefreshAncestors(std::string_view account, std::string_view path);
+
+  // Name written into generated sidecars' `generated_by.component`.
+  static constexpr std::string_view kComponent = "SemanticIndexer";
+
+ private:
+  struct Pending;
+  Status IndexNodes(std::string_view account, const std::vector<CatalogNode>& files,
+                    const std::vector<CatalogNode>& dirs, Pending* pending, IndexStats* stats,
+                    const IndexProgress& progress);
+  Status Flush(std::string_view account, Pending* pending, IndexStats* stats,
+               const IndexProgress& progress);
+
+  ContentStore* const content_;
+  Catalog* const catalog_;
+  PathLockManager* const locks_;
+  Embedder* const embedder_;
+  Summarizer* const summarizer_;
+  const SemanticIndexerOptions options_;
+};
+
+// Number of leading segments that form the namespace root of `path`
+// ("resources" → 1, "agent/skills" → 2, "user/u/memories" → 3,
+// "user/u/peers/p/memories" → 5); 0 when the path is never indexed
+// (sessions, unknown scopes).
+int NamespaceRootDepth(std::string_view path);
+
+}  // namespace skald

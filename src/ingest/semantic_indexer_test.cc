@@ -1,0 +1,207 @@
+#include "ingest/semantic_indexer.h"
+
+#include <gtest/gtest.h>
+
+#include "common/hash.h"
+#include "ingest/sidecar.h"
+#include "model/hashing_embedder.h"
+#include "storage/catalog.h"
+#include "storage/content_store.h"
+#include "storage/path_lock.h"
+#include "text/summarizer.h"
+#include "tests/testutil/temp_dir.h"
+
+namespace skald {
+namespace {
+
+using testing::TempDir;
+
+// A workspace's storage layer, filled through the same calls the Db uses.
+class SemanticIndexerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    LocalContentStoreOptions content_options;
+    content_options.root = tmp_.Sub("content");
+    content_options.trash_dir = tmp_.Sub("trash");
+    content_options.sync = false;
+    auto content = NewLocalContentStore(content_options);
+    ASSERT_TRUE(content.ok());
+    content_ = std::move(*content);
+    CatalogOptions catalog_options;
+    catalog_options.path = tmp_.Sub("skald.db");
+    catalog_options.sync = false;
+    auto catalog = Catalog::Open(catalog_options);
+    ASSERT_TRUE(catalog.ok());
+    catalog_ = std::move(*catalog);
+    HashingEmbedderOptions embed_options;
+    embed_options.dimension = 64;
+    auto embedder = NewDefaultHashingEmbedder(embed_options);
+    ASSERT_TRUE(embedder.ok());
+    embedder_ = std::move(*embedder);
+    summarizer_ = NewExtractiveSummarizer();
+    indexer_ = std::make_unique<SemanticIndexer>(content_.get(), catalog_.get(), &locks_,
+                                                 embedder_.get(), summarizer_.get(),
+                                                 SemanticIndexerOptions{});
+  }
+
+  void Dir(const std::string& path) {
+    ASSERT_TRUE(content_->MakeDir("acct", path).ok());
+    CatalogNode n;
+    n.path = path;
+    n.is_dir = true;
+    ASSERT_TRUE(catalog_->Put("acct", n).ok());
+  }
+
+  void File(const std::string& path, const std::string& text) {
+    ASSERT_TRUE(content_->WriteFile("acct", path, text).ok());
+    CatalogNode n;
+    n.path = path;
+    n.size = text.size();
+    n.hash = Sha256Hex(text);
+    ASSERT_TRUE(catalog_->Put("acct", n).ok());
+  }
+
+  std::vector<VectorRecord> Records() {
+    std::vector<VectorRecord> out;
+    EXPECT_TRUE(catalog_
+                    ->ScanRecords("acct", false,
+                                  [&](const VectorRecord& r) {
+                                    out.push_back(r);
+                                    return Status::Ok();
+                                  })
+                    .ok());
+    return out;
+  }
+
+  void MakeTree() {
+    ASSERT_TRUE(content_->MakeDir("acct", "").ok());
+    Dir("resources");
+    Dir("resources/kb");
+    Dir("resources/kb/net");
+    File("resources/kb/net/dns.md", "# DNS\n\nResolvers cache answers for the record TTL.\n");
+    File("resources/kb/net/tls.md", "# TLS\n\nCertificates are renewed thirty days early.\n");
+    File("resources/kb/intro.md", "# Intro\n\nThis knowledge base covers networking.\n");
+  }
+
+  TempDir tmp_;
+  std::unique_ptr<ContentStore> content_;
+  std::unique_ptr<Catalog> catalog_;
+  PathLockManager locks_;
+  std::unique_ptr<Embedder> embedder_;
+  std::unique_ptr<Summarizer> summarizer_;
+  std::unique_ptr<SemanticIndexer> indexer_;
+};
+
+TEST_F(SemanticIndexerTest, IndexesFilesAndSummarizesDirectoriesBottomUp) {
+  MakeTree();
+  std::vector<std::string> stages;
+  auto stats = indexer_->IndexTree("acct", "resources/kb",
+                                   [&](std::string_view s) { stages.emplace_back(s); });
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->files, 3u);
+  EXPECT_EQ(stats->directories, 2u);
+  EXPECT_EQ(stats->records_written, 3u + 2 * 2);
+  EXPECT_EQ(stats->texts_embedded, 7u);
+  EXPECT_FALSE(stages.empty());
+
+  std::vector<VectorRecord> records = Records();
+  ASSERT_EQ(records.size(), 7u);
+  for (const VectorRecord& r : records) {
+    EXPECT_EQ(static_cast<int>(r.vector.size()), 64);
+    EXPECT_EQ(r.context_type, "resource");
+    EXPECT_EQ(r.embedder, embedder_->Name());
+    std::string suffix = r.level == 0 ? "/.abstract.md" : r.level == 1 ? "/.overview.md" : "";
+    EXPECT_EQ(r.id, Md5Hex("acct:" + r.uri + suffix));
+  }
+  // The parent's overview lists the sub-directory with the child's abstract.
+  auto net_abstract = content_->ReadFile("acct", "resources/kb/net/.abstract.md");
+  ASSERT_TRUE(net_abstract.ok());
+  Sidecar net = ParseSidecar(*net_abstract);
+  EXPECT_NE(net.frontmatter.find("SemanticIndexer"), std::string::npos);
+  EXPECT_FALSE(net.body.empty());
+  EXPECT_LE(net.body.size(), 256u);
+  auto kb_overview = content_->ReadFile("acct", "resources/kb/.overview.md");
+  ASSERT_TRUE(kb_overview.ok());
+  EXPECT_NE(kb_overview->find("net/"), std::string::npos) << *kb_overview;
+  // Sidecars are catalog nodes too (ls, fsck).
+  auto node = catalog_->Get("acct", "resources/kb/.overview.md");
+  ASSERT_TRUE(node.ok());
+  EXPECT_TRUE(node->has_value());
+}
+
+TEST_F(SemanticIndexerTest, UnchangedTreeCostsNothingTheSecondTime) {
+  MakeTree();
+  ASSERT_TRUE(indexer_->IndexTree("acct", "resources/kb").ok());
+  auto seq = catalog_->MaxRecordSeq();
+  auto again = indexer_->IndexTree("acct", "resources/kb");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->texts_embedded, 0u);
+  EXPECT_EQ(again->records_written, 0u);
+  EXPECT_EQ(again->records_unchanged, 7u);
+  EXPECT_EQ(*catalog_->MaxRecordSeq(), *seq);  // indexes have nothing to catch up
+
+  // One changed file: its record and its ancestors' summaries only.
+  File("resources/kb/net/dns.md", "# DNS\n\nResolvers now prefetch popular names.\n");
+  auto changed = indexer_->IndexTree("acct", "resources/kb/net/dns.md");
+  ASSERT_TRUE(changed.ok());
+  EXPECT_EQ(changed->files, 1u);
+  EXPECT_EQ(changed->directories, 2u);  // net and kb refreshed
+  EXPECT_GE(changed->records_written, 1u);
+  EXPECT_LE(changed->texts_embedded, 5u);
+}
+
+TEST_F(SemanticIndexerTest, UserWrittenSidecarIsKept) {
+  MakeTree();
+  std::string mine = RenderSidecar(SidecarFrontmatter("viking://resources/kb/net", "Mkdir", "mkdir"),
+                                   "Hand-written notes about the network.");
+  File("resources/kb/net/.abstract.md", mine);
+  ASSERT_TRUE(indexer_->IndexTree("acct", "resources/kb").ok());
+  auto text = content_->ReadFile("acct", "resources/kb/net/.abstract.md");
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, mine);
+  auto records = catalog_->GetRecordsByUri("acct", "viking://resources/kb/net");
+  ASSERT_TRUE(records.ok());
+  bool found = false;
+  for (const VectorRecord& r : *records) {
+    if (r.level == 0) found = r.abstract == "Hand-written notes about the network.";
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(SemanticIndexerTest, DeletedPathLosesItsRecordsAndSessionsAreNeverIndexed) {
+  MakeTree();
+  Dir("user");
+  Dir("user/alice");
+  Dir("user/alice/sessions");
+  Dir("user/alice/sessions/s1");
+  File("user/alice/sessions/s1/messages.jsonl", "{\"role\":\"user\"}\n");
+  Dir("user/alice/memories");
+  File("user/alice/memories/pref.md", "Alice prefers dark mode.\n");
+  ASSERT_TRUE(indexer_->IndexTree("acct", "user/alice").ok());
+  for (const VectorRecord& r : Records()) {
+    EXPECT_EQ(r.uri.find("sessions"), std::string::npos) << r.uri;
+    if (r.level == 2) {
+      EXPECT_EQ(r.context_type, "memory");
+      EXPECT_EQ(r.owner, "alice");
+    }
+  }
+  ASSERT_TRUE(indexer_->IndexTree("acct", "resources/kb").ok());
+  ASSERT_TRUE(content_->Remove("acct", "resources/kb/net").ok());
+  ASSERT_TRUE(catalog_->DeleteSubtree("acct", "resources/kb/net").ok());
+  ASSERT_TRUE(indexer_->IndexTree("acct", "resources/kb/net").ok());
+  for (const VectorRecord& r : Records()) {
+    EXPECT_EQ(r.uri.find("kb/net"), std::string::npos) << r.uri;
+  }
+}
+
+TEST(NamespaceRootDepthTest, KnowsTheNamespaces) {
+  EXPECT_EQ(NamespaceRootDepth("resources/a"), 1);
+  EXPECT_EQ(NamespaceRootDepth("agent/skills/x"), 2);
+  EXPECT_EQ(NamespaceRootDepth("user/u/memories/x"), 3);
+  EXPECT_EQ(NamespaceRootDepth("user/u/peers/p/memories"), 5);
+  EXPECT_EQ(NamespaceRootDepth("user/u/sessions/s"), 0);
+  EXPECT_EQ(NamespaceRootDepth("session/x"), 0);
+}
+
+}  // namespace
+}  // namespace skald

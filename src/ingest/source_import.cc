@@ -1,0 +1,301 @@
+#include "ingest/source_import.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/strings.h"
+#include "uri/glob_pattern.h"
+#include "uri/viking_uri.h"
+
+namespace skald {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Build output, dependencies and tool state: never worth indexing
+// (OpenViking's IGNORE_DIRS has the same spirit).
+const std::set<std::string, std::less<>>& BuiltInIgnoredDirs() {
+  static const std::set<std::string, std::less<>> dirs = {
+      "node_modules", "__pycache__", "venv", "env", "dist", "build", "target", "bin", "obj",
+      "out", "vendor", "site-packages", "coverage", "htmlcov"};
+  return dirs;
+}
+
+bool IsMarkdownExtension(std::string_view ext) {
+  return ext == ".md" || ext == ".markdown" || ext == ".mdown" || ext == ".mkd" ||
+         ext == ".txt" || ext == ".text";
+}
+
+// Formats that need a parser Skald does not have yet, or media: named in the
+// warning instead of being mistaken for text.
+bool IsUnsupportedFormat(std::string_view ext) {
+  static const std::set<std::string, std::less<>> exts = {
+      ".pdf", ".html", ".htm", ".docx", ".doc", ".pptx", ".xlsx", ".xls", ".xlsm", ".epub",
+      ".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".png", ".jpg", ".jpeg",
+      ".gif", ".bmp", ".webp", ".svg", ".tiff", ".tif", ".ico", ".mp3", ".wav", ".ogg", ".flac",
+      ".aac", ".m4a", ".opus", ".mp4", ".avi", ".mov", ".mkv", ".webm", ".flv", ".wmv"};
+  return exts.count(ext) > 0;
+}
+
+std::string LowerExtension(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+// Text worth importing verbatim: valid UTF-8 without NUL bytes.
+bool LooksLikeText(std::string_view bytes) {
+  return bytes.find('\0') == std::string_view::npos && IsValidUtf8(bytes);
+}
+
+Result<std::string> ReadLocalFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError(fmt::format("cannot read {}", path.string()));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Status::IOError(fmt::format("error reading {}", path.string()));
+  return std::move(buffer).str();
+}
+
+std::string JoinRel(std::string_view dir, std::string_view name) {
+  if (dir.empty()) return std::string(name);
+  return fmt::format("{}/{}", dir, name);
+}
+
+std::string StemOf(std::string_view name) {
+  size_t dot = name.rfind('.');
+  if (dot == 0 || dot == std::string_view::npos) return std::string(name);
+  return std::string(name.substr(0, dot));
+}
+
+class Planner {
+ public:
+  Planner(const ImportOptions& options, ImportPlan* plan) : options_(options), plan_(plan) {}
+
+  Status Compile() {
+    for (const std::string& p : options_.include) {
+      SKALD_ASSIGN_OR_RETURN(GlobPattern g, GlobPattern::Compile(p));
+      include_.push_back(std::move(g));
+    }
+    for (const std::string& p : options_.exclude) {
+      SKALD_ASSIGN_OR_RETURN(GlobPattern g, GlobPattern::Compile(p));
+      exclude_.push_back(std::move(g));
+    }
+    return Status::Ok();
+  }
+
+  // One file of a directory import (rel_dir: its directory in the resource).
+  Status AddFile(const fs::path& path, std::string_view rel_source, std::string_view rel_dir) {
+    ++plan_->source_files;
+    if (!include_.empty() &&
+        std::none_of(include_.begin(), include_.end(),
+                     [&](const GlobPattern& g) { return g.Matches(rel_source); })) {
+      return Status::Ok();
+    }
+    if (std::any_of(exclude_.begin(), exclude_.end(),
+                    [&](const GlobPattern& g) { return g.Matches(rel_source); })) {
+      return Status::Ok();
+    }
+    return AddContent(path, std::string(path.filename().string()), rel_source, rel_dir,
+                      /*single=*/false);
+  }
+
+  // Adds the file's content at rel_dir. `single`: the whole import is this
+  // one file, so a split document fills the root directory itself.
+  Status AddContent(const fs::path& path, const std::string& name, std::string_view rel_source,
+                    std::string_view rel_dir, bool single) {
+    std::error_code ec;
+    uint64_t size = fs::file_size(path, ec);
+    if (ec) return Status::IOError(fmt::format("cannot stat {}: {}", path.string(), ec.message()));
+    if (size == 0) {
+      plan_->warnings.push_back(fmt::format("{}: skipped (empty file)", rel_source));
+      return Status::Ok();
+    }
+    if (size > options_.max_file_bytes) {
+      plan_->warnings.push_back(fmt::format("{}: skipped ({} bytes, over the {} byte limit)",
+                                            rel_source, size, options_.max_file_bytes));
+      return Status::Ok();
+    }
+    std::string ext = LowerExtension(fs::path(name));
+    if (IsUnsupportedFormat(ext)) {
+      plan_->warnings.push_back(
+          fmt::format("{}: skipped (no parser for {} files yet)", rel_source, ext));
+      return Status::Ok();
+    }
+    SKALD_ASSIGN_OR_RETURN(std::string bytes, ReadLocalFile(path));
+    if (!LooksLikeText(bytes)) {
+      plan_->warnings.push_back(fmt::format("{}: skipped (binary file)", rel_source));
+      return Status::Ok();
+    }
+    plan_->source_bytes += bytes.size();
+    if (!IsMarkdownExtension(ext)) {
+      AddOutput(JoinRel(rel_dir, SegmentFor(name)), std::move(bytes));
+      return Status::Ok();
+    }
+    std::string stem = StemOf(name);
+    SKALD_ASSIGN_OR_RETURN(MarkdownSplit split, SplitMarkdown(bytes, stem, options_.split));
+    if (single) {
+      plan_->root_name = split.root_name;
+      for (const std::string& dir : split.dirs) AddDir(dir);
+      for (SplitFile& file : split.files) AddOutput(file.path, std::move(file.content));
+      return Status::Ok();
+    }
+    if (split.files.size() == 1 && split.dirs.empty()) {
+      // A document that fits one file keeps its name and place.
+      std::string out = SegmentFor(ext == ".md" ? name : stem + ".md");
+      AddOutput(JoinRel(rel_dir, out), std::move(split.files[0].content));
+      return Status::Ok();
+    }
+    std::string doc_dir = JoinRel(rel_dir, SegmentFor(stem));
+    AddDir(doc_dir);
+    for (const std::string& dir : split.dirs) AddDir(JoinRel(doc_dir, dir));
+    for (SplitFile& file : split.files) {
+      AddOutput(JoinRel(doc_dir, file.path), std::move(file.content));
+    }
+    return Status::Ok();
+  }
+
+  void AddDir(const std::string& rel) {
+    if (dirs_seen_.insert(rel).second) plan_->dirs.push_back(rel);
+  }
+
+  bool IgnoredDir(std::string_view name) const {
+    if (BuiltInIgnoredDirs().count(name)) return true;
+    return std::find(options_.ignore_dirs.begin(), options_.ignore_dirs.end(), name) !=
+           options_.ignore_dirs.end();
+  }
+
+  // Walks `dir` (its resource path `rel_dir`, its source path `rel_source`).
+  Status Walk(const fs::path& dir, const std::string& rel_source, const std::string& rel_dir) {
+    std::error_code ec;
+    std::vector<fs::directory_entry> entries;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      entries.push_back(*it);
+    }
+    if (ec) return Status::IOError(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
+    for (const fs::directory_entry& entry : entries) {
+      std::string name = entry.path().filename().string();
+      if (name.empty() || name[0] == '.') continue;  // hidden entries, as OpenViking
+      if (entry.is_symlink(ec)) continue;            // never follow links out of the tree
+      std::string child_source = JoinRel(rel_source, name);
+      if (entry.is_directory(ec)) {
+        if (IgnoredDir(name)) continue;
+        std::string child_rel = JoinRel(rel_dir, SegmentFor(name));
+        // Directories are created for the files below them only (FinishDirs).
+        SKALD_RETURN_IF_ERROR(Walk(entry.path(), child_source, child_rel));
+        continue;
+      }
+      if (!entry.is_regular_file(ec)) continue;
+      if (plan_->source_files >= options_.max_files) {
+        return Status::ResourceExhausted(fmt::format(
+            "{} has more than {} files; import a smaller directory", dir.string(),
+            options_.max_files));
+      }
+      SKALD_RETURN_IF_ERROR(AddFile(entry.path(), child_source, rel_dir));
+    }
+    return Status::Ok();
+  }
+
+  // Directories of the outputs, parents first (only those that hold files).
+  void FinishDirs() {
+    for (const ImportFile& file : plan_->files) {
+      std::string_view path = file.path;
+      size_t pos = 0;
+      while ((pos = path.find('/', pos)) != std::string_view::npos) {
+        AddDir(std::string(path.substr(0, pos)));
+        ++pos;
+      }
+    }
+    std::stable_sort(plan_->dirs.begin(), plan_->dirs.end(), [](const auto& a, const auto& b) {
+      return std::count(a.begin(), a.end(), '/') < std::count(b.begin(), b.end(), '/');
+    });
+  }
+
+ private:
+  void AddOutput(std::string path, std::string content) {
+    // Two sources may map to one name (sanitizing, "a.md" + split "a/"):
+    // suffix until unique.
+    std::string unique = path;
+    for (int n = 2; !paths_seen_.insert(unique).second; ++n) {
+      size_t slash = path.rfind('/');
+      size_t dot = path.rfind('.');
+      if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = path.size();
+      unique = fmt::format("{}_{}{}", path.substr(0, dot), n, path.substr(dot));
+    }
+    plan_->files.push_back(ImportFile{std::move(unique), std::move(content)});
+  }
+
+  const ImportOptions& options_;
+  ImportPlan* plan_;
+  std::vector<GlobPattern> include_;
+  std::vector<GlobPattern> exclude_;
+  std::set<std::string> dirs_seen_;
+  std::set<std::string> paths_seen_;
+};
+
+}  // namespace
+
+Status ImportOptions::Validate() const {
+  SKALD_RETURN_IF_ERROR(split.Validate());
+  if (max_file_bytes == 0) return Status::InvalidArgument("max_file_bytes must be > 0");
+  if (max_files == 0) return Status::InvalidArgument("max_files must be > 0");
+  return Status::Ok();
+}
+
+std::string SegmentFor(std::string_view name) {
+  if (VikingUri::IsValidSegment(name) && name.size() <= 255 && !name.empty() && name[0] != '.') {
+    return std::string(name);
+  }
+  return SanitizePathSegment(name);
+}
+
+Result<ImportPlan> PlanImport(const std::string& source_path, std::string_view display_name,
+                              const ImportOptions& options) {
+  SKALD_RETURN_IF_ERROR(options.Validate());
+  std::error_code ec;
+  fs::path path(source_path);
+  fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) {
+    return Status::NotFound(fmt::format("source path does not exist: {}", source_path));
+  }
+  ImportPlan plan;
+  Planner planner(options, &plan);
+  SKALD_RETURN_IF_ERROR(planner.Compile());
+  std::string name = display_name.empty() ? path.filename().string() : std::string(display_name);
+  if (name.empty()) name = fs::weakly_canonical(path, ec).filename().string();
+  if (fs::is_regular_file(status)) {
+    ++plan.source_files;
+    plan.root_name = SegmentFor(StemOf(name));
+    SKALD_RETURN_IF_ERROR(planner.AddContent(path, name, name, "", /*single=*/true));
+    if (plan.files.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "nothing to import from {}: {}", source_path,
+          plan.warnings.empty() ? "no content" : plan.warnings.front()));
+    }
+    planner.FinishDirs();
+    return plan;
+  }
+  if (!fs::is_directory(status)) {
+    return Status::InvalidArgument(
+        fmt::format("{} is neither a regular file nor a directory", source_path));
+  }
+  plan.root_name = SegmentFor(name);
+  SKALD_RETURN_IF_ERROR(planner.Walk(path, "", ""));
+  if (plan.files.empty()) {
+    return Status::InvalidArgument(fmt::format(
+        "nothing to import from {}: no text files found ({} files looked at)", source_path,
+        plan.source_files));
+  }
+  planner.FinishDirs();
+  return plan;
+}
+
+}  // namespace skald

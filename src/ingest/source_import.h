@@ -1,0 +1,72 @@
+#pragma once
+
+// Source import: turns a local file or directory into the file tree of a
+// resource — the parse step of add-resource (reference internals §1.3). The
+// result is a plan (directories and file contents relative to the new
+// resource's root); writing it and summarizing it are separate steps.
+//
+// Markdown and plain-text files go through the markdown splitter (small
+// documents stay one file, large ones become a directory of sections);
+// other UTF-8 text files (code, JSON, YAML, ...) are copied as they are;
+// binary files and formats without a parser yet (PDF, HTML, office,
+// archives, media) are skipped with a warning naming them. Directory
+// imports skip hidden entries, symbolic links, empty files, files larger
+// than max_file_bytes and well-known build/vendor directories.
+//
+// Thread safety: pure functions apart from reading the source.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skald/result.h"
+#include "text/markdown_splitter.h"
+
+namespace skald {
+
+struct ImportOptions {
+  MarkdownSplitOptions split;
+  // Glob patterns (uri/glob_pattern.h syntax) matched against the path of a
+  // file relative to the imported directory: only matching files are
+  // imported (empty = all), and matching files are left out.
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  // Directory names to skip besides the built-in list (.git, node_modules, ...).
+  std::vector<std::string> ignore_dirs;
+  // Larger files are skipped (OpenViking: 10 MiB).
+  uint64_t max_file_bytes = uint64_t{10} << 20;
+  // Files imported from one directory at most; more is an error (a typo'd
+  // path like "/" should not start importing a whole disk).
+  uint64_t max_files = 100000;
+
+  Status Validate() const;
+};
+
+struct ImportFile {
+  std::string path;  // relative to the resource root, "/"-separated, valid URI segments
+  std::string content;
+};
+
+struct ImportPlan {
+  std::string root_name;               // default name of the resource root directory
+  std::vector<std::string> dirs;       // relative directories to create, parents first
+  std::vector<ImportFile> files;       // in source order
+  std::vector<std::string> warnings;   // one line per skipped file, with the reason
+  uint64_t source_files = 0;           // files looked at
+  uint64_t source_bytes = 0;           // bytes of the files imported
+};
+
+// Reads `source_path` (a file or a directory) and plans its resource tree.
+// `display_name` names a single file when the path does not (temp uploads:
+// the original file name); "" = the path's last component.
+// NotFound when the path does not exist; InvalidArgument for other kinds of
+// files (devices, sockets) or a directory with nothing importable.
+Result<ImportPlan> PlanImport(const std::string& source_path, std::string_view display_name,
+                              const ImportOptions& options);
+
+// A name usable as one URI segment: `name` itself when valid, else
+// SanitizePathSegment(name).
+std::string SegmentFor(std::string_view name);
+
+}  // namespace skald

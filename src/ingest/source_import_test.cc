@@ -1,0 +1,134 @@
+#include "ingest/source_import.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/testutil/temp_dir.h"
+
+namespace skald {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+void Put(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::vector<std::string> Paths(const ImportPlan& plan) {
+  std::vector<std::string> out;
+  for (const ImportFile& f : plan.files) out.push_back(f.path);
+  return out;
+}
+
+TEST(SourceImportTest, SmallMarkdownFileBecomesOneFileInItsRoot) {
+  TempDir tmp;
+  Put(tmp.Sub("Guide Book.md"), "# Guide\n\nShort text.\n");
+  auto plan = PlanImport(tmp.Sub("Guide Book.md"), "", ImportOptions{});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->root_name, "Guide_Book");
+  ASSERT_EQ(plan->files.size(), 1u);
+  EXPECT_EQ(plan->files[0].content, "# Guide\n\nShort text.\n");
+  EXPECT_TRUE(plan->dirs.empty());
+}
+
+TEST(SourceImportTest, LargeMarkdownIsSplitIntoSections) {
+  TempDir tmp;
+  std::string doc;
+  for (int s = 0; s < 6; ++s) {
+    doc += "# Chapter " + std::to_string(s) + "\n\n";
+    for (int p = 0; p < 40; ++p) doc += "Sentence number " + std::to_string(p) + " of a long chapter body. ";
+    doc += "\n\n";
+  }
+  Put(tmp.Sub("book.md"), doc);
+  auto plan = PlanImport(tmp.Sub("book.md"), "", ImportOptions{});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_GT(plan->files.size(), 1u);
+  for (const ImportFile& f : plan->files) EXPECT_LE(f.content.size(), 6000u) << f.path;
+}
+
+TEST(SourceImportTest, DirectoryImportSkipsWhatIsNotText) {
+  TempDir tmp;
+  std::string root = tmp.Sub("proj");
+  Put(root + "/README.md", "# Project\n\nAbout it.\n");
+  Put(root + "/src/main.py", "print('hi')\n");
+  Put(root + "/.hidden/secret.md", "# Secret\n");
+  Put(root + "/node_modules/x/index.js", "module.exports = 1;\n");
+  Put(root + "/empty.txt", "");
+  Put(root + "/image.png", std::string("\x89PNG\0\0", 6));
+  Put(root + "/blob.dat", std::string("\x01\x02\x00\x03", 4));
+  Put(root + "/doc.pdf", "%PDF-1.4 not really\n");
+  auto plan = PlanImport(root, "", ImportOptions{});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(plan->root_name, "proj");
+  std::vector<std::string> paths = Paths(*plan);
+  EXPECT_EQ(paths, (std::vector<std::string>{"README.md", "src/main.py"}));
+  EXPECT_EQ(plan->dirs, (std::vector<std::string>{"src"}));
+  std::string warnings;
+  for (const std::string& w : plan->warnings) warnings += w + "\n";
+  EXPECT_NE(warnings.find("empty.txt"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("image.png"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("blob.dat: skipped (binary"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("no parser for .pdf"), std::string::npos) << warnings;
+  EXPECT_EQ(warnings.find("secret"), std::string::npos);
+}
+
+TEST(SourceImportTest, IncludeExcludeAndIgnoreDirs) {
+  TempDir tmp;
+  std::string root = tmp.Sub("r");
+  Put(root + "/a.md", "# A\n");
+  Put(root + "/b.txt", "B\n");
+  Put(root + "/skipme/c.md", "# C\n");
+  Put(root + "/keep/d.md", "# D\n");
+  ImportOptions options;
+  options.include = {"*.md"};
+  options.exclude = {"keep/*"};
+  options.ignore_dirs = {"skipme"};
+  auto plan = PlanImport(root, "", options);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(Paths(*plan), (std::vector<std::string>{"a.md"}));
+}
+
+TEST(SourceImportTest, ClearErrorsForMissingAndEmptySources) {
+  TempDir tmp;
+  auto missing = PlanImport(tmp.Sub("nope"), "", ImportOptions{});
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  fs::create_directories(tmp.Sub("empty"));
+  auto empty = PlanImport(tmp.Sub("empty"), "", ImportOptions{});
+  EXPECT_EQ(empty.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(empty.status().message().find("nothing to import"), std::string::npos);
+  ImportOptions few;
+  few.max_files = 1;
+  Put(tmp.Sub("two/a.md"), "a");
+  Put(tmp.Sub("two/b.md"), "b");
+  EXPECT_EQ(PlanImport(tmp.Sub("two"), "", few).status().code(),
+            StatusCode::kResourceExhausted);
+}
+
+TEST(SourceImportTest, UnsafeNamesAreSanitizedAndCollisionsSuffixed) {
+  TempDir tmp;
+  std::string root = tmp.Sub("r");
+  Put(root + "/we?ird.py", "x = 1\n");
+  Put(root + "/we_ird.py", "y = 2\n");
+  auto plan = PlanImport(root, "", ImportOptions{});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->files.size(), 2u);
+  EXPECT_NE(plan->files[0].path, plan->files[1].path);
+  for (const ImportFile& f : plan->files) {
+    EXPECT_EQ(f.path.find('?'), std::string::npos) << f.path;
+  }
+}
+
+TEST(SourceImportTest, DisplayNameNamesAnUploadedFile) {
+  TempDir tmp;
+  Put(tmp.Sub("upload_0123.md"), "# Notes\n\nbody\n");
+  auto plan = PlanImport(tmp.Sub("upload_0123.md"), "meeting notes.md", ImportOptions{});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->root_name, "meeting_notes");
+}
+
+}  // namespace
+}  // namespace skald

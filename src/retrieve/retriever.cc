@@ -1,0 +1,481 @@
+#include "retrieve/retriever.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <queue>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "common/strings.h"
+#include "common/time_util.h"
+
+namespace skald {
+namespace {
+
+constexpr uint32_t kDirectoryLevels = (1u << 0) | (1u << 1);
+
+// One record found by a search stage.
+struct Scored {
+  RetrievalRecord record;
+  bool by_vector = false;
+  bool by_lexical = false;
+  bool reranked = false;
+  double score = 0;  // fused, or the reranker's; in [0, 1]
+
+  std::string_view reason() const {
+    if (reranked) return "reranked";
+    if (by_vector && by_lexical) return "vector+lexical";
+    return by_vector ? "vector" : "lexical";
+  }
+};
+
+bool BetterThan(const Scored& a, const Scored& b) {
+  if (a.score != b.score) return a.score > b.score;
+  return a.record.uri < b.record.uri;
+}
+
+bool LevelAllowed(uint32_t mask, int level) {
+  return mask == 0 || (level >= 0 && level < 32 && ((mask >> level) & 1u) != 0);
+}
+
+// Keeps the best-scoring record per URI (a directory's L0 and L1 records are
+// one candidate), best first.
+std::vector<Scored> CollapseByUri(std::vector<Scored> stage) {
+  std::sort(stage.begin(), stage.end(), BetterThan);
+  std::unordered_set<std::string> seen;
+  std::vector<Scored> out;
+  for (Scored& s : stage) {
+    if (seen.insert(s.record.uri).second) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// The state of one Retrieve call.
+class RetrievalRun {
+ public:
+  RetrievalRun(const RetrievalOptions& options, const RetrievalQuery& query,
+               const RetrievalSources& sources, RetrievalTrace* trace)
+      : options_(options), query_(query), sources_(sources), trace_(trace) {
+    const bool have_vectors = sources.vectors != nullptr;
+    const bool have_lexical = sources.lexical != nullptr;
+    if (have_vectors && have_lexical) {
+      lexical_weight_ = options.hybrid_weight;
+      use_vectors_ = lexical_weight_ < 1.0;
+      use_lexical_ = lexical_weight_ > 0.0;
+    } else {
+      // One index alone carries the whole score.
+      lexical_weight_ = have_lexical ? 1.0 : 0.0;
+      use_vectors_ = have_vectors;
+      use_lexical_ = have_lexical;
+    }
+    threshold_ = query.score_threshold.value_or(options.rerank.threshold);
+  }
+
+  double threshold() const { return threshold_; }
+
+  // Embeds the query once, when a vector search will run.
+  Status EmbedQuery() {
+    if (!use_vectors_) return Status::Ok();
+    std::vector<std::string> texts = {query_.text};
+    SKALD_ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors,
+                           sources_.embedder->Embed(texts, EmbedKind::kQuery));
+    if (vectors.size() != 1) {
+      return Status::Internal(
+          fmt::format("embedder returned {} vectors for one query", vectors.size()));
+    }
+    if (static_cast<int>(vectors[0].size()) != sources_.vectors->dim()) {
+      return Status::FailedPrecondition(
+          fmt::format("query vector has dimension {} but the vector index holds {}",
+                      vectors[0].size(), sources_.vectors->dim()));
+    }
+    query_vector_ = std::move(vectors[0]);
+    // A text without terms embeds to the zero vector: nothing is similar to it.
+    bool any = false;
+    for (float x : query_vector_) any = any || (x != 0.0f && std::isfinite(x));
+    if (!any) query_vector_.clear();
+    return Status::Ok();
+  }
+
+  // One hybrid search: the k best of each index under `filter`, fused, with
+  // their records. Keys the lookup no longer knows are dropped.
+  Result<std::vector<Scored>> SearchStage(const VectorFilter& filter, int k) {
+    struct Parts {
+      double vector = 0, bm25 = 0;
+      bool by_vector = false, by_lexical = false;
+    };
+    std::unordered_map<uint64_t, Parts> parts;
+    std::vector<uint64_t> order;  // first-seen order, for determinism
+    std::vector<SearchHit> hits;
+    if (use_vectors_ && !query_vector_.empty()) {
+      SearchOptions search;
+      search.k = k;
+      SKALD_RETURN_IF_ERROR(sources_.vectors->Search(query_vector_, filter, search, &hits));
+      for (const SearchHit& hit : hits) {
+        auto [it, fresh] = parts.try_emplace(hit.id);
+        if (fresh) order.push_back(hit.id);
+        it->second.vector = hit.score;
+        it->second.by_vector = true;
+      }
+    }
+    double bm25_max = 0;
+    if (use_lexical_) {
+      SKALD_RETURN_IF_ERROR(sources_.lexical->Search(query_.text, filter, k, &hits));
+      for (const SearchHit& hit : hits) {
+        auto [it, fresh] = parts.try_emplace(hit.id);
+        if (fresh) order.push_back(hit.id);
+        it->second.bm25 = hit.score;
+        it->second.by_lexical = true;
+        if (std::isfinite(hit.score)) bm25_max = std::max(bm25_max, double{hit.score});
+      }
+    }
+    SKALD_RETURN_IF_ERROR(FetchRecords(order));
+    std::vector<Scored> out;
+    out.reserve(order.size());
+    for (uint64_t key : order) {
+      auto record = records_.find(key);
+      if (record == records_.end()) continue;
+      const Parts& p = parts[key];
+      Scored s;
+      s.record = record->second;
+      s.by_vector = p.by_vector;
+      s.by_lexical = p.by_lexical;
+      const double lexical = NormalizeBm25(p.bm25, bm25_max, options_.lexical_normalization,
+                                           options_.lexical_saturation);
+      s.score = FuseScores(p.vector, lexical, lexical_weight_);
+      out.push_back(std::move(s));
+    }
+    return out;
+  }
+
+  // Replaces the stage's scores by the reranker's (documents = abstracts);
+  // any failure keeps them and records the warning.
+  void Rerank(std::vector<Scored>* stage) {
+    if (sources_.reranker == nullptr || rerank_failed_ || stage->empty()) return;
+    std::vector<std::string> documents;
+    std::vector<double> fallback;
+    documents.reserve(stage->size());
+    fallback.reserve(stage->size());
+    for (const Scored& s : *stage) {
+      documents.push_back(s.record.abstract);
+      fallback.push_back(s.score);
+    }
+    RerankOutcome outcome =
+        RerankOrFallback(sources_.reranker, query_.text, documents, fallback, options_.rerank);
+    if (!outcome.warning.empty()) {
+      // One failure is enough: a reranker that is down or timing out would
+      // otherwise cost every remaining stage of this query its full timeout.
+      rerank_failed_ = true;
+      if (trace_->rerank_warning.empty()) trace_->rerank_warning = outcome.warning;
+    }
+    if (!outcome.reranked) return;
+    trace_->reranked = true;
+    for (size_t i = 0; i < stage->size(); ++i) {
+      Scored& s = (*stage)[i];
+      s.score = ClampScore(outcome.scores[i]);
+      // Blank abstracts were not sent and kept their fused score.
+      s.reranked = !Trim(s.record.abstract).empty();
+    }
+  }
+
+  // Applies hotness (when on), sorts and cuts to the limit.
+  std::vector<MatchedContext> Finish(std::vector<Scored> pool) const {
+    if (options_.hotness_alpha > 0) {
+      const int64_t now = sources_.clock ? sources_.clock() : NowNanos();
+      for (Scored& s : pool) {
+        s.score = BlendHotness(s.score, Hotness(s.record.active_count, s.record.updated_ns, now),
+                               options_.hotness_alpha);
+      }
+    }
+    std::sort(pool.begin(), pool.end(), BetterThan);
+    if (pool.size() > static_cast<size_t>(query_.limit)) pool.resize(query_.limit);
+    std::vector<MatchedContext> hits;
+    hits.reserve(pool.size());
+    for (Scored& s : pool) {
+      MatchedContext m;
+      m.uri = std::move(s.record.uri);
+      m.context_type = std::move(s.record.context_type);
+      m.level = s.record.level;
+      m.score = ClampScore(s.score);
+      m.abstract = std::move(s.record.abstract);
+      m.tags = std::move(s.record.tags);
+      m.match_reason = std::string(s.reason());
+      hits.push_back(std::move(m));
+    }
+    return hits;
+  }
+
+ private:
+  Status FetchRecords(const std::vector<uint64_t>& keys) {
+    std::vector<uint64_t> missing;
+    for (uint64_t key : keys) {
+      if (!records_.contains(key) && !unknown_.contains(key)) missing.push_back(key);
+    }
+    if (missing.empty()) return Status::Ok();
+    SKALD_ASSIGN_OR_RETURN(std::vector<RetrievalRecord> found,
+                           sources_.lookup(query_.account, missing));
+    for (RetrievalRecord& r : found) {
+      const uint64_t key = r.key;
+      records_.insert_or_assign(key, std::move(r));
+    }
+    for (uint64_t key : missing) {
+      if (!records_.contains(key)) unknown_.insert(key);
+    }
+    return Status::Ok();
+  }
+
+  const RetrievalOptions& options_;
+  const RetrievalQuery& query_;
+  const RetrievalSources& sources_;
+  RetrievalTrace* trace_;
+  double lexical_weight_ = 0;
+  bool use_vectors_ = false;
+  bool use_lexical_ = false;
+  double threshold_ = 0;
+  bool rerank_failed_ = false;  // the reranker failed once: later stages skip it
+  std::vector<float> query_vector_;
+  std::unordered_map<uint64_t, RetrievalRecord> records_;  // lookups of this query
+  std::unordered_set<uint64_t> unknown_;                   // keys the lookup did not know
+};
+
+Status ValidateQuery(const RetrievalQuery& query, const RetrievalSources& sources) {
+  if (Trim(query.text).empty()) return Status::InvalidArgument("retrieval: empty query text");
+  if (query.account.empty()) return Status::InvalidArgument("retrieval: no account");
+  if (query.limit < 1 || query.limit > 10000) {
+    return Status::InvalidArgument(
+        fmt::format("retrieval: limit must be in 1..10000, got {}", query.limit));
+  }
+  if (query.score_threshold && !std::isfinite(*query.score_threshold)) {
+    return Status::InvalidArgument("retrieval: score_threshold must be finite");
+  }
+  for (const std::string& root : query.root_dirs) {
+    if (root.empty()) return Status::InvalidArgument("retrieval: empty root directory");
+  }
+  SKALD_RETURN_IF_ERROR(query.filter.Validate());
+  if (sources.embedder == nullptr) return Status::InvalidArgument("retrieval: no embedder");
+  if (!sources.lookup) return Status::InvalidArgument("retrieval: no record lookup");
+  return Status::Ok();
+}
+
+Result<std::vector<MatchedContext>> RunQuick(const RetrievalQuery& query,
+                                             const VectorFilter& filter, RetrievalRun* run,
+                                             RetrievalTrace* trace) {
+  trace->stop_reason = "single_search";
+  SKALD_ASSIGN_OR_RETURN(std::vector<Scored> stage,
+                         run->SearchStage(filter, std::max(query.limit, 10)));
+  std::vector<Scored> kept;
+  for (Scored& s : stage) {
+    if (s.score > run->threshold()) {
+      ++trace->candidates_kept;
+      kept.push_back(std::move(s));
+    } else {
+      ++trace->candidates_dropped;
+    }
+  }
+  return run->Finish(CollapseByUri(std::move(kept)));
+}
+
+// The top-`limit` URIs of the pool, in rank order.
+std::vector<std::string> TopUris(const std::unordered_map<std::string, Scored>& pool, int limit) {
+  std::vector<const Scored*> all;
+  all.reserve(pool.size());
+  for (const auto& [uri, s] : pool) all.push_back(&s);
+  const size_t n = std::min(all.size(), static_cast<size_t>(limit));
+  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n), all.end(),
+                    [](const Scored* a, const Scored* b) { return BetterThan(*a, *b); });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(all[i]->record.uri);
+  return out;
+}
+
+Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
+                                                const RetrievalQuery& query,
+                                                const VectorFilter& filter, RetrievalRun* run,
+                                                RetrievalTrace* trace) {
+  const uint32_t result_levels = filter.level_mask;
+  const bool explicit_levels = result_levels != 0;
+  std::unordered_map<std::string, Scored> pool;  // result candidates by URI
+  auto offer = [&](Scored s) {
+    if (!LevelAllowed(result_levels, s.record.level)) return;
+    auto it = pool.find(s.record.uri);
+    if (it == pool.end()) {
+      std::string uri = s.record.uri;
+      pool.emplace(std::move(uri), std::move(s));
+    } else if (s.score > it->second.score) {
+      it->second = std::move(s);
+    }
+  };
+
+  // 1. Global search over directory records gives the starting points.
+  VectorFilter global = filter;
+  global.level_mask = kDirectoryLevels;
+  SKALD_ASSIGN_OR_RETURN(std::vector<Scored> starts,
+                         run->SearchStage(global, std::max(query.limit, 10)));
+  run->Rerank(&starts);
+  starts = CollapseByUri(std::move(starts));
+
+  using Entry = std::pair<double, std::string>;  // (score, directory URI), max-heap
+  std::priority_queue<Entry> heap;
+  std::set<std::string> started;
+  for (const Scored& s : starts) {
+    heap.emplace(s.score, s.record.uri);
+    started.insert(s.record.uri);
+    // OpenViking: global hits are results only when the caller named levels.
+    if (explicit_levels && s.score > run->threshold()) offer(s);
+  }
+  for (const std::string& root : query.root_dirs) {
+    if (started.insert(root).second) heap.emplace(0.0, root);
+  }
+
+  // 2. Expand directories, best first.
+  VectorFilter children = filter;
+  children.level_mask = explicit_levels ? (result_levels | kDirectoryLevels) : 0;
+  const int child_k = std::max(2 * query.limit, 20);
+  const double alpha = options.score_propagation_alpha;
+  std::unordered_set<std::string> visited;
+  std::vector<std::string> previous_top = TopUris(pool, query.limit);
+  size_t previous_size = pool.size();
+  int converged_rounds = 0, stagnant_rounds = 0;
+  trace->stop_reason = "exhausted";
+  while (true) {
+    std::vector<Entry> batch;
+    while (!heap.empty() && static_cast<int>(batch.size()) < options.directories_per_round) {
+      Entry top = heap.top();
+      heap.pop();
+      if (visited.insert(top.second).second) batch.push_back(std::move(top));
+    }
+    if (batch.empty()) break;  // stop_reason stays "exhausted"
+    ++trace->rounds;
+    for (const auto& [parent_score, dir] : batch) {
+      if (query.trace) trace->directories_visited.push_back(dir);
+      std::optional<std::vector<UriScope>> scopes = ChildScopesWithin(dir, filter.uri_scopes);
+      if (!scopes) continue;  // no child of dir is visible to the caller
+      children.uri_scopes = std::move(*scopes);
+      SKALD_ASSIGN_OR_RETURN(std::vector<Scored> found, run->SearchStage(children, child_k));
+      run->Rerank(&found);
+      for (Scored& s : CollapseByUri(std::move(found))) {
+        if (parent_score != 0) s.score = ClampScore(alpha * s.score + (1 - alpha) * parent_score);
+        if (!(s.score > run->threshold())) {
+          ++trace->candidates_dropped;
+          continue;
+        }
+        ++trace->candidates_kept;
+        if (s.record.level < 2 && !visited.contains(s.record.uri)) {
+          heap.emplace(s.score, s.record.uri);
+        }
+        offer(std::move(s));
+      }
+    }
+    // 3. Convergence.
+    std::vector<std::string> top = TopUris(pool, query.limit);
+    if (top == previous_top && pool.size() >= static_cast<size_t>(query.limit)) {
+      if (++converged_rounds >= options.max_convergence_rounds) {
+        trace->stop_reason = "converged";
+        break;
+      }
+    } else if (pool.size() == previous_size) {
+      if (++stagnant_rounds >= options.max_convergence_rounds) {
+        trace->stop_reason = "stagnant";
+        break;
+      }
+    } else {
+      converged_rounds = 0;
+      stagnant_rounds = 0;
+    }
+    previous_top = std::move(top);
+    previous_size = pool.size();
+  }
+
+  std::vector<Scored> results;
+  results.reserve(pool.size());
+  for (auto& [uri, s] : pool) results.push_back(std::move(s));
+  return run->Finish(std::move(results));
+}
+
+}  // namespace
+
+std::string_view RetrievalModeName(RetrievalMode mode) {
+  switch (mode) {
+    case RetrievalMode::kAuto:
+      return "auto";
+    case RetrievalMode::kQuick:
+      return "quick";
+    case RetrievalMode::kThinking:
+      return "thinking";
+  }
+  return "unknown";
+}
+
+Status RetrievalOptions::Validate() const {
+  auto unit = [](double x) { return std::isfinite(x) && x >= 0 && x <= 1; };
+  if (!unit(hybrid_weight)) {
+    return Status::InvalidArgument(
+        fmt::format("retrieval.hybrid_weight must be in [0, 1], got {}", hybrid_weight));
+  }
+  if (!unit(score_propagation_alpha)) {
+    return Status::InvalidArgument(fmt::format(
+        "retrieval.score_propagation_alpha must be in [0, 1], got {}", score_propagation_alpha));
+  }
+  if (!unit(hotness_alpha)) {
+    return Status::InvalidArgument(
+        fmt::format("retrieval.hotness_alpha must be in [0, 1], got {}", hotness_alpha));
+  }
+  if (!std::isfinite(lexical_saturation) || lexical_saturation <= 0) {
+    return Status::InvalidArgument(
+        fmt::format("retrieval.lexical_saturation must be > 0, got {}", lexical_saturation));
+  }
+  if (lexical_normalization != LexicalNormalization::kMax &&
+      lexical_normalization != LexicalNormalization::kSaturate) {
+    return Status::InvalidArgument("retrieval.lexical_normalization is invalid");
+  }
+  if (!std::isfinite(rerank.threshold)) {
+    return Status::InvalidArgument("rerank.threshold must be finite");
+  }
+  if (rerank.max_input_tokens != 0 && rerank.max_input_tokens < 128) {
+    return Status::InvalidArgument(fmt::format(
+        "rerank.max_input_tokens must be 0 or >= 128, got {}", rerank.max_input_tokens));
+  }
+  if (max_convergence_rounds < 1 || max_convergence_rounds > 100) {
+    return Status::InvalidArgument(fmt::format(
+        "retrieval.max_convergence_rounds must be in 1..100, got {}", max_convergence_rounds));
+  }
+  if (directories_per_round < 1 || directories_per_round > 256) {
+    return Status::InvalidArgument(fmt::format(
+        "retrieval.directories_per_round must be in 1..256, got {}", directories_per_round));
+  }
+  return Status::Ok();
+}
+
+Retriever::Retriever(RetrievalOptions options) : options_(std::move(options)) {}
+
+Result<RetrievalResult> Retriever::Retrieve(const RetrievalQuery& query,
+                                            const RetrievalSources& sources) const {
+  const auto start = std::chrono::steady_clock::now();
+  SKALD_RETURN_IF_ERROR(options_.Validate());
+  SKALD_RETURN_IF_ERROR(ValidateQuery(query, sources));
+  RetrievalMode mode = query.mode;
+  if (mode == RetrievalMode::kAuto) {
+    mode = sources.reranker != nullptr ? RetrievalMode::kThinking : RetrievalMode::kQuick;
+  }
+  RetrievalResult result;
+  result.trace.mode = std::string(RetrievalModeName(mode));
+  VectorFilter filter = query.filter;
+  filter.account = query.account;
+
+  RetrievalRun run(options_, query, sources, &result.trace);
+  SKALD_RETURN_IF_ERROR(run.EmbedQuery());
+  if (mode == RetrievalMode::kQuick) {
+    SKALD_ASSIGN_OR_RETURN(result.hits, RunQuick(query, filter, &run, &result.trace));
+  } else {
+    SKALD_ASSIGN_OR_RETURN(result.hits, RunThinking(options_, query, filter, &run, &result.trace));
+  }
+  result.trace.latency_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace skald

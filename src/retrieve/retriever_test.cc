@@ -1,0 +1,576 @@
+// Retriever over real indexes: a FlatIndex and an FTS5 lexical index fed
+// with the hashing embedder, a small synthetic tree, an in-memory catalog.
+
+#include "retrieve/retriever.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "model/factory.h"
+#include "model/fake_model_server.h"
+#include "model/hashing_embedder.h"
+#include "tests/testutil/temp_dir.h"
+
+namespace skald {
+namespace {
+
+constexpr char kAccount[] = "acme";
+constexpr int64_t kDay = 86'400'000'000'000;
+
+// An embedder that knows nothing: every text gets the same unit vector.
+class BlindEmbedder : public Embedder {
+ public:
+  explicit BlindEmbedder(int dim) : dim_(dim) {}
+  std::string provider() const override { return "blind"; }
+  std::string model() const override { return "blind"; }
+  int Dimension() const override { return dim_; }
+  Result<std::vector<std::vector<float>>> Embed(std::span<const std::string> texts,
+                                                EmbedKind) override {
+    if (fail_) return Status::Unavailable("blind embedder is down");
+    std::vector<float> v(static_cast<size_t>(dim_), 0.0f);
+    v[0] = 1.0f;
+    return std::vector<std::vector<float>>(texts.size(), v);
+  }
+  void set_fail(bool fail) { fail_ = fail; }
+
+ private:
+  int dim_;
+  bool fail_ = false;
+};
+
+class RetrieverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto embedder = NewDefaultHashingEmbedder();
+    ASSERT_TRUE(embedder.ok()) << embedder.status().ToString();
+    embedder_ = std::move(embedder).value();
+    VectorIndexOptions vector_options;
+    vector_options.kind = "flat";
+    vector_options.embedder = embedder_->Name();
+    vector_options.dim = embedder_->Dimension();
+    auto vectors = NewVectorIndex(vector_options);
+    ASSERT_TRUE(vectors.ok()) << vectors.status().ToString();
+    vectors_ = std::move(vectors).value();
+    LexicalIndexOptions lexical_options;
+    lexical_options.path = dir_.Sub("lexical.db");
+    auto lexical = OpenFts5LexicalIndex(lexical_options);
+    ASSERT_TRUE(lexical.ok()) << lexical.status().ToString();
+    lexical_ = std::move(lexical).value();
+    BuildTree();
+  }
+
+  // One record in both indexes and the in-memory catalog.
+  void AddRecord(const std::string& uri, int level, const std::string& abstract,
+                 const std::string& body, const std::string& context_type = "resource",
+                 const std::string& account = kAccount) {
+    const uint64_t key = ++next_key_;
+    IndexRecord record;
+    record.id = key;
+    record.account = account;
+    record.level = level;
+    record.context_type = context_type;
+    record.uri = uri;
+    auto vector = embedder_->Embed(std::vector<std::string>{abstract + "\n" + body});
+    ASSERT_TRUE(vector.ok()) << vector.status().ToString();
+    ASSERT_TRUE(vectors_->Upsert(record, (*vector)[0]).ok());
+    LexicalDocument doc;
+    doc.record = record;
+    doc.title = uri.substr(uri.rfind('/') + 1);
+    doc.abstract = abstract;
+    doc.body = body;
+    ASSERT_TRUE(lexical_->Upsert(doc).ok());
+    RetrievalRecord r;
+    r.key = key;
+    r.uri = uri;
+    r.level = level;
+    r.context_type = context_type;
+    r.abstract = abstract;
+    r.tags = {"level=" + std::to_string(level)};
+    records_[account][key] = r;
+  }
+  // A directory: its L0 and L1 records share the URI.
+  void AddDir(const std::string& uri, const std::string& abstract, const std::string& overview,
+              const std::string& context_type = "resource") {
+    AddRecord(uri, 0, abstract, "", context_type);
+    AddRecord(uri, 1, overview, "", context_type);
+  }
+  void AddFile(const std::string& uri, const std::string& abstract, const std::string& content,
+               const std::string& context_type = "resource") {
+    AddRecord(uri, 2, abstract, content, context_type);
+  }
+
+  void BuildTree() {
+    AddDir("viking://resources", "All shared resources", "Cooking, astronomy and gardening notes");
+    AddDir("viking://resources/cooking", "Cooking recipes: bread, pasta and desserts",
+           "Recipes for sourdough bread baking, fresh pasta dough and desserts such as "
+           "chocolate cake");
+    AddFile("viking://resources/cooking/bread.md", "Sourdough bread",
+            "Sourdough bread baking with a starter culture, dough hydration, proofing and oven "
+            "spring");
+    AddFile("viking://resources/cooking/pasta.md", "Fresh pasta",
+            "Fresh pasta dough from eggs and flour, rolling and cutting tagliatelle");
+    AddDir("viking://resources/cooking/desserts", "Desserts: chocolate cake and custard",
+           "Dessert recipes: chocolate cake with ganache frosting, vanilla custard");
+    AddFile("viking://resources/cooking/desserts/cake.md", "Chocolate cake",
+            "Chocolate cake layers with dark chocolate ganache frosting and cocoa sponge");
+    AddFile("viking://resources/cooking/desserts/custard.md", "Vanilla custard",
+            "Vanilla custard with egg yolks, milk and sugar, cooked gently");
+    AddDir("viking://resources/astronomy", "Astronomy: telescopes and planets",
+           "Telescopes for amateur astronomers, planets of the solar system, galaxies");
+    AddFile("viking://resources/astronomy/telescopes.md", "Refractor telescopes",
+            "Choosing a refractor telescope: aperture, focal length, eyepieces and mounts");
+    AddFile("viking://resources/astronomy/planets.md", "Planets",
+            "Planets of the solar system: Mars, Jupiter, the rings and moons of Saturn");
+    AddDir("viking://resources/gardening", "Gardening: compost and tomatoes",
+           "Composting kitchen scraps and growing tomatoes in raised beds");
+    AddFile("viking://resources/gardening/compost.md", "Composting",
+            "Composting kitchen scraps: nitrogen greens, carbon browns, turning the pile; the "
+            "brewing of zymurgy is not covered");
+    AddFile("viking://resources/gardening/tomatoes.md", "Tomatoes",
+            "Growing tomatoes in raised beds: staking, watering and pruning suckers");
+    AddDir("viking://user/alice/memories", "Alice's memories", "What Alice prefers", "memory");
+    AddFile("viking://user/alice/memories/bread.md", "Alice bakes bread",
+            "Alice prefers sourdough bread with a long cold proofing", "memory");
+  }
+
+  RetrievalSources Sources() {
+    RetrievalSources sources;
+    sources.vectors = vectors_.get();
+    sources.lexical = lexical_.get();
+    sources.embedder = embedder_.get();
+    sources.lookup = [this](
+                         std::string_view account,
+                         std::span<const uint64_t> keys) -> Result<std::vector<RetrievalRecord>> {
+      ++lookups_;
+      if (lookup_error_) return Status::IOError("catalog is unreadable");
+      std::vector<RetrievalRecord> out;
+      const auto& table = records_[std::string(account)];
+      for (uint64_t key : keys) {
+        auto it = table.find(key);
+        if (it != table.end()) out.push_back(it->second);
+      }
+      return out;
+    };
+    sources.clock = [] { return 1000 * kDay; };
+    return sources;
+  }
+
+  RetrievalQuery Query(const std::string& text, RetrievalMode mode = RetrievalMode::kQuick) {
+    RetrievalQuery query;
+    query.text = text;
+    query.account = kAccount;
+    query.mode = mode;
+    query.trace = true;
+    query.root_dirs = {"viking://resources"};
+    return query;
+  }
+
+  RetrievalResult Run(const RetrievalQuery& query, const RetrievalSources& sources,
+                      const RetrievalOptions& options = {}) {
+    Result<RetrievalResult> result = Retriever(options).Retrieve(query, sources);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    return result.ok() ? std::move(result).value() : RetrievalResult{};
+  }
+  RetrievalResult Run(const RetrievalQuery& query) { return Run(query, Sources()); }
+
+  static std::vector<std::string> Uris(const RetrievalResult& result) {
+    std::vector<std::string> uris;
+    for (const MatchedContext& hit : result.hits) uris.push_back(hit.uri);
+    return uris;
+  }
+
+  static void ExpectWellFormed(const RetrievalResult& result, double threshold) {
+    std::set<std::string> seen;
+    for (size_t i = 0; i < result.hits.size(); ++i) {
+      const MatchedContext& hit = result.hits[i];
+      EXPECT_TRUE(std::isfinite(hit.score)) << hit.uri;
+      EXPECT_GE(hit.score, 0.0) << hit.uri;
+      EXPECT_LE(hit.score, 1.0) << hit.uri;
+      EXPECT_GT(hit.score, threshold) << hit.uri;
+      EXPECT_TRUE(seen.insert(hit.uri).second) << "duplicate " << hit.uri;
+      if (i > 0) {
+        EXPECT_LE(hit.score, result.hits[i - 1].score);
+      }
+      EXPECT_FALSE(hit.match_reason.empty());
+    }
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Embedder> embedder_;
+  std::unique_ptr<VectorIndex> vectors_;
+  std::unique_ptr<LexicalIndex> lexical_;
+  std::map<std::string, std::map<uint64_t, RetrievalRecord>> records_;
+  uint64_t next_key_ = 0;
+  int lookups_ = 0;
+  bool lookup_error_ = false;
+};
+
+TEST_F(RetrieverTest, QuickFindsTheRightFile) {
+  RetrievalResult result = Run(Query("refractor telescope aperture and eyepieces"));
+  ASSERT_FALSE(result.hits.empty());
+  EXPECT_EQ(result.hits[0].uri, "viking://resources/astronomy/telescopes.md");
+  EXPECT_EQ(result.hits[0].level, 2);
+  EXPECT_EQ(result.hits[0].context_type, "resource");
+  EXPECT_EQ(result.hits[0].abstract, "Refractor telescopes");
+  EXPECT_EQ(result.hits[0].tags, std::vector<std::string>{"level=2"});
+  EXPECT_EQ(result.hits[0].match_reason, "vector+lexical");
+  EXPECT_EQ(result.trace.mode, "quick");
+  EXPECT_EQ(result.trace.stop_reason, "single_search");
+  EXPECT_TRUE(result.trace.directories_visited.empty());
+  ExpectWellFormed(result, 0.1);
+}
+
+TEST_F(RetrieverTest, AutoModeIsQuickWithoutAReranker) {
+  RetrievalResult result = Run(Query("telescope", RetrievalMode::kAuto));
+  EXPECT_EQ(result.trace.mode, "quick");
+}
+
+TEST_F(RetrieverTest, ThinkingDrillsIntoTheRightDirectory) {
+  RetrievalResult result =
+      Run(Query("chocolate cake with ganache frosting", RetrievalMode::kThinking));
+  EXPECT_EQ(result.trace.mode, "thinking");
+  ASSERT_FALSE(result.hits.empty());
+  EXPECT_EQ(result.hits[0].uri, "viking://resources/cooking/desserts/cake.md");
+  const auto& visited = result.trace.directories_visited;
+  EXPECT_NE(std::find(visited.begin(), visited.end(), "viking://resources/cooking/desserts"),
+            visited.end());
+  // The desserts directory is expanded before any unrelated directory.
+  auto desserts = std::find(visited.begin(), visited.end(), "viking://resources/cooking/desserts");
+  auto astronomy = std::find(visited.begin(), visited.end(), "viking://resources/astronomy");
+  EXPECT_LT(desserts - visited.begin(), astronomy - visited.begin());
+  EXPECT_GE(result.trace.rounds, 1);
+  EXPECT_FALSE(result.trace.stop_reason.empty());
+  EXPECT_GT(result.trace.candidates_kept, 0);
+  ExpectWellFormed(result, 0.1);
+}
+
+TEST_F(RetrieverTest, ThinkingReturnsFilesBelowAStartingDirectoryFoundOnlyByItsRoot) {
+  // No directory record mentions custard's cooking method; the file is found
+  // by drilling down from the root directories.
+  RetrievalQuery query = Query("egg yolks cooked gently", RetrievalMode::kThinking);
+  query.limit = 3;
+  RetrievalResult result = Run(query);
+  ASSERT_FALSE(result.hits.empty());
+  EXPECT_EQ(result.hits[0].uri, "viking://resources/cooking/desserts/custard.md");
+}
+
+TEST_F(RetrieverTest, ContextTypeFilterIsPartOfEverySearch) {
+  for (RetrievalMode mode : {RetrievalMode::kQuick, RetrievalMode::kThinking}) {
+    RetrievalQuery query = Query("sourdough bread", mode);
+    query.filter.context_types = {"memory"};
+    query.root_dirs = {"viking://user/alice/memories"};
+    RetrievalResult result = Run(query);
+    ASSERT_FALSE(result.hits.empty()) << RetrievalModeName(mode);
+    EXPECT_EQ(result.hits[0].uri, "viking://user/alice/memories/bread.md");
+    for (const MatchedContext& hit : result.hits) EXPECT_EQ(hit.context_type, "memory");
+  }
+}
+
+TEST_F(RetrieverTest, UriScopeIsHonouredInsideCandidateGeneration) {
+  // Many better bread matches outside the scope: a filter applied after a
+  // top-k cut would lose the only in-scope mention.
+  for (int i = 0; i < 30; ++i) {
+    AddFile("viking://resources/cooking/loaf" + std::to_string(i) + ".md", "Bread loaf",
+            "Bread bread bread: another bread loaf recipe number " + std::to_string(i));
+  }
+  AddFile("viking://resources/astronomy/moon.md", "Moon",
+          "The moon looks like a round loaf of bread through a telescope");
+  for (RetrievalMode mode : {RetrievalMode::kQuick, RetrievalMode::kThinking}) {
+    RetrievalQuery query = Query("bread loaf", mode);
+    query.limit = 3;
+    query.filter.uri_scopes = {UriScope::Subtree("viking://resources/astronomy")};
+    query.root_dirs = {"viking://resources"};  // outside the scope: must not widen it
+    RetrievalResult result = Run(query);
+    ASSERT_FALSE(result.hits.empty()) << RetrievalModeName(mode);
+    EXPECT_EQ(result.hits[0].uri, "viking://resources/astronomy/moon.md");
+    for (const MatchedContext& hit : result.hits) {
+      EXPECT_TRUE(UriWithin(hit.uri, "viking://resources/astronomy")) << hit.uri;
+    }
+  }
+}
+
+TEST_F(RetrieverTest, LevelFilterSelectsResultsButThinkingStillTraverses) {
+  RetrievalQuery query = Query("chocolate cake desserts");
+  query.filter.WithLevels({2});
+  RetrievalResult quick = Run(query);
+  ASSERT_FALSE(quick.hits.empty());
+  for (const MatchedContext& hit : quick.hits) EXPECT_EQ(hit.level, 2) << hit.uri;
+
+  query.mode = RetrievalMode::kThinking;
+  RetrievalResult thinking = Run(query);
+  ASSERT_FALSE(thinking.hits.empty());
+  EXPECT_EQ(thinking.hits[0].uri, "viking://resources/cooking/desserts/cake.md");
+  for (const MatchedContext& hit : thinking.hits) EXPECT_EQ(hit.level, 2) << hit.uri;
+
+  query.filter.WithLevels({0, 1});
+  for (RetrievalMode mode : {RetrievalMode::kQuick, RetrievalMode::kThinking}) {
+    query.mode = mode;
+    RetrievalResult dirs = Run(query);
+    ASSERT_FALSE(dirs.hits.empty()) << RetrievalModeName(mode);
+    EXPECT_EQ(dirs.hits[0].uri, "viking://resources/cooking/desserts") << RetrievalModeName(mode);
+    for (const MatchedContext& hit : dirs.hits) EXPECT_LT(hit.level, 2) << hit.uri;
+  }
+}
+
+TEST_F(RetrieverTest, DirectoryL0AndL1AreOneCandidate) {
+  // Both records of the cooking directory match; it appears once.
+  for (RetrievalMode mode : {RetrievalMode::kQuick, RetrievalMode::kThinking}) {
+    RetrievalQuery query = Query("cooking recipes bread pasta desserts", mode);
+    query.filter.WithLevels({0, 1});
+    RetrievalResult result = Run(query);
+    std::vector<std::string> uris = Uris(result);
+    EXPECT_EQ(std::count(uris.begin(), uris.end(), "viking://resources/cooking"), 1)
+        << RetrievalModeName(mode);
+    ExpectWellFormed(result, 0.1);
+  }
+}
+
+TEST_F(RetrieverTest, ThresholdIsStrictAndCounted) {
+  RetrievalQuery query = Query("sourdough bread baking");
+  RetrievalResult loose = Run(query);
+  ASSERT_GE(loose.hits.size(), 2u);
+  const double top = loose.hits[0].score;
+  // A threshold equal to the best score drops it too (strict >).
+  query.score_threshold = top;
+  RetrievalResult strict = Run(query);
+  for (const MatchedContext& hit : strict.hits) EXPECT_GT(hit.score, top);
+  EXPECT_TRUE(strict.hits.empty());
+  EXPECT_GT(strict.trace.candidates_dropped, loose.trace.candidates_dropped);
+  // Default threshold: options.rerank.threshold.
+  RetrievalOptions options;
+  options.rerank.threshold = (loose.hits[0].score + loose.hits[1].score) / 2;
+  query.score_threshold.reset();
+  RetrievalResult mid = Run(query, Sources(), options);
+  ASSERT_EQ(mid.hits.size(), 1u);
+  EXPECT_EQ(mid.hits[0].uri, loose.hits[0].uri);
+  query.mode = RetrievalMode::kThinking;
+  ExpectWellFormed(Run(query, Sources(), options), options.rerank.threshold);
+}
+
+TEST_F(RetrieverTest, ThinkingStopsWhenTheTopResultsConverge) {
+  for (int i = 0; i < 8; ++i) {
+    const std::string dir = "viking://resources/misc" + std::to_string(i);
+    AddDir(dir, "Miscellaneous notes " + std::to_string(i), "Assorted notes and lists");
+    AddFile(dir + "/note.md", "A note", "A note about topic " + std::to_string(i) + " and cake");
+  }
+  RetrievalOptions options;
+  options.directories_per_round = 1;
+  RetrievalQuery query = Query("chocolate cake ganache", RetrievalMode::kThinking);
+  query.limit = 1;
+  RetrievalResult result = Run(query, Sources(), options);
+  EXPECT_EQ(result.trace.stop_reason, "converged");
+  EXPECT_EQ(result.hits.size(), 1u);
+  EXPECT_EQ(result.hits[0].uri, "viking://resources/cooking/desserts/cake.md");
+  // Stopped long before every directory was expanded.
+  EXPECT_LT(result.trace.directories_visited.size(), 10u);
+  EXPECT_EQ(static_cast<size_t>(result.trace.rounds), result.trace.directories_visited.size());
+
+  // A small scope runs out of directories first.
+  query.filter.uri_scopes = {UriScope::Subtree("viking://resources/astronomy")};
+  query.root_dirs = {"viking://resources/astronomy"};
+  query.limit = 10;
+  result = Run(query, Sources(), options);
+  EXPECT_EQ(result.trace.stop_reason, "exhausted");
+  EXPECT_EQ(result.trace.directories_visited,
+            std::vector<std::string>{"viking://resources/astronomy"});
+}
+
+TEST_F(RetrieverTest, LexicalOnlyMatchIsFoundWithABlindEmbedder) {
+  BlindEmbedder blind(embedder_->Dimension());
+  RetrievalSources sources = Sources();
+  sources.embedder = &blind;
+  RetrievalResult result = Run(Query("zymurgy"), sources);
+  ASSERT_FALSE(result.hits.empty());
+  EXPECT_EQ(result.hits[0].uri, "viking://resources/gardening/compost.md");
+  EXPECT_NE(result.hits[0].match_reason.find("lexical"), std::string::npos);
+
+  // Vector only (hybrid weight 0), the blind embedder cannot rank it first.
+  RetrievalOptions vector_only;
+  vector_only.hybrid_weight = 0;
+  vector_only.rerank.threshold = -1;
+  RetrievalResult blind_result = Run(Query("zymurgy"), sources, vector_only);
+  EXPECT_TRUE(blind_result.hits.empty() ||
+              blind_result.hits[0].uri != "viking://resources/gardening/compost.md");
+
+  // THINKING finds it too: the gardening directory is reached from the root.
+  RetrievalResult thinking = Run(Query("zymurgy", RetrievalMode::kThinking), sources);
+  ASSERT_FALSE(thinking.hits.empty());
+  EXPECT_EQ(thinking.hits[0].uri, "viking://resources/gardening/compost.md");
+}
+
+TEST_F(RetrieverTest, MissingIndexesDegradeGracefully) {
+  RetrievalSources sources = Sources();
+  sources.vectors = nullptr;  // the account has no vector index yet: lexical only
+  RetrievalResult lexical_only = Run(Query("refractor telescope"), sources);
+  ASSERT_FALSE(lexical_only.hits.empty());
+  EXPECT_EQ(lexical_only.hits[0].uri, "viking://resources/astronomy/telescopes.md");
+  EXPECT_EQ(lexical_only.hits[0].match_reason, "lexical");
+  ExpectWellFormed(lexical_only, 0.1);
+
+  sources.lexical = nullptr;
+  EXPECT_TRUE(Run(Query("refractor telescope"), sources).hits.empty());
+  EXPECT_TRUE(Run(Query("refractor telescope", RetrievalMode::kThinking), sources).hits.empty());
+
+  sources = Sources();
+  sources.lexical = nullptr;
+  RetrievalResult vector_only = Run(Query("refractor telescope"), sources);
+  ASSERT_FALSE(vector_only.hits.empty());
+  EXPECT_EQ(vector_only.hits[0].match_reason, "vector");
+}
+
+TEST_F(RetrieverTest, ErrorsOfTheEmbedderAndTheLookupAreReturned) {
+  BlindEmbedder broken(embedder_->Dimension());
+  broken.set_fail(true);
+  RetrievalSources sources = Sources();
+  sources.embedder = &broken;
+  Result<RetrievalResult> result = Retriever({}).Retrieve(Query("telescope"), sources);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kUnavailable);
+
+  lookup_error_ = true;
+  result = Retriever({}).Retrieve(Query("telescope"), Sources());
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kIOError);
+
+  BlindEmbedder wrong_dim(16);
+  sources.embedder = &wrong_dim;
+  lookup_error_ = false;
+  EXPECT_EQ(Retriever({}).Retrieve(Query("telescope"), sources).status().code(),
+            StatusCode::kFailedPrecondition);
+}
+
+TEST_F(RetrieverTest, BadQueriesAndOptionsAreRejected) {
+  RetrievalQuery query = Query("   ");
+  EXPECT_EQ(Retriever({}).Retrieve(query, Sources()).status().code(), StatusCode::kInvalidArgument);
+  query = Query("telescope");
+  query.account.clear();
+  EXPECT_EQ(Retriever({}).Retrieve(query, Sources()).status().code(), StatusCode::kInvalidArgument);
+  query = Query("telescope");
+  query.limit = 0;
+  EXPECT_EQ(Retriever({}).Retrieve(query, Sources()).status().code(), StatusCode::kInvalidArgument);
+  RetrievalOptions options;
+  options.hybrid_weight = 2;
+  EXPECT_EQ(Retriever(options).Retrieve(Query("telescope"), Sources()).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST_F(RetrieverTest, OtherAccountsAndDeletedRecordsNeverSurface) {
+  AddRecord("viking://resources/secret.md", 2, "Telescope secrets",
+            "refractor telescope aperture eyepieces mounts", "resource", "other");
+  // A record still indexed but gone from the catalog.
+  AddFile("viking://resources/astronomy/ghost.md", "Ghost", "refractor telescope aperture");
+  records_[kAccount].erase(next_key_);
+  for (RetrievalMode mode : {RetrievalMode::kQuick, RetrievalMode::kThinking}) {
+    RetrievalResult result = Run(Query("refractor telescope aperture", mode));
+    ASSERT_FALSE(result.hits.empty());
+    for (const MatchedContext& hit : result.hits) {
+      EXPECT_NE(hit.uri, "viking://resources/secret.md");
+      EXPECT_NE(hit.uri, "viking://resources/astronomy/ghost.md");
+    }
+  }
+}
+
+TEST_F(RetrieverTest, HotnessLiftsUsedAndRecentRecords) {
+  // Two near-identical files; one is used often and was updated today.
+  AddFile("viking://resources/astronomy/mars1.md", "Mars", "Mars rover landing sites");
+  records_[kAccount][next_key_].updated_ns = 900 * kDay;
+  AddFile("viking://resources/astronomy/mars2.md", "Mars", "Mars rover landing sites");
+  records_[kAccount][next_key_].active_count = 50;
+  records_[kAccount][next_key_].updated_ns = 1000 * kDay;
+  RetrievalOptions options;
+  options.hotness_alpha = 0.3;
+  RetrievalResult result = Run(Query("mars rover landing sites"), Sources(), options);
+  ASSERT_GE(result.hits.size(), 2u);
+  EXPECT_EQ(result.hits[0].uri, "viking://resources/astronomy/mars2.md");
+  EXPECT_EQ(result.hits[1].uri, "viking://resources/astronomy/mars1.md");
+  EXPECT_GT(result.hits[0].score - result.hits[1].score, 0.1);
+  ExpectWellFormed(result, 0.0);
+}
+
+class RetrieverRerankTest : public RetrieverTest {
+ protected:
+  void SetUp() override {
+    RetrieverTest::SetUp();
+    // The content of heavy.md matches the query best, but its abstract says
+    // nothing about it; light.md's abstract is exactly the query.
+    AddDir("viking://resources/energy", "Energy: solar power notes", "Solar panels and inverters");
+    AddFile("viking://resources/energy/heavy.md", "roof repair notes",
+            "solar inverter solar inverter efficiency of the solar inverter");
+    AddFile("viking://resources/energy/light.md", "solar inverter sizing",
+            "a guide to sizing: cables, breakers and the house");
+    RerankConfig config;
+    config.provider = "cohere";
+    config.api_base = server_.base_url();
+    config.max_retries = 0;
+    auto reranker = NewReranker(config);
+    ASSERT_TRUE(reranker.ok()) << reranker.status().ToString();
+    reranker_ = std::move(reranker).value();
+  }
+
+  RetrievalQuery SolarQuery() {
+    RetrievalQuery query = Query("solar inverter", RetrievalMode::kAuto);
+    query.filter.WithLevels({2});
+    query.limit = 2;
+    return query;
+  }
+
+  testing::FakeModelServer server_;
+  std::unique_ptr<Reranker> reranker_;
+};
+
+TEST_F(RetrieverRerankTest, RerankerReordersResults) {
+  RetrievalQuery query = SolarQuery();
+  query.mode = RetrievalMode::kThinking;
+  RetrievalResult plain = Run(query);
+  ASSERT_FALSE(plain.hits.empty());
+  EXPECT_EQ(plain.hits[0].uri, "viking://resources/energy/heavy.md");
+
+  RetrievalSources sources = Sources();
+  sources.reranker = reranker_.get();
+  query.mode = RetrievalMode::kAuto;  // a reranker makes it THINKING
+  RetrievalResult reranked = Run(query, sources);
+  EXPECT_EQ(reranked.trace.mode, "thinking");
+  EXPECT_TRUE(reranked.trace.reranked);
+  EXPECT_EQ(reranked.trace.rerank_warning, "");
+  ASSERT_FALSE(reranked.hits.empty());
+  EXPECT_EQ(reranked.hits[0].uri, "viking://resources/energy/light.md");
+  EXPECT_EQ(reranked.hits[0].match_reason, "reranked");
+  EXPECT_DOUBLE_EQ(reranked.hits[0].score, 1.0);  // both query words in the abstract
+  // heavy.md's abstract shares no word with the query: 0, below the threshold.
+  for (const MatchedContext& hit : reranked.hits) {
+    EXPECT_NE(hit.uri, "viking://resources/energy/heavy.md");
+  }
+  ASSERT_GT(server_.request_count(), 0);
+  EXPECT_EQ(server_.requests().at(0).path, "/v1/rerank");
+  ExpectWellFormed(reranked, 0.1);
+}
+
+TEST_F(RetrieverRerankTest, FailingRerankerFallsBackWithAWarning) {
+  RetrievalQuery query = SolarQuery();
+  query.mode = RetrievalMode::kThinking;
+  RetrievalResult plain = Run(query);
+
+  testing::Fault broken;
+  broken.status = 500;
+  server_.SetDefaultFault(broken);
+  RetrievalSources sources = Sources();
+  sources.reranker = reranker_.get();
+  RetrievalResult fallback = Run(SolarQuery(), sources);
+  EXPECT_EQ(fallback.trace.mode, "thinking");
+  EXPECT_FALSE(fallback.trace.reranked);
+  EXPECT_NE(fallback.trace.rerank_warning.find("HTTP 500"), std::string::npos)
+      << fallback.trace.rerank_warning;
+  EXPECT_EQ(Uris(fallback), Uris(plain));
+  // After the first failure the query stops asking the reranker.
+  EXPECT_EQ(server_.request_count(), 1);
+  ASSERT_FALSE(fallback.hits.empty());
+  EXPECT_EQ(fallback.hits[0].uri, "viking://resources/energy/heavy.md");
+  for (const MatchedContext& hit : fallback.hits) EXPECT_NE(hit.match_reason, "reranked");
+}
+
+}  // namespace
+}  // namespace skald

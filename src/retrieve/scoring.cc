@@ -1,0 +1,122 @@
+#include "retrieve/scoring.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace skald {
+namespace {
+
+constexpr int64_t kNanosPerDay = 86'400'000'000'000;
+constexpr double kHalfLifeDays = 7.0;
+
+size_t SchemeEnd(std::string_view uri) {
+  size_t p = uri.find("://");
+  return p == std::string_view::npos ? 0 : p + 3;
+}
+
+std::string_view TrimTrailingSlashes(std::string_view uri) {
+  const size_t start = SchemeEnd(uri);
+  while (uri.size() > start && uri.back() == '/') uri.remove_suffix(1);
+  return uri;
+}
+
+}  // namespace
+
+std::string_view LexicalNormalizationName(LexicalNormalization rule) {
+  switch (rule) {
+    case LexicalNormalization::kMax:
+      return "max";
+    case LexicalNormalization::kSaturate:
+      return "saturate";
+  }
+  return "unknown";
+}
+
+double ClampScore(double score) {
+  if (!std::isfinite(score)) return 0.0;
+  return std::clamp(score, 0.0, 1.0);
+}
+
+double NormalizeBm25(double score, double stage_max, LexicalNormalization rule, double saturation) {
+  if (!std::isfinite(score) || score <= 0) return 0.0;
+  switch (rule) {
+    case LexicalNormalization::kMax:
+      if (!std::isfinite(stage_max) || stage_max <= 0) return 0.0;
+      return ClampScore(score / stage_max);
+    case LexicalNormalization::kSaturate:
+      if (!std::isfinite(saturation) || saturation <= 0) return 0.0;
+      return ClampScore(score / (score + saturation));
+  }
+  return 0.0;
+}
+
+double FuseScores(double vector_similarity, double lexical_normalized, double lexical_weight) {
+  const double w = ClampScore(lexical_weight);
+  return ClampScore((1.0 - w) * ClampScore(vector_similarity) + w * ClampScore(lexical_normalized));
+}
+
+double Hotness(int64_t active_count, int64_t updated_ns, int64_t now_ns) {
+  const double count = static_cast<double>(std::max<int64_t>(active_count, 0));
+  const double frequency = 1.0 / (1.0 + std::exp(-std::log1p(count)));
+  double age_days = 0.0;
+  if (updated_ns > 0 && now_ns > updated_ns) {
+    age_days = static_cast<double>(now_ns - updated_ns) / static_cast<double>(kNanosPerDay);
+  }
+  const double recency = std::exp(-std::log(2.0) * age_days / kHalfLifeDays);
+  return ClampScore(frequency * recency);
+}
+
+double BlendHotness(double semantic, double hotness, double alpha) {
+  const double a = ClampScore(alpha);
+  return ClampScore((1.0 - a) * ClampScore(semantic) + a * ClampScore(hotness));
+}
+
+int UriSegmentDepth(std::string_view uri) {
+  int depth = 0;
+  bool in_segment = false;
+  for (size_t i = SchemeEnd(uri); i < uri.size(); ++i) {
+    if (uri[i] == '/') {
+      in_segment = false;
+    } else if (!in_segment) {
+      in_segment = true;
+      ++depth;
+    }
+  }
+  return depth;
+}
+
+bool UriWithin(std::string_view uri, std::string_view base) {
+  uri = TrimTrailingSlashes(uri);
+  base = TrimTrailingSlashes(base);
+  if (uri.size() < base.size() || uri.substr(0, base.size()) != base) return false;
+  if (base.size() == SchemeEnd(base)) return true;  // the root contains everything
+  return uri.size() == base.size() || uri[base.size()] == '/';
+}
+
+std::optional<std::vector<UriScope>> ChildScopesWithin(std::string_view dir,
+                                                       const std::vector<UriScope>& caller_scopes) {
+  const std::string dir_str(TrimTrailingSlashes(dir));
+  if (caller_scopes.empty()) return std::vector<UriScope>{UriScope::Children(dir_str)};
+  const int dir_depth = UriSegmentDepth(dir_str);
+  std::vector<UriScope> out;
+  for (const UriScope& scope : caller_scopes) {
+    const int scope_depth = UriSegmentDepth(scope.uri);
+    if (UriWithin(dir_str, scope.uri)) {
+      // Every child of dir sits (dir_depth - scope_depth + 1) segments below
+      // the scope: either all of them pass its depth bounds or none does.
+      const int rel = dir_depth - scope_depth + 1;
+      if (rel >= scope.min_depth && (scope.max_depth < 0 || rel <= scope.max_depth)) {
+        return std::vector<UriScope>{UriScope::Children(dir_str)};
+      }
+    } else if (UriWithin(scope.uri, dir_str) && scope_depth == dir_depth + 1 &&
+               scope.min_depth <= 0) {
+      // The scope's own node is a direct child of dir: only its records pass.
+      out.push_back(UriScope{std::string(TrimTrailingSlashes(scope.uri)), 0, 0});
+    }
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+}  // namespace skald

@@ -1,0 +1,70 @@
+#pragma once
+
+// Score arithmetic of retrieval (DESIGN §5): hybrid fusion of vector
+// similarity with BM25, hotness, and the URI-scope algebra the hierarchical
+// retriever needs to search a directory's children inside the caller's
+// scopes.
+//
+// Thread safety: pure functions.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "index/vector_index.h"
+
+namespace skald {
+
+// How a stage's BM25 scores (unbounded, > 0) are mapped into [0, 1].
+enum class LexicalNormalization {
+  // s / max(s over the stage's lexical hits): the best lexical hit of every
+  // stage gets 1, however weak its match.
+  kMax,
+  // s / (s + saturation): an absolute scale, comparable across stages.
+  kSaturate,
+};
+
+// "max" / "saturate".
+std::string_view LexicalNormalizationName(LexicalNormalization rule);
+
+// `score` clamped to [0, 1]; NaN and infinities give 0.
+double ClampScore(double score);
+
+// The BM25 `score` of one hit in [0, 1] under `rule`. `stage_max` is the
+// largest BM25 score of the stage (used by kMax); `saturation` > 0 is the
+// half-way point of kSaturate. Non-positive or non-finite input gives 0.
+double NormalizeBm25(double score, double stage_max, LexicalNormalization rule, double saturation);
+
+// The fused score (1 - w) * vector + w * lexical, each component clamped to
+// [0, 1] first (a cosine below 0 counts as 0). REQUIRES: w in [0, 1].
+double FuseScores(double vector_similarity, double lexical_normalized, double lexical_weight);
+
+// OpenViking's hotness: sigmoid(log1p(active_count)) * exp(-ln2 * age_days / 7),
+// age measured from `updated_ns` to `now_ns` (a future update counts as age 0;
+// updated_ns == 0, i.e. unknown, counts as age 0 too). In (0, 1].
+double Hotness(int64_t active_count, int64_t updated_ns, int64_t now_ns);
+
+// (1 - alpha) * semantic + alpha * hotness, clamped to [0, 1].
+double BlendHotness(double semantic, double hotness, double alpha);
+
+// Number of path segments of a URI after its scheme ("viking://a/b" → 2;
+// "viking://" → 0). Empty segments (doubled or trailing slashes) don't count.
+int UriSegmentDepth(std::string_view uri);
+
+// True when `uri` is `base` or below it, on segment boundaries
+// ("viking://a/b" is within "viking://a", "viking://a/bc" is not). A base
+// without a path ("viking://") contains every URI. Trailing slashes of either
+// are ignored.
+bool UriWithin(std::string_view uri, std::string_view base);
+
+// The scopes (any-of) that admit exactly the records that are direct
+// children of `dir` AND pass any of `caller_scopes` (any-of). An empty
+// `caller_scopes` admits everything, giving {UriScope::Children(dir)}.
+// nullopt when no child of `dir` can pass the caller's scopes (the search
+// can be skipped). VectorFilter::uri_scopes is any-of, so adding the child
+// scope to the caller's list would widen the search instead of narrowing it.
+std::optional<std::vector<UriScope>> ChildScopesWithin(std::string_view dir,
+                                                       const std::vector<UriScope>& caller_scopes);
+
+}  // namespace skald

@@ -1,0 +1,329 @@
+// Background work: the indexes, the durable job queue and its workers, and
+// the task API over them.
+//
+// Every change that needs follow-up work (a written file, an import) is
+// committed together with its job (Catalog::Apply, the outbox); workers
+// lease jobs by priority — single writes before bulk imports — run them,
+// and then bring the vector and lexical indexes up to the catalog. A job
+// that fails is retried with exponential backoff and ends `failed` with
+// its error after max_attempts; a worker that dies mid-job leaves a lease
+// that expires, and the job runs again after a restart.
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/time_util.h"
+#include "model/embedder.h"
+#include "model/embedder_identity.h"
+#include "service/db_impl.h"
+#include "uri/access.h"
+
+namespace skald {
+namespace {
+
+constexpr int64_t kLeaseNs = int64_t{10} * 60 * 1'000'000'000;  // renewed by long jobs
+constexpr int64_t kRetryBaseNs = 2'000'000'000;
+constexpr int64_t kRetryMaxNs = int64_t{5} * 60 * 1'000'000'000;
+
+std::string PathOfPayload(const Job& job) {
+  nlohmann::json payload = nlohmann::json::parse(job.payload, nullptr, false);
+  if (payload.is_object() && payload.contains("path") && payload["path"].is_string()) {
+    return payload["path"].get<std::string>();
+  }
+  return "";
+}
+
+}  // namespace
+
+Status DbImpl::StartBackground() {
+  JobQueueOptions queue_options;
+  queue_options.poll_interval = std::chrono::milliseconds(500);
+  jobs_ = std::make_unique<JobQueue>(catalog_.get(), queue_options);
+  // This process holds the workspace LOCK: jobs still marked running were
+  // left by a process that died. Run them again now, not when their leases expire.
+  SKALD_ASSIGN_OR_RETURN(uint64_t released, catalog_->ReleaseRunningJobs());
+  if (released > 0) spdlog::warn("resuming {} background jobs interrupted by a crash", released);
+  summarizer_ = NewExtractiveSummarizer();
+
+  LexicalIndexOptions lexical_options;
+  lexical_options.path = options_.workspace + "/index/lexical.db";
+  SKALD_ASSIGN_OR_RETURN(lexical_, OpenFts5LexicalIndex(lexical_options));
+
+  RetrievalOptions retrieval;
+  retrieval.hybrid_weight = options_.retrieval.hybrid_weight;
+  retrieval.score_propagation_alpha = options_.retrieval.score_propagation_alpha;
+  retrieval.hotness_alpha = options_.retrieval.hotness_alpha;
+  retrieval.rerank.threshold = options_.retrieval.score_threshold;
+  retrieval.rerank.max_input_tokens = options_.retrieval.rerank_max_input_tokens;
+  SKALD_RETURN_IF_ERROR(retrieval.Validate());
+  retriever_ = std::make_unique<Retriever>(retrieval);
+
+  if (options_.embedder) {
+    VectorIndexSetOptions set_options;
+    set_options.dir = options_.workspace + "/index";
+    set_options.index.embedder = options_.embedder->Name();
+    set_options.index.dim = options_.embedder->Dimension();
+    SKALD_ASSIGN_OR_RETURN(vectors_, VectorIndexSet::Open(set_options, catalog_.get()));
+    for (const IndexOpenReport& report : vectors_->open_report()) {
+      // A missing file with nothing to rebuild is just a new account.
+      if (report.action == IndexOpenReport::Action::kRebuilt && report.records > 0) {
+        spdlog::warn("vector index of account {} rebuilt from the catalog ({} records): {}",
+                     report.account, report.records, report.reason);
+      }
+    }
+    SemanticIndexerOptions indexer_options;
+    indexer_options.max_input_tokens = options_.embedding_max_input_tokens;
+    indexer_options.lock_timeout_ms = options_.lock_timeout_ms;
+    indexer_ = std::make_unique<SemanticIndexer>(content_.get(), catalog_.get(), &locks_,
+                                                 options_.embedder.get(), summarizer_.get(),
+                                                 indexer_options);
+  }
+  SKALD_RETURN_IF_ERROR(CatchUpIndexes());
+  // Without an embedder nothing can be indexed: jobs wait in the queue for
+  // an open with the configuration.
+  if (indexer_) {
+    for (int i = 0; i < options_.background_workers; ++i) {
+      workers_.emplace_back([this] { WorkerLoop(); });
+    }
+  }
+  return Status::Ok();
+}
+
+void DbImpl::StopBackground() {
+  if (jobs_) jobs_->Shutdown();
+  for (std::thread& t : workers_) t.join();
+  workers_.clear();
+  if (vectors_) {
+    Status st = vectors_->SaveAll();
+    if (!st.ok()) spdlog::error("could not save the vector indexes: {}", st.ToString());
+  }
+}
+
+void DbImpl::WorkerLoop() {
+  while (true) {
+    Result<std::optional<Job>> leased =
+        jobs_->WaitAndLease({}, kLeaseNs, std::chrono::milliseconds(1000));
+    if (leased.ok() && !leased->has_value() && jobs_->is_shut_down()) return;
+    if (!leased.ok()) {
+      spdlog::error("job queue: {}", leased.status().ToString());
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
+    if (!leased->has_value()) continue;
+    const Job& job = **leased;
+    std::shared_lock<std::shared_mutex> running(maintenance_mu_);
+    Status st = RunJob(job);
+    if (st.ok()) st = CatchUpIndexes();
+    if (st.ok()) {
+      // RunJob completes jobs that produce a result itself.
+      Result<std::optional<Job>> now = catalog_->GetJobByTaskId(job.task_id);
+      if (now.ok() && now->has_value() && (*now)->state == JobState::kRunning) {
+        st = jobs_->Complete(job.id, "");
+      }
+      if (!st.ok()) spdlog::error("job {}: {}", job.task_id, st.ToString());
+      continue;
+    }
+    int64_t delay = JobQueue::RetryDelay(job.attempts, kRetryBaseNs, kRetryMaxNs);
+    spdlog::warn("job {} ({} {}) failed (attempt {}/{}): {}", job.task_id, job.kind,
+                 job.resource_id, job.attempts, job.max_attempts, st.ToString());
+    Status failed = jobs_->Fail(job.id, st.message(), delay);
+    if (!failed.ok()) spdlog::error("job {}: {}", job.task_id, failed.ToString());
+  }
+}
+
+Status DbImpl::RunJob(const Job& job) {
+  if (job.kind == "add_resource") return RunAddResource(job);
+  std::string path = PathOfPayload(job);
+  if (job.kind == "index") {
+    SKALD_ASSIGN_OR_RETURN(IndexStats stats,
+                           indexer_->IndexTree(job.account, path, [&](std::string_view stage) {
+                             Status st = jobs_->SetStage(job.id, stage);
+                             (void)st;  // progress is best effort
+                           }));
+    (void)stats;
+    return Status::Ok();
+  }
+  if (job.kind == "reindex") {
+    // After an embedder change: every indexable tree of every account.
+    SKALD_ASSIGN_OR_RETURN(std::vector<std::string> accounts, catalog_->ListAccounts());
+    for (const std::string& account : accounts) {
+      for (std::string_view top : {"resources", "agent", "user"}) {
+        SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, catalog_->Get(account, top));
+        if (!node) continue;
+        SKALD_RETURN_IF_ERROR(jobs_->SetStage(job.id, fmt::format("{}: {}", account, top)));
+        SKALD_ASSIGN_OR_RETURN(IndexStats stats, indexer_->IndexTree(account, top));
+        (void)stats;
+      }
+    }
+    SKALD_RETURN_IF_ERROR(CatchUpIndexes());
+    return catalog_->SetMeta(kEmbedderReindexMetaKey, "");
+  }
+  if (job.kind == "refresh") {
+    SKALD_ASSIGN_OR_RETURN(IndexStats stats, indexer_->RefreshAncestors(job.account, path));
+    (void)stats;
+    return Status::Ok();
+  }
+  return Status::InvalidArgument(fmt::format("unknown job kind '{}'", job.kind));
+}
+
+Status DbImpl::CatchUpIndexes() {
+  if (vectors_) {
+    SKALD_ASSIGN_OR_RETURN(uint64_t applied, vectors_->CatchUp());
+    (void)applied;
+  }
+  return CatchUpLexical();
+}
+
+Status DbImpl::CatchUpLexical() {
+  std::lock_guard<std::mutex> lock(lexical_mu_);
+  int64_t seq = lexical_->applied_seq();
+  while (true) {
+    SKALD_ASSIGN_OR_RETURN(std::vector<VectorRecord> batch,
+                           catalog_->RecordsChangedSince(seq, 1000));
+    if (batch.empty()) return Status::Ok();
+    std::vector<uint64_t> deletes;
+    std::vector<LexicalDocument> docs;
+    for (const VectorRecord& r : batch) {
+      if (r.deleted) {
+        deletes.push_back(static_cast<uint64_t>(r.key));
+        continue;
+      }
+      LexicalDocument doc;
+      doc.record.id = static_cast<uint64_t>(r.key);
+      doc.record.account = r.account;
+      doc.record.level = r.level;
+      doc.record.context_type = r.context_type;
+      doc.record.uri = r.uri;
+      doc.record.owner = r.owner;
+      doc.record.tags = r.tags;
+      doc.record.created_ns = r.created_ns;
+      doc.record.updated_ns = r.updated_ns;
+      std::string_view uri = r.uri;
+      doc.title = std::string(uri.substr(uri.rfind('/') + 1));
+      if (r.level == 1) {
+        doc.body = r.abstract;
+      } else {
+        doc.abstract = r.abstract;
+      }
+      if (r.level == 2 && uri.size() > 9) {
+        // BM25 over the whole file text, not only its summary.
+        Result<std::string> text = content_->ReadFile(r.account, uri.substr(9));
+        if (text.ok()) doc.body = std::move(*text);
+      }
+      docs.push_back(std::move(doc));
+    }
+    if (!deletes.empty()) {
+      SKALD_ASSIGN_OR_RETURN(uint64_t removed, lexical_->Delete(deletes));
+      (void)removed;
+    }
+    if (!docs.empty()) SKALD_RETURN_IF_ERROR(lexical_->Upsert(docs));
+    seq = batch.back().seq;
+    SKALD_RETURN_IF_ERROR(lexical_->SetAppliedSeq(seq));
+  }
+}
+
+std::optional<JobSpec> DbImpl::IndexJobFor(const Identity& who, std::string_view path,
+                                           std::string_view kind, int priority) const {
+  int root = NamespaceRootDepth(path);
+  if (root == 0) return std::nullopt;
+  JobSpec spec;
+  spec.kind = std::string(kind);
+  spec.account = who.account;
+  spec.user = who.user;
+  spec.resource_id = fmt::format("viking://{}", path);
+  spec.priority = priority;
+  spec.payload = nlohmann::json{{"path", path}}.dump();
+  return spec;
+}
+
+Status DbImpl::ForgetRecords(const Identity& who, const VikingUri& uri) {
+  SKALD_ASSIGN_OR_RETURN(uint64_t deleted, catalog_->DeleteRecordsUnder(who.account, uri.str()));
+  if (deleted == 0) return Status::Ok();
+  return CatchUpIndexes();
+}
+
+Result<Job> DbImpl::AwaitTask(const std::string& task_id, std::optional<double> timeout_s) {
+  auto timeout = std::chrono::milliseconds(
+      timeout_s.has_value() ? static_cast<int64_t>(*timeout_s * 1000) : int64_t{24} * 3600 * 1000);
+  SKALD_ASSIGN_OR_RETURN(Job job, jobs_->WaitForTask(task_id, timeout));
+  if (job.state == JobState::kFailed) {
+    return Status::Internal(fmt::format("task {} failed: {}", task_id, job.error))
+        .WithReason("PROCESSING_ERROR")
+        .WithDetail("task_id", task_id);
+  }
+  return job;
+}
+
+TaskInfo DbImpl::ToTaskInfo(const Job& job) const {
+  TaskInfo info;
+  info.task_id = job.task_id;
+  info.task_type = job.kind;
+  info.status = std::string(JobStateName(job.state));
+  info.created_ns = job.created_ns;
+  info.updated_ns = job.updated_ns;
+  info.resource_id = job.resource_id;
+  info.stage = job.stage;
+  info.result_json = job.result;
+  info.error = job.error;
+  return info;
+}
+
+Result<TaskInfo> DbImpl::GetTask(const Identity& who, std::string_view task_id) {
+  SKALD_ASSIGN_OR_RETURN(std::optional<Job> job, catalog_->GetJobByTaskId(task_id));
+  bool visible = job && (who.role == Role::kRoot ||
+                         (job->account == who.account &&
+                          (who.role == Role::kAdmin || job->user == who.user)));
+  if (!visible) {
+    return Status::NotFound("Task not found or expired")
+        .WithDetail("resource", std::string(task_id))
+        .WithDetail("type", "task");
+  }
+  return ToTaskInfo(*job);
+}
+
+Result<std::vector<TaskInfo>> DbImpl::ListTasks(const Identity& who, const TaskFilter& filter) {
+  if (filter.limit < 0 || filter.limit > 200) {
+    return Status::InvalidArgument("limit must be between 0 and 200");
+  }
+  JobFilter query;
+  query.kind = filter.task_type;
+  query.resource_id = filter.resource_id;
+  if (!filter.status.empty()) {
+    query.state = ParseJobState(filter.status);
+    if (!query.state) {
+      return Status::InvalidArgument(fmt::format("unknown task status '{}'", filter.status));
+    }
+  }
+  if (who.role != Role::kRoot) {
+    query.account = who.account;
+    if (who.role != Role::kAdmin) query.user = who.user;
+  }
+  std::vector<TaskInfo> out;
+  if (filter.limit == 0) return out;
+  query.limit = filter.limit;
+  SKALD_ASSIGN_OR_RETURN(std::vector<Job> jobs, catalog_->ListJobs(query));
+  for (const Job& job : jobs) out.push_back(ToTaskInfo(job));
+  return out;
+}
+
+Status DbImpl::WaitIdle(int64_t timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    SKALD_ASSIGN_OR_RETURN(uint64_t pending, catalog_->CountJobs(JobState::kPending));
+    SKALD_ASSIGN_OR_RETURN(uint64_t running, catalog_->CountJobs(JobState::kRunning));
+    if (pending + running == 0) return Status::Ok();
+    if (workers_.empty()) {
+      return Status::FailedPrecondition(
+          "background jobs are queued but no worker runs them (no embedder configured)");
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Status::DeadlineExceeded(
+          fmt::format("{} background jobs still pending or running", pending + running));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace skald

@@ -1,0 +1,161 @@
+// find: maps a request onto the retriever — the caller's visible scopes,
+// context types, levels, tags and time window become the filter of every
+// index search (never a cut of finished results).
+
+#include <fmt/format.h>
+
+#include "service/db_impl.h"
+#include "uri/access.h"
+
+namespace skald {
+namespace {
+
+RetrievalMode ModeOf(RetrievalModeOption option) {
+  switch (option) {
+    case RetrievalModeOption::kQuick:
+      return RetrievalMode::kQuick;
+    case RetrievalModeOption::kThinking:
+      return RetrievalMode::kThinking;
+    case RetrievalModeOption::kAuto:
+      break;
+  }
+  return RetrievalMode::kAuto;
+}
+
+// What a caller may see of an account: ROOT everything, others the shared
+// namespaces and their own user tree.
+std::vector<VikingUri> VisibleRoots(const Identity& who) {
+  std::vector<VikingUri> roots;
+  for (const char* text : {"viking://resources", "viking://agent"}) {
+    roots.push_back(*VikingUri::Parse(text));
+  }
+  if (who.role == Role::kRoot) {
+    roots.push_back(*VikingUri::Parse("viking://user"));
+  } else {
+    roots.push_back(VikingUri::FromSegments({"user", who.user}));
+  }
+  return roots;
+}
+
+// OpenViking's default targets when the caller names none.
+std::vector<VikingUri> DefaultTargets(const Identity& who,
+                                      const std::vector<std::string>& context_types) {
+  VikingUri user_root = who.role == Role::kRoot ? *VikingUri::Parse("viking://user")
+                                                : VikingUri::FromSegments({"user", who.user});
+  if (context_types.size() == 1 && context_types[0] == "skill") {
+    return {user_root.Child("skills"), *VikingUri::Parse("viking://agent/skills")};
+  }
+  if (context_types.size() == 1 && context_types[0] == "memory") return {user_root};
+  if (who.role == Role::kRoot) return VisibleRoots(who);
+  return {user_root, *VikingUri::Parse("viking://resources")};
+}
+
+}  // namespace
+
+Result<FindResult> DbImpl::Find(const Identity& who, const FindRequest& request) {
+  SKALD_RETURN_IF_ERROR(request.Validate());
+  SKALD_RETURN_IF_ERROR(EnsureAccount(who.account));
+  if (!options_.embedder) {
+    return Status::FailedPrecondition(
+        "find needs the embedding model of this workspace: configure embedding.dense");
+  }
+  // Scopes: the targets, narrowed to what the caller may see.
+  std::vector<VikingUri> scopes;
+  if (request.target_uris.empty()) {
+    scopes = DefaultTargets(who, request.context_types);
+  } else {
+    std::vector<VikingUri> visible = VisibleRoots(who);
+    for (const std::string& text : request.target_uris) {
+      SKALD_ASSIGN_OR_RETURN(VikingUri target, Resolve(who, text));
+      bool inside = false;
+      for (const VikingUri& root : visible) inside = inside || root.Contains(target);
+      if (inside) {
+        scopes.push_back(target);
+        continue;
+      }
+      for (const VikingUri& root : visible) {
+        if (target.Contains(root)) scopes.push_back(root);
+      }
+    }
+  }
+
+  RetrievalQuery query;
+  query.text = request.query;
+  query.account = who.account;
+  query.limit = request.limit;
+  query.score_threshold = request.score_threshold;
+  query.mode = ModeOf(request.mode);
+  query.trace = request.include_provenance;
+  VectorFilter& filter = query.filter;
+  filter.account = who.account;
+  for (int level : request.levels) filter.level_mask |= 1u << level;
+  filter.context_types = request.context_types;
+  filter.tags = request.tags;
+  int64_t& min = request.time_field == "created_at" ? filter.created_min : filter.updated_min;
+  int64_t& max = request.time_field == "created_at" ? filter.created_max : filter.updated_max;
+  if (request.since_ns) min = *request.since_ns;
+  if (request.until_ns) max = *request.until_ns;
+  for (const VikingUri& scope : scopes) {
+    filter.uri_scopes.push_back(UriScope::Subtree(scope.str()));
+    query.root_dirs.push_back(scope.str());
+  }
+
+  FindResult out;
+  if (scopes.empty()) return out;  // nothing visible under the targets
+  RetrievalSources sources;
+  sources.vectors = vectors_ ? vectors_->Find(who.account) : nullptr;
+  sources.lexical = lexical_.get();
+  sources.embedder = options_.embedder.get();
+  sources.reranker = options_.reranker.get();
+  sources.lookup = [this](std::string_view account, std::span<const uint64_t> keys)
+      -> Result<std::vector<RetrievalRecord>> {
+    std::vector<int64_t> ids(keys.begin(), keys.end());
+    SKALD_ASSIGN_OR_RETURN(std::vector<VectorRecord> records,
+                           catalog_->GetRecordsByKeys(account, ids));
+    std::vector<RetrievalRecord> found;
+    found.reserve(records.size());
+    for (VectorRecord& r : records) {
+      RetrievalRecord rec;
+      rec.key = static_cast<uint64_t>(r.key);
+      rec.uri = std::move(r.uri);
+      rec.level = r.level;
+      rec.context_type = std::move(r.context_type);
+      rec.abstract = std::move(r.abstract);
+      rec.tags = std::move(r.tags);
+      rec.active_count = r.active_count;
+      rec.updated_ns = r.updated_ns;
+      found.push_back(std::move(rec));
+    }
+    return found;
+  };
+  SKALD_ASSIGN_OR_RETURN(RetrievalResult result, retriever_->Retrieve(query, sources));
+
+  for (MatchedContext& hit : result.hits) {
+    // OpenViking shows directory records by their sidecar's URI.
+    if (hit.level == 0) hit.uri += "/.abstract.md";
+    if (hit.level == 1) hit.uri += "/.overview.md";
+    if (hit.context_type == "memory") {
+      out.memories.push_back(std::move(hit));
+    } else if (hit.context_type == "skill") {
+      out.skills.push_back(std::move(hit));
+    } else {
+      out.resources.push_back(std::move(hit));
+    }
+  }
+  if (request.include_provenance) {
+    FindTrace trace;
+    trace.mode = result.trace.mode;
+    trace.directories_visited = std::move(result.trace.directories_visited);
+    trace.rounds = result.trace.rounds;
+    trace.stop_reason = result.trace.stop_reason;
+    trace.candidates_kept = result.trace.candidates_kept;
+    trace.candidates_dropped = result.trace.candidates_dropped;
+    trace.reranked = result.trace.reranked;
+    trace.rerank_warning = result.trace.rerank_warning;
+    trace.latency_ms = result.trace.latency_ms;
+    out.trace = std::move(trace);
+  }
+  return out;
+}
+
+}  // namespace skald

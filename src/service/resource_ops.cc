@@ -1,0 +1,332 @@
+// add-resource: uploads, the request (placement, reservation of the root,
+// the durable job) and the job itself (import the source into content,
+// then summarize and embed it).
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <regex>
+
+#include "common/hash.h"
+#include "common/time_util.h"
+#include "ingest/source_import.h"
+#include "service/db_impl.h"
+#include "uri/access.h"
+
+namespace skald {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kUploadPrefix = "upload_";
+constexpr std::string_view kUploadMetaSuffix = ".ov_upload.meta";
+// Files written per catalog transaction while importing.
+constexpr size_t kImportCommitEvery = 256;
+constexpr int64_t kLeaseNs = int64_t{10} * 60 * 1'000'000'000;
+
+std::string RandomHex32() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  return fmt::format("{:016x}{:016x}", rng(), rng());
+}
+
+bool IsUploadId(std::string_view id) {
+  static const std::regex pattern("^upload_[0-9a-f]{32}(\\.[A-Za-z0-9]{1,16})?$");
+  return std::regex_match(id.begin(), id.end(), pattern);
+}
+
+Status UnknownUpload(std::string_view id) {
+  return Status::PermissionDenied(fmt::format("unknown or expired temp_file_id: {}", id))
+      .WithDetail("resource", std::string(id));
+}
+
+std::string StemOf(std::string_view name) {
+  size_t dot = name.rfind('.');
+  if (dot == 0 || dot == std::string_view::npos) return std::string(name);
+  return std::string(name.substr(0, dot));
+}
+
+// Resource namespaces: viking://resources/... and viking://user/{uid}/resources/...
+bool IsResourceUri(const VikingUri& uri) {
+  const auto& s = uri.segments();
+  if (!s.empty() && s[0] == "resources") return true;
+  return s.size() >= 3 && s[0] == "user" && s[2] == "resources";
+}
+
+Status WriteFileDurably(const fs::path& path, std::string_view bytes) {
+  fs::path temp = path;
+  temp += ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) return Status::IOError(fmt::format("cannot write {}", temp.string()));
+  }
+  std::error_code ec;
+  fs::rename(temp, path, ec);
+  if (ec) return Status::IOError(fmt::format("cannot rename {}: {}", temp.string(), ec.message()));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> DbImpl::TempUpload(const Identity& who, std::string_view filename,
+                                       std::string_view bytes) {
+  SKALD_RETURN_IF_ERROR(EnsureAccount(who.account));
+  std::string ext = fs::path(std::string(filename)).extension().string();
+  static const std::regex ext_pattern("^\\.[A-Za-z0-9]{1,16}$");
+  if (!std::regex_match(ext, ext_pattern)) ext.clear();
+  std::string id = fmt::format("{}{}{}", kUploadPrefix, RandomHex32(), ext);
+  fs::path dir = fs::path(options_.workspace) / "temp" / "upload";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IOError(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  nlohmann::json meta = {{"original_filename", std::string(filename)},
+                         {"upload_time", static_cast<double>(NowNanos()) / 1e9},
+                         {"account", who.account},
+                         {"user", who.user}};
+  SKALD_RETURN_IF_ERROR(WriteFileDurably(dir / id, bytes));
+  SKALD_RETURN_IF_ERROR(
+      WriteFileDurably(dir / (id + std::string(kUploadMetaSuffix)), meta.dump()));
+  return id;
+}
+
+Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
+                                              const AddResourceRequest& request) {
+  SKALD_RETURN_IF_ERROR(request.Validate());
+  SKALD_RETURN_IF_ERROR(EnsureAccount(who.account));
+  if (!indexer_) {
+    return Status::FailedPrecondition(
+        "add-resource needs the embedding model of this workspace: configure embedding.dense");
+  }
+  AddResourceResult result;
+  // The source and the name it goes by.
+  std::string source_path;
+  std::string display_name;
+  std::string temp_file_id;
+  if (!request.temp_file_id.empty()) {
+    temp_file_id = request.temp_file_id;
+    if (!IsUploadId(temp_file_id)) return UnknownUpload(temp_file_id);
+    fs::path dir = fs::path(options_.workspace) / "temp" / "upload";
+    source_path = (dir / temp_file_id).string();
+    std::ifstream meta_in(dir / (temp_file_id + std::string(kUploadMetaSuffix)));
+    nlohmann::json meta = nlohmann::json::parse(meta_in, nullptr, false);
+    if (!fs::exists(source_path) || !meta.is_object()) return UnknownUpload(temp_file_id);
+    if (meta.value("account", "") != who.account) return UnknownUpload(temp_file_id);
+    display_name = meta.value("original_filename", "");
+    if (display_name.empty()) display_name = temp_file_id;
+  } else {
+    std::error_code ec;
+    fs::path path = fs::absolute(request.path, ec);
+    if (ec || !fs::exists(path, ec)) {
+      return Status::NotFound(fmt::format("source path does not exist: {}", request.path));
+    }
+    source_path = path.lexically_normal().string();
+    display_name = path.lexically_normal().filename().string();
+    if (display_name.empty()) display_name = path.parent_path().filename().string();
+  }
+  result.source_path = temp_file_id.empty() ? source_path : display_name;
+  std::string base_name = request.source_name.empty() ? display_name : request.source_name;
+  if (fs::is_regular_file(source_path)) base_name = StemOf(base_name);
+  std::string root_name = SegmentFor(base_name);
+
+  // Placement.
+  VikingUri root;
+  if (!request.to.empty()) {
+    SKALD_ASSIGN_OR_RETURN(root, Resolve(who, request.to));
+  } else {
+    SKALD_ASSIGN_OR_RETURN(VikingUri parent,
+                           Resolve(who, request.parent.empty() ? "viking://resources"
+                                                               : std::string_view(request.parent)));
+    if (!IsResourceUri(parent)) {
+      return Status::InvalidArgument(fmt::format(
+                 "parent must be a resource directory (viking://resources/...): {}",
+                 parent.str()))
+          .WithReason("INVALID_URI");
+    }
+    SKALD_ASSIGN_OR_RETURN(auto parent_node, catalog_->Get(who.account, parent.path()));
+    if (parent_node && !parent_node->is_dir) {
+      return Status::InvalidArgument(fmt::format("parent is a file: {}", parent.str()))
+          .WithReason("INVALID_URI");
+    }
+    if (!parent_node && !request.parent.empty() && !request.create_parent) {
+      return Status::NotFound(fmt::format(
+                 "parent directory does not exist: {} (set create_parent to create it)",
+                 parent.str()))
+          .WithDetail("resource", parent.str());
+    }
+    root = parent.Child(root_name);
+    for (int n = 1;; ++n) {
+      SKALD_ASSIGN_OR_RETURN(auto taken, catalog_->Get(who.account, root.path()));
+      if (!taken) break;
+      root = parent.Child(fmt::format("{}_{}", root_name, n));
+    }
+  }
+  if (!IsResourceUri(root) || root.depth() < (root.segments()[0] == "user" ? 4u : 2u)) {
+    return Status::InvalidArgument(
+               fmt::format("'to' must name a directory inside viking://resources: {}", root.str()))
+        .WithReason("INVALID_URI");
+  }
+  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, root));
+  SKALD_RETURN_IF_ERROR(CheckNotReserved(root));
+
+  // Reserve the root and queue the work. (A crash between the two leaves
+  // an empty directory and no job; nothing half-imported.)
+  nlohmann::json payload = {{"source_path", source_path},   {"display_name", display_name},
+                            {"path", std::string(root.path())}, {"temp_file_id", temp_file_id},
+                            {"include", request.include},   {"exclude", request.exclude},
+                            {"ignore_dirs", request.ignore_dirs}, {"tags", request.tags},
+                            {"reason", request.reason}};
+  JobSpec spec;
+  spec.kind = "add_resource";
+  spec.account = who.account;
+  spec.user = who.user;
+  spec.resource_id = root.str();
+  spec.payload = payload.dump();
+  spec.priority = kJobPriorityBulk;
+  spec.max_attempts = 3;
+  Job job;
+  {
+    PathLockGuard guard;
+    SKALD_RETURN_IF_ERROR(
+        Lock({{who.account, std::string(root.path()), PathLockKind::kTree}}, &guard));
+    SKALD_RETURN_IF_ERROR(EnsureDirectories(who, root, /*include_self=*/true));
+    SKALD_ASSIGN_OR_RETURN(job, jobs_->Enqueue(spec));
+  }
+  result.root_uri = root.str();
+  if (!request.wait) {
+    result.task_id = job.task_id;
+    result.task_status = "pending";
+    return result;
+  }
+  SKALD_ASSIGN_OR_RETURN(Job done, AwaitTask(job.task_id, request.timeout_s));
+  result.task_status = std::string(JobStateName(done.state));
+  if (done.state != JobState::kCompleted) result.task_id = done.task_id;
+  nlohmann::json summary = nlohmann::json::parse(done.result, nullptr, false);
+  if (summary.is_object() && summary.contains("warnings") && summary["warnings"].is_array()) {
+    for (const auto& w : summary["warnings"]) {
+      if (w.is_string()) result.warnings.push_back(w.get<std::string>());
+    }
+  }
+  return result;
+}
+
+Status DbImpl::RunAddResource(const Job& job) {
+  nlohmann::json payload = nlohmann::json::parse(job.payload, nullptr, false);
+  if (!payload.is_object()) return Status::InvalidArgument("add_resource payload is not JSON");
+  auto strings = [&](const char* key) {
+    std::vector<std::string> out;
+    if (payload.contains(key) && payload[key].is_array()) {
+      for (const auto& v : payload[key]) {
+        if (v.is_string()) out.push_back(v.get<std::string>());
+      }
+    }
+    return out;
+  };
+  const std::string source_path = payload.value("source_path", "");
+  const std::string root_path = payload.value("path", "");
+  const std::string temp_file_id = payload.value("temp_file_id", "");
+  Identity who;
+  who.account = job.account;
+  who.user = job.user;
+  SKALD_ASSIGN_OR_RETURN(VikingUri root, VikingUri::Parse("viking://" + root_path));
+
+  int64_t last_renew = NowNanos();
+  auto stage = [&](std::string_view text) {
+    Status st = jobs_->SetStage(job.id, text);
+    if (NowNanos() - last_renew > int64_t{30} * 1'000'000'000) {
+      st = jobs_->Renew(job.id, kLeaseNs);
+      last_renew = NowNanos();
+    }
+    (void)st;  // progress is best effort
+  };
+
+  stage("parsing");
+  ImportOptions import_options;
+  import_options.include = strings("include");
+  import_options.exclude = strings("exclude");
+  import_options.ignore_dirs = strings("ignore_dirs");
+  SKALD_ASSIGN_OR_RETURN(ImportPlan plan,
+                         PlanImport(source_path, payload.value("display_name", ""), import_options));
+
+  // Write the tree: directories, then files in batches of one catalog
+  // transaction each; files whose bytes are unchanged are not rewritten.
+  uint64_t written = 0;
+  uint64_t unchanged = 0;
+  {
+    PathLockGuard guard;
+    SKALD_RETURN_IF_ERROR(
+        Lock({{who.account, std::string(root.path()), PathLockKind::kTree}}, &guard));
+    SKALD_RETURN_IF_ERROR(EnsureDirectories(who, root, /*include_self=*/true));
+    for (const std::string& dir : plan.dirs) {
+      SKALD_ASSIGN_OR_RETURN(VikingUri d, VikingUri::Parse(root.str() + "/" + dir));
+      SKALD_RETURN_IF_ERROR(EnsureDirectories(who, d, /*include_self=*/true));
+    }
+    std::vector<CatalogNode> nodes;
+    for (size_t i = 0; i < plan.files.size(); ++i) {
+      const ImportFile& file = plan.files[i];
+      std::string path = fmt::format("{}/{}", root.path(), file.path);
+      SKALD_ASSIGN_OR_RETURN(auto existing, catalog_->Get(who.account, path));
+      std::string hash = Sha256Hex(file.content);
+      if (existing && !existing->is_dir && existing->hash == hash) {
+        ++unchanged;
+        continue;
+      }
+      if (existing && existing->is_dir) {
+        return Status::FailedPrecondition(
+            fmt::format("viking://{} is a directory, cannot write a file there", path));
+      }
+      SKALD_ASSIGN_OR_RETURN(ContentAttr attr,
+                             content_->WriteFile(who.account, path, file.content));
+      CatalogNode node;
+      node.path = path;
+      node.size = file.content.size();
+      node.mtime_ns = attr.mtime_ns;
+      node.ctime_ns = existing ? existing->ctime_ns : attr.mtime_ns;
+      node.hash = std::move(hash);
+      nodes.push_back(std::move(node));
+      ++written;
+      if (nodes.size() >= kImportCommitEvery || i + 1 == plan.files.size()) {
+        SKALD_RETURN_IF_ERROR(catalog_->Apply(who.account, nodes, {}));
+        nodes.clear();
+        stage(fmt::format("writing files {}/{}", i + 1, plan.files.size()));
+      }
+    }
+    if (!nodes.empty()) SKALD_RETURN_IF_ERROR(catalog_->Apply(who.account, nodes, {}));
+  }
+
+  SemanticIndexerOptions indexer_options;
+  indexer_options.max_input_tokens = options_.embedding_max_input_tokens;
+  indexer_options.lock_timeout_ms = options_.lock_timeout_ms;
+  indexer_options.tags = strings("tags");
+  SemanticIndexer indexer(content_.get(), catalog_.get(), &locks_, options_.embedder.get(),
+                          summarizer_.get(), indexer_options);
+  SKALD_ASSIGN_OR_RETURN(IndexStats stats, indexer.IndexTree(who.account, root.path(), stage));
+  stage("updating indexes");
+  SKALD_RETURN_IF_ERROR(CatchUpIndexes());
+  if (vectors_) SKALD_RETURN_IF_ERROR(vectors_->SaveAll());
+
+  if (!temp_file_id.empty()) {
+    std::error_code ec;
+    fs::remove(source_path, ec);
+    fs::remove(source_path + std::string(kUploadMetaSuffix), ec);
+  }
+  nlohmann::json summary = {{"root_uri", root.str()},
+                            {"files_written", written},
+                            {"files_unchanged", unchanged},
+                            {"files", stats.files},
+                            {"directories", stats.directories},
+                            {"records_written", stats.records_written},
+                            {"records_unchanged", stats.records_unchanged},
+                            {"texts_embedded", stats.texts_embedded},
+                            {"cache_hits", stats.cache_hits},
+                            {"source_bytes", plan.source_bytes},
+                            {"warnings", plan.warnings}};
+  stage("done");
+  return jobs_->Complete(job.id, summary.dump());
+}
+
+}  // namespace skald

@@ -1,0 +1,104 @@
+#pragma once
+
+// Summarizer: the per-file summaries and per-directory overviews (L1) that
+// ingestion writes as sidecars, and the helpers every implementation shares:
+// the L0 abstract rule, the truncation rule and the deterministic sample of a
+// directory's entries (reference/openviking-internals.md §2.2–2.4).
+//
+// The built-in implementation (NewExtractiveSummarizer) needs no model: it
+// picks sentences from the text. An LLM-backed summarizer plugs in behind the
+// same interface.
+//
+// Units: every length and limit here is in characters, meaning Unicode code
+// points; a byte that is not part of a well-formed UTF-8 sequence counts as
+// one character. Cuts never fall inside a well-formed UTF-8 sequence.
+//
+// Thread safety: the free functions are pure; Summarizer implementations are
+// safe for concurrent use.
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skald/result.h"
+
+namespace skald {
+
+// Upper bound on the length of a file summary (SummarizeFile).
+inline constexpr size_t kFileSummaryMaxChars = 1200;
+// Upper bound on the length of a directory overview body (L1).
+inline constexpr size_t kOverviewMaxChars = 4000;
+// Upper bound on the length of a directory abstract body (L0).
+inline constexpr size_t kAbstractMaxChars = 256;
+// How many of a directory's entries an overview describes at most.
+inline constexpr size_t kOverviewSampleLimit = 32;
+
+// One entry of a directory, as given to Summarizer::Overview.
+struct EntrySummary {
+  std::string name;     // file or directory name, without a trailing '/'
+  bool is_dir = false;  // a sub-directory: `summary` is its L0 abstract
+  std::string summary;  // file summary or sub-directory abstract; may be empty
+};
+
+// Thread safety: implementations are safe for concurrent use.
+class Summarizer {
+ public:
+  virtual ~Summarizer() = default;
+
+  // Stable identity stored in sidecar frontmatter (`generated_by`); it
+  // changes whenever the output for the same input could change.
+  virtual std::string Name() const = 0;
+
+  // Short plain-text summary of one file (about 60–180 words, at most
+  // kFileSummaryMaxChars characters). `name` is the file name (its extension
+  // selects document or code handling); `text` is its content. An empty or
+  // blank file gives an empty summary.
+  virtual Result<std::string> SummarizeFile(std::string_view name, std::string_view text) = 0;
+
+  // L1 overview markdown of directory `dir_name`, at most kOverviewMaxChars
+  // characters: `# {dir_name}`, a brief description paragraph (the source of
+  // the L0, see AbstractFromOverview), `## Directory Coverage` and
+  // `## Detailed Description` with one `### name` (`### name/` for
+  // directories) per entry. `entries` are the described entries (usually the
+  // DeterministicSample of the directory listing sorted by name);
+  // `total_entries` is how many the directory holds.
+  // Returns InvalidArgument when total_entries < entries.size().
+  virtual Result<std::string> Overview(std::string_view dir_name,
+                                       std::span<const EntrySummary> entries,
+                                       size_t total_entries) = 0;
+};
+
+// The extractive summarizer (no model). Name() is "extractive:v1".
+// File summaries: the first heading as a title plus the leading sentences of
+// the body (frontmatter, code blocks, tables, HTML, image and link-only lines
+// skipped, markup removed, white space collapsed). Code files (by extension:
+// .py .js .ts .go .rs .java .cc .h .cpp ...) are summarized from their
+// leading comment or docstring plus the names of their top-level definitions.
+std::unique_ptr<Summarizer> NewExtractiveSummarizer();
+
+// The L0 abstract of an overview: the non-blank lines after the first H1
+// and before the first heading of level 2 or deeper (the brief
+// description), trimmed, joined by '\n' and cut by TruncateGeneratedText to
+// `max_chars`. When that is empty, the first non-heading line of the
+// overview, else the H1 title.
+std::string AbstractFromOverview(std::string_view overview, size_t max_chars = kAbstractMaxChars);
+
+// `text` shortened to at most `max_chars` characters: unchanged if it fits;
+// else cut after the last sentence end within the limit (`.`, `!` or `?`
+// followed by white space or the end of the text, or one of `。？！`; a `.`
+// after a number, a single letter or a dotted abbreviation, as in "3.",
+// "J." or "e.g.", ends no sentence); else cut
+// at the last white space with "..." appended; else cut between characters
+// with "..." appended. The result never exceeds `max_chars` ("..." included).
+std::string TruncateGeneratedText(std::string_view text, size_t max_chars);
+
+// Indices of the entries to describe among `n` entries sorted by name:
+// all of them when n ≤ limit, else i*(n-1)/(limit-1) for i in 0..limit-1
+// (first and last always included, increasing, stable). Empty when limit is 0;
+// {0} when limit is 1 and n > 1.
+std::vector<size_t> DeterministicSample(size_t n, size_t limit = kOverviewSampleLimit);
+
+}  // namespace skald

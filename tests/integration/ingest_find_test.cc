@@ -1,0 +1,345 @@
+// End-to-end through the Db facade: add-resource (import, summaries,
+// batched embedding as a durable background task) → find (hybrid retrieval),
+// with the built-in embedder and with an OpenAI-compatible provider served
+// on loopback, plus the write/rm/mv hooks that keep the indexes current.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "model/factory.h"
+#include "model/fake_model_server.h"
+#include "skald/db.h"
+#include "tests/testutil/temp_dir.h"
+
+namespace skald {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FakeModelServer;
+using testing::TempDir;
+
+void WriteLocal(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << text;
+}
+
+// A small documentation tree with distinct topics.
+void MakeDocs(const std::string& root) {
+  WriteLocal(root + "/security/keys.md",
+             "# Key rotation\n\nRotate the signing keys every ninety days. The rotation job "
+             "replaces the active key and keeps the previous key for verification.\n");
+  WriteLocal(root + "/security/passwords.md",
+             "# Password policy\n\nPasswords need twelve characters. Accounts lock after five "
+             "failed logins.\n");
+  WriteLocal(root + "/ops/backups.md",
+             "# Backups\n\nNightly backups go to object storage. Restores are tested every "
+             "month by restoring the newest snapshot.\n");
+  WriteLocal(root + "/ops/deploy.txt",
+             "Deployments run through the pipeline: build, test, canary, then full rollout.\n");
+  WriteLocal(root + "/tool.py", "\"\"\"Command line helper that prints the version.\"\"\"\n"
+                                "def main():\n    print('1.0')\n");
+  WriteLocal(root + "/logo.png", std::string("\x89PNG\r\n\x1a\n\0\0", 10));
+}
+
+Identity Root() { return Identity{}; }
+
+std::vector<std::string> Uris(const std::vector<MatchedContext>& hits) {
+  std::vector<std::string> out;
+  for (const MatchedContext& h : hits) out.push_back(h.uri);
+  return out;
+}
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+FindRequest Query(const std::string& text) {
+  FindRequest r;
+  r.query = text;
+  r.score_threshold = 0.0;
+  return r;
+}
+
+TEST(IngestFindTest, AddResourceMakesEveryLevelSearchable) {
+  TempDir tmp;
+  MakeDocs(tmp.Sub("docs"));
+  DbOptions options;
+  options.workspace = tmp.Sub("ws");
+  options.sync_writes = false;
+  auto db = Db::Open(options);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+
+  AddResourceRequest add;
+  add.path = tmp.Sub("docs");
+  add.wait = true;
+  auto added = (*db)->AddResource(Root(), add);
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  EXPECT_EQ(added->root_uri, "viking://resources/docs");
+  EXPECT_EQ(added->task_status, "completed");
+  // The PNG is named in a warning instead of being imported as text.
+  ASSERT_EQ(added->warnings.size(), 1u);
+  EXPECT_NE(added->warnings[0].find("logo.png"), std::string::npos);
+
+  auto stat = (*db)->Stat(Root(), "viking://resources/docs/security/keys.md");
+  ASSERT_TRUE(stat.ok()) << stat.status().ToString();
+  auto abstract = (*db)->Abstract(Root(), "viking://resources/docs/security");
+  ASSERT_TRUE(abstract.ok());
+  EXPECT_EQ(abstract->find("not ready"), std::string::npos) << *abstract;
+  EXPECT_LE(abstract->size(), 256u);
+  auto overview = (*db)->Overview(Root(), "viking://resources/docs");
+  ASSERT_TRUE(overview.ok());
+  EXPECT_NE(overview->find("# docs"), std::string::npos) << *overview;
+
+  auto found = (*db)->Find(Root(), Query("how often are signing keys rotated"));
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  ASSERT_FALSE(found->resources.empty());
+  EXPECT_EQ(found->resources[0].uri, "viking://resources/docs/security/keys.md");
+  for (const MatchedContext& hit : found->resources) {
+    EXPECT_GE(hit.score, 0.0);
+    EXPECT_LE(hit.score, 1.0);
+    EXPECT_EQ(hit.context_type, "resource");
+  }
+  EXPECT_TRUE(found->memories.empty());
+
+  // Directory records: level 0/1 hits carry the sidecar's URI.
+  FindRequest dirs = Query("backups restores deployments");
+  dirs.levels = {0, 1};
+  auto dir_hits = (*db)->Find(Root(), dirs);
+  ASSERT_TRUE(dir_hits.ok());
+  ASSERT_FALSE(dir_hits->resources.empty());
+  for (const MatchedContext& hit : dir_hits->resources) {
+    EXPECT_NE(hit.level, 2);
+    EXPECT_TRUE(hit.uri.ends_with("/.abstract.md") || hit.uri.ends_with("/.overview.md"))
+        << hit.uri;
+  }
+
+  // Target scope: nothing outside it.
+  FindRequest scoped = Query("keys passwords backups");
+  scoped.target_uris = {"viking://resources/docs/ops"};
+  auto in_ops = (*db)->Find(Root(), scoped);
+  ASSERT_TRUE(in_ops.ok());
+  ASSERT_FALSE(in_ops->resources.empty());
+  for (const MatchedContext& hit : in_ops->resources) {
+    EXPECT_TRUE(hit.uri.starts_with("viking://resources/docs/ops")) << hit.uri;
+  }
+}
+
+TEST(IngestFindTest, WritesRemovesAndMovesKeepSearchCurrent) {
+  TempDir tmp;
+  MakeDocs(tmp.Sub("docs"));
+  DbOptions options;
+  options.workspace = tmp.Sub("ws");
+  options.sync_writes = false;
+  auto db = Db::Open(options);
+  ASSERT_TRUE(db.ok());
+  AddResourceRequest add;
+  add.path = tmp.Sub("docs");
+  add.wait = true;
+  ASSERT_TRUE((*db)->AddResource(Root(), add).ok());
+
+  WriteRequest write;
+  write.uri = "viking://resources/docs/ops/incident.md";
+  write.content = "# Incident response\n\nPage the on-call engineer through the zebrafish bridge.";
+  write.mode = WriteMode::kCreate;
+  write.wait = true;
+  auto written = (*db)->Write(Root(), write);
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_EQ(written->vector_status, "completed");
+  auto hits = (*db)->Find(Root(), Query("zebrafish bridge"));
+  ASSERT_TRUE(hits.ok());
+  ASSERT_FALSE(hits->resources.empty());
+  EXPECT_EQ(hits->resources[0].uri, "viking://resources/docs/ops/incident.md");
+
+  // Removed content is gone from search at once.
+  ASSERT_TRUE((*db)->Rm(Root(), "viking://resources/docs/ops/incident.md", false).ok());
+  hits = (*db)->Find(Root(), Query("zebrafish bridge"));
+  ASSERT_TRUE(hits.ok());
+  EXPECT_FALSE(Contains(Uris(hits->resources), "viking://resources/docs/ops/incident.md"));
+
+  // A moved tree is found under its new name once its job ran.
+  ASSERT_TRUE((*db)->Mv(Root(), "viking://resources/docs/security", "viking://resources/sec").ok());
+  ASSERT_TRUE((*db)->WaitIdle(30000).ok());
+  hits = (*db)->Find(Root(), Query("password policy twelve characters"));
+  ASSERT_TRUE(hits.ok());
+  ASSERT_FALSE(hits->resources.empty());
+  for (const MatchedContext& hit : hits->resources) {
+    EXPECT_FALSE(hit.uri.starts_with("viking://resources/docs/security")) << hit.uri;
+  }
+  EXPECT_TRUE(Contains(Uris(hits->resources), "viking://resources/sec/passwords.md"));
+}
+
+TEST(IngestFindTest, AsyncTaskIsPolledAndSurvivesReopen) {
+  TempDir tmp;
+  MakeDocs(tmp.Sub("docs"));
+  std::string task_id;
+  {
+    DbOptions options;
+    options.workspace = tmp.Sub("ws");
+    options.background_workers = 0;  // nothing runs: the task must wait in the queue
+    auto db = Db::Open(options);
+    ASSERT_TRUE(db.ok());
+    AddResourceRequest add;
+    add.path = tmp.Sub("docs");
+    auto added = (*db)->AddResource(Root(), add);
+    ASSERT_TRUE(added.ok()) << added.status().ToString();
+    ASSERT_FALSE(added->task_id.empty());
+    task_id = added->task_id;
+    auto task = (*db)->GetTask(Root(), task_id);
+    ASSERT_TRUE(task.ok());
+    EXPECT_EQ(task->status, "pending");
+    EXPECT_EQ(task->task_type, "add_resource");
+  }
+  DbOptions options;
+  options.workspace = tmp.Sub("ws");
+  auto db = Db::Open(options);
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE((*db)->WaitIdle(60000).ok());
+  auto task = (*db)->GetTask(Root(), task_id);
+  ASSERT_TRUE(task.ok());
+  EXPECT_EQ(task->status, "completed");
+  EXPECT_NE(task->result_json.find("\"files\""), std::string::npos) << task->result_json;
+  auto hits = (*db)->Find(Root(), Query("nightly backups object storage"));
+  ASSERT_TRUE(hits.ok());
+  ASSERT_FALSE(hits->resources.empty());
+  EXPECT_EQ(hits->resources[0].uri, "viking://resources/docs/ops/backups.md");
+
+  Identity other;
+  other.account = "default";
+  other.user = "bob";
+  other.role = Role::kUser;
+  EXPECT_EQ((*db)->GetTask(other, task_id).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ((*db)->GetTask(Root(), "no-such-task").status().code(), StatusCode::kNotFound);
+}
+
+// The "done when": an OpenAI-compatible server makes ingestion and
+// search use it, with batched requests.
+class ProviderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    MakeDocs(tmp_.Sub("docs"));
+    config_.provider = "openai";
+    config_.model = "test-embed";
+    config_.api_base = server_.base_url() + "/v1";
+    config_.dimension = 8;
+    config_.batch_size = 4;
+    config_.max_retries = 0;
+  }
+
+  Result<std::unique_ptr<Db>> Open(bool with_reranker) {
+    DbOptions options;
+    options.workspace = tmp_.Sub("ws");
+    options.sync_writes = false;
+    auto embedder = NewEmbedder(config_);
+    if (!embedder.ok()) return embedder.status();
+    options.embedder = std::move(*embedder);
+    if (with_reranker) {
+      RerankConfig rerank;
+      rerank.provider = "cohere";
+      rerank.api_base = server_.base_url();
+      rerank.api_key = "k";
+      rerank.model = "test-rerank";
+      auto reranker = NewReranker(rerank);
+      if (!reranker.ok()) return reranker.status();
+      options.reranker = std::move(*reranker);
+    }
+    return Db::Open(options);
+  }
+
+  int CountPath(const std::string& path) const {
+    int n = 0;
+    for (const auto& r : server_.requests()) n += r.path == path;
+    return n;
+  }
+
+  TempDir tmp_;
+  FakeModelServer server_{8};
+  EmbeddingConfig config_;
+};
+
+TEST_F(ProviderTest, IngestionAndFindUseTheConfiguredEmbedderInBatches) {
+  auto db = Open(/*with_reranker=*/false);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  AddResourceRequest add;
+  add.path = tmp_.Sub("docs");
+  add.wait = true;
+  ASSERT_TRUE((*db)->AddResource(Root(), add).ok());
+  // 5 files + 3 directories x (L0, L1) = 11 texts → ceil(11 / 4) = 3 requests.
+  int inputs = 0;
+  for (const auto& r : server_.requests()) {
+    if (r.path == "/v1/embeddings") inputs += static_cast<int>(r.body["input"].size());
+  }
+  EXPECT_EQ(inputs, 11);
+  EXPECT_EQ(CountPath("/v1/embeddings"), 3);
+
+  auto hits = (*db)->Find(Root(), Query("signing keys rotation"));
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  EXPECT_EQ(CountPath("/v1/embeddings"), 4);  // one request for the query
+  EXPECT_EQ(server_.requests().back().body["input"][0], "signing keys rotation");
+  ASSERT_FALSE(hits->resources.empty());
+
+  // Re-adding the unchanged tree embeds nothing (cache + unchanged records).
+  add.to = "viking://resources/docs";
+  ASSERT_TRUE((*db)->AddResource(Root(), add).ok());
+  EXPECT_EQ(CountPath("/v1/embeddings"), 4);
+}
+
+TEST_F(ProviderTest, RerankerMakesFindHierarchicalAndIsCalled) {
+  auto db = Open(/*with_reranker=*/true);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  AddResourceRequest add;
+  add.path = tmp_.Sub("docs");
+  add.wait = true;
+  ASSERT_TRUE((*db)->AddResource(Root(), add).ok());
+  FindRequest request = Query("password policy");
+  request.include_provenance = true;
+  auto hits = (*db)->Find(Root(), request);
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_TRUE(hits->trace.has_value());
+  EXPECT_EQ(hits->trace->mode, "thinking");
+  EXPECT_GT(CountPath("/v1/rerank"), 0);
+  ASSERT_FALSE(hits->resources.empty());
+}
+
+TEST_F(ProviderTest, ProviderOutageFailsClearlyAndRecovers) {
+  auto db = Open(/*with_reranker=*/false);
+  ASSERT_TRUE(db.ok());
+  testing::Fault down;
+  down.status = 500;
+  server_.SetDefaultFault(down);
+  // Search cannot embed its query: a clear error naming the provider.
+  auto hits = (*db)->Find(Root(), Query("anything"));
+  ASSERT_FALSE(hits.ok());
+  EXPECT_NE(hits.status().message().find("openai"), std::string::npos)
+      << hits.status().ToString();
+
+  AddResourceRequest add;
+  add.path = tmp_.Sub("docs");
+  auto added = (*db)->AddResource(Root(), add);
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  // The first attempt fails and records its error; the task is retried.
+  for (int i = 0; i < 200; ++i) {
+    auto task = (*db)->GetTask(Root(), added->task_id);
+    ASSERT_TRUE(task.ok());
+    if (!task->error.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  auto task = (*db)->GetTask(Root(), added->task_id);
+  ASSERT_TRUE(task.ok());
+  EXPECT_NE(task->error.find("500"), std::string::npos) << task->error;
+  EXPECT_EQ(task->status, "pending");  // waiting for its retry
+
+  server_.SetDefaultFault(testing::Fault{});  // the provider is back
+  ASSERT_TRUE((*db)->WaitIdle(60000).ok());
+  task = (*db)->GetTask(Root(), added->task_id);
+  ASSERT_TRUE(task.ok());
+  EXPECT_EQ(task->status, "completed") << task->error;
+  hits = (*db)->Find(Root(), Query("nightly backups"));
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  EXPECT_FALSE(hits->resources.empty());
+}
+
+}  // namespace
+}  // namespace skald
