@@ -233,7 +233,10 @@ class Db {
   virtual Result<std::vector<TaskInfo>> ListTasks(const Identity& who, const TaskFilter& filter) = 0;
   // Blocks until no background work is pending or running, or `timeout_ms`
   // passes (DeadlineExceeded). For tests and embedded callers that exit.
-  virtual Status WaitIdle(int64_t timeout_ms) = 0;
+  // Without `wait_for_retries`, jobs waiting out a backoff after a failure
+  // do not count (a command-line call should not sit through a provider
+  // outage; the retry runs at a later open).
+  virtual Status WaitIdle(int64_t timeout_ms, bool wait_for_retries = true) = 0;
 
   // Compares content with the catalog for every account; with `repair`
   // brings the catalog in line with the content on disk.

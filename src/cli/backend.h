@@ -48,6 +48,18 @@ struct ReadArgs {
   int64_t limit = -1;  // number of lines, -1 = to the end
 };
 
+// `find` / `search` arguments. The time window travels as the text the user
+// gave ("2h", "7d", "2026-01-31", ISO 8601; "" = none): the server parses it
+// for remote calls, ParseTimeBound for embedded ones. request.since_ns and
+// request.until_ns are ignored.
+struct FindArgs {
+  FindRequest request;
+  std::string since;
+  std::string until;
+  // POST /api/v1/search/search (list mode) instead of /api/v1/search/find.
+  bool search = false;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -84,6 +96,19 @@ class Backend {
   virtual Result<Json> Grep(const GrepRequest& request) = 0;
   // {nodes_checked, clean, issues:[...]}; a usage error for remote backends.
   virtual Result<Json> Fsck(bool repair) = 0;
+
+  // Starts importing request.path as a resource and returns without waiting
+  // (request.wait is ignored; callers follow the task with GetTask). Remote:
+  // a local file is uploaded with temp_upload first, a URL is passed on as
+  // `path`, a local directory is a usage error (the HTTP API takes one file).
+  // Result: {status, root_uri, temp_uri, source_path, meta, errors, task_id}.
+  virtual Result<Json> AddResource(const AddResourceRequest& request) = 0;
+  // {memories:[...], resources:[...], skills:[...], total[, provenance]}.
+  virtual Result<Json> Find(const FindArgs& args) = 0;
+  // A task dict {task_id, task_type, status, created_at, ..., stage, result, error}.
+  virtual Result<Json> GetTask(const std::string& task_id) = 0;
+  // A list of task dicts, newest first.
+  virtual Result<Json> ListTasks(const TaskFilter& filter) = 0;
 };
 
 // Opens the workspace `data_dir` in this process; `who` is the identity every

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
@@ -18,7 +20,9 @@
 #include "cli/doctor.h"
 #include "cli/local_file.h"
 #include "cli/output.h"
+#include "cli/task_wait.h"
 #include "common/strings.h"
+#include "common/time_util.h"
 #include "server/serve_main.h"
 #include "service/json_codec.h"
 
@@ -134,11 +138,20 @@ struct CommandArgs {
   std::optional<std::string> from_file;
   std::string mode = "replace";
   bool append = false;
+  bool write_wait = false;
   // get
   std::string local_path;
   GlobRequest glob;
   GrepRequest grep;
   bool repair = false;
+  // add-resource
+  AddResourceRequest add;
+  std::optional<double> add_timeout;
+  // find / search
+  FindArgs find;
+  // tasks / task
+  TaskFilter tasks;
+  std::string task_id;
   // serve
   std::string config_path;
   std::optional<std::string> host;
@@ -195,6 +208,7 @@ int RunWrite(const GlobalFlags& flags, CommandArgs& a) {
   WriteRequest request;
   request.uri = a.uri;
   request.mode = *mode;
+  request.wait = a.write_wait;
   if (a.content) {
     request.content = *a.content;
   } else if (a.from_file) {
@@ -235,6 +249,81 @@ int RunFsck(const GlobalFlags& flags, bool repair) {
     }
   }
   return unrepaired == 0 ? kExitOk : kExitError;
+}
+
+// The error a failed task reports: its `error` text as PROCESSING_ERROR (the
+// code OpenViking's add_resource uses for a failed import).
+Status TaskFailure(const Json& task) {
+  std::string message = "the task failed";
+  if (auto it = task.find("error"); it != task.end() && it->is_string()) message = *it;
+  std::string status = "failed";
+  if (auto it = task.find("status"); it != task.end() && it->is_string()) status = *it;
+  if (status == "cancelled") message = "the task was cancelled";
+  return Status::Internal(std::move(message)).WithReason("PROCESSING_ERROR");
+}
+
+// add-resource: start the import, then (always embedded, with --wait remote)
+// follow its task to the end showing the stage on stderr. The printed result
+// is the wire's wait=true shape: task_id replaced by queue_status.
+int RunAddResource(const GlobalFlags& flags, CommandArgs& a) {
+  if (a.add_timeout.has_value() && !(*a.add_timeout >= 0 && std::isfinite(*a.add_timeout))) {
+    return ReportError(UsageError("--timeout must be a number of seconds >= 0"), flags);
+  }
+  Result<std::unique_ptr<Backend>> backend = OpenBackend(flags);
+  if (!backend.ok()) return ReportError(backend.status(), flags);
+  Result<Json> started = (*backend)->AddResource(a.add);
+  if (!started.ok()) return ReportError(started.status(), flags);
+  Json result = std::move(started).value();
+  const bool embedded = flags.url.empty();
+  std::string task_id;
+  if (auto it = result.find("task_id"); it != result.end() && it->is_string()) task_id = *it;
+
+  if ((a.add.wait || embedded) && !task_id.empty()) {
+    std::optional<std::chrono::milliseconds> timeout;
+    if (a.add_timeout.has_value()) {
+      timeout = std::chrono::milliseconds(std::llround(*a.add_timeout * 1000.0));
+    }
+    Result<TaskWaitOutcome> waited =
+        WaitForTask(**backend, task_id, timeout, std::cerr, isatty(STDERR_FILENO) == 1);
+    if (!waited.ok()) return ReportError(waited.status(), flags);
+    std::string status = "unknown";
+    if (auto it = waited->task.find("status"); it != waited->task.end() && it->is_string()) {
+      status = *it;
+    }
+    if (status == "failed" || status == "cancelled") {
+      return ReportError(TaskFailure(waited->task), flags);
+    }
+    result.erase("task_id");
+    result["queue_status"] = Json{{"task_status", status}};
+    if (waited->timed_out) {
+      std::cerr << "note: task " << task_id << " is still " << status << " after " << *a.add_timeout
+                << "s; `skald task " << task_id << "` follows it";
+      if (embedded) std::cerr << " (it resumes the next time this workspace is opened)";
+      std::cerr << '\n';
+    }
+  }
+  if (flags.json) {
+    std::cout << DumpJson(result, 2) << '\n';
+  } else {
+    RenderAddResource(result, std::cout);
+  }
+  std::cout.flush();
+  return kExitOk;
+}
+
+// find/search: the time bounds are checked here so both modes refuse the
+// same input with the same usage error.
+int RunFind(const GlobalFlags& flags, CommandArgs& a) {
+  const int64_t now = NowNanos();
+  auto check = [&](const char* flag, const std::string& text, bool end_of_day) {
+    if (text.empty()) return Status::Ok();
+    Result<int64_t> at = ParseTimeBound(text, now, end_of_day);
+    return at.ok() ? Status::Ok() : UsageError(std::string(flag) + ": " + at.status().message());
+  };
+  if (Status bad = check("--after", a.find.since, false); !bad.ok()) return ReportError(bad, flags);
+  if (Status bad = check("--before", a.find.until, true); !bad.ok()) return ReportError(bad, flags);
+  return Execute(
+      flags, [&](Backend& b) { return b.Find(a.find); }, RenderFind);
 }
 
 int RunServeCommand(const GlobalFlags& flags, const CommandArgs& a) {
@@ -383,6 +472,9 @@ int RunCli(int argc, char** argv) {
       ->check(CLI::IsMember({"replace", "append", "create"}))
       ->capture_default_str();
   write->add_flag("--append", a.append, "Same as --mode append");
+  write->add_flag("--wait", a.write_wait,
+                  "Return once the file is summarized and searchable (embedded mode always "
+                  "finishes that work before exiting)");
   write->callback([&] { action = [&] { return RunWrite(flags, a); }; });
 
   CLI::App* get = app.add_subcommand("get", "Download a file to a local path");
@@ -416,6 +508,89 @@ int RunCli(int argc, char** argv) {
     action = [&] {
       return Execute(
           flags, [&](Backend& b) { return b.Grep(a.grep); }, RenderGrep);
+    };
+  });
+
+  CLI::App* add = app.add_subcommand(
+      "add-resource",
+      "Import a local file or directory as a resource: parsed to markdown, summarized and "
+      "embedded by a background task. Embedded mode always waits until it is searchable (the "
+      "work runs in this process); remote mode uploads one file and returns at once unless "
+      "--wait.");
+  add->add_option("path", a.add.path,
+                  "Local file or directory (remote mode: a file), or a remote URL")
+      ->required();
+  CLI::Option* to_opt =
+      add->add_option("--to", a.add.to, "Exact URI of the new resource (must not exist)");
+  CLI::Option* parent_opt = add->add_option(
+      "--parent", a.add.parent, "Directory to create the resource in (default viking://resources)");
+  to_opt->excludes(parent_opt);
+  add->add_flag("--create-parent", a.add.create_parent, "Create --parent when it is missing");
+  add->add_option("--reason", a.add.reason, "Why this resource is added (kept with it)");
+  add->add_option("--instruction", a.add.instruction, "Processing instruction for summaries");
+  add->add_flag("--wait", a.add.wait, "Remote mode: wait until the resource is searchable");
+  add->add_option("--timeout", a.add_timeout,
+                  "Stop waiting after this many seconds (the task goes on)");
+  add->add_option("--include", a.add.include, "Directories: only files matching this glob")
+      ->allow_extra_args(false);
+  add->add_option("--exclude", a.add.exclude, "Directories: skip files matching this glob")
+      ->allow_extra_args(false);
+  add->add_option("--ignore-dirs", a.add.ignore_dirs, "Directories: skip directories so named")
+      ->allow_extra_args(false);
+  add->add_option("--tag", a.add.tags, "Tag k=v set on every record of the resource")
+      ->allow_extra_args(false);
+  add->callback([&] { action = [&] { return RunAddResource(flags, a); }; });
+
+  auto add_find_flags = [&](CLI::App* sub) {
+    sub->add_option("query", a.find.request.query, "What to look for")->required();
+    sub->add_option("-u,--uri", a.find.request.target_uris, "Directory to search (repeatable)")
+        ->allow_extra_args(false);
+    sub->add_option("--type,--context-type", a.find.request.context_types,
+                    "resource, memory or skill (repeatable; default all)")
+        ->allow_extra_args(false);
+    sub->add_option("-n,--limit,--node-limit", a.find.request.limit, "Maximum number of hits")
+        ->capture_default_str();
+    sub->add_option("-t,--threshold", a.find.request.score_threshold,
+                    "Only hits scoring above this (0-1)");
+    sub->add_option("-L,--level", a.find.request.levels,
+                    "0 abstract, 1 overview, 2 file (repeatable; default all)")
+        ->allow_extra_args(false);
+    sub->add_option("--tag", a.find.request.tags, "Only hits tagged k=v (repeatable)")
+        ->allow_extra_args(false);
+    sub->add_option("--after", a.find.since, "Modified after: 2h, 7d, 2026-01-31 or ISO 8601");
+    sub->add_option("--before", a.find.until, "Modified before (same forms as --after)");
+    sub->add_flag("--provenance", a.find.request.include_provenance,
+                  "Also print how the search ran");
+  };
+  CLI::App* find = app.add_subcommand("find", "Semantic and lexical search of the context");
+  add_find_flags(find);
+  find->callback([&] { action = [&] { return RunFind(flags, a); }; });
+  CLI::App* search = app.add_subcommand(
+      "search", "Like find, through the search endpoint (list mode; no session analysis yet)");
+  add_find_flags(search);
+  search->callback([&] {
+    a.find.search = true;
+    action = [&] { return RunFind(flags, a); };
+  });
+
+  CLI::App* tasks = app.add_subcommand("tasks", "List background tasks, newest first");
+  tasks->add_option("--status", a.tasks.status, "pending, running, completed or failed");
+  tasks->add_option("--type", a.tasks.task_type, "Task type, e.g. add_resource");
+  tasks->add_option("--resource", a.tasks.resource_id, "Only tasks working on this URI");
+  tasks->add_option("-n,--limit", a.tasks.limit, "Maximum number of tasks (0-200)")
+      ->capture_default_str();
+  tasks->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.ListTasks(a.tasks); }, RenderTasks);
+    };
+  });
+  CLI::App* task = app.add_subcommand("task", "Show one background task");
+  task->add_option("id", a.task_id, "Task id")->required();
+  task->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.GetTask(a.task_id); }, RenderTask);
     };
   });
 

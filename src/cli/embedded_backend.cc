@@ -2,11 +2,15 @@
 // process and encodes the results with the server's json_codec, so that the
 // output is byte-for-byte what a server would have put in `result`.
 
+#include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include "cli/backend.h"
+#include "common/time_util.h"
 #include "service/json_codec.h"
 #include "skald/db.h"
 
@@ -17,6 +21,17 @@ class EmbeddedBackend final : public Backend {
  public:
   EmbeddedBackend(std::unique_ptr<Db> db, std::string data_dir, Identity who)
       : db_(std::move(db)), data_dir_(std::move(data_dir)), who_(std::move(who)) {}
+
+  // A command exits only once the background work it started (indexing
+  // after a write, mkdir, mv, rm) is done: nothing stays queued for the next
+  // command to pick up in the middle of its own work.
+  ~EmbeddedBackend() override {
+    Status idle = db_->WaitIdle(int64_t{24} * 3600 * 1000, /*wait_for_retries=*/false);
+    if (!idle.ok() && idle.code() != StatusCode::kFailedPrecondition) {
+      std::fprintf(stderr, "skald: background work did not finish: %s\n",
+                   idle.ToString().c_str());
+    }
+  }
 
   std::string Describe() const override { return "workspace " + data_dir_; }
 
@@ -67,7 +82,7 @@ class EmbeddedBackend final : public Backend {
 
   Result<Json> Write(const WriteRequest& request) override {
     SKALD_ASSIGN_OR_RETURN(auto result, db_->Write(who_, request));
-    return WriteToJson(result);
+    return WriteToJson(result, request.wait);
   }
 
   Result<std::string> Download(const std::string& uri) override {
@@ -88,6 +103,55 @@ class EmbeddedBackend final : public Backend {
   Result<Json> Fsck(bool repair) override {
     SKALD_ASSIGN_OR_RETURN(auto report, db_->Fsck(repair));
     return FsckToJson(report);
+  }
+
+  Result<Json> AddResource(const AddResourceRequest& request) override {
+    AddResourceRequest started = request;
+    started.wait = false;
+    // The Db may run the import on another thread after the cwd changed;
+    // an absolute path also makes source_path unambiguous.
+    std::error_code ec;
+    if (!started.path.empty() && started.path.find("://") == std::string::npos) {
+      std::filesystem::path absolute = std::filesystem::absolute(started.path, ec);
+      if (!ec) started.path = absolute.lexically_normal().string();
+    }
+    SKALD_ASSIGN_OR_RETURN(auto result, db_->AddResource(who_, started));
+    return AddResourceResultToJson(result, /*waited=*/false);
+  }
+
+  Result<Json> Find(const FindArgs& args) override {
+    FindRequest request = args.request;
+    const int64_t now = NowNanos();
+    if (!args.since.empty()) {
+      SKALD_ASSIGN_OR_RETURN(request.since_ns, ParseTimeBound(args.since, now, false));
+    }
+    if (!args.until.empty()) {
+      SKALD_ASSIGN_OR_RETURN(request.until_ns, ParseTimeBound(args.until, now, true));
+    }
+    // The server validates before calling the Db; so does embedded mode, so
+    // that both report the same errors.
+    SKALD_RETURN_IF_ERROR(request.Validate());
+    SKALD_ASSIGN_OR_RETURN(auto result, db_->Find(who_, request));
+    return FindResultToJson(result, request.include_provenance);
+  }
+
+  Result<Json> GetTask(const std::string& task_id) override {
+    Result<TaskInfo> task = db_->GetTask(who_, task_id);
+    if (!task.ok() && task.status().code() == StatusCode::kNotFound) {
+      // The server's wording (reference §2.8), so both modes print the same error.
+      return Status::NotFound("Task not found or expired")
+          .WithDetail("resource", task_id)
+          .WithDetail("type", "task");
+    }
+    if (!task.ok()) return task.status();
+    return TaskInfoToJson(*task);
+  }
+
+  Result<Json> ListTasks(const TaskFilter& filter) override {
+    SKALD_ASSIGN_OR_RETURN(auto tasks, db_->ListTasks(who_, filter));
+    Json out = Json::array();
+    for (const TaskInfo& task : tasks) out.push_back(TaskInfoToJson(task));
+    return out;
   }
 
  private:

@@ -29,6 +29,13 @@ int64_t Int(const Json& j, std::string_view key, int64_t fallback = 0) {
   return fallback;
 }
 
+double Number(const Json& j, std::string_view key, double fallback = 0) {
+  if (!j.is_object()) return fallback;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return fallback;
+  return it->get<double>();
+}
+
 bool Bool(const Json& j, std::string_view key, bool fallback = false) {
   if (!j.is_object()) return fallback;
   auto it = j.find(key);
@@ -329,6 +336,95 @@ void RenderFsck(const Json& result, std::ostream& out) {
       << " repaired";
   if (repaired < static_cast<int64_t>(issues.size())) out << " (run `skald fsck --repair` to fix)";
   out << '\n';
+}
+
+void RenderAddResource(const Json& result, std::ostream& out) {
+  out << "added " << Str(result, "root_uri");
+  const std::string task_id = Str(result, "task_id");
+  auto queue = result.is_object() ? result.find("queue_status") : result.end();
+  if (result.is_object() && queue != result.end()) {
+    out << " (" << Str(*queue, "task_status", "unknown") << ")";
+  } else if (!task_id.empty()) {
+    out << " (task " << task_id << "; `skald task " << task_id << "` shows its progress)";
+  }
+  out << '\n';
+  for (const Json& error : Array(result, "errors")) {
+    out << "  error: " << (error.is_string() ? error.get<std::string>() : DumpJson(error)) << '\n';
+  }
+  for (const Json& warning : Array(result, "warnings")) {
+    out << "  warning: " << (warning.is_string() ? warning.get<std::string>() : DumpJson(warning))
+        << '\n';
+  }
+}
+
+void RenderFind(const Json& result, std::ostream& out) {
+  int64_t shown = 0;
+  for (const char* group : {"memories", "resources", "skills"}) {
+    for (const Json& hit : Array(result, group)) {
+      out << fmt::format("{:.3f}  {}", Number(hit, "score"), Str(hit, "uri")) << '\n';
+      const std::string abstract = OneLine(Str(hit, "abstract"), 100);
+      if (!abstract.empty()) out << "       " << abstract << '\n';
+      ++shown;
+    }
+  }
+  if (shown == 0) out << "no matches\n";
+  auto trace = result.is_object() ? result.find("provenance") : result.end();
+  if (result.is_object() && trace != result.end() && trace->is_object()) {
+    out << fmt::format("trace: mode {}, {} round(s), {} kept, {} dropped, {}reranked, {:.1f} ms",
+                       Str(*trace, "mode"), Int(*trace, "rounds"), Int(*trace, "candidates_kept"),
+                       Int(*trace, "candidates_dropped"), Bool(*trace, "reranked") ? "" : "not ",
+                       Number(*trace, "latency_ms"));
+    const std::string stop = Str(*trace, "stop_reason");
+    if (!stop.empty()) out << ", stopped: " << stop;
+    out << '\n';
+    const std::string warning = Str(*trace, "rerank_warning");
+    if (!warning.empty()) out << "trace: " << warning << '\n';
+    for (const Json& dir : Array(*trace, "directories_visited")) {
+      if (dir.is_string()) out << "  visited " << dir.get<std::string>() << '\n';
+    }
+  }
+}
+
+void RenderTasks(const Json& result, std::ostream& out) {
+  if (!result.is_array()) {
+    out << DumpJson(result, 2) << '\n';
+    return;
+  }
+  if (result.empty()) {
+    out << "(no tasks)\n";
+    return;
+  }
+  Table table({{"TASK_ID", Table::Align::kLeft},
+               {"TYPE", Table::Align::kLeft},
+               {"STATUS", Table::Align::kLeft},
+               {"UPDATED", Table::Align::kLeft},
+               {"STAGE", Table::Align::kLeft},
+               {"RESOURCE", Table::Align::kLeft}});
+  for (const Json& task : result) {
+    table.AddRow({Str(task, "task_id"), Str(task, "task_type"), Str(task, "status"),
+                  FormatTime(Str(task, "updated_at_iso")), OneLine(Str(task, "stage"), 40),
+                  Str(task, "resource_id")});
+  }
+  table.Print(out);
+}
+
+void RenderTask(const Json& result, std::ostream& out) {
+  Table table({{"", Table::Align::kLeft}, {"", Table::Align::kLeft}});
+  table.AddRow({"task_id", Str(result, "task_id")});
+  table.AddRow({"type", Str(result, "task_type")});
+  table.AddRow({"status", Str(result, "status")});
+  table.AddRow({"stage", Str(result, "stage")});
+  table.AddRow({"resource", Str(result, "resource_id")});
+  table.AddRow({"created", FormatTime(Str(result, "created_at_iso"))});
+  table.AddRow({"updated", FormatTime(Str(result, "updated_at_iso"))});
+  const std::string error = Str(result, "error");
+  if (!error.empty()) table.AddRow({"error", error});
+  if (result.is_object()) {
+    if (auto it = result.find("result"); it != result.end() && !it->is_null()) {
+      table.AddRow({"result", DumpJson(*it)});
+    }
+  }
+  table.Print(out);
 }
 
 }  // namespace skald::cli

@@ -64,5 +64,16 @@ void RenderGet(const Json& result, std::ostream& out);
 void RenderGlob(const Json& result, std::ostream& out);
 void RenderGrep(const Json& result, std::ostream& out);
 void RenderFsck(const Json& result, std::ostream& out);
+// add-resource: "added <root_uri>" with the task id (not waited) or the
+// final task status (waited), then any errors and warnings.
+void RenderAddResource(const Json& result, std::ostream& out);
+// find/search: one "score  uri" line per hit (memories, resources, skills),
+// each followed by an indented one-line abstract when there is one; then the
+// trace when the result carries `provenance`. "no matches" when empty.
+void RenderFind(const Json& result, std::ostream& out);
+// tasks: a table TASK_ID TYPE STATUS UPDATED STAGE RESOURCE, "(no tasks)" when empty.
+void RenderTasks(const Json& result, std::ostream& out);
+// task: one "key  value" line per field of a task dict.
+void RenderTask(const Json& result, std::ostream& out);
 
 }  // namespace skald::cli

@@ -125,5 +125,76 @@ TEST(OutputTest, TextIsPrintedExactly) {
   EXPECT_EQ(Render(RenderText, Json("line1\nline2")), "line1\nline2");
 }
 
+TEST(OutputTest, RenderFindPrintsScoreUriAndAbstract) {
+  Json result = {
+      {"memories", Json::array()},
+      {"resources",
+       Json::array({{{"uri", "viking://resources/a/x.md"},
+                     {"score", 0.8125},
+                     {"abstract", "First line\nsecond"},
+                     {"level", 2}},
+                    {{"uri", "viking://resources/a/.abstract.md"}, {"score", 0.5}, {"level", 0}}})},
+      {"skills", Json::array({{{"uri", "viking://agent/skills/s"}, {"score", 0.25}}})},
+      {"total", 3}};
+  EXPECT_EQ(Render(RenderFind, result),
+            "0.812  viking://resources/a/x.md\n"
+            "       First line\n"
+            "0.500  viking://resources/a/.abstract.md\n"
+            "0.250  viking://agent/skills/s\n");
+  EXPECT_EQ(Render(RenderFind, Json{{"resources", Json::array()}, {"total", 0}}), "no matches\n");
+
+  result["provenance"] = {{"mode", "quick"},
+                          {"rounds", 1},
+                          {"candidates_kept", 3},
+                          {"candidates_dropped", 2},
+                          {"reranked", false},
+                          {"latency_ms", 1.25},
+                          {"stop_reason", "single_search"},
+                          {"directories_visited", Json::array({"viking://resources/a"})}};
+  const std::string out = Render(RenderFind, result);
+  EXPECT_NE(out.find("trace: mode quick, 1 round(s), 3 kept, 2 dropped, not reranked, 1.2 ms, "
+                     "stopped: single_search\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("  visited viking://resources/a\n"), std::string::npos) << out;
+}
+
+TEST(OutputTest, RenderAddResourceShowsTaskOrFinalStatus) {
+  Json started = {{"root_uri", "viking://resources/doc"}, {"task_id", "t1"}, {"errors", {}}};
+  EXPECT_EQ(Render(RenderAddResource, started),
+            "added viking://resources/doc (task t1; `skald task t1` shows its progress)\n");
+  Json waited = {{"root_uri", "viking://resources/doc"},
+                 {"queue_status", {{"task_status", "completed"}}},
+                 {"errors", Json::array({"bad.bin: skipped"})},
+                 {"warnings", Json::array({"empty section"})}};
+  EXPECT_EQ(Render(RenderAddResource, waited),
+            "added viking://resources/doc (completed)\n"
+            "  error: bad.bin: skipped\n"
+            "  warning: empty section\n");
+}
+
+TEST(OutputTest, RenderTasksAndTask) {
+  Json task = {{"task_id", "t1"},
+               {"task_type", "add_resource"},
+               {"status", "running"},
+               {"updated_at_iso", "2026-01-02T03:04:05.123456+00:00"},
+               {"created_at_iso", "2026-01-02T03:04:00.000000+00:00"},
+               {"stage", "embedding 3/10"},
+               {"resource_id", "viking://resources/doc"},
+               {"result", nullptr},
+               {"error", nullptr}};
+  EXPECT_EQ(Render(RenderTasks, Json::array({task})),
+            "TASK_ID  TYPE          STATUS   UPDATED              STAGE           RESOURCE\n"
+            "t1       add_resource  running  2026-01-02 03:04:05  embedding 3/10  "
+            "viking://resources/doc\n");
+  EXPECT_EQ(Render(RenderTasks, Json::array()), "(no tasks)\n");
+  task["status"] = "failed";
+  task["error"] = "parse error";
+  const std::string out = Render(RenderTask, task);
+  EXPECT_NE(out.find("status    failed\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("error     parse error\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("result"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace skald::cli

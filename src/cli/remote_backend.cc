@@ -8,11 +8,14 @@
 #include <httplib.h>
 
 #include <cmath>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include "cli/backend.h"
+#include "cli/local_file.h"
 #include "common/strings.h"
 
 namespace skald::cli {
@@ -53,6 +56,15 @@ std::string DescribeTransportError(httplib::Error error, double timeout_seconds)
     default:
       return "request failed (" + httplib::to_string(error) + ")";
   }
+}
+
+// Sources the server fetches itself (not uploaded from here).
+bool IsRemoteUrl(std::string_view path) {
+  const std::string lower = AsciiLower(path.substr(0, 8));
+  for (std::string_view scheme : {"http://", "https://", "ssh://", "git://", "tos://", "git@"}) {
+    if (std::string_view(lower).substr(0, scheme.size()) == scheme) return true;
+  }
+  return false;
 }
 
 struct HttpReply {
@@ -137,9 +149,12 @@ class RemoteBackend final : public Backend {
   }
 
   Result<Json> Write(const WriteRequest& request) override {
-    return PostJson("/api/v1/content/write", Json{{"uri", request.uri},
-                                                  {"content", request.content},
-                                                  {"mode", WriteModeName(request.mode)}});
+    Json body{{"uri", request.uri},
+              {"content", request.content},
+              {"mode", WriteModeName(request.mode)}};
+    if (request.wait) body["wait"] = true;
+    if (request.timeout_s) body["timeout"] = *request.timeout_s;
+    return PostJson("/api/v1/content/write", body);
   }
 
   Result<std::string> Download(const std::string& uri) override {
@@ -169,6 +184,56 @@ class RemoteBackend final : public Backend {
     return PostJson("/api/v1/search/grep", body);
   }
 
+  Result<Json> AddResource(const AddResourceRequest& request) override {
+    Json body = Json::object();
+    if (IsRemoteUrl(request.path)) {
+      body["path"] = request.path;  // the server decides whether it can fetch it
+    } else {
+      SKALD_ASSIGN_OR_RETURN(std::string temp_id, Upload(request.path));
+      body["temp_file_id"] = temp_id;
+    }
+    if (!request.to.empty()) body["to"] = request.to;
+    if (!request.parent.empty()) body["parent"] = request.parent;
+    if (request.create_parent) body["create_parent"] = true;
+    if (!request.source_name.empty()) body["source_name"] = request.source_name;
+    body["reason"] = request.reason;
+    body["instruction"] = request.instruction;
+    // The `ov` CLI sends these as comma-separated strings.
+    if (!request.include.empty()) body["include"] = Join(request.include, ",");
+    if (!request.exclude.empty()) body["exclude"] = Join(request.exclude, ",");
+    if (!request.ignore_dirs.empty()) body["ignore_dirs"] = Join(request.ignore_dirs, ",");
+    if (!request.tags.empty()) body["tags"] = request.tags;
+    body["wait"] = false;
+    return PostJson("/api/v1/resources", body);
+  }
+
+  Result<Json> Find(const FindArgs& args) override {
+    const FindRequest& r = args.request;
+    Json body{{"query", r.query}, {"limit", r.limit}};
+    if (!r.target_uris.empty()) body["target_uri"] = r.target_uris;
+    if (!r.context_types.empty()) body["context_type"] = r.context_types;
+    if (r.score_threshold.has_value()) body["score_threshold"] = *r.score_threshold;
+    if (!r.levels.empty()) body["level"] = r.levels;
+    if (!r.tags.empty()) body["tags"] = r.tags;
+    if (!args.since.empty()) body["since"] = args.since;
+    if (!args.until.empty()) body["until"] = args.until;
+    if (r.time_field != "updated_at") body["time_field"] = r.time_field;
+    if (r.include_provenance) body["include_provenance"] = true;
+    return PostJson(args.search ? "/api/v1/search/search" : "/api/v1/search/find", body);
+  }
+
+  Result<Json> GetTask(const std::string& task_id) override {
+    return GetJson("/api/v1/tasks/" + PercentEncode(task_id), {});
+  }
+
+  Result<Json> ListTasks(const TaskFilter& filter) override {
+    Params params{{"limit", std::to_string(filter.limit)}};
+    if (!filter.task_type.empty()) params.emplace_back("task_type", filter.task_type);
+    if (!filter.status.empty()) params.emplace_back("status", filter.status);
+    if (!filter.resource_id.empty()) params.emplace_back("resource_id", filter.resource_id);
+    return GetJson("/api/v1/tasks", params);
+  }
+
   Result<Json> Fsck(bool /*repair*/) override {
     return UsageError(
         "fsck checks a workspace's files directly and has no HTTP API; it cannot run with "
@@ -187,6 +252,44 @@ class RemoteBackend final : public Backend {
     return UnwrapEnvelope(reply.status, reply.body, options_.url);
   }
 
+  // Uploads the local file `path` with POST /api/v1/resources/temp_upload
+  // and returns its temp_file_id.
+  Result<std::string> Upload(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::file_status st = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(st)) {
+      return UsageError(fmt::format("add-resource: no such file: {}", path));
+    }
+    if (std::filesystem::is_directory(st)) {
+      return UsageError(fmt::format(
+          "add-resource: {} is a directory; a server takes one uploaded file per resource, so "
+          "import directories in embedded mode (--data) on the server's workspace, or add their "
+          "files one by one",
+          path));
+    }
+    Result<std::string> bytes = ReadLocalInput(path);
+    if (!bytes.ok()) return UsageError("add-resource: " + bytes.status().message());
+    const std::string filename = std::filesystem::path(path).filename().string();
+    httplib::MultipartFormDataItems items = {
+        {"file", std::move(bytes).value(), filename, "application/octet-stream"}};
+    httplib::Result res =
+        client_.Post(url_.base_path + "/api/v1/resources/temp_upload", headers_, items);
+    if (!res) return TransportError(res.error());
+    SKALD_ASSIGN_OR_RETURN(Json result, UnwrapEnvelope(res->status, res->body, options_.url));
+    auto id = result.is_object() ? result.find("temp_file_id") : result.end();
+    if (!result.is_object() || id == result.end() || !id->is_string()) {
+      return Status::Internal(
+          fmt::format("temp_upload on {} answered without a temp_file_id", options_.url));
+    }
+    return id->get<std::string>();
+  }
+
+  Status TransportError(httplib::Error error) const {
+    return Status::Unavailable(fmt::format("cannot reach the server at {}: {}", options_.url,
+                                           DescribeTransportError(error, options_.timeout_seconds)))
+        .WithReason(std::string(kConnectionErrorReason));
+  }
+
   Result<HttpReply> Send(std::string_view method, const std::string& path, const Params& params,
                          const std::string& body) {
     std::string target = url_.base_path + path;
@@ -195,12 +298,7 @@ class RemoteBackend final : public Backend {
                           : method == "POST"
                               ? client_.Post(target, headers_, body, "application/json")
                               : client_.Delete(target, headers_);
-    if (!res) {
-      return Status::Unavailable(
-                 fmt::format("cannot reach the server at {}: {}", options_.url,
-                             DescribeTransportError(res.error(), options_.timeout_seconds)))
-          .WithReason(std::string(kConnectionErrorReason));
-    }
+    if (!res) return TransportError(res.error());
     return HttpReply{res->status, std::move(res->body)};
   }
 

@@ -8,6 +8,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <string>
@@ -148,7 +149,10 @@ TEST(RemoteBackendTest, PostBodiesMatchTheWireFormat) {
   FakeServer server;
   auto backend = Connect(server.url());
 
-  WriteRequest write{"viking://resources/a.md", "hello\n", WriteMode::kAppend};
+  WriteRequest write;
+  write.uri = "viking://resources/a.md";
+  write.content = "hello\n";
+  write.mode = WriteMode::kAppend;
   ASSERT_TRUE(backend->Write(write).ok());
   EXPECT_EQ(server.last().path, "/api/v1/content/write");
   EXPECT_EQ(Json::parse(server.last().body),
@@ -177,6 +181,88 @@ TEST(RemoteBackendTest, PostBodiesMatchTheWireFormat) {
   ASSERT_TRUE(backend->Glob(glob).ok());
   EXPECT_EQ(Json::parse(server.last().body),
             Json({{"pattern", "**/*.md"}, {"uri", "viking://"}, {"node_limit", 256}}));
+}
+
+TEST(RemoteBackendTest, FindAndTasksSendTheWireRequests) {
+  FakeServer server;
+  auto backend = Connect(server.url());
+  FindArgs find;
+  find.request.query = "fog";
+  ASSERT_TRUE(backend->Find(find).ok());
+  EXPECT_EQ(server.last().path, "/api/v1/search/find");
+  EXPECT_EQ(Json::parse(server.last().body), Json({{"query", "fog"}, {"limit", 10}}));
+
+  find.search = true;
+  find.request.target_uris = {"viking://resources/a"};
+  find.request.context_types = {"resource"};
+  find.request.levels = {0, 2};
+  find.request.tags = {"k=v"};
+  find.request.score_threshold = 0.25;
+  find.request.include_provenance = true;
+  find.since = "2h";
+  find.until = "2026-01-31";
+  ASSERT_TRUE(backend->Find(find).ok());
+  EXPECT_EQ(server.last().path, "/api/v1/search/search");
+  EXPECT_EQ(Json::parse(server.last().body), Json({{"query", "fog"},
+                                                   {"limit", 10},
+                                                   {"target_uri", {"viking://resources/a"}},
+                                                   {"context_type", {"resource"}},
+                                                   {"level", {0, 2}},
+                                                   {"tags", {"k=v"}},
+                                                   {"score_threshold", 0.25},
+                                                   {"include_provenance", true},
+                                                   {"since", "2h"},
+                                                   {"until", "2026-01-31"}}));
+
+  ASSERT_TRUE(backend->GetTask("a b").ok());
+  EXPECT_EQ(server.last().method, "GET");
+  EXPECT_EQ(server.last().path, "/api/v1/tasks/a b");
+  TaskFilter filter;
+  filter.status = "running";
+  filter.limit = 7;
+  ASSERT_TRUE(backend->ListTasks(filter).ok());
+  EXPECT_EQ(server.last().path, "/api/v1/tasks");
+  std::map<std::string, std::string> want{{"limit", "7"}, {"status", "running"}};
+  EXPECT_EQ(server.last().params, want);
+}
+
+TEST(RemoteBackendTest, AddResourceUploadsTheFileThenSendsItsTempId) {
+  FakeServer server;
+  server.Reply(200, R"({"status":"ok","result":{"temp_file_id":"upload_1.md","task_id":"t1"}})");
+  auto backend = Connect(server.url());
+  const std::string path = ::testing::TempDir() + "/remote_backend_test_doc.md";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("# Doc\n", f);
+    std::fclose(f);
+  }
+  AddResourceRequest request;
+  request.path = path;
+  request.parent = "viking://resources/p";
+  request.include = {"*.md", "*.txt"};
+  request.tags = {"k=v"};
+  request.wait = true;  // ignored: the command follows the task itself
+  Result<Json> added = backend->AddResource(request);
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  EXPECT_EQ(server.last().path, "/api/v1/resources");
+  EXPECT_EQ(Json::parse(server.last().body), Json({{"temp_file_id", "upload_1.md"},
+                                                   {"parent", "viking://resources/p"},
+                                                   {"reason", ""},
+                                                   {"instruction", ""},
+                                                   {"include", "*.md,*.txt"},
+                                                   {"tags", {"k=v"}},
+                                                   {"wait", false}}));
+  std::remove(path.c_str());
+
+  // Directories cannot be uploaded as one file; a URL goes to the server as `path`.
+  request.path = ::testing::TempDir();
+  Result<Json> dir = backend->AddResource(request);
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.status().reason(), kUsageErrorReason);
+  request.path = "https://example.com/a.md";
+  ASSERT_TRUE(backend->AddResource(request).ok());
+  EXPECT_EQ(Json::parse(server.last().body)["path"], "https://example.com/a.md");
 }
 
 TEST(RemoteBackendTest, ErrorEnvelopeBecomesStatusWithWireCode) {

@@ -68,29 +68,49 @@ class Call {
 
 using RouteHandler = std::function<void(Call&)>;
 
-// Exact-path routes, each with handlers per method.
+// Exact-path routes and one-parameter routes ("/api/v1/tasks/{task_id}"),
+// each with handlers per method.
 class Router {
  public:
   enum class Match { kFound, kMethodNotAllowed, kNotFound };
 
   // REQUIRES: (method, path) not registered yet.
   void Add(const std::string& method, const std::string& path, RouteHandler handler);
+  // Routes every path made of `prefix` and one non-empty segment without '/'
+  // (a path parameter, read by the handler with PathParameter()). Exact
+  // routes win over parameter routes. REQUIRES: `prefix` ends with '/'.
+  void AddWithParameter(const std::string& method, const std::string& prefix, RouteHandler handler);
   // Looks up `method` (HEAD is served by GET handlers) on `path`. On
   // kMethodNotAllowed, *allowed lists the path's methods.
   Match Find(std::string_view method, std::string_view path, const RouteHandler** handler,
              std::vector<std::string>* allowed) const;
+  // True when some route (exact or with a parameter) serves `path`.
   bool HasPath(std::string_view path) const;
 
  private:
-  std::map<std::string, std::map<std::string, RouteHandler>, std::less<>> routes_;
+  using Methods = std::map<std::string, RouteHandler>;
+  // The parameter route whose prefix `path` extends by one segment, or null.
+  const Methods* FindParameterRoute(std::string_view path) const;
+
+  std::map<std::string, Methods, std::less<>> routes_;
+  std::map<std::string, Methods, std::less<>> parameter_routes_;  // keyed by prefix
 };
+
+// The segment after `prefix` in the request path (the {task_id} of a route
+// registered with Router::AddWithParameter(prefix)); "" when the path does
+// not start with `prefix`.
+std::string PathParameter(const Call& call, std::string_view prefix);
 
 // /api/v1/fs/{ls,tree,stat,mkdir,mv} and DELETE /api/v1/fs.
 void RegisterFsRoutes(Router& router);
 // /api/v1/content/{read,abstract,overview,download,write}.
 void RegisterContentRoutes(Router& router);
-// /api/v1/search/{glob,grep}.
+// /api/v1/search/{glob,grep,find,search}.
 void RegisterSearchRoutes(Router& router);
+// /api/v1/resources and /api/v1/resources/temp_upload.
+void RegisterResourceRoutes(Router& router);
+// GET /api/v1/tasks and GET /api/v1/tasks/{task_id}.
+void RegisterTaskRoutes(Router& router);
 
 // Clamps a wire integer into the int range the option structs use.
 int ClampToInt(int64_t value);

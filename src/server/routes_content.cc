@@ -49,15 +49,6 @@ void Download(Call& call) {
   call.Bytes(std::move(file->bytes), "application/octet-stream");
 }
 
-// OpenViking's `queue_status` after `wait=true`: per queue what was
-// processed for this request. Skald runs the write's follow-up as one job
-// (summaries and embedding together), reported in both queues.
-Json WaitedQueueStatus(const WriteResult& written) {
-  int processed = written.vector_status == "completed" ? 1 : 0;
-  Json queue = {{"processed", processed}, {"requeue_count", 0}, {"error_count", 0},
-                {"errors", Json::array()}};
-  return Json{{"Semantic", queue}, {"Embedding", queue}};
-}
 
 // Body {uri, content, mode, wait, timeout, telemetry, processing_mode}
 // (extra="forbid"); answered with the exclude-none envelope.
@@ -87,8 +78,7 @@ void Write(Call& call) {
   Result<WriteResult> written = call.db().Write(call.who(), request);
   if (!written.ok()) return call.Fail(written.status());
 
-  Json result = WriteToJson(*written);
-  if (wait) result["queue_status"] = WaitedQueueStatus(*written);
+  Json result = WriteToJson(*written, wait);
   if (!telemetry) return call.OkExcludeNone(result);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

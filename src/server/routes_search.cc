@@ -1,8 +1,14 @@
-// Search routes without a model (reference §2.4): glob and grep. Unknown
-// body fields are ignored there (no extra="forbid").
+// Search routes (reference §2.4). glob and grep need no model and ignore
+// unknown body fields; find and search (list mode) run Db::Find and forbid
+// unknown fields (extra="forbid").
 
+#include <fmt/format.h>
+
+#include <chrono>
 #include <limits>
 
+#include "common/strings.h"
+#include "common/time_util.h"
 #include "server/routes.h"
 #include "service/json_codec.h"
 
@@ -51,11 +57,322 @@ void Grep(Call& call) {
   call.Ok(GrepToJson(*result));
 }
 
+// ---- find / search ----------------------------------------------------------
+
+void AddFieldError(ValidationErrors* errors, std::string_view name, std::string message,
+                   std::string type) {
+  errors->Add({"body", std::string(name)}, std::move(message), std::move(type));
+}
+
+// `str | list[str]` (a string becomes a one-element list; "" an empty one).
+// Absent or null -> empty.
+std::vector<std::string> StringOrList(const Json& body, std::string_view name,
+                                      ValidationErrors* errors) {
+  std::vector<std::string> out;
+  auto it = body.find(name);
+  if (it == body.end() || it->is_null()) return out;
+  if (it->is_string()) {
+    if (!it->get_ref<const std::string&>().empty()) out.push_back(it->get<std::string>());
+    return out;
+  }
+  if (it->is_array()) {
+    for (const Json& item : *it) {
+      if (!item.is_string()) {
+        AddFieldError(errors, name, "Input should be a valid string or a list of strings",
+                      "string_type");
+        return {};
+      }
+      if (!item.get_ref<const std::string&>().empty()) out.push_back(item.get<std::string>());
+    }
+    return out;
+  }
+  AddFieldError(errors, name, "Input should be a valid string or a list of strings", "string_type");
+  return out;
+}
+
+// `level: int | str | list[int]`; a string may list levels with commas ("0,1").
+std::vector<int> Levels(const Json& body, ValidationErrors* errors) {
+  std::vector<int> out;
+  auto it = body.find("level");
+  if (it == body.end() || it->is_null()) return out;
+  auto bad = [&] {
+    AddFieldError(errors, "level",
+                  "Input should be an integer, a list of integers or a string such as \"0,1\"",
+                  "int_type");
+    return std::vector<int>();
+  };
+  auto add_int = [&](const Json& v) {
+    if (!v.is_number_integer()) return false;
+    out.push_back(ClampToInt(v.get<int64_t>()));
+    return true;
+  };
+  if (it->is_number_integer()) {
+    add_int(*it);
+  } else if (it->is_array()) {
+    for (const Json& v : *it) {
+      if (!add_int(v)) return bad();
+    }
+  } else if (it->is_string()) {
+    for (const std::string& piece : Split(it->get_ref<const std::string&>(), ',')) {
+      long long level = 0;
+      if (!ParseInt64(Trim(piece), &level)) return bad();
+      out.push_back(ClampToInt(level));
+    }
+  } else {
+    return bad();
+  }
+  return out;
+}
+
+// "k=v" tags: `tags: list[str]` (a comma-separated string is accepted too).
+std::vector<std::string> Tags(const Json& body, ValidationErrors* errors) {
+  std::vector<std::string> tags;
+  auto it = body.find("tags");
+  if (it != body.end() && it->is_string()) {
+    for (const std::string& piece : Split(it->get_ref<const std::string&>(), ',')) {
+      if (!Trim(piece).empty()) tags.emplace_back(Trim(piece));
+    }
+  } else {
+    tags = StringOrList(body, "tags", errors);
+  }
+  for (const std::string& tag : tags) {
+    const size_t eq = tag.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      AddFieldError(errors, "tags", fmt::format("Tag '{}' must have the form key=value", tag),
+                    "value_error");
+      return {};
+    }
+  }
+  return tags;
+}
+
+// Applies OpenViking's filter DSL to `request`. Skald understands the forms
+// its own fields express: {"op":"and","conds":[...]}, {"op":"must",
+// "field":"context_type"|"search_tags","conds":[...]}, {"op":"time_range",
+// "field":"updated_at"|"created_at","gte"?,"lte"?} (times as `since`/`until`
+// take them). Anything else is INVALID_FILTER (400).
+Status ApplyFilter(const Json& filter, int64_t now_ns, FindRequest* request) {
+  auto invalid = [&](std::string why) {
+    return Status::InvalidArgument("Unsupported filter: " + why).WithReason("INVALID_FILTER");
+  };
+  if (!filter.is_object()) return invalid("a filter must be an object");
+  auto op_it = filter.find("op");
+  if (op_it == filter.end() || !op_it->is_string()) return invalid("missing \"op\"");
+  const std::string& op = op_it->get_ref<const std::string&>();
+  auto conds = filter.find("conds");
+  if (op == "and") {
+    if (conds == filter.end() || !conds->is_array()) return invalid("\"and\" needs \"conds\"");
+    for (const Json& cond : *conds) SKALD_RETURN_IF_ERROR(ApplyFilter(cond, now_ns, request));
+    return Status::Ok();
+  }
+  auto field_it = filter.find("field");
+  const std::string field =
+      field_it != filter.end() && field_it->is_string() ? field_it->get<std::string>() : "";
+  if (op == "must") {
+    if (conds == filter.end() || !conds->is_array()) return invalid("\"must\" needs \"conds\"");
+    std::vector<std::string>* target = field == "context_type"  ? &request->context_types
+                                       : field == "search_tags" ? &request->tags
+                                                                : nullptr;
+    if (target == nullptr) {
+      return invalid(
+          fmt::format("\"must\" on field '{}' (supported: context_type, search_tags)", field));
+    }
+    for (const Json& value : *conds) {
+      if (!value.is_string()) return invalid("\"must\" values must be strings");
+      target->push_back(value.get<std::string>());
+    }
+    return Status::Ok();
+  }
+  if (op == "time_range") {
+    if (field != "updated_at" && field != "created_at") {
+      return invalid("\"time_range\" field must be updated_at or created_at");
+    }
+    request->time_field = field;
+    for (const char* bound : {"gte", "lte"}) {
+      auto it = filter.find(bound);
+      if (it == filter.end() || it->is_null()) continue;
+      if (!it->is_string()) return invalid(fmt::format("\"{}\" must be a time string", bound));
+      const bool is_until = std::string_view(bound) == "lte";
+      Result<int64_t> at = ParseTimeBound(it->get<std::string>(), now_ns, is_until);
+      if (!at.ok()) return invalid(at.status().message());
+      (is_until ? request->until_ns : request->since_ns) = *at;
+    }
+    return Status::Ok();
+  }
+  return invalid(fmt::format("op '{}' (supported: and, must, time_range)", op));
+}
+
+// Fields find and search share.
+struct FindBody {
+  FindRequest request;
+  std::optional<std::string> image_url;
+  bool telemetry = false;
+  bool telemetry_summary = false;
+};
+
+// Reads the fields common to find and search into `out`; problems go to `errors`.
+void ReadFindFields(const Json& body, BodyReader& b, ValidationErrors* errors, FindBody* out) {
+  FindRequest& r = out->request;
+  r.query = b.String("query", "");
+  out->image_url = b.OptionalString("image_url");
+  r.target_uris = StringOrList(body, "target_uri", errors);
+  r.context_types = StringOrList(body, "context_type", errors);
+  const int64_t limit = b.Int("limit", 10);
+  const std::optional<int64_t> node_limit = b.NullableInt("node_limit", std::nullopt);
+  r.limit = ClampToInt(node_limit.value_or(limit));
+  r.score_threshold = b.OptionalFloat("score_threshold");
+  r.include_provenance = b.Bool("include_provenance", false);
+  r.tags = Tags(body, errors);
+  r.levels = Levels(body, errors);
+  r.time_field =
+      b.OptionalLiteral("time_field", {"updated_at", "created_at"}).value_or("updated_at");
+  const int64_t now = NowNanos();
+  for (const char* name : {"since", "until"}) {
+    std::optional<std::string> text = b.OptionalString(name);
+    if (!text.has_value()) continue;
+    const bool is_until = std::string_view(name) == "until";
+    Result<int64_t> at = ParseTimeBound(*text, now, /*end_of_day=*/is_until);
+    if (!at.ok()) {
+      AddFieldError(errors, name, at.status().message(), "value_error");
+      continue;
+    }
+    (is_until ? r.until_ns : r.since_ns) = *at;
+  }
+  if (auto it = body.find("filter"); it != body.end() && !it->is_null() && !it->is_object()) {
+    AddFieldError(errors, "filter", "Input should be a valid dictionary", "dict_type");
+  }
+  out->telemetry = b.Telemetry("telemetry", &out->telemetry_summary);
+}
+
+// The part of find and search after the body was read: filter, checks, Db::Find, answer.
+void RunFind(Call& call, const Json& body, FindBody& parsed, std::string_view operation,
+             std::chrono::steady_clock::time_point start) {
+  FindRequest& request = parsed.request;
+  if (Trim(request.query).empty()) {
+    if (parsed.image_url.has_value() && !parsed.image_url->empty()) {
+      return call.Fail(Status::InvalidArgument(
+                           "image_url queries are not supported yet (Skald has no multimodal "
+                           "embedder); send a text query")
+                           .WithReason("UNIMPLEMENTED"));
+    }
+    return call.Fail(Status::InvalidArgument("Either query or image_url must be provided"));
+  }
+  if (auto it = body.find("filter"); it != body.end() && it->is_object() && !it->empty()) {
+    if (Status applied = ApplyFilter(*it, NowNanos(), &request); !applied.ok()) {
+      return call.Fail(applied);
+    }
+  }
+  if (Status valid = request.Validate(); !valid.ok()) return call.Fail(valid);
+
+  Result<FindResult> found = call.db().Find(call.who(), request);
+  if (!found.ok()) return call.Fail(found.status());
+  Json result = FindResultToJson(*found, request.include_provenance);
+  if (!parsed.telemetry) return call.OkExcludeNone(result);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  Json telemetry = {{"id", NewRequestId()}};
+  if (parsed.telemetry_summary) {
+    telemetry["summary"] = {{"operation", operation}, {"status", "ok"}, {"duration_ms", ms}};
+  }
+  call.OkExcludeNone(result, &telemetry);
+}
+
+// POST /api/v1/search/find (extra="forbid").
+void Find(Call& call) {
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<Json> body = call.BodyObject();
+  if (!body.has_value()) return;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  FindBody parsed;
+  ReadFindFields(*body, b, &errors, &parsed);
+  b.ForbidExtra({"query", "image_url", "target_uri", "context_type", "limit", "node_limit",
+                 "score_threshold", "filter", "include_provenance", "tags", "since", "until",
+                 "time_field", "level", "telemetry"});
+  if (!errors.empty()) return call.FailValidation(errors);
+  RunFind(call, *body, parsed, "search.find", start);
+}
+
+// Fields only search's context mode takes (reference §2.4).
+constexpr std::string_view kContextOnlyFields[] = {"query_expansion",
+                                                   "max_tokens",
+                                                   "quotas",
+                                                   "purpose",
+                                                   "detail",
+                                                   "dedup_turns",
+                                                   "exclude_uris",
+                                                   "peer_scope",
+                                                   "other_peer_penalty",
+                                                   "rewrite",
+                                                   "rewrite_max_bullets"};
+
+// POST /api/v1/search/search: list mode runs Find (no session-aware intent
+// analysis yet); context mode is not implemented (501).
+void Search(Call& call) {
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<Json> body = call.BodyObject();
+  if (!body.has_value()) return;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  FindBody parsed;
+  ReadFindFields(*body, b, &errors, &parsed);
+  (void)b.OptionalString("session_id");  // accepted; sessions come later
+  const std::string mode = b.Literal("mode", "list", {"list", "context"});
+  b.ForbidExtra({"query",
+                 "image_url",
+                 "target_uri",
+                 "context_type",
+                 "limit",
+                 "node_limit",
+                 "score_threshold",
+                 "filter",
+                 "include_provenance",
+                 "tags",
+                 "since",
+                 "until",
+                 "time_field",
+                 "level",
+                 "telemetry",
+                 "session_id",
+                 "mode",
+                 "query_expansion",
+                 "max_tokens",
+                 "quotas",
+                 "purpose",
+                 "detail",
+                 "dedup_turns",
+                 "exclude_uris",
+                 "peer_scope",
+                 "other_peer_penalty",
+                 "rewrite",
+                 "rewrite_max_bullets"});
+  if (mode == "list") {
+    for (std::string_view field : kContextOnlyFields) {
+      auto it = body->find(field);
+      if (it != body->end() && !it->is_null()) {
+        AddFieldError(&errors, field,
+                      fmt::format("Value error, {} is only valid with mode=\"context\"", field),
+                      "value_error");
+      }
+    }
+  }
+  if (!errors.empty()) return call.FailValidation(errors);
+  if (mode == "context") {
+    return call.Fail(
+        Status::InvalidArgument("search mode \"context\" is not supported yet; use mode \"list\"")
+            .WithReason("UNIMPLEMENTED")
+            .WithDetail("mode", "context"));
+  }
+  RunFind(call, *body, parsed, "search.search", start);
+}
+
 }  // namespace
 
 void RegisterSearchRoutes(Router& router) {
   router.Add("POST", "/api/v1/search/glob", Glob);
   router.Add("POST", "/api/v1/search/grep", Grep);
+  router.Add("POST", "/api/v1/search/find", Find);
+  router.Add("POST", "/api/v1/search/search", Search);
 }
 
 }  // namespace skald::server

@@ -56,7 +56,8 @@ void Call::Bytes(std::string bytes, const std::string& content_type) {
 void Call::Fail(const Status& status) {
   const std::string code = WireErrorCode(status);
   const int http_status = HttpStatusForCode(code);
-  if (http_status >= 500) {
+  // 501 is a request for something not built yet, not a server fault.
+  if (http_status >= 500 && http_status != 501) {
     spdlog::error("{} {} failed: {}", request_.method, request_.path, status.ToString());
   }
   Json error = ErrorToJson(status);
@@ -100,23 +101,48 @@ void Router::Add(const std::string& method, const std::string& path, RouteHandle
   routes_[path][method] = std::move(handler);
 }
 
+void Router::AddWithParameter(const std::string& method, const std::string& prefix,
+                              RouteHandler handler) {
+  parameter_routes_[prefix][method] = std::move(handler);
+}
+
+const Router::Methods* Router::FindParameterRoute(std::string_view path) const {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos || slash + 1 == path.size()) return nullptr;
+  auto route = parameter_routes_.find(path.substr(0, slash + 1));
+  return route == parameter_routes_.end() ? nullptr : &route->second;
+}
+
 Router::Match Router::Find(std::string_view method, std::string_view path,
                            const RouteHandler** handler, std::vector<std::string>* allowed) const {
-  auto route = routes_.find(path);
-  if (route == routes_.end()) return Match::kNotFound;
+  const Methods* methods = nullptr;
+  if (auto route = routes_.find(path); route != routes_.end()) {
+    methods = &route->second;
+  } else {
+    methods = FindParameterRoute(path);
+  }
+  if (methods == nullptr) return Match::kNotFound;
   std::string_view effective = method == "HEAD" ? std::string_view("GET") : method;
-  for (const auto& [name, h] : route->second) {
+  for (const auto& [name, h] : *methods) {
     if (name == effective) {
       *handler = &h;
       return Match::kFound;
     }
   }
   allowed->clear();
-  for (const auto& [name, unused] : route->second) allowed->push_back(name);
+  for (const auto& [name, unused] : *methods) allowed->push_back(name);
   return Match::kMethodNotAllowed;
 }
 
-bool Router::HasPath(std::string_view path) const { return routes_.find(path) != routes_.end(); }
+bool Router::HasPath(std::string_view path) const {
+  return routes_.find(path) != routes_.end() || FindParameterRoute(path) != nullptr;
+}
+
+std::string PathParameter(const Call& call, std::string_view prefix) {
+  std::string_view path = call.request().path;
+  if (path.substr(0, prefix.size()) != prefix) return std::string();
+  return std::string(path.substr(prefix.size()));
+}
 
 int ClampToInt(int64_t value) {
   if (value > std::numeric_limits<int>::max()) return std::numeric_limits<int>::max();
@@ -248,6 +274,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
   server::RegisterFsRoutes(router);
   server::RegisterContentRoutes(router);
   server::RegisterSearchRoutes(router);
+  server::RegisterResourceRoutes(router);
+  server::RegisterTaskRoutes(router);
 
   httplib::Server& http = *server->http_;
   const int threads = options.threads;

@@ -59,7 +59,7 @@ class FakeDb : public Db {
   Result<std::vector<TaskInfo>> ListTasks(const Identity&, const TaskFilter&) override {
     return failure;
   }
-  Status WaitIdle(int64_t) override { return failure; }
+  Status WaitIdle(int64_t, bool) override { return failure; }
 
   std::string last_account;
 };

@@ -308,11 +308,20 @@ Result<std::vector<TaskInfo>> DbImpl::ListTasks(const Identity& who, const TaskF
   return out;
 }
 
-Status DbImpl::WaitIdle(int64_t timeout_ms) {
+Status DbImpl::WaitIdle(int64_t timeout_ms, bool wait_for_retries) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (true) {
     SKALD_ASSIGN_OR_RETURN(uint64_t pending, catalog_->CountJobs(JobState::kPending));
     SKALD_ASSIGN_OR_RETURN(uint64_t running, catalog_->CountJobs(JobState::kRunning));
+    if (!wait_for_retries && pending > 0) {
+      JobFilter waiting;
+      waiting.state = JobState::kPending;
+      waiting.limit = 0;
+      SKALD_ASSIGN_OR_RETURN(std::vector<Job> jobs, catalog_->ListJobs(waiting));
+      int64_t now = jobs_->Now();
+      pending = 0;
+      for (const Job& job : jobs) pending += job.not_before_ns <= now ? 1 : 0;
+    }
     if (pending + running == 0) return Status::Ok();
     if (workers_.empty()) {
       return Status::FailedPrecondition(

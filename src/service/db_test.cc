@@ -11,6 +11,14 @@
 namespace skald {
 namespace {
 
+WriteRequest Req(std::string uri, std::string content, WriteMode mode) {
+  WriteRequest request;
+  request.uri = std::move(uri);
+  request.content = std::move(content);
+  request.mode = mode;
+  return request;
+}
+
 class DbTest : public ::testing::Test {
  protected:
   void SetUp() override { Reopen(); }
@@ -19,12 +27,15 @@ class DbTest : public ::testing::Test {
     DbOptions options;
     options.workspace = dir_.Sub("ws");
     options.sync_writes = false;  // the crash tests cover durability
+    // File-system semantics only: no background indexing adding sidecars
+    // (tests/integration covers it).
+    options.background_workers = 0;
     auto db = Db::Open(options);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = std::move(db).value();
   }
   void Create(const std::string& uri, const std::string& content) {
-    auto r = db_->Write(who_, {uri, content, WriteMode::kCreate});
+    auto r = db_->Write(who_, Req(uri, content, WriteMode::kCreate));
     ASSERT_TRUE(r.ok()) << uri << ": " << r.status().ToString();
   }
   std::vector<std::string> Uris(const Result<std::vector<LsEntry>>& entries) {
@@ -95,28 +106,28 @@ TEST_F(DbTest, LsAbstractIsCutToAbsLimit) {
 }
 
 TEST_F(DbTest, WriteModes) {
-  WriteRequest replace{"viking://resources/n/x.md", "a", WriteMode::kReplace};
+  WriteRequest replace = Req("viking://resources/n/x.md", "a", WriteMode::kReplace);
   EXPECT_EQ(db_->Write(who_, replace).status().code(), StatusCode::kNotFound);
   Create("viking://resources/n/x.md", "line1\n");
-  auto dup = db_->Write(who_, {"viking://resources/n/x.md", "z", WriteMode::kCreate});
+  auto dup = db_->Write(who_, Req("viking://resources/n/x.md", "z", WriteMode::kCreate));
   EXPECT_EQ(dup.status().code(), StatusCode::kAlreadyExists);
-  auto app = db_->Write(who_, {"viking://resources/n/x.md", "line2\n", WriteMode::kAppend});
+  auto app = db_->Write(who_, Req("viking://resources/n/x.md", "line2\n", WriteMode::kAppend));
   ASSERT_TRUE(app.ok());
   EXPECT_TRUE(app->content_updated);
   EXPECT_EQ(app->written_bytes, 6u);
   EXPECT_EQ(app->root_uri, "viking://resources/n");
   EXPECT_EQ(*db_->Read(who_, "viking://resources/n/x.md", 0, -1), "line1\nline2\n");
-  auto same = db_->Write(who_, {"viking://resources/n/x.md", "line1\nline2\n",
-                                WriteMode::kReplace});
+  auto same = db_->Write(who_, Req("viking://resources/n/x.md", "line1\nline2\n",
+                                WriteMode::kReplace));
   ASSERT_TRUE(same.ok());
   EXPECT_FALSE(same->content_updated);
-  EXPECT_EQ(db_->Write(who_, {"viking://resources/n/x.bin", "z", WriteMode::kCreate})
+  EXPECT_EQ(db_->Write(who_, Req("viking://resources/n/x.bin", "z", WriteMode::kCreate))
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(db_->Write(who_, {"viking://resources/n", "z", WriteMode::kReplace}).status().code(),
+  EXPECT_EQ(db_->Write(who_, Req("viking://resources/n", "z", WriteMode::kReplace)).status().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(db_->Write(who_, {"viking://resources/n/y.md", "\xff", WriteMode::kCreate})
+  EXPECT_EQ(db_->Write(who_, Req("viking://resources/n/y.md", "\xff", WriteMode::kCreate))
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);
@@ -276,7 +287,7 @@ TEST_F(DbTest, ConcurrentWritersToOneFileSerialize) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 25; ++i) {
-        auto r = db_->Write(who_, {"viking://resources/c.md", "x", WriteMode::kAppend});
+        auto r = db_->Write(who_, Req("viking://resources/c.md", "x", WriteMode::kAppend));
         EXPECT_TRUE(r.ok()) << r.status().ToString();
       }
     });

@@ -1,7 +1,12 @@
 #include "service/json_codec.h"
 
+#include <chrono>
+#include <cmath>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "common/strings.h"
 #include "common/time_util.h"
 
 namespace skald {
@@ -14,6 +19,137 @@ std::string_view WriteModeName(WriteMode mode) {
     case WriteMode::kCreate: return "create";
   }
   return "replace";
+}
+
+double FiniteOrZero(double value) { return std::isfinite(value) ? value : 0.0; }
+
+// Seconds since the epoch as a float (Python's time.time() style).
+double EpochSeconds(int64_t nanos) { return static_cast<double>(nanos) / 1e9; }
+
+// "2026-01-02T03:04:05.123456+00:00": Python's isoformat() of an aware UTC datetime.
+std::string IsoMicros(int64_t nanos) {
+  int64_t secs = nanos / 1000000000;
+  int64_t rem = nanos % 1000000000;
+  if (rem < 0) {
+    rem += 1000000000;
+    --secs;
+  }
+  // FormatRfc3339 gives the calendar part (whole seconds); the micros come from `rem`.
+  std::string base = FormatRfc3339(secs * 1000000000);  // "YYYY-MM-DDTHH:MM:SSZ"
+  base.pop_back();
+  return fmt::format("{}.{:06}+00:00", base, rem / 1000);
+}
+
+// ---- time bounds ---------------------------------------------------------------
+
+constexpr int64_t kNanosPerSecond = 1000000000;
+
+// Reads exactly `width` decimal digits at s[*pos]; advances *pos.
+bool ReadDigits(std::string_view s, size_t* pos, size_t width, int* out) {
+  if (*pos + width > s.size()) return false;
+  int value = 0;
+  for (size_t i = 0; i < width; ++i) {
+    char c = s[*pos + i];
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + (c - '0');
+  }
+  *pos += width;
+  *out = value;
+  return true;
+}
+
+// "30s", "15m", "2h", "7d", "2w" -> that many nanoseconds.
+bool ParseRelativeAge(std::string_view s, int64_t* out) {
+  if (s.size() < 2) return false;
+  int64_t unit = 0;
+  switch (s.back()) {
+    case 's': unit = kNanosPerSecond; break;
+    case 'm': unit = 60 * kNanosPerSecond; break;
+    case 'h': unit = 3600 * kNanosPerSecond; break;
+    case 'd': unit = 86400 * kNanosPerSecond; break;
+    case 'w': unit = 7 * 86400 * kNanosPerSecond; break;
+    default: return false;
+  }
+  long long count = 0;
+  std::string_view digits = s.substr(0, s.size() - 1);
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+  }
+  if (!ParseInt64(digits, &count) || count < 0) return false;
+  // Ages beyond ~290 years would overflow; nobody means them.
+  if (count > (int64_t{1} << 62) / unit) return false;
+  *out = count * unit;
+  return true;
+}
+
+// "YYYY-MM-DD[(T| )HH:MM[:SS[.frac]][Z|(+|-)HH[:]MM]]" -> ns since the epoch.
+bool ParseIsoDateTime(std::string_view s, bool end_of_day, int64_t* out) {
+  size_t pos = 0;
+  int year = 0;
+  int month = 0;
+  int day = 0;
+  if (!ReadDigits(s, &pos, 4, &year) || pos >= s.size() || s[pos++] != '-' ||
+      !ReadDigits(s, &pos, 2, &month) || pos >= s.size() || s[pos++] != '-' ||
+      !ReadDigits(s, &pos, 2, &day)) {
+    return false;
+  }
+  const std::chrono::year_month_day date{std::chrono::year{year},
+                                         std::chrono::month{static_cast<unsigned>(month)},
+                                         std::chrono::day{static_cast<unsigned>(day)}};
+  if (!date.ok()) return false;
+  const int64_t days = std::chrono::sys_days(date).time_since_epoch().count();
+  const int64_t midnight = days * 86400 * kNanosPerSecond;
+  if (pos == s.size()) {
+    *out = end_of_day ? midnight + 86400 * kNanosPerSecond - 1 : midnight;
+    return true;
+  }
+  if (s[pos] != 'T' && s[pos] != 't' && s[pos] != ' ') return false;
+  ++pos;
+  int hour = 0;
+  int minute = 0;
+  int second = 0;
+  int64_t fraction_ns = 0;
+  if (!ReadDigits(s, &pos, 2, &hour) || pos >= s.size() || s[pos++] != ':' ||
+      !ReadDigits(s, &pos, 2, &minute)) {
+    return false;
+  }
+  if (pos < s.size() && s[pos] == ':') {
+    ++pos;
+    if (!ReadDigits(s, &pos, 2, &second)) return false;
+    if (pos < s.size() && (s[pos] == '.' || s[pos] == ',')) {
+      ++pos;
+      int64_t scale = kNanosPerSecond / 10;
+      size_t start = pos;
+      while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
+        fraction_ns += (s[pos] - '0') * scale;
+        scale /= 10;
+        ++pos;
+      }
+      if (pos == start) return false;
+    }
+  }
+  if (hour > 23 || minute > 59 || second > 60) return false;  // 60: a leap second
+  int64_t offset_seconds = 0;
+  if (pos < s.size()) {
+    char sign = s[pos++];
+    if (sign == 'Z' || sign == 'z') {
+      if (pos != s.size()) return false;
+    } else if (sign == '+' || sign == '-') {
+      int off_h = 0;
+      int off_m = 0;
+      if (!ReadDigits(s, &pos, 2, &off_h)) return false;
+      if (pos < s.size() && s[pos] == ':') ++pos;
+      if (!ReadDigits(s, &pos, 2, &off_m) || pos != s.size() || off_h > 23 || off_m > 59) {
+        return false;
+      }
+      offset_seconds = (off_h * 3600 + off_m * 60) * (sign == '-' ? -1 : 1);
+    } else {
+      return false;
+    }
+  }
+  const int64_t seconds = int64_t{hour} * 3600 + minute * 60 + second - offset_seconds;
+  *out = midnight + seconds * kNanosPerSecond + fraction_ns;
+  return true;
 }
 
 }  // namespace
@@ -91,6 +227,19 @@ Json WriteToJson(const WriteResult& result) {
   return out;
 }
 
+Json WriteToJson(const WriteResult& result, bool waited) {
+  Json out = WriteToJson(result);
+  if (!waited) return out;
+  // OpenViking's `queue_status` after wait=true: what each queue processed
+  // for this request. Skald runs a write's follow-up as one job (summaries
+  // and embedding together), reported in both queues.
+  int processed = result.vector_status == "completed" ? 1 : 0;
+  Json queue = {{"processed", processed}, {"requeue_count", 0}, {"error_count", 0},
+                {"errors", Json::array()}};
+  out["queue_status"] = Json{{"Semantic", queue}, {"Embedding", queue}};
+  return out;
+}
+
 Json GlobToJson(const GlobResult& result) {
   Json out = Json::object();
   out["matches"] = result.matches;
@@ -125,6 +274,98 @@ Json FsckToJson(const FsckReport& report) {
   out["clean"] = report.clean();
   out["issues"] = std::move(issues);
   return out;
+}
+
+Json MatchedContextToJson(const MatchedContext& hit) {
+  Json out = Json::object();
+  out["context_type"] = hit.context_type;
+  out["uri"] = hit.uri;
+  out["level"] = hit.level;
+  out["score"] = FiniteOrZero(hit.score);
+  out["abstract"] = hit.abstract;
+  out["tags"] = hit.tags;
+  if (!hit.match_reason.empty()) out["match_reason"] = hit.match_reason;
+  return out;
+}
+
+Json FindResultToJson(const FindResult& result, bool with_provenance) {
+  auto hits = [](const std::vector<MatchedContext>& list) {
+    Json out = Json::array();
+    for (const MatchedContext& hit : list) out.push_back(MatchedContextToJson(hit));
+    return out;
+  };
+  Json out = Json::object();
+  out["memories"] = hits(result.memories);
+  out["resources"] = hits(result.resources);
+  out["skills"] = hits(result.skills);
+  out["total"] = result.total();
+  if (with_provenance && result.trace.has_value()) {
+    const FindTrace& t = *result.trace;
+    Json trace = Json::object();
+    trace["mode"] = t.mode;
+    trace["directories_visited"] = t.directories_visited;
+    trace["rounds"] = t.rounds;
+    trace["stop_reason"] = t.stop_reason;
+    trace["candidates_kept"] = t.candidates_kept;
+    trace["candidates_dropped"] = t.candidates_dropped;
+    trace["reranked"] = t.reranked;
+    if (!t.rerank_warning.empty()) trace["rerank_warning"] = t.rerank_warning;
+    trace["latency_ms"] = FiniteOrZero(t.latency_ms);
+    out["provenance"] = std::move(trace);
+  }
+  return out;
+}
+
+Json TaskInfoToJson(const TaskInfo& task) {
+  Json out = Json::object();
+  out["task_id"] = task.task_id;
+  out["task_type"] = task.task_type;
+  out["status"] = task.status;
+  out["created_at"] = EpochSeconds(task.created_ns);
+  out["updated_at"] = EpochSeconds(task.updated_ns);
+  out["created_at_iso"] = IsoMicros(task.created_ns);
+  out["updated_at_iso"] = IsoMicros(task.updated_ns);
+  out["resource_id"] = task.resource_id;
+  out["meta"] = Json::object();
+  out["stage"] = task.stage;
+  Json result(nullptr);
+  if (!task.result_json.empty()) {
+    // A stored result that does not parse is shown as text rather than lost.
+    Result<Json> parsed = ParseJson(task.result_json);
+    result = parsed.ok() ? std::move(parsed).value() : Json(task.result_json);
+  }
+  out["result"] = std::move(result);
+  out["error"] = task.error.empty() ? Json(nullptr) : Json(task.error);
+  return out;
+}
+
+Json AddResourceResultToJson(const AddResourceResult& result, bool waited) {
+  Json out = Json::object();
+  out["status"] = "success";
+  out["root_uri"] = result.root_uri;
+  out["temp_uri"] = "";
+  out["source_path"] = result.source_path;
+  out["meta"] = Json::object();
+  out["errors"] = result.errors;
+  if (!result.warnings.empty()) out["warnings"] = result.warnings;
+  if (waited) {
+    out["queue_status"] = Json{{"task_status", result.task_status}};
+  } else {
+    out["task_id"] = result.task_id;
+  }
+  return out;
+}
+
+Result<int64_t> ParseTimeBound(std::string_view text, int64_t now_ns, bool end_of_day) {
+  std::string_view s = Trim(text);
+  int64_t age = 0;
+  if (ParseRelativeAge(s, &age)) return now_ns - age;
+  int64_t at = 0;
+  if (ParseIsoDateTime(s, end_of_day, &at)) return at;
+  return Status::InvalidArgument(
+      fmt::format("invalid time '{}': use a relative age such as 30m, 2h, 7d or 2w, a date "
+                  "YYYY-MM-DD, or an ISO 8601 time such as 2026-01-31T12:00:00Z",
+                  text));
 }
 
 std::string WireErrorCode(const Status& status) {

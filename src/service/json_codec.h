@@ -1,11 +1,14 @@
 #pragma once
 
-// JSON encodings of Db results in OpenViking's wire format (reference §2.2-2.4).
+// JSON encodings of Db results in OpenViking's wire format (reference §2.2-2.8),
+// and the decoding of wire values both front ends accept (time bounds).
 // Shared by the server (HTTP `result` payloads) and the CLI (embedded mode
 // `--json` output and table rendering), so both print the same thing.
 //
 // Thread safety: pure functions.
 
+#include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "common/json_util.h"
@@ -30,12 +33,40 @@ Json RmToJson(const RmResult& result);
 Json MvToJson(const MvResult& result);
 // {uri,root_uri,context_type,mode,written_bytes,content_updated,semantic_status,vector_status}
 Json WriteToJson(const WriteResult& result);
+// With `waited` (the request had wait=true): plus OpenViking's `queue_status`.
+Json WriteToJson(const WriteResult& result, bool waited);
 // {matches:[uri...], count}
 Json GlobToJson(const GlobResult& result);
 // {matches:[{uri,line,content}], count, match_count, files_scanned}
 Json GrepToJson(const GrepResult& result);
 // {nodes_checked, clean, issues:[{kind,account,uri,detail,repaired}]}
 Json FsckToJson(const FsckReport& report);
+
+// One find hit: {context_type,uri,level,score,abstract,tags} (+match_reason
+// when set). A non-finite score is written as 0.0.
+Json MatchedContextToJson(const MatchedContext& hit);
+// {"memories":[M],"resources":[M],"skills":[M],"total":n}, plus
+// "provenance" (the FindTrace as an object) when `with_provenance` and the
+// result carries a trace.
+Json FindResultToJson(const FindResult& result, bool with_provenance);
+// The task dict of GET /api/v1/tasks/{id}: {task_id, task_type, status,
+// created_at, updated_at (float epoch seconds), created_at_iso, updated_at_iso
+// (UTC, "2026-01-02T03:04:05.123456+00:00"), resource_id, meta:{}, stage,
+// result (the stored object, or null), error (string, or null when empty)}.
+Json TaskInfoToJson(const TaskInfo& task);
+// The add_resource result: {"status":"success", root_uri, temp_uri:"",
+// source_path, meta:{}, errors:[...]} (+"warnings" when any). `waited`
+// (request.wait) adds {"queue_status":{"task_status"}}; otherwise "task_id".
+Json AddResourceResultToJson(const AddResourceResult& result, bool waited);
+
+// Parses a find/search time bound as OpenViking accepts it: a relative age
+// ("30s", "15m", "2h", "7d", "2w"; meaning `now_ns` minus that), a date
+// ("2026-01-31"; 00:00 UTC, or the last nanosecond of that day when
+// `end_of_day`), or an ISO 8601 date-time ("2026-01-31T12:00:00Z",
+// fractional seconds and "+02:00" offsets allowed; no offset means UTC).
+// Returns ns since the epoch; InvalidArgument naming the accepted forms
+// otherwise.
+Result<int64_t> ParseTimeBound(std::string_view text, int64_t now_ns, bool end_of_day);
 
 // The wire error code for a Status: its reason() when set, else the code's
 // default ("NOT_FOUND", "INVALID_ARGUMENT", "CONFLICT", ...). kAlreadyExists

@@ -11,6 +11,7 @@
 
 #include "model/factory.h"
 #include "model/fake_model_server.h"
+#include "service/config.h"
 #include "skald/db.h"
 #include "tests/testutil/temp_dir.h"
 
@@ -339,6 +340,39 @@ TEST_F(ProviderTest, ProviderOutageFailsClearlyAndRecovers) {
   hits = (*db)->Find(Root(), Query("nightly backups"));
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   EXPECT_FALSE(hits->resources.empty());
+}
+
+
+TEST_F(ProviderTest, ServerConfigFileWiresEmbedderAndReranker) {
+  // What `skald serve --config` does: ov.conf JSON → DbOptions.
+  std::string json = R"({
+    "storage": {"workspace": ")" + tmp_.Sub("ws") + R"("},
+    "embedding": {"dense": {"provider": "openai", "model": "test-embed", "dimension": 8,
+                            "batch_size": 16, "api_base": ")" + server_.base_url() + R"(/v1"}},
+    "rerank": {"provider": "cohere", "model": "test-rerank", "api_key": "k",
+               "api_base": ")" + server_.base_url() + R"(", "threshold": 0.0},
+    "retrieval": {"hybrid_weight": 0.5}
+  })";
+  auto config = ParseConfig(json);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  ASSERT_TRUE(config->Validate().ok());
+  auto options = DbOptionsFromConfig(*config, false);
+  ASSERT_TRUE(options.ok()) << options.status().ToString();
+  EXPECT_DOUBLE_EQ(options->retrieval.hybrid_weight, 0.5);
+  EXPECT_DOUBLE_EQ(options->retrieval.score_threshold, 0.0);
+  auto db = Db::Open(*options);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  AddResourceRequest add;
+  add.path = tmp_.Sub("docs");
+  add.wait = true;
+  ASSERT_TRUE((*db)->AddResource(Root(), add).ok());
+  EXPECT_EQ(CountPath("/v1/embeddings"), 1);  // 11 texts, batch_size 16
+  auto hits = (*db)->Find(Root(), Query("nightly backups"));
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  EXPECT_EQ(CountPath("/v1/embeddings"), 2);
+  EXPECT_GT(CountPath("/v1/rerank"), 0);
+  ASSERT_FALSE(hits->resources.empty());
+  EXPECT_EQ(hits->resources[0].match_reason, "reranked");
 }
 
 }  // namespace
