@@ -31,6 +31,8 @@ int Run(const std::string& dir, bool sync, int files, size_t size, Phase* out) {
   skald::DbOptions options;
   options.workspace = dir;
   options.sync_writes = sync;
+  // The write path alone: no background indexing competing for the cores.
+  options.background_workers = 0;
   auto db = skald::Db::Open(options);
   if (!db.ok()) {
     std::fprintf(stderr, "open: %s\n", db.status().ToString().c_str());
@@ -42,7 +44,11 @@ int Run(const std::string& dir, bool sync, int files, size_t size, Phase* out) {
   for (int i = 0; i < files; ++i) {
     std::string uri = "viking://resources/d" + std::to_string(i % 32) + "/f" + std::to_string(i) +
                       ".md";
-    auto r = (*db)->Write(who, {uri, body, skald::WriteMode::kCreate});
+    skald::WriteRequest request;
+    request.uri = uri;
+    request.content = body;
+    request.mode = skald::WriteMode::kCreate;
+    auto r = (*db)->Write(who, request);
     if (!r.ok()) {
       std::fprintf(stderr, "write: %s\n", r.status().ToString().c_str());
       return 1;

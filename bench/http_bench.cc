@@ -121,8 +121,11 @@ int main(int argc, char** argv) {
   }
   skald::Identity who;
   for (int i = 0; i < 50; ++i) {
-    auto w = (*db)->Write(who, {"viking://resources/bench/f" + std::to_string(i) + ".md", "x",
-                                skald::WriteMode::kCreate});
+    skald::WriteRequest request;
+    request.uri = "viking://resources/bench/f" + std::to_string(i) + ".md";
+    request.content = "x";
+    request.mode = skald::WriteMode::kCreate;
+    auto w = (*db)->Write(who, request);
     if (!w.ok()) return 1;
   }
   skald::ServerOptions options;

@@ -23,22 +23,28 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <random>
 #include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "beir.h"
 #include "common/json_util.h"
 #include "index/lexical_index.h"
 #include "text/tokenizer.h"
+
+using skald::bench::BeirDataSet;
+using skald::bench::BeirDocument;
+using skald::bench::LoadBeir;
+using skald::bench::NdcgAt10;
+using skald::bench::ReadLines;
+using skald::bench::RecallAt;
 
 namespace {
 
@@ -53,69 +59,6 @@ double CpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-struct Document {
-  std::string id, title, text;
-};
-
-struct DataSet {
-  std::vector<Document> docs;
-  std::map<std::string, std::string> queries;               // id -> text
-  std::map<std::string, std::map<std::string, int>> qrels;  // query -> doc -> grade
-};
-
-bool ReadLines(const std::string& path, std::vector<std::string>* lines) {
-  std::ifstream in(path);
-  if (!in) {
-    std::fprintf(stderr, "cannot read %s\n", path.c_str());
-    return false;
-  }
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty()) lines->push_back(std::move(line));
-  }
-  return true;
-}
-
-std::string JsonString(const skald::Json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-bool LoadBeir(const std::string& dir, size_t max_docs, DataSet* data) {
-  std::vector<std::string> lines;
-  if (!ReadLines(dir + "/corpus.jsonl", &lines)) return false;
-  for (const std::string& line : lines) {
-    if (max_docs > 0 && data->docs.size() >= max_docs) break;
-    auto json = skald::ParseJson(line);
-    if (!json.ok()) {
-      std::fprintf(stderr, "corpus.jsonl: %s\n", json.status().ToString().c_str());
-      return false;
-    }
-    data->docs.push_back(
-        {JsonString(*json, "_id"), JsonString(*json, "title"), JsonString(*json, "text")});
-  }
-  lines.clear();
-  if (!ReadLines(dir + "/queries.jsonl", &lines)) return false;
-  for (const std::string& line : lines) {
-    auto json = skald::ParseJson(line);
-    if (!json.ok()) {
-      std::fprintf(stderr, "queries.jsonl: %s\n", json.status().ToString().c_str());
-      return false;
-    }
-    data->queries[JsonString(*json, "_id")] = JsonString(*json, "text");
-  }
-  lines.clear();
-  if (!ReadLines(dir + "/qrels.tsv", &lines)) return false;
-  for (const std::string& line : lines) {
-    char query[256], doc[256];
-    int grade = 0;
-    if (std::sscanf(line.c_str(), "%255s %255s %d", query, doc, &grade) != 3) continue;  // header
-    if (grade > 0) data->qrels[query][doc] = grade;
-  }
-  return true;
 }
 
 // A small synthetic BEIR set: documents of Zipf-distributed words; each query
@@ -147,28 +90,6 @@ bool GenerateTiny(const std::string& dir) {
     }
   }
   return static_cast<bool>(qrels);
-}
-
-double NdcgAt10(const std::vector<std::string>& ranked, const std::map<std::string, int>& rel) {
-  double dcg = 0, ideal = 0;
-  for (size_t i = 0; i < ranked.size() && i < 10; ++i) {
-    auto it = rel.find(ranked[i]);
-    if (it != rel.end()) dcg += it->second / std::log2(static_cast<double>(i) + 2);
-  }
-  std::vector<int> grades;
-  for (const auto& [doc, grade] : rel) grades.push_back(grade);
-  std::sort(grades.rbegin(), grades.rend());
-  for (size_t i = 0; i < grades.size() && i < 10; ++i) {
-    ideal += grades[i] / std::log2(static_cast<double>(i) + 2);
-  }
-  return ideal > 0 ? dcg / ideal : 0;
-}
-
-double RecallAt(const std::vector<std::string>& ranked, const std::map<std::string, int>& rel,
-                size_t depth) {
-  size_t found = 0;
-  for (size_t i = 0; i < ranked.size() && i < depth; ++i) found += rel.count(ranked[i]);
-  return rel.empty() ? 0 : static_cast<double>(found) / static_cast<double>(rel.size());
 }
 
 // The SQLite file and its companions; nothing else at that path is touched.
@@ -256,7 +177,7 @@ int main(int argc, char** argv) {
   }
   if (!stop_file.empty() && !ReadLines(stop_file, &tokenizer_options.stop_words)) return 1;
 
-  DataSet data;
+  BeirDataSet data;
   if (!LoadBeir(beir, max_docs, &data)) return 1;
   if (query_words > 0) {
     for (auto& [id, text] : data.queries) {
@@ -270,7 +191,7 @@ int main(int argc, char** argv) {
   const size_t originals = data.docs.size();
   for (int copy = 2; copy <= replicate; ++copy) {
     for (size_t i = 0; i < originals; ++i) {
-      Document doc = data.docs[i];
+      BeirDocument doc = data.docs[i];
       doc.id += "#" + std::to_string(copy);
       data.docs.push_back(std::move(doc));
     }
@@ -286,7 +207,7 @@ int main(int argc, char** argv) {
   std::vector<skald::Token> scratch;
   auto start = Clock::now();
   const double tokenize_cpu_start = CpuSeconds();
-  for (const Document& doc : data.docs) {
+  for (const BeirDocument& doc : data.docs) {
     for (const std::string* text : {&doc.title, &doc.text}) {
       scratch.clear();
       (*tokenizer)->Tokenize(*text, &scratch);

@@ -19,22 +19,27 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "beir.h"
 #include "common/json_util.h"
 #include "index/lexical_index.h"
 #include "index/vector_index.h"
 #include "model/hashing_embedder.h"
 #include "retrieve/retriever.h"
+
+using skald::bench::BeirDataSet;
+using skald::bench::BeirDocument;
+using skald::bench::LoadBeir;
+using skald::bench::NdcgAt10;
+using skald::bench::RecallAt;
 
 namespace {
 
@@ -42,70 +47,26 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view kUriPrefix = "viking://resources/beir/";
 
-struct DataSet {
-  std::vector<skald::RetrievalRecord> records;              // key = index + 1; abstract = title
-  std::vector<std::string> texts;                           // per record
-  std::map<std::string, std::string> queries;               // id -> text
-  std::map<std::string, std::map<std::string, int>> qrels;  // query -> doc -> grade
+// Every document as one L2 record (key = index + 1, abstract = title) and
+// its text; titles and texts are moved out of `beir->docs`.
+struct Records {
+  std::vector<skald::RetrievalRecord> records;
+  std::vector<std::string> texts;  // per record
 };
 
-// Calls `fn` on every non-empty line of `path`; false when it cannot be read
-// or `fn` refuses a line.
-template <typename Fn>
-bool ForEachLine(const std::string& path, Fn fn) {
-  std::ifstream in(path);
-  if (!in) {
-    std::fprintf(stderr, "cannot read %s\n", path.c_str());
-    return false;
-  }
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty() && !fn(line)) return false;
-  }
-  return true;
-}
-
-std::string Field(const skald::Json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-bool LoadBeir(const std::string& dir, size_t max_docs, DataSet* data) {
-  auto parse = [](const std::string& file, const std::string& line, skald::Json* out) {
-    auto json = skald::ParseJson(line);
-    if (!json.ok())
-      std::fprintf(stderr, "%s: %s\n", file.c_str(), json.status().ToString().c_str());
-    if (json.ok()) *out = std::move(json).value();
-    return json.ok();
-  };
-  bool ok = ForEachLine(dir + "/corpus.jsonl", [&](const std::string& line) {
-    if (max_docs > 0 && data->records.size() >= max_docs) return true;
-    skald::Json doc;
-    if (!parse("corpus.jsonl", line, &doc)) return false;
+Records ToRecords(BeirDataSet* beir) {
+  Records out;
+  for (BeirDocument& doc : beir->docs) {
     skald::RetrievalRecord r;
-    r.key = data->records.size() + 1;
-    r.uri = std::string(kUriPrefix) + Field(doc, "_id");
+    r.key = out.records.size() + 1;
+    r.uri = std::string(kUriPrefix) + doc.id;
     r.level = 2;
     r.context_type = "resource";
-    r.abstract = Field(doc, "title");
-    data->records.push_back(std::move(r));
-    data->texts.push_back(Field(doc, "text"));
-    return true;
-  });
-  ok = ok && ForEachLine(dir + "/queries.jsonl", [&](const std::string& line) {
-         skald::Json query;
-         if (!parse("queries.jsonl", line, &query)) return false;
-         data->queries[Field(query, "_id")] = Field(query, "text");
-         return true;
-       });
-  ok = ok && ForEachLine(dir + "/qrels.tsv", [&](const std::string& line) {
-         std::istringstream in(line);
-         std::string query, doc;
-         int grade = 0;
-         if ((in >> query >> doc >> grade) && grade > 0) data->qrels[query][doc] = grade;
-         return true;  // the header line does not parse and is skipped
-       });
-  return ok;
+    r.abstract = std::move(doc.title);
+    out.records.push_back(std::move(r));
+    out.texts.push_back(std::move(doc.text));
+  }
+  return out;
 }
 
 // A small synthetic set: documents of Zipf-distributed words; each query
@@ -136,28 +97,6 @@ bool GenerateTiny(const std::string& dir) {
     }
   }
   return static_cast<bool>(qrels);
-}
-
-double NdcgAt10(const std::vector<std::string>& ranked, const std::map<std::string, int>& rel) {
-  double dcg = 0, ideal = 0;
-  for (size_t i = 0; i < ranked.size() && i < 10; ++i) {
-    auto it = rel.find(ranked[i]);
-    if (it != rel.end()) dcg += it->second / std::log2(static_cast<double>(i) + 2);
-  }
-  std::vector<int> grades;
-  for (const auto& [doc, grade] : rel) grades.push_back(grade);
-  std::sort(grades.rbegin(), grades.rend());
-  for (size_t i = 0; i < grades.size() && i < 10; ++i) {
-    ideal += grades[i] / std::log2(static_cast<double>(i) + 2);
-  }
-  return ideal > 0 ? dcg / ideal : 0;
-}
-
-double RecallAt(const std::vector<std::string>& ranked, const std::map<std::string, int>& rel,
-                size_t depth) {
-  size_t found = 0;
-  for (size_t i = 0; i < ranked.size() && i < depth; ++i) found += rel.count(ranked[i]);
-  return rel.empty() ? 0 : static_cast<double>(found) / static_cast<double>(rel.size());
 }
 
 std::vector<double> ParseList(const std::string& text) {
@@ -225,8 +164,9 @@ int main(int argc, char** argv) {
     if (!GenerateTiny(tiny)) return 1;
     beir = tiny;
   }
-  DataSet data;
-  if (!LoadBeir(beir, max_docs, &data)) return 1;
+  BeirDataSet beir_set;
+  if (!LoadBeir(beir, max_docs, &beir_set)) return 1;
+  const Records data = ToRecords(&beir_set);
 
   // Index every document in both indexes.
   const auto build_start = Clock::now();
@@ -302,9 +242,9 @@ int main(int argc, char** argv) {
         double ndcg = 0, recall = 0;
         size_t evaluated = 0;
         const auto start = Clock::now();
-        for (const auto& [query_id, relevant] : data.qrels) {
-          auto text = data.queries.find(query_id);
-          if (text == data.queries.end()) continue;
+        for (const auto& [query_id, relevant] : beir_set.qrels) {
+          auto text = beir_set.queries.find(query_id);
+          if (text == beir_set.queries.end()) continue;
           skald::RetrievalQuery query;
           query.text = text->second;
           query.account = "bench";

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 
 #include "common/hash.h"
 #include "common/strings.h"
@@ -44,10 +45,12 @@ bool HasHiddenSegment(std::string_view path) {
   return false;
 }
 
-// A node below its namespace root, outside sessions, with no hidden segment.
+// A namespace root or a node below it, outside sessions, with no hidden
+// segment. Namespace roots are summarized too: hierarchical retrieval
+// starts from them and finds their children through their records.
 bool Indexable(std::string_view path) {
   int root = NamespaceRootDepth(path);
-  return root > 0 && static_cast<int>(Segments(path).size()) > root && !HasHiddenSegment(path);
+  return root > 0 && static_cast<int>(Segments(path).size()) >= root && !HasHiddenSegment(path);
 }
 
 std::string UriOf(std::string_view path) { return fmt::format("viking://{}", path); }
@@ -113,6 +116,13 @@ Status SemanticIndexerOptions::Validate() const {
 struct SemanticIndexer::Pending {
   std::vector<VectorRecord> records;
   std::vector<std::string> texts;
+  // Per record: the node's path and, for files, the SHA-256 of the bytes
+  // that were summarized ("" for directories). Checked again before the
+  // records are written, so a file changed or removed meanwhile never gets
+  // its old record back.
+  std::vector<std::string> node_paths;
+  std::vector<std::string> source_hashes;
+  std::vector<bool> inherit_tags;  // keep the stored record's tags
   std::map<std::string, std::string, std::less<>> summaries;  // path -> file summary / dir L0
 };
 
@@ -151,14 +161,14 @@ Result<IndexStats> SemanticIndexer::IndexTree(std::string_view account, std::str
   dirs.erase(std::remove_if(dirs.begin(), dirs.end(), not_indexable), dirs.end());
 
   Pending pending;
-  SKALD_RETURN_IF_ERROR(IndexNodes(account, files, dirs, &pending, &stats, progress));
+  SKALD_RETURN_IF_ERROR(IndexNodes(account, files, dirs, true, &pending, &stats, progress));
   // Ancestors (their overviews list this tree's root).
   std::vector<CatalogNode> ancestors;
   for (std::string_view p = ParentPath(path); Indexable(p); p = ParentPath(p)) {
     SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> a, catalog_->Get(account, p));
     if (a && a->is_dir) ancestors.push_back(*a);
   }
-  SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, &pending, &stats, progress));
+  SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, false, &pending, &stats, progress));
   SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, progress));
   return stats;
 }
@@ -172,17 +182,22 @@ Result<IndexStats> SemanticIndexer::RefreshAncestors(std::string_view account,
     if (a && a->is_dir) ancestors.push_back(*a);
   }
   Pending pending;
-  SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, &pending, &stats, nullptr));
+  SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, false, &pending, &stats, nullptr));
   SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, nullptr));
   return stats;
 }
 
 Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<CatalogNode>& files,
-                                   const std::vector<CatalogNode>& dirs, Pending* pending,
-                                   IndexStats* stats, const IndexProgress& progress) {
+                                   const std::vector<CatalogNode>& dirs, bool own_tags,
+                                   Pending* pending, IndexStats* stats,
+                                   const IndexProgress& progress) {
+  // Tags given for this tree apply to it; records that get none (ancestors,
+  // or re-indexing without tags) keep the tags they had.
+  const bool inherit = !own_tags || options_.tags.empty();
   // Files: summary (abstract) + the text to embed.
   size_t done = 0;
   for (const CatalogNode& file : files) {
+    SKALD_RETURN_IF_ERROR(CheckStop());
     if (progress && (++done % 50 == 0 || done == files.size())) {
       progress(fmt::format("summarizing files {}/{}", done, files.size()));
     }
@@ -208,12 +223,15 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     record.context_type = ContextTypeOf(file.path);
     record.owner = OwnerOf(file.path);
     record.abstract = summary;
-    record.tags = options_.tags;
+    if (!inherit) record.tags = options_.tags;
     record.created_ns = file.ctime_ns;
     record.updated_ns = file.mtime_ns;
     pending->summaries[file.path] = std::move(summary);
     pending->records.push_back(std::move(record));
     pending->texts.push_back(std::move(text));
+    pending->node_paths.push_back(file.path);
+    pending->inherit_tags.push_back(inherit);
+    pending->source_hashes.push_back(Sha256Hex(*bytes));
     ++stats->files;
   }
 
@@ -226,9 +244,23 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
   });
   done = 0;
   for (const CatalogNode* dir : order) {
+    SKALD_RETURN_IF_ERROR(CheckStop());
     if (progress && (++done % 20 == 0 || done == order.size())) {
       progress(fmt::format("summarizing directories {}/{}", done, order.size()));
     }
+    std::string abstract_path = fmt::format("{}/{}", dir->path, kAbstractName);
+    std::string overview_path = fmt::format("{}/{}", dir->path, kOverviewName);
+    // Held from reading the children and the sidecars to writing the new
+    // sidecars: two jobs summarizing one directory take turns (no lost
+    // update), and a user's sidecar write is never overwritten unseen.
+    PathLockGuard sidecar_guard;
+    SKALD_RETURN_IF_ERROR(locks_->Acquire(
+        {{std::string(account), abstract_path, PathLockKind::kExact},
+         {std::string(account), overview_path, PathLockKind::kExact}},
+        std::chrono::milliseconds(options_.lock_timeout_ms), &sidecar_guard));
+    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> still_there,
+                           catalog_->Get(account, dir->path));
+    if (!still_there || !still_there->is_dir) continue;  // removed meanwhile
     SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> children,
                            catalog_->ListChildren(account, dir->path));
     std::vector<EntrySummary> entries;
@@ -253,8 +285,6 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       entries.push_back(std::move(entry));
     }
 
-    std::string abstract_path = fmt::format("{}/{}", dir->path, kAbstractName);
-    std::string overview_path = fmt::format("{}/{}", dir->path, kOverviewName);
     std::optional<Sidecar> old_abstract;
     std::optional<Sidecar> old_overview;
     if (Result<std::string> t = content_->ReadFile(account, abstract_path); t.ok()) {
@@ -274,11 +304,14 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       record.context_type = ContextTypeOf(dir->path);
       record.owner = OwnerOf(dir->path);
       record.abstract = body;
-      record.tags = options_.tags;
+      if (!inherit) record.tags = options_.tags;
       record.created_ns = dir->ctime_ns;
       record.updated_ns = dir->mtime_ns;
       pending->texts.push_back(DirectoryEmbeddingText(record.uri, body));
       pending->records.push_back(std::move(record));
+      pending->node_paths.push_back(dir->path);
+      pending->inherit_tags.push_back(inherit);
+      pending->source_hashes.emplace_back();
     };
     if (entries.empty()) {
       // An empty directory gets no generated summaries; a description its
@@ -315,13 +348,6 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       writes.emplace_back(overview_path, overview);
     }
     if (!writes.empty()) {
-      PathLockGuard guard;
-      std::vector<PathLockRequest> requests;
-      for (const auto& w : writes) {
-        requests.push_back({std::string(account), w.first, PathLockKind::kExact});
-      }
-      SKALD_RETURN_IF_ERROR(locks_->Acquire(
-          requests, std::chrono::milliseconds(options_.lock_timeout_ms), &guard));
       std::vector<CatalogNode> nodes;
       for (const auto& [path, body] : writes) {
         std::string text =
@@ -352,7 +378,9 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
   const std::string embedder_name = embedder_->Name();
   const size_t total = pending->records.size();
   std::vector<VectorRecord> changed;
+  std::vector<std::pair<std::string, std::string>> changed_sources;  // node path, source hash
   for (size_t begin = 0; begin < total; begin += static_cast<size_t>(options_.embed_chunk)) {
+    SKALD_RETURN_IF_ERROR(CheckStop());
     size_t end = std::min(total, begin + static_cast<size_t>(options_.embed_chunk));
     if (progress) progress(fmt::format("embedding {}/{}", begin, total));
     std::vector<std::string> hashes;
@@ -397,6 +425,11 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
                                catalog_->GetRecordsByUri(account, record.uri, true));
         it = existing_by_uri.emplace(record.uri, std::move(existing)).first;
       }
+      if (pending->inherit_tags[i]) {
+        for (const VectorRecord& old : it->second) {
+          if (old.id == record.id) record.tags = old.tags;
+        }
+      }
       bool same = false;
       for (const VectorRecord& old : it->second) {
         if (old.id == record.id && old.level == record.level && old.abstract == record.abstract &&
@@ -410,20 +443,60 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
         ++stats->records_unchanged;
       } else {
         changed.push_back(std::move(record));
+        changed_sources.emplace_back(pending->node_paths[i], pending->source_hashes[i]);
       }
     }
     if (changed.size() >= kUpsertChunk || end == total) {
-      if (!changed.empty()) {
-        stats->records_written += changed.size();
-        SKALD_RETURN_IF_ERROR(catalog_->UpsertRecords(account, &changed));
-        changed.clear();
-      }
+      SKALD_RETURN_IF_ERROR(WriteCurrentRecords(account, &changed, &changed_sources, stats));
     }
   }
   if (progress) progress(fmt::format("embedding {}/{}", total, total));
   pending->records.clear();
   pending->texts.clear();
+  pending->node_paths.clear();
+  pending->source_hashes.clear();
+  pending->inherit_tags.clear();
   return Status::Ok();
+}
+
+Status SemanticIndexer::CheckStop() const {
+  if (options_.stop != nullptr && options_.stop->load()) {
+    return Status::Unavailable("indexing interrupted by shutdown; the job runs again later");
+  }
+  return Status::Ok();
+}
+
+Status SemanticIndexer::WriteCurrentRecords(
+    std::string_view account, std::vector<VectorRecord>* records,
+    std::vector<std::pair<std::string, std::string>>* sources, IndexStats* stats) {
+  if (records->empty()) return Status::Ok();
+  // Under exact locks on the nodes (writes and deletes of them wait), keep
+  // only records whose node is still what was summarized.
+  std::vector<PathLockRequest> requests;
+  std::set<std::string> seen;
+  for (const auto& [path, hash] : *sources) {
+    if (seen.insert(path).second) requests.push_back({std::string(account), path, PathLockKind::kExact});
+  }
+  PathLockGuard guard;
+  SKALD_RETURN_IF_ERROR(
+      locks_->Acquire(requests, std::chrono::milliseconds(options_.lock_timeout_ms), &guard));
+  std::vector<VectorRecord> current;
+  for (size_t i = 0; i < records->size(); ++i) {
+    const auto& [path, hash] = (*sources)[i];
+    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, catalog_->Get(account, path));
+    bool is_file = !hash.empty();
+    bool valid = node && node->is_dir != is_file && (!is_file || node->hash == hash);
+    if (valid) {
+      current.push_back(std::move((*records)[i]));
+    } else {
+      ++stats->records_stale;
+    }
+  }
+  records->clear();
+  sources->clear();
+  if (current.empty()) return Status::Ok();
+  stats->records_written += current.size();
+  return catalog_->UpsertRecords(account, &current);
 }
 
 }  // namespace skald

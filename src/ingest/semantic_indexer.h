@@ -23,10 +23,12 @@
 // Thread safety: safe for concurrent use; two calls on overlapping trees
 // both produce correct records (the later writer wins on shared sidecars).
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "skald/result.h"
@@ -39,6 +41,7 @@ class Embedder;
 class PathLockManager;
 class Summarizer;
 struct CatalogNode;
+struct VectorRecord;
 
 struct SemanticIndexerOptions {
   // File text sent to the embedder is cut to this many estimated tokens
@@ -54,6 +57,10 @@ struct SemanticIndexerOptions {
   int lock_timeout_ms = 5000;
   // "k=v" tags given to every record written (add-resource `tags`).
   std::vector<std::string> tags;
+  // When set and true, indexing stops between files and batches with
+  // Unavailable ("interrupted"): a shutdown does not wait for a long job,
+  // which runs again later (records already written are simply unchanged).
+  const std::atomic<bool>* stop = nullptr;
 
   Status Validate() const;
 };
@@ -66,6 +73,7 @@ struct IndexStats {
   uint64_t texts_embedded = 0;    // texts sent to the embedder
   uint64_t cache_hits = 0;        // texts whose vector came from the cache
   uint64_t skipped_files = 0;     // binary or invalid UTF-8 files
+  uint64_t records_stale = 0;     // not written: the node changed or went away meanwhile
 };
 
 // Progress label for the task's `stage`, e.g. "embedding 120/400".
@@ -79,7 +87,7 @@ class SemanticIndexer {
 
   // Indexes the node at `path` (URI path without scheme) of `account`: a
   // file, or a directory and everything below it, then refreshes the
-  // summaries of its ancestors up to (not including) its namespace root
+  // summaries of its ancestors up to and including its namespace root
   // (`viking://resources`, `viking://user/{uid}/memories`, ...). A path that
   // no longer exists has its records deleted and its ancestors refreshed.
   Result<IndexStats> IndexTree(std::string_view account, std::string_view path,
@@ -93,11 +101,20 @@ class SemanticIndexer {
 
  private:
   struct Pending;
+  // `own_tags`: the nodes belong to the indexed tree (options_.tags apply);
+  // false for its ancestors, which keep their stored tags.
   Status IndexNodes(std::string_view account, const std::vector<CatalogNode>& files,
-                    const std::vector<CatalogNode>& dirs, Pending* pending, IndexStats* stats,
-                    const IndexProgress& progress);
+                    const std::vector<CatalogNode>& dirs, bool own_tags, Pending* pending,
+                    IndexStats* stats, const IndexProgress& progress);
   Status Flush(std::string_view account, Pending* pending, IndexStats* stats,
                const IndexProgress& progress);
+  // Unavailable once options_.stop is set.
+  Status CheckStop() const;
+  // Writes `records` whose nodes (`sources`: path and summarized hash) are
+  // unchanged, under exact locks on those nodes; clears both vectors.
+  Status WriteCurrentRecords(std::string_view account, std::vector<VectorRecord>* records,
+                             std::vector<std::pair<std::string, std::string>>* sources,
+                             IndexStats* stats);
 
   ContentStore* const content_;
   Catalog* const catalog_;

@@ -99,13 +99,14 @@ TEST_F(SemanticIndexerTest, IndexesFilesAndSummarizesDirectoriesBottomUp) {
                                    [&](std::string_view s) { stages.emplace_back(s); });
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   EXPECT_EQ(stats->files, 3u);
-  EXPECT_EQ(stats->directories, 2u);
-  EXPECT_EQ(stats->records_written, 3u + 2 * 2);
-  EXPECT_EQ(stats->texts_embedded, 7u);
+  // kb/net, kb, and the namespace root viking://resources (an ancestor).
+  EXPECT_EQ(stats->directories, 3u);
+  EXPECT_EQ(stats->records_written, 3u + 3 * 2);
+  EXPECT_EQ(stats->texts_embedded, 9u);
   EXPECT_FALSE(stages.empty());
 
   std::vector<VectorRecord> records = Records();
-  ASSERT_EQ(records.size(), 7u);
+  ASSERT_EQ(records.size(), 9u);
   for (const VectorRecord& r : records) {
     EXPECT_EQ(static_cast<int>(r.vector.size()), 64);
     EXPECT_EQ(r.context_type, "resource");
@@ -137,7 +138,7 @@ TEST_F(SemanticIndexerTest, UnchangedTreeCostsNothingTheSecondTime) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->texts_embedded, 0u);
   EXPECT_EQ(again->records_written, 0u);
-  EXPECT_EQ(again->records_unchanged, 7u);
+  EXPECT_EQ(again->records_unchanged, 9u);
   EXPECT_EQ(*catalog_->MaxRecordSeq(), *seq);  // indexes have nothing to catch up
 
   // One changed file: its record and its ancestors' summaries only.
@@ -145,9 +146,9 @@ TEST_F(SemanticIndexerTest, UnchangedTreeCostsNothingTheSecondTime) {
   auto changed = indexer_->IndexTree("acct", "resources/kb/net/dns.md");
   ASSERT_TRUE(changed.ok());
   EXPECT_EQ(changed->files, 1u);
-  EXPECT_EQ(changed->directories, 2u);  // net and kb refreshed
+  EXPECT_EQ(changed->directories, 3u);  // net, kb and resources refreshed
   EXPECT_GE(changed->records_written, 1u);
-  EXPECT_LE(changed->texts_embedded, 5u);
+  EXPECT_LE(changed->texts_embedded, 7u);
 }
 
 TEST_F(SemanticIndexerTest, UserWrittenSidecarIsKept) {
@@ -191,6 +192,27 @@ TEST_F(SemanticIndexerTest, DeletedPathLosesItsRecordsAndSessionsAreNeverIndexed
   ASSERT_TRUE(indexer_->IndexTree("acct", "resources/kb/net").ok());
   for (const VectorRecord& r : Records()) {
     EXPECT_EQ(r.uri.find("kb/net"), std::string::npos) << r.uri;
+  }
+}
+
+TEST_F(SemanticIndexerTest, FilesChangedOrRemovedWhileIndexingGetNoStaleRecord) {
+  MakeTree();
+  bool mutated = false;
+  auto stats = indexer_->IndexTree("acct", "resources/kb", [&](std::string_view stage) {
+    if (mutated || !stage.starts_with("embedding")) return;
+    mutated = true;
+    // Between reading the files and writing their records: one file is
+    // removed and another rewritten.
+    ASSERT_TRUE(content_->Remove("acct", "resources/kb/net/tls.md").ok());
+    ASSERT_TRUE(catalog_->DeleteSubtree("acct", "resources/kb/net/tls.md").ok());
+    File("resources/kb/intro.md", "# Intro\n\nRewritten while indexing.\n");
+  });
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  ASSERT_TRUE(mutated);
+  EXPECT_EQ(stats->records_stale, 2u);
+  for (const VectorRecord& r : Records()) {
+    EXPECT_NE(r.uri, "viking://resources/kb/net/tls.md");
+    EXPECT_NE(r.uri, "viking://resources/kb/intro.md") << "old text of a rewritten file";
   }
 }
 

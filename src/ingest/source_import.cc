@@ -110,9 +110,14 @@ class Planner {
   // one file, so a split document fills the root directory itself.
   Status AddContent(const fs::path& path, const std::string& name, std::string_view rel_source,
                     std::string_view rel_dir, bool single) {
+    // A file that cannot be read (permissions, removed during the walk) is
+    // named in a warning; the rest of the import goes on.
     std::error_code ec;
     uint64_t size = fs::file_size(path, ec);
-    if (ec) return Status::IOError(fmt::format("cannot stat {}: {}", path.string(), ec.message()));
+    if (ec) {
+      plan_->warnings.push_back(fmt::format("{}: skipped ({})", rel_source, ec.message()));
+      return Status::Ok();
+    }
     if (size == 0) {
       plan_->warnings.push_back(fmt::format("{}: skipped (empty file)", rel_source));
       return Status::Ok();
@@ -128,7 +133,18 @@ class Planner {
           fmt::format("{}: skipped (no parser for {} files yet)", rel_source, ext));
       return Status::Ok();
     }
-    SKALD_ASSIGN_OR_RETURN(std::string bytes, ReadLocalFile(path));
+    Result<std::string> read = ReadLocalFile(path);
+    if (!read.ok()) {
+      plan_->warnings.push_back(fmt::format("{}: skipped ({})", rel_source, read.status().message()));
+      return Status::Ok();
+    }
+    std::string bytes = std::move(*read);
+    if (total_bytes_ + bytes.size() > options_.max_total_bytes) {
+      return Status::ResourceExhausted(fmt::format(
+          "the source holds more than {} bytes of text; import it in parts",
+          options_.max_total_bytes));
+    }
+    total_bytes_ += bytes.size();
     if (!LooksLikeText(bytes)) {
       plan_->warnings.push_back(fmt::format("{}: skipped (binary file)", rel_source));
       return Status::Ok();
@@ -178,7 +194,13 @@ class Planner {
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       entries.push_back(*it);
     }
-    if (ec) return Status::IOError(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
+    if (ec) {
+      if (rel_source.empty()) {
+        return Status::IOError(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
+      }
+      plan_->warnings.push_back(fmt::format("{}/: skipped ({})", rel_source, ec.message()));
+      return Status::Ok();
+    }
     std::sort(entries.begin(), entries.end(),
               [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
     for (const fs::directory_entry& entry : entries) {
@@ -237,6 +259,7 @@ class Planner {
   ImportPlan* plan_;
   std::vector<GlobPattern> include_;
   std::vector<GlobPattern> exclude_;
+  uint64_t total_bytes_ = 0;
   std::set<std::string> dirs_seen_;
   std::set<std::string> paths_seen_;
 };

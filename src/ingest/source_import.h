@@ -39,6 +39,9 @@ struct ImportOptions {
   // Files imported from one directory at most; more is an error (a typo'd
   // path like "/" should not start importing a whole disk).
   uint64_t max_files = 100000;
+  // Text bytes one import may hold (the plan keeps them in memory until
+  // they are written); more is ResourceExhausted.
+  uint64_t max_total_bytes = uint64_t{2} << 30;
 
   Status Validate() const;
 };

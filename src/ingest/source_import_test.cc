@@ -106,6 +106,11 @@ TEST(SourceImportTest, ClearErrorsForMissingAndEmptySources) {
   Put(tmp.Sub("two/b.md"), "b");
   EXPECT_EQ(PlanImport(tmp.Sub("two"), "", few).status().code(),
             StatusCode::kResourceExhausted);
+  ImportOptions small;
+  small.max_total_bytes = 1;
+  auto too_big = PlanImport(tmp.Sub("two"), "", small);
+  EXPECT_EQ(too_big.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(too_big.status().message().find("in parts"), std::string::npos);
 }
 
 TEST(SourceImportTest, UnsafeNamesAreSanitizedAndCollisionsSuffixed) {

@@ -4,8 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <initializer_list>
 #include <limits>
+#include <span>
+#include <string_view>
 
 #include "common/strings.h"
 #include "common/time_util.h"
@@ -244,9 +248,31 @@ void ReadFindFields(const Json& body, BodyReader& b, ValidationErrors* errors, F
   out->telemetry = b.Telemetry("telemetry", &out->telemetry_summary);
 }
 
-// The part of find and search after the body was read: filter, checks, Db::Find, answer.
-void RunFind(Call& call, const Json& body, FindBody& parsed, std::string_view operation,
-             std::chrono::steady_clock::time_point start) {
+// A find or search call once its body was read.
+struct FindCall {
+  std::chrono::steady_clock::time_point start;  // when the call began (telemetry duration)
+  std::optional<Json> body;                     // nullopt: not a JSON object, already answered
+  ValidationErrors errors;
+  FindBody parsed;
+};
+
+// The start of find and search: notes the time, reads the body object and
+// the fields they share (problems go to `errors`).
+FindCall ReadFindCall(Call& call) {
+  FindCall find;
+  find.start = std::chrono::steady_clock::now();
+  find.body = call.BodyObject();
+  if (!find.body.has_value()) return find;
+  BodyReader b(*find.body, &find.errors);
+  ReadFindFields(*find.body, b, &find.errors, &find.parsed);
+  return find;
+}
+
+// The part of find and search after the body was read and validated: filter,
+// checks, Db::Find, answer. REQUIRES: find.body has a value.
+void RunFind(Call& call, FindCall& find, std::string_view operation) {
+  const Json& body = *find.body;
+  FindBody& parsed = find.parsed;
   FindRequest& request = parsed.request;
   if (Trim(request.query).empty()) {
     if (parsed.image_url.has_value() && !parsed.image_url->empty()) {
@@ -269,7 +295,8 @@ void RunFind(Call& call, const Json& body, FindBody& parsed, std::string_view op
   Json result = FindResultToJson(*found, request.include_provenance);
   if (!parsed.telemetry) return call.OkExcludeNone(result);
   const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - find.start)
+          .count();
   Json telemetry = {{"id", NewRequestId()}};
   if (parsed.telemetry_summary) {
     telemetry["summary"] = {{"operation", operation}, {"status", "ok"}, {"duration_ms", ms}};
@@ -277,21 +304,14 @@ void RunFind(Call& call, const Json& body, FindBody& parsed, std::string_view op
   call.OkExcludeNone(result, &telemetry);
 }
 
-// POST /api/v1/search/find (extra="forbid").
-void Find(Call& call) {
-  const auto start = std::chrono::steady_clock::now();
-  std::optional<Json> body = call.BodyObject();
-  if (!body.has_value()) return;
-  ValidationErrors errors;
-  BodyReader b(*body, &errors);
-  FindBody parsed;
-  ReadFindFields(*body, b, &errors, &parsed);
-  b.ForbidExtra({"query", "image_url", "target_uri", "context_type", "limit", "node_limit",
-                 "score_threshold", "filter", "include_provenance", "tags", "since", "until",
-                 "time_field", "level", "telemetry"});
-  if (!errors.empty()) return call.FailValidation(errors);
-  RunFind(call, *body, parsed, "search.find", start);
-}
+// Fields find takes; search takes them too (reference §2.4).
+constexpr std::string_view kFindFields[] = {
+    "query",           "image_url", "target_uri",         "context_type", "limit", "node_limit",
+    "score_threshold", "filter",    "include_provenance", "tags",         "since", "until",
+    "time_field",      "level",     "telemetry"};
+
+// Fields search takes in both modes, besides kFindFields.
+constexpr std::string_view kSearchFields[] = {"session_id", "mode"};
 
 // Fields only search's context mode takes (reference §2.4).
 constexpr std::string_view kContextOnlyFields[] = {"query_expansion",
@@ -306,64 +326,56 @@ constexpr std::string_view kContextOnlyFields[] = {"query_expansion",
                                                    "rewrite",
                                                    "rewrite_max_bullets"};
 
+// extra="forbid" over several field lists (BodyReader::ForbidExtra takes a
+// single braced list): every field of `body` in none of `allowed` is an error.
+void ForbidExtraFields(const Json& body,
+                       std::initializer_list<std::span<const std::string_view>> allowed,
+                       ValidationErrors* errors) {
+  for (const auto& [key, unused] : body.items()) {
+    const bool known = std::any_of(allowed.begin(), allowed.end(), [&](auto fields) {
+      return std::find(fields.begin(), fields.end(), key) != fields.end();
+    });
+    if (!known) AddFieldError(errors, key, "Extra inputs are not permitted", "extra_forbidden");
+  }
+}
+
+// POST /api/v1/search/find (extra="forbid").
+void Find(Call& call) {
+  FindCall find = ReadFindCall(call);
+  if (!find.body.has_value()) return;
+  ForbidExtraFields(*find.body, {kFindFields}, &find.errors);
+  if (!find.errors.empty()) return call.FailValidation(find.errors);
+  RunFind(call, find, "search.find");
+}
+
 // POST /api/v1/search/search: list mode runs Find (no session-aware intent
 // analysis yet); context mode is not implemented (501).
 void Search(Call& call) {
-  const auto start = std::chrono::steady_clock::now();
-  std::optional<Json> body = call.BodyObject();
-  if (!body.has_value()) return;
-  ValidationErrors errors;
-  BodyReader b(*body, &errors);
-  FindBody parsed;
-  ReadFindFields(*body, b, &errors, &parsed);
+  FindCall find = ReadFindCall(call);
+  if (!find.body.has_value()) return;
+  const Json& body = *find.body;
+  BodyReader b(body, &find.errors);
   (void)b.OptionalString("session_id");  // accepted; sessions come later
   const std::string mode = b.Literal("mode", "list", {"list", "context"});
-  b.ForbidExtra({"query",
-                 "image_url",
-                 "target_uri",
-                 "context_type",
-                 "limit",
-                 "node_limit",
-                 "score_threshold",
-                 "filter",
-                 "include_provenance",
-                 "tags",
-                 "since",
-                 "until",
-                 "time_field",
-                 "level",
-                 "telemetry",
-                 "session_id",
-                 "mode",
-                 "query_expansion",
-                 "max_tokens",
-                 "quotas",
-                 "purpose",
-                 "detail",
-                 "dedup_turns",
-                 "exclude_uris",
-                 "peer_scope",
-                 "other_peer_penalty",
-                 "rewrite",
-                 "rewrite_max_bullets"});
+  ForbidExtraFields(body, {kFindFields, kSearchFields, kContextOnlyFields}, &find.errors);
   if (mode == "list") {
     for (std::string_view field : kContextOnlyFields) {
-      auto it = body->find(field);
-      if (it != body->end() && !it->is_null()) {
-        AddFieldError(&errors, field,
+      auto it = body.find(field);
+      if (it != body.end() && !it->is_null()) {
+        AddFieldError(&find.errors, field,
                       fmt::format("Value error, {} is only valid with mode=\"context\"", field),
                       "value_error");
       }
     }
   }
-  if (!errors.empty()) return call.FailValidation(errors);
+  if (!find.errors.empty()) return call.FailValidation(find.errors);
   if (mode == "context") {
     return call.Fail(
         Status::InvalidArgument("search mode \"context\" is not supported yet; use mode \"list\"")
             .WithReason("UNIMPLEMENTED")
             .WithDetail("mode", "context"));
   }
-  RunFind(call, *body, parsed, "search.search", start);
+  RunFind(call, find, "search.search");
 }
 
 }  // namespace

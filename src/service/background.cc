@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "common/time_util.h"
@@ -26,6 +27,25 @@ namespace {
 constexpr int64_t kLeaseNs = int64_t{10} * 60 * 1'000'000'000;  // renewed by long jobs
 constexpr int64_t kRetryBaseNs = 2'000'000'000;
 constexpr int64_t kRetryMaxNs = int64_t{5} * 60 * 1'000'000'000;
+
+// Errors no retry can fix (bad input, a source that is gone, a conflict
+// with the tree's shape). Everything else — a provider that is down or
+// rate-limiting (the circuit breaker fails fast meanwhile), lock timeouts,
+// I/O errors — is retried with backoff.
+bool IsPermanentJobError(const Status& st) {
+  switch (st.code()) {
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+    case StatusCode::kPermissionDenied:
+    case StatusCode::kFailedPrecondition:
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kCorruption:
+    case StatusCode::kResourceExhausted:  // e.g. a source over the file-count limit
+      return true;
+    default:
+      return false;
+  }
+}
 
 std::string PathOfPayload(const Job& job) {
   nlohmann::json payload = nlohmann::json::parse(job.payload, nullptr, false);
@@ -49,6 +69,9 @@ Status DbImpl::StartBackground() {
 
   LexicalIndexOptions lexical_options;
   lexical_options.path = options_.workspace + "/index/lexical.db";
+  // Tombstones are purged from the catalog once the lexical index applied
+  // them, so its commits must be as durable as the catalog's.
+  lexical_options.sync = options_.sync_writes;
   SKALD_ASSIGN_OR_RETURN(lexical_, OpenFts5LexicalIndex(lexical_options));
 
   RetrievalOptions retrieval;
@@ -76,6 +99,7 @@ Status DbImpl::StartBackground() {
     SemanticIndexerOptions indexer_options;
     indexer_options.max_input_tokens = options_.embedding_max_input_tokens;
     indexer_options.lock_timeout_ms = options_.lock_timeout_ms;
+    indexer_options.stop = &stopping_;
     indexer_ = std::make_unique<SemanticIndexer>(content_.get(), catalog_.get(), &locks_,
                                                  options_.embedder.get(), summarizer_.get(),
                                                  indexer_options);
@@ -92,6 +116,7 @@ Status DbImpl::StartBackground() {
 }
 
 void DbImpl::StopBackground() {
+  stopping_ = true;
   if (jobs_) jobs_->Shutdown();
   for (std::thread& t : workers_) t.join();
   workers_.clear();
@@ -111,7 +136,10 @@ void DbImpl::WorkerLoop() {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       continue;
     }
-    if (!leased->has_value()) continue;
+    if (!leased->has_value()) {
+      MaybeRunMaintenance();
+      continue;
+    }
     const Job& job = **leased;
     std::shared_lock<std::shared_mutex> running(maintenance_mu_);
     Status st = RunJob(job);
@@ -126,9 +154,11 @@ void DbImpl::WorkerLoop() {
       continue;
     }
     int64_t delay = JobQueue::RetryDelay(job.attempts, kRetryBaseNs, kRetryMaxNs);
-    spdlog::warn("job {} ({} {}) failed (attempt {}/{}): {}", job.task_id, job.kind,
-                 job.resource_id, job.attempts, job.max_attempts, st.ToString());
-    Status failed = jobs_->Fail(job.id, st.message(), delay);
+    bool permanent = IsPermanentJobError(st);
+    spdlog::warn("job {} ({} {}) failed (attempt {}/{}{}): {}", job.task_id, job.kind,
+                 job.resource_id, job.attempts, job.max_attempts,
+                 permanent ? ", not retried" : "", st.ToString());
+    Status failed = jobs_->Fail(job.id, st.ToString(), delay, permanent);
     if (!failed.ok()) spdlog::error("job {}: {}", job.task_id, failed.ToString());
   }
 }
@@ -138,10 +168,7 @@ Status DbImpl::RunJob(const Job& job) {
   std::string path = PathOfPayload(job);
   if (job.kind == "index") {
     SKALD_ASSIGN_OR_RETURN(IndexStats stats,
-                           indexer_->IndexTree(job.account, path, [&](std::string_view stage) {
-                             Status st = jobs_->SetStage(job.id, stage);
-                             (void)st;  // progress is best effort
-                           }));
+                           indexer_->IndexTree(job.account, path, ProgressFor(job)));
     (void)stats;
     return Status::Ok();
   }
@@ -153,11 +180,14 @@ Status DbImpl::RunJob(const Job& job) {
         SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, catalog_->Get(account, top));
         if (!node) continue;
         SKALD_RETURN_IF_ERROR(jobs_->SetStage(job.id, fmt::format("{}: {}", account, top)));
-        SKALD_ASSIGN_OR_RETURN(IndexStats stats, indexer_->IndexTree(account, top));
+        SKALD_ASSIGN_OR_RETURN(IndexStats stats, indexer_->IndexTree(account, top, ProgressFor(job)));
         (void)stats;
       }
     }
     SKALD_RETURN_IF_ERROR(CatchUpIndexes());
+    SKALD_ASSIGN_OR_RETURN(uint64_t dropped,
+                           catalog_->PurgeEmbeddingCache(options_.embedder->Name()));
+    (void)dropped;  // vectors of the old embedder are never used again
     return catalog_->SetMeta(kEmbedderReindexMetaKey, "");
   }
   if (job.kind == "refresh") {
@@ -166,6 +196,56 @@ Status DbImpl::RunJob(const Job& job) {
     return Status::Ok();
   }
   return Status::InvalidArgument(fmt::format("unknown job kind '{}'", job.kind));
+}
+
+void DbImpl::MaybeRunMaintenance() {
+  constexpr int64_t kEveryNs = int64_t{3600} * 1'000'000'000;
+  int64_t now = NowNanos();
+  int64_t last = last_maintenance_ns_.load();
+  if (now - last < kEveryNs) return;
+  if (!last_maintenance_ns_.compare_exchange_strong(last, now)) return;  // another worker
+  std::shared_lock<std::shared_mutex> running(maintenance_mu_);
+  Status st = RunMaintenance();
+  if (!st.ok()) spdlog::warn("maintenance: {}", st.ToString());
+}
+
+Status DbImpl::RunMaintenance() {
+  constexpr int64_t kDayNs = int64_t{24} * 3600 * 1'000'000'000;
+  const int64_t now = NowNanos();
+  // Uploads never imported expire after a day (TempUpload's contract).
+  std::error_code ec;
+  std::filesystem::path uploads = std::filesystem::path(options_.workspace) / "temp" / "upload";
+  for (std::filesystem::directory_iterator it(uploads, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    auto written = std::filesystem::last_write_time(it->path(), ec);
+    if (ec) continue;
+    auto age = std::filesystem::file_time_type::clock::now() - written;
+    if (age > std::chrono::hours(24)) std::filesystem::remove(it->path(), ec);
+  }
+  SKALD_ASSIGN_OR_RETURN(uint64_t old_jobs, catalog_->PurgeFinishedJobs(now - 7 * kDayNs));
+  // Tombstones can go once every index has applied them and saved that:
+  // read the applied sequence first, then save (the saved files reflect at
+  // least that much even if a catch-up runs in between).
+  int64_t applied = lexical_->applied_seq();
+  if (vectors_) applied = std::min(applied, vectors_->MinAppliedSeq());
+  if (vectors_) SKALD_RETURN_IF_ERROR(vectors_->SaveAll());
+  SKALD_ASSIGN_OR_RETURN(uint64_t tombstones, catalog_->PurgeTombstones(applied));
+  if (old_jobs + tombstones > 0) {
+    spdlog::info("maintenance: {} finished jobs and {} tombstones purged", old_jobs, tombstones);
+  }
+  return Status::Ok();
+}
+
+IndexProgress DbImpl::ProgressFor(const Job& job) {
+  auto last_renew = std::make_shared<int64_t>(NowNanos());
+  return [this, id = job.id, last_renew](std::string_view stage) {
+    Status st = jobs_->SetStage(id, stage);
+    if (NowNanos() - *last_renew > int64_t{30} * 1'000'000'000) {
+      st = jobs_->Renew(id, kLeaseNs);
+      *last_renew = NowNanos();
+    }
+    if (!st.ok()) spdlog::warn("job progress: {}", st.ToString());
+  };
 }
 
 Status DbImpl::CatchUpIndexes() {
@@ -234,14 +314,9 @@ std::optional<JobSpec> DbImpl::IndexJobFor(const Identity& who, std::string_view
   spec.user = who.user;
   spec.resource_id = fmt::format("viking://{}", path);
   spec.priority = priority;
+  spec.max_attempts = kModelJobAttempts;
   spec.payload = nlohmann::json{{"path", path}}.dump();
   return spec;
-}
-
-Status DbImpl::ForgetRecords(const Identity& who, const VikingUri& uri) {
-  SKALD_ASSIGN_OR_RETURN(uint64_t deleted, catalog_->DeleteRecordsUnder(who.account, uri.str()));
-  if (deleted == 0) return Status::Ok();
-  return CatchUpIndexes();
 }
 
 Result<Job> DbImpl::AwaitTask(const std::string& task_id, std::optional<double> timeout_s) {
@@ -272,9 +347,10 @@ TaskInfo DbImpl::ToTaskInfo(const Job& job) const {
 
 Result<TaskInfo> DbImpl::GetTask(const Identity& who, std::string_view task_id) {
   SKALD_ASSIGN_OR_RETURN(std::optional<Job> job, catalog_->GetJobByTaskId(task_id));
+  // Tasks name the caller's paths, stages and errors: a user sees their own
+  // (OpenViking: "own; ROOT: all").
   bool visible = job && (who.role == Role::kRoot ||
-                         (job->account == who.account &&
-                          (who.role == Role::kAdmin || job->user == who.user)));
+                         (job->account == who.account && job->user == who.user));
   if (!visible) {
     return Status::NotFound("Task not found or expired")
         .WithDetail("resource", std::string(task_id))
@@ -298,7 +374,7 @@ Result<std::vector<TaskInfo>> DbImpl::ListTasks(const Identity& who, const TaskF
   }
   if (who.role != Role::kRoot) {
     query.account = who.account;
-    if (who.role != Role::kAdmin) query.user = who.user;
+    query.user = who.user;
   }
   std::vector<TaskInfo> out;
   if (filter.limit == 0) return out;

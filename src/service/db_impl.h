@@ -8,6 +8,7 @@
 // nodes they change; readers take none and rely on atomic renames in the
 // content store and SQLite snapshots in the catalog.
 
+#include <atomic>
 #include <mutex>
 #include <shared_mutex>
 #include <set>
@@ -110,6 +111,10 @@ class DbImpl final : public Db {
   // Brings the vector and lexical indexes up to the catalog.
   Status CatchUpIndexes();
   Status CatchUpLexical();
+  // Hourly upkeep from a worker: expired uploads, finished jobs older than a
+  // week, tombstones every index has applied.
+  void MaybeRunMaintenance();
+  Status RunMaintenance();
   // The follow-up job that (re)indexes `path` after a change; nullopt for
   // paths that are never indexed (sessions, hidden files, namespace roots).
   // kind "index" indexes the subtree; "refresh" only its ancestors.
@@ -118,9 +123,6 @@ class DbImpl final : public Db {
   // Waits for the task when `wait`; maps a failed task to its error.
   Result<Job> AwaitTask(const std::string& task_id, std::optional<double> timeout_s);
   TaskInfo ToTaskInfo(const Job& job) const;
-  // Drops the records of `uri`'s subtree and updates the indexes at once
-  // (deleted content must not be found even for a moment).
-  Status ForgetRecords(const Identity& who, const VikingUri& uri);
 
   // Locks `requests` within the configured timeout.
   Status Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard);
@@ -144,10 +146,24 @@ class DbImpl final : public Db {
   // never sees a sidecar whose catalog row a job is about to write.
   std::shared_mutex maintenance_mu_;
   std::vector<std::thread> workers_;
+  std::atomic<int64_t> last_maintenance_ns_{0};
+  std::atomic<bool> stopping_{false};        // running jobs stop at their next step
+  // Progress reporting for a running job: its stage, plus a lease renewal
+  // every 30 s so that a long job is never taken for a dead one.
+  IndexProgress ProgressFor(const Job& job);
+  bool opened_ = false;                      // set once OpenImpl succeeded
+  // Set when content changed but its catalog commit failed: the close is
+  // then recorded as unclean so that the next open reconciles.
+  std::atomic<bool> needs_recovery_{false};
 
   std::mutex accounts_mu_;
   std::set<std::string> ready_accounts_;  // guarded by accounts_mu_
 };
+
+// Attempts of a job that needs the models: with backoff doubling from 2 s
+// to at most 5 min, 20 attempts ride out a provider outage of about an hour
+// before the task fails (errors no retry can fix fail at once).
+inline constexpr int kModelJobAttempts = 20;
 
 // InvalidArgument when a segment uses the prefix reserved for Skald's
 // temporary files.

@@ -68,6 +68,7 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
   // Vectors are only comparable within one embedder: refuse another one
   // unless the caller asked for the reindex.
   bool reindex = false;
+  std::vector<ReconcileIssue> recovered;  // nodes recovery changed: to index again
   if (!db->options_.embedder) {
     SKALD_ASSIGN_OR_RETURN(db->options_.embedder, EmbedderForUnconfiguredOpen(*db->catalog_));
   }
@@ -92,6 +93,7 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
         started && ParseInt64(*started, &started_ns) ? started_ns - kMtimeSlackNs : 0;
     SKALD_ASSIGN_OR_RETURN(ReconcileReport report,
                            Reconcile(*db->content_, *db->catalog_, recover));
+    recovered = report.issues;
     spdlog::warn("recovered workspace {} after an unclean shutdown: {} nodes checked, {} fixed, "
                  "{} leftovers removed",
                  options.workspace, report.nodes_checked, report.issues.size(),
@@ -103,12 +105,34 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
   SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kCleanShutdownKey, "0"));
   SKALD_RETURN_IF_ERROR(db->EnsureAccount("default"));
   SKALD_RETURN_IF_ERROR(db->StartBackground());
+  db->opened_ = true;
+  // A reindex is due when the identity changed now, or when a previous open
+  // recorded the change but stopped before its job was queued.
+  SKALD_ASSIGN_OR_RETURN(auto reindex_from, db->catalog_->GetMeta(kEmbedderReindexMetaKey));
+  if (!reindex && reindex_from && !reindex_from->empty() && db->indexer_) {
+    SKALD_ASSIGN_OR_RETURN(uint64_t queued, db->catalog_->CountJobs(JobState::kPending, "reindex"));
+    reindex = queued == 0;
+  }
+  // Nodes that recovery adopted or dropped: index them again (a dropped
+  // path's records were already removed with it; its parents refresh).
+  if (db->indexer_) {
+    for (const ReconcileIssue& issue : recovered) {
+      Identity who;
+      who.account = issue.account;
+      who.user = "";
+      if (std::optional<JobSpec> job =
+              db->IndexJobFor(who, issue.path, "index", kJobPriorityInteractive)) {
+        SKALD_ASSIGN_OR_RETURN(Job queued, db->jobs_->Enqueue(*job));
+        (void)queued;
+      }
+    }
+  }
   if (reindex) {
     // Every vector must be remade with the new embedder: one durable job.
     JobSpec spec;
     spec.kind = "reindex";
     spec.resource_id = "viking://";
-    spec.max_attempts = 10;
+    spec.max_attempts = kModelJobAttempts;
     SKALD_ASSIGN_OR_RETURN(Job job, db->jobs_->Enqueue(spec));
     spdlog::warn("embedder changed: re-embedding every record in the background (task {})",
                  job.task_id);
@@ -118,7 +142,10 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
 
 DbImpl::~DbImpl() {
   StopBackground();
-  if (catalog_) {
+  // Only a workspace that opened (and recovered) completely and whose
+  // content never got ahead of the catalog is marked clean; otherwise the
+  // next open reconciles.
+  if (catalog_ && opened_ && !needs_recovery_.load()) {
     Status st = catalog_->SetMeta(kCleanShutdownKey, "1");
     if (!st.ok()) spdlog::error("could not record clean shutdown: {}", st.ToString());
   }

@@ -121,12 +121,17 @@ Result<CatalogNode> DbImpl::StoreFile(const Identity& who, const VikingUri& uri,
   node.mtime_ns = attr.mtime_ns;
   node.ctime_ns = existing ? existing->ctime_ns : attr.mtime_ns;
   node.hash = Sha256Hex(bytes);
-  SKALD_RETURN_IF_ERROR(catalog_->Apply(who.account, {node}, {}, jobs, enqueued));
+  Status recorded = catalog_->Apply(who.account, {node}, {}, jobs, enqueued);
+  if (!recorded.ok()) {
+    needs_recovery_ = true;  // the bytes are on disk, the catalog does not know
+    return recorded;
+  }
   return node;
 }
 
 Result<std::string> DbImpl::Mkdir(const Identity& who, std::string_view uri_text,
                                   std::string_view description) {
+  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
   SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, uri));
   SKALD_RETURN_IF_ERROR(CheckNotReserved(uri));
@@ -160,6 +165,7 @@ Result<std::string> DbImpl::Mkdir(const Identity& who, std::string_view uri_text
 }
 
 Result<RmResult> DbImpl::Rm(const Identity& who, std::string_view uri_text, bool recursive) {
+  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
   SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, uri));
   PathLockGuard guard;
@@ -180,17 +186,25 @@ Result<RmResult> DbImpl::Rm(const Identity& who, std::string_view uri_text, bool
   }
   // Content first (one atomic rename out of the tree), then the catalog: a
   // crash in between leaves rows without content, which recovery drops.
+  SKALD_ASSIGN_OR_RETURN(uint64_t count, catalog_->CountSubtree(who.account, uri.path()));
   SKALD_RETURN_IF_ERROR(content_->Remove(who.account, uri.path()));
-  SKALD_ASSIGN_OR_RETURN(result.deleted_count, catalog_->DeleteSubtree(who.account, uri.path()));
-  // Deleted content must not be found, not even until a job runs; the
-  // summaries above it are refreshed in the background.
-  SKALD_RETURN_IF_ERROR(ForgetRecords(who, uri));
+  // One transaction drops the nodes, tombstones their records and queues the
+  // refresh of the summaries above (the outbox).
+  std::vector<JobSpec> jobs;
   if (std::optional<JobSpec> job =
           IndexJobFor(who, uri.path(), "refresh", kJobPriorityInteractive);
       job && indexer_) {
-    SKALD_ASSIGN_OR_RETURN(Job queued, jobs_->Enqueue(*job));
-    (void)queued;
+    jobs.push_back(*job);
   }
+  Status recorded = catalog_->Apply(who.account, {}, {std::string(uri.path())}, jobs);
+  if (!recorded.ok()) {
+    needs_recovery_ = true;
+    return recorded;
+  }
+  result.deleted_count = count;
+  if (!jobs.empty()) jobs_->Notify();
+  // Deleted content must not be found, not even until a job runs.
+  SKALD_RETURN_IF_ERROR(CatchUpIndexes());
   if (uri.depth() == 1) {
     // A scope root (ROOT may empty `viking://resources`) comes back empty:
     // every account always has its resources root.
@@ -201,6 +215,7 @@ Result<RmResult> DbImpl::Rm(const Identity& who, std::string_view uri_text, bool
 
 Result<MvResult> DbImpl::Mv(const Identity& who, std::string_view from_text,
                             std::string_view to_text) {
+  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
   SKALD_ASSIGN_OR_RETURN(VikingUri from, Resolve(who, from_text));
   SKALD_ASSIGN_OR_RETURN(VikingUri to, Resolve(who, to_text));
   SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, from));
@@ -229,10 +244,15 @@ Result<MvResult> DbImpl::Mv(const Identity& who, std::string_view from_text,
   SKALD_RETURN_IF_ERROR(content_->Rename(who.account, from.path(), to.path()));
   SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->Stat(who.account, to.path()));
   int64_t mtime = source->is_dir ? source->mtime_ns : attr.mtime_ns;
-  SKALD_RETURN_IF_ERROR(catalog_->MoveSubtree(who.account, from.path(), to.path(), mtime));
-  // Records are keyed by URI: the old ones go at once, the moved tree is
-  // indexed again (cached vectors make that cheap) and both parents' summaries refresh.
-  SKALD_RETURN_IF_ERROR(ForgetRecords(who, from));
+  Status moved = catalog_->MoveSubtree(who.account, from.path(), to.path(), mtime);
+  if (!moved.ok()) {
+    needs_recovery_ = true;
+    return moved;
+  }
+  // Records are keyed by URI: the move tombstoned the old ones (search
+  // stops returning them now), the moved tree is indexed again (cached
+  // vectors make that cheap) and both parents' summaries refresh.
+  SKALD_RETURN_IF_ERROR(CatchUpIndexes());
   if (indexer_) {
     for (auto job : {IndexJobFor(who, from.path(), "refresh", kJobPriorityInteractive),
                      IndexJobFor(who, to.path(), "index", kJobPriorityInteractive)}) {
@@ -245,6 +265,7 @@ Result<MvResult> DbImpl::Mv(const Identity& who, std::string_view from_text,
 }
 
 Result<WriteResult> DbImpl::Write(const Identity& who, const WriteRequest& request) {
+  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, request.uri));
   SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, uri));
   SKALD_RETURN_IF_ERROR(CheckContentWriteTarget(uri));
@@ -327,6 +348,7 @@ Result<WriteResult> DbImpl::Write(const Identity& who, const WriteRequest& reque
   if (enqueued.empty()) return result;
   jobs_->Notify();
   guard = PathLockGuard();  // the job takes its own locks
+  no_fsck.unlock();          // and its own share of the maintenance lock
   result.semantic_status = result.vector_status = "queued";
   if (request.wait) {
     SKALD_ASSIGN_OR_RETURN(Job done, AwaitTask(enqueued[0].task_id, request.timeout_s));

@@ -26,7 +26,6 @@ constexpr std::string_view kUploadPrefix = "upload_";
 constexpr std::string_view kUploadMetaSuffix = ".ov_upload.meta";
 // Files written per catalog transaction while importing.
 constexpr size_t kImportCommitEvery = 256;
-constexpr int64_t kLeaseNs = int64_t{10} * 60 * 1'000'000'000;
 
 std::string RandomHex32() {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -98,6 +97,7 @@ Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
                                               const AddResourceRequest& request) {
   SKALD_RETURN_IF_ERROR(request.Validate());
   SKALD_RETURN_IF_ERROR(EnsureAccount(who.account));
+  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
   if (!indexer_) {
     return Status::FailedPrecondition(
         "add-resource needs the embedding model of this workspace: configure embedding.dense");
@@ -187,16 +187,27 @@ Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
   spec.resource_id = root.str();
   spec.payload = payload.dump();
   spec.priority = kJobPriorityBulk;
-  spec.max_attempts = 3;
+  spec.max_attempts = kModelJobAttempts;
   Job job;
-  {
+  for (int n = 1;; ++n) {
     PathLockGuard guard;
     SKALD_RETURN_IF_ERROR(
         Lock({{who.account, std::string(root.path()), PathLockKind::kTree}}, &guard));
+    // Another import may have taken the derived name since it was chosen.
+    SKALD_ASSIGN_OR_RETURN(auto taken, catalog_->Get(who.account, root.path()));
+    if (taken && request.to.empty()) {
+      root = root.Parent().Child(fmt::format("{}_{}", root_name, n));
+      continue;
+    }
     SKALD_RETURN_IF_ERROR(EnsureDirectories(who, root, /*include_self=*/true));
+    spec.resource_id = root.str();
+    payload["path"] = std::string(root.path());
+    spec.payload = payload.dump();
     SKALD_ASSIGN_OR_RETURN(job, jobs_->Enqueue(spec));
+    break;
   }
   result.root_uri = root.str();
+  no_fsck.unlock();  // the job takes its own share
   if (!request.wait) {
     result.task_id = job.task_id;
     result.task_status = "pending";
@@ -234,15 +245,7 @@ Status DbImpl::RunAddResource(const Job& job) {
   who.user = job.user;
   SKALD_ASSIGN_OR_RETURN(VikingUri root, VikingUri::Parse("viking://" + root_path));
 
-  int64_t last_renew = NowNanos();
-  auto stage = [&](std::string_view text) {
-    Status st = jobs_->SetStage(job.id, text);
-    if (NowNanos() - last_renew > int64_t{30} * 1'000'000'000) {
-      st = jobs_->Renew(job.id, kLeaseNs);
-      last_renew = NowNanos();
-    }
-    (void)st;  // progress is best effort
-  };
+  IndexProgress stage = ProgressFor(job);
 
   stage("parsing");
   ImportOptions import_options;
@@ -267,6 +270,7 @@ Status DbImpl::RunAddResource(const Job& job) {
     }
     std::vector<CatalogNode> nodes;
     for (size_t i = 0; i < plan.files.size(); ++i) {
+      if (stopping_) return Status::Unavailable("import interrupted by shutdown; it runs again later");
       const ImportFile& file = plan.files[i];
       std::string path = fmt::format("{}/{}", root.path(), file.path);
       SKALD_ASSIGN_OR_RETURN(auto existing, catalog_->Get(who.account, path));
@@ -302,6 +306,7 @@ Status DbImpl::RunAddResource(const Job& job) {
   indexer_options.max_input_tokens = options_.embedding_max_input_tokens;
   indexer_options.lock_timeout_ms = options_.lock_timeout_ms;
   indexer_options.tags = strings("tags");
+  indexer_options.stop = &stopping_;
   SemanticIndexer indexer(content_.get(), catalog_.get(), &locks_, options_.embedder.get(),
                           summarizer_.get(), indexer_options);
   SKALD_ASSIGN_OR_RETURN(IndexStats stats, indexer.IndexTree(who.account, root.path(), stage));
@@ -309,11 +314,6 @@ Status DbImpl::RunAddResource(const Job& job) {
   SKALD_RETURN_IF_ERROR(CatchUpIndexes());
   if (vectors_) SKALD_RETURN_IF_ERROR(vectors_->SaveAll());
 
-  if (!temp_file_id.empty()) {
-    std::error_code ec;
-    fs::remove(source_path, ec);
-    fs::remove(source_path + std::string(kUploadMetaSuffix), ec);
-  }
   nlohmann::json summary = {{"root_uri", root.str()},
                             {"files_written", written},
                             {"files_unchanged", unchanged},
@@ -326,7 +326,15 @@ Status DbImpl::RunAddResource(const Job& job) {
                             {"source_bytes", plan.source_bytes},
                             {"warnings", plan.warnings}};
   stage("done");
-  return jobs_->Complete(job.id, summary.dump());
+  SKALD_RETURN_IF_ERROR(jobs_->Complete(job.id, summary.dump()));
+  // Only now that the task is complete (it never runs again) is the upload
+  // no longer needed.
+  if (!temp_file_id.empty()) {
+    std::error_code ec;
+    fs::remove(source_path, ec);
+    fs::remove(source_path + std::string(kUploadMetaSuffix), ec);
+  }
+  return Status::Ok();
 }
 
 }  // namespace skald

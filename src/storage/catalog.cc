@@ -276,7 +276,13 @@ Result<uint64_t> DeleteSubtreeLocked(sqlite3* db, std::string_view account,
   if (!s.prepared()) return SqlError(db, "delete");
   s.Bind(1, account).Bind(2, path).Bind(3, SubtreeBegin(path)).Bind(4, SubtreeEnd(path));
   SKALD_RETURN_IF_ERROR(s.Run("delete"));
-  return static_cast<uint64_t>(sqlite3_changes(db));
+  uint64_t deleted = static_cast<uint64_t>(sqlite3_changes(db));
+  // Records describe nodes: they die with them, in the same transaction, so
+  // a crash can never leave deleted content findable.
+  SKALD_ASSIGN_OR_RETURN(uint64_t tombstones,
+                         TombstoneRecordsUnderLocked(db, account, "viking://" + std::string(path)));
+  (void)tombstones;
+  return deleted;
 }
 
 // Deletes then upserts; REQUIRES: write_mu held, inside a transaction.
@@ -348,6 +354,11 @@ Status Catalog::MoveSubtree(std::string_view account, std::string_view from,
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
   return InTransaction(db, [&]() -> Status {
+    // Records are keyed by URI: the old ones go with the move (the caller
+    // indexes the new place).
+    SKALD_ASSIGN_OR_RETURN(uint64_t tombstones,
+                           TombstoneRecordsUnderLocked(db, account, "viking://" + std::string(from)));
+    (void)tombstones;
     // The moved root changes path, parent, name and mtime.
     Stmt root(db,
               "UPDATE nodes SET path=?, parent=?, name=?, mtime_ns=? WHERE account=? AND path=?");

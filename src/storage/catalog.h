@@ -255,7 +255,10 @@ class Catalog {
   // back to pending, not leased before `retry_at_ns` (other jobs lease
   // meanwhile); otherwise it is terminally failed. The error is kept either
   // way. NotFound / FailedPrecondition (not running).
-  Status FailJob(int64_t id, std::string_view error, int64_t retry_at_ns);
+  // `permanent` (an error no retry can fix: bad input, a missing source)
+  // fails the job terminally at once, whatever attempts are left.
+  Status FailJob(int64_t id, std::string_view error, int64_t retry_at_ns,
+                 bool permanent = false);
 
   // The job with this task id, or nullopt.
   Result<std::optional<Job>> GetJobByTaskId(std::string_view task_id);

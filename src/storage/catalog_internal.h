@@ -164,4 +164,9 @@ struct Catalog::Impl {
   };
 };
 
+// Marks the live records of `uri` and its subtree as deleted (tombstones
+// with new sequence numbers). REQUIRES: write_mu held, inside a transaction.
+Result<uint64_t> TombstoneRecordsUnderLocked(sqlite3* db, std::string_view account,
+                                             std::string_view uri);
+
 }  // namespace skald

@@ -299,17 +299,21 @@ Status Catalog::CompleteJob(int64_t id, std::string_view result_json) {
   });
 }
 
-Status Catalog::FailJob(int64_t id, std::string_view error, int64_t retry_at_ns) {
+Status Catalog::FailJob(int64_t id, std::string_view error, int64_t retry_at_ns,
+                       bool permanent) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
   return InTransaction(db, [&]() -> Status {
     Stmt s(db,
            "UPDATE jobs SET error=?1, updated_ns=?2, lease_until_ns=0, "
-           "state = CASE WHEN attempts < max_attempts THEN 'pending' ELSE 'failed' END, "
-           "not_before_ns = CASE WHEN attempts < max_attempts THEN ?3 ELSE not_before_ns END "
+           "state = CASE WHEN attempts < max_attempts AND ?5 = 0 THEN 'pending' "
+           "ELSE 'failed' END, "
+           "not_before_ns = CASE WHEN attempts < max_attempts AND ?5 = 0 THEN ?3 "
+           "ELSE not_before_ns END "
            "WHERE id=?4 AND state='running'");
     if (!s.prepared()) return SqlError(db, "fail job");
     s.Bind(1, error).Bind(2, NowNanos()).Bind(3, retry_at_ns).Bind(4, id);
+    s.Bind(5, static_cast<int64_t>(permanent ? 1 : 0));
     return UpdateRunningJob(db, s, id, "fail job");
   });
 }

@@ -153,31 +153,40 @@ Status Catalog::UpsertRecords(std::string_view account, std::vector<VectorRecord
   });
 }
 
+Result<uint64_t> TombstoneRecordsUnderLocked(sqlite3* db, std::string_view account,
+                                             std::string_view uri) {
+  SKALD_ASSIGN_OR_RETURN(int64_t seq, MaxSeqLocked(db));
+  std::vector<int64_t> keys;
+  {
+    // "viking://" (the account root) covers every record of the account.
+    bool everything = uri == "viking://" || uri == "viking:/";
+    Stmt q(db, everything
+                   ? "SELECT key FROM records WHERE account=?1 AND deleted=0 ORDER BY key"
+                   : "SELECT key FROM records WHERE account=?1 AND deleted=0 AND "
+                     "(uri=?2 OR (uri >= ?2 || '/' AND uri < ?2 || '0')) ORDER BY key");
+    if (!q.prepared()) return SqlError(db, "delete records");
+    q.Bind(1, account);
+    if (!everything) q.Bind(2, uri);
+    int rc;
+    while ((rc = q.Step()) == SQLITE_ROW) keys.push_back(q.Int(0));
+    if (rc != SQLITE_DONE) return SqlError(db, "delete records");
+  }
+  Stmt u(db, "UPDATE records SET deleted=1, vector=NULL, seq=?1 WHERE key=?2");
+  if (!u.prepared()) return SqlError(db, "delete records");
+  for (int64_t key : keys) {
+    u.Bind(1, ++seq).Bind(2, key);
+    SKALD_RETURN_IF_ERROR(u.Run("delete records"));
+    u.Reset();
+  }
+  return static_cast<uint64_t>(keys.size());
+}
+
 Result<uint64_t> Catalog::DeleteRecordsUnder(std::string_view account, std::string_view uri) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
   uint64_t count = 0;
   Status st = InTransaction(db, [&]() -> Status {
-    SKALD_ASSIGN_OR_RETURN(int64_t seq, MaxSeqLocked(db));
-    std::vector<int64_t> keys;
-    {
-      Stmt q(db,
-             "SELECT key FROM records WHERE account=?1 AND deleted=0 AND "
-             "(uri=?2 OR (uri >= ?2 || '/' AND uri < ?2 || '0')) ORDER BY key");
-      if (!q.prepared()) return SqlError(db, "delete records");
-      q.Bind(1, account).Bind(2, uri);
-      int rc;
-      while ((rc = q.Step()) == SQLITE_ROW) keys.push_back(q.Int(0));
-      if (rc != SQLITE_DONE) return SqlError(db, "delete records");
-    }
-    Stmt u(db, "UPDATE records SET deleted=1, vector=NULL, seq=?1 WHERE key=?2");
-    if (!u.prepared()) return SqlError(db, "delete records");
-    for (int64_t key : keys) {
-      u.Bind(1, ++seq).Bind(2, key);
-      SKALD_RETURN_IF_ERROR(u.Run("delete records"));
-      u.Reset();
-    }
-    count = keys.size();
+    SKALD_ASSIGN_OR_RETURN(count, TombstoneRecordsUnderLocked(db, account, uri));
     return Status::Ok();
   });
   if (!st.ok()) return st;

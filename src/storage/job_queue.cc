@@ -108,8 +108,10 @@ Status JobQueue::Complete(int64_t id, std::string_view result_json) {
   return Status::Ok();
 }
 
-Status JobQueue::Fail(int64_t id, std::string_view error, int64_t retry_delay_ns) {
-  SKALD_RETURN_IF_ERROR(catalog_->FailJob(id, error, Now() + std::max<int64_t>(0, retry_delay_ns)));
+Status JobQueue::Fail(int64_t id, std::string_view error, int64_t retry_delay_ns,
+                      bool permanent) {
+  SKALD_RETURN_IF_ERROR(catalog_->FailJob(id, error, Now() + std::max<int64_t>(0, retry_delay_ns),
+                                          permanent));
   // Terminal failures finish a task; retries may be runnable at once.
   BumpDone();
   BumpWork();

@@ -75,8 +75,10 @@ class JobQueue {
   Status Complete(int64_t id, std::string_view result_json);
 
   // Marks the job failed (Catalog::FailJob), retried after Now() +
-  // retry_delay_ns while it has attempts left; wakes task waiters and workers.
-  Status Fail(int64_t id, std::string_view error, int64_t retry_delay_ns);
+  // retry_delay_ns while it has attempts left (`permanent`: never); wakes
+  // task waiters and workers.
+  Status Fail(int64_t id, std::string_view error, int64_t retry_delay_ns,
+              bool permanent = false);
 
   // Blocks until the job with `task_id` is completed or failed, `timeout`
   // passes or the queue shuts down, and returns the job as last read (its

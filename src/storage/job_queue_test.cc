@@ -211,6 +211,19 @@ TEST_F(JobsTest, ReleaseRunningJobsResumesOrphansAtOnceButNotPoison) {
   EXPECT_EQ(again->attempts, 2);
 }
 
+TEST_F(JobsTest, PermanentFailureEndsTheJobWithAttemptsLeft) {
+  auto enq = catalog_->EnqueueJob(Spec("embed"));  // 5 attempts
+  ASSERT_TRUE(enq.ok());
+  std::optional<Job> job = Lease(0);
+  ASSERT_TRUE(job.has_value());
+  ASSERT_TRUE(catalog_->FailJob(job->id, "source is gone", 0, /*permanent=*/true).ok());
+  Job failed = Get(enq->task_id);
+  EXPECT_EQ(failed.state, JobState::kFailed);
+  EXPECT_EQ(failed.attempts, 1);
+  EXPECT_EQ(failed.error, "source is gone");
+  EXPECT_FALSE(Lease(kSecond).has_value());
+}
+
 TEST_F(JobsTest, ExpiredLeaseOnLastAttemptFailsInsteadOfLooping) {
   JobSpec spec = Spec("semantic");
   spec.max_attempts = 1;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "text/text_util.h"
 
 namespace skald {
 
@@ -24,29 +25,6 @@ namespace {
 // at most kMaxNamesPerKind of each kind ("and 3 more" for the rest).
 constexpr size_t kMaxDefinitions = 100;
 constexpr size_t kMaxNamesPerKind = 12;
-
-// The white space rules of extractive_summarizer.cc, whose sentence
-// splitting expects collapsed text.
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-// Collapses runs of white space to one space and trims.
-std::string CollapseSpace(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  bool space = false;
-  for (char c : text) {
-    if (IsSpace(c)) {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty()) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
-}
 
 constexpr CodeLanguage kLanguages[] = {
     {" c ", "C", "//", true, false, true},
@@ -171,6 +149,7 @@ std::string LeadingComment(std::string_view text, const CodeLanguage& language) 
     } else {
       return "";  // code before any comment
     }
+    // Collapsed: the summarizer's sentence splitting expects collapsed text.
     if (!block.empty() && !LooksLikeLicense(block)) return CollapseSpace(block);
     if (i == block_start) ++i;  // a line no branch consumed ("#!" past the first line)
   }

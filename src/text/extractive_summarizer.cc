@@ -12,6 +12,7 @@
 #include "common/strings.h"
 #include "text/code_summary.h"
 #include "text/summarizer.h"
+#include "text/text_util.h"
 
 namespace skald {
 
@@ -49,10 +50,6 @@ size_t PrefixBytes(std::string_view s, size_t chars) {
   size_t i = 0;
   for (size_t n = 0; i < s.size() && n < chars; ++n) i += CharLength(s, i);
   return i;
-}
-
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
 std::string_view TrimSpace(std::string_view s) {
@@ -138,23 +135,6 @@ double CountWords(std::string_view text) {
     i += len;
   }
   return words;
-}
-
-// Collapses runs of white space to one space and trims.
-std::string CollapseSpace(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  bool space = false;
-  for (char c : text) {
-    if (IsSpace(c)) {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty()) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
 }
 
 // Leading sentences of `text` within the word budget.

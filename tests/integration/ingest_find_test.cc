@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "model/factory.h"
 #include "model/fake_model_server.h"
+#include "model/hashing_embedder.h"
 #include "service/config.h"
 #include "skald/db.h"
 #include "tests/testutil/temp_dir.h"
@@ -55,6 +57,15 @@ std::vector<std::string> Uris(const std::vector<MatchedContext>& hits) {
 
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// add-resource of a local directory, waiting for the task.
+void ImportWaiting(Db& db, const std::string& path) {
+  AddResourceRequest add;
+  add.path = path;
+  add.wait = true;
+  auto added = db.AddResource(Identity{}, add);
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
 }
 
 FindRequest Query(const std::string& text) {
@@ -136,10 +147,7 @@ TEST(IngestFindTest, WritesRemovesAndMovesKeepSearchCurrent) {
   options.sync_writes = false;
   auto db = Db::Open(options);
   ASSERT_TRUE(db.ok());
-  AddResourceRequest add;
-  add.path = tmp.Sub("docs");
-  add.wait = true;
-  ASSERT_TRUE((*db)->AddResource(Root(), add).ok());
+  ImportWaiting(**db, tmp.Sub("docs"));
 
   WriteRequest write;
   write.uri = "viking://resources/docs/ops/incident.md";
@@ -215,6 +223,151 @@ TEST(IngestFindTest, AsyncTaskIsPolledAndSurvivesReopen) {
   EXPECT_EQ((*db)->GetTask(Root(), "no-such-task").status().code(), StatusCode::kNotFound);
 }
 
+TEST(IngestFindTest, UploadsAreImportedOnceAndExpireWhenUnused) {
+  TempDir tmp;
+  DbOptions options;
+  options.workspace = tmp.Sub("ws");
+  options.sync_writes = false;
+  std::string stale_path;
+  {
+    auto db = Db::Open(options);
+    ASSERT_TRUE(db.ok());
+    auto id = (*db)->TempUpload(Root(), "notes.md", "# Notes\n\nThe quarterly plan.\n");
+    ASSERT_TRUE(id.ok()) << id.status().ToString();
+    EXPECT_TRUE(id->starts_with("upload_") && id->ends_with(".md")) << *id;
+    AddResourceRequest add;
+    add.temp_file_id = *id;
+    add.wait = true;
+    auto added = (*db)->AddResource(Root(), add);
+    ASSERT_TRUE(added.ok()) << added.status().ToString();
+    EXPECT_EQ(added->root_uri, "viking://resources/notes");
+    EXPECT_EQ(added->source_path, "notes.md");
+    // Imported: the upload is gone, and the id cannot be used again.
+    EXPECT_EQ((*db)->AddResource(Root(), add).status().code(), StatusCode::kPermissionDenied);
+    add.temp_file_id = "upload_0123456789abcdef0123456789abcdef/../../x";
+    EXPECT_EQ((*db)->AddResource(Root(), add).status().code(), StatusCode::kPermissionDenied);
+
+    auto stale = (*db)->TempUpload(Root(), "old.txt", "never imported");
+    ASSERT_TRUE(stale.ok());
+    stale_path = options.workspace + "/temp/upload/" + *stale;
+    ASSERT_TRUE(fs::exists(stale_path));
+  }
+  fs::last_write_time(stale_path, fs::file_time_type::clock::now() - std::chrono::hours(48));
+  auto db = Db::Open(options);  // an idle worker runs the upkeep soon after open
+  ASSERT_TRUE(db.ok());
+  for (int i = 0; i < 200 && fs::exists(stale_path); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_FALSE(fs::exists(stale_path));
+}
+
+TEST(IngestFindTest, EmbedderChangeIsRefusedUnlessReindexedThenReembedsEverything) {
+  TempDir tmp;
+  MakeDocs(tmp.Sub("docs"));
+  DbOptions options;
+  options.workspace = tmp.Sub("ws");
+  options.sync_writes = false;
+  {
+    auto db = Db::Open(options);  // the built-in embedder, dimension 512
+    ASSERT_TRUE(db.ok());
+    ImportWaiting(**db, tmp.Sub("docs"));
+  }
+  HashingEmbedderOptions small;
+  small.dimension = 64;
+  auto embedder = NewDefaultHashingEmbedder(small);
+  ASSERT_TRUE(embedder.ok());
+  options.embedder = std::move(*embedder);
+  auto refused = Db::Open(options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("reindex"), std::string::npos)
+      << refused.status().ToString();
+
+  options.reindex_on_embedder_change = true;
+  // Vector scores only: a hit proves the records were embedded again (the
+  // index serves only vectors of the current embedder).
+  options.retrieval.hybrid_weight = 0.0;
+  auto db = Db::Open(options);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  ASSERT_TRUE((*db)->WaitIdle(60000).ok());
+  auto tasks = (*db)->ListTasks(Root(), TaskFilter{"reindex", "completed", "", 10});
+  ASSERT_TRUE(tasks.ok());
+  EXPECT_EQ(tasks->size(), 1u);
+  auto hits = (*db)->Find(Root(), Query("signing keys rotation"));
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  ASSERT_FALSE(hits->resources.empty());
+  EXPECT_EQ(hits->resources[0].uri, "viking://resources/docs/security/keys.md");
+}
+
+TEST(IngestFindTest, ErrorsNoRetryCanFixFailTheTaskAtOnce) {
+  TempDir tmp;
+  MakeDocs(tmp.Sub("docs"));
+  DbOptions options;
+  options.workspace = tmp.Sub("ws");
+  options.sync_writes = false;
+  options.background_workers = 0;
+  std::string task_id;
+  {
+    auto db = Db::Open(options);
+    ASSERT_TRUE(db.ok());
+    AddResourceRequest add;
+    add.path = tmp.Sub("docs");
+    auto added = (*db)->AddResource(Root(), add);
+    ASSERT_TRUE(added.ok());
+    task_id = added->task_id;
+  }
+  fs::remove_all(tmp.Sub("docs"));  // the source is gone before the job runs
+  options.background_workers = 2;
+  auto db = Db::Open(options);
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE((*db)->WaitIdle(30000).ok());
+  auto task = (*db)->GetTask(Root(), task_id);
+  ASSERT_TRUE(task.ok());
+  EXPECT_EQ(task->status, "failed");
+  EXPECT_NE(task->error.find("does not exist"), std::string::npos) << task->error;
+}
+
+TEST(IngestFindTest, ResourceTagsFilterFindAndSurviveRewrites) {
+  TempDir tmp;
+  MakeDocs(tmp.Sub("docs"));
+  DbOptions options;
+  options.workspace = tmp.Sub("ws");
+  options.sync_writes = false;
+  auto db = Db::Open(options);
+  ASSERT_TRUE(db.ok());
+  AddResourceRequest add;
+  add.path = tmp.Sub("docs");
+  add.tags = {"team=sec"};
+  add.wait = true;
+  ASSERT_TRUE((*db)->AddResource(Root(), add).ok());
+  WriteLocal(tmp.Sub("other/keys.md"), "# Keys\n\nRotate signing keys yearly in the lab.\n");
+  add.path = tmp.Sub("other");
+  add.tags.clear();
+  ASSERT_TRUE((*db)->AddResource(Root(), add).ok());
+
+  FindRequest tagged = Query("rotate signing keys");
+  tagged.tags = {"team=sec"};
+  auto hits = (*db)->Find(Root(), tagged);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_FALSE(hits->resources.empty());
+  for (const MatchedContext& hit : hits->resources) {
+    EXPECT_TRUE(hit.uri.starts_with("viking://resources/docs")) << hit.uri;
+    EXPECT_EQ(hit.tags, std::vector<std::string>{"team=sec"});
+  }
+
+  // A rewrite re-indexes the file without tags of its own: it keeps them.
+  WriteRequest write;
+  write.uri = "viking://resources/docs/security/keys.md";
+  write.content = "# Key rotation\n\nRotate the signing keys every sixty days now.\n";
+  write.wait = true;
+  ASSERT_TRUE((*db)->Write(Root(), write).ok());
+  hits = (*db)->Find(Root(), tagged);
+  ASSERT_TRUE(hits.ok());
+  ASSERT_FALSE(hits->resources.empty());
+  EXPECT_EQ(hits->resources[0].uri, "viking://resources/docs/security/keys.md");
+  EXPECT_NE(hits->resources[0].abstract.find("sixty"), std::string::npos)
+      << hits->resources[0].abstract;
+}
+
 // The "done when": an OpenAI-compatible server makes ingestion and
 // search use it, with batched requests.
 class ProviderTest : public ::testing::Test {
@@ -227,6 +380,9 @@ class ProviderTest : public ::testing::Test {
     config_.dimension = 8;
     config_.batch_size = 4;
     config_.max_retries = 0;
+    // The outage test must see the breaker close again within the test.
+    config_.circuit_breaker.reset_timeout = std::chrono::milliseconds(300);
+    config_.circuit_breaker.max_reset_timeout = std::chrono::milliseconds(600);
   }
 
   Result<std::unique_ptr<Db>> Open(bool with_reranker) {
@@ -263,37 +419,35 @@ class ProviderTest : public ::testing::Test {
 TEST_F(ProviderTest, IngestionAndFindUseTheConfiguredEmbedderInBatches) {
   auto db = Open(/*with_reranker=*/false);
   ASSERT_TRUE(db.ok()) << db.status().ToString();
-  AddResourceRequest add;
-  add.path = tmp_.Sub("docs");
-  add.wait = true;
-  ASSERT_TRUE((*db)->AddResource(Root(), add).ok());
-  // 5 files + 3 directories x (L0, L1) = 11 texts → ceil(11 / 4) = 3 requests.
+  ImportWaiting(**db, tmp_.Sub("docs"));
+  // 5 files + 4 directories (docs, security, ops and the namespace root
+  // viking://resources) x (L0, L1) = 13 texts → ceil(13 / 4) = 4 requests.
   int inputs = 0;
   for (const auto& r : server_.requests()) {
     if (r.path == "/v1/embeddings") inputs += static_cast<int>(r.body["input"].size());
   }
-  EXPECT_EQ(inputs, 11);
-  EXPECT_EQ(CountPath("/v1/embeddings"), 3);
+  EXPECT_EQ(inputs, 13);
+  EXPECT_EQ(CountPath("/v1/embeddings"), 4);
 
   auto hits = (*db)->Find(Root(), Query("signing keys rotation"));
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
-  EXPECT_EQ(CountPath("/v1/embeddings"), 4);  // one request for the query
+  EXPECT_EQ(CountPath("/v1/embeddings"), 5);  // one request for the query
   EXPECT_EQ(server_.requests().back().body["input"][0], "signing keys rotation");
   ASSERT_FALSE(hits->resources.empty());
 
   // Re-adding the unchanged tree embeds nothing (cache + unchanged records).
-  add.to = "viking://resources/docs";
-  ASSERT_TRUE((*db)->AddResource(Root(), add).ok());
-  EXPECT_EQ(CountPath("/v1/embeddings"), 4);
+  AddResourceRequest again;
+  again.path = tmp_.Sub("docs");
+  again.to = "viking://resources/docs";
+  again.wait = true;
+  ASSERT_TRUE((*db)->AddResource(Root(), again).ok());
+  EXPECT_EQ(CountPath("/v1/embeddings"), 5);
 }
 
 TEST_F(ProviderTest, RerankerMakesFindHierarchicalAndIsCalled) {
   auto db = Open(/*with_reranker=*/true);
   ASSERT_TRUE(db.ok()) << db.status().ToString();
-  AddResourceRequest add;
-  add.path = tmp_.Sub("docs");
-  add.wait = true;
-  ASSERT_TRUE((*db)->AddResource(Root(), add).ok());
+  ImportWaiting(**db, tmp_.Sub("docs"));
   FindRequest request = Query("password policy");
   request.include_provenance = true;
   auto hits = (*db)->Find(Root(), request);
@@ -362,11 +516,8 @@ TEST_F(ProviderTest, ServerConfigFileWiresEmbedderAndReranker) {
   EXPECT_DOUBLE_EQ(options->retrieval.score_threshold, 0.0);
   auto db = Db::Open(*options);
   ASSERT_TRUE(db.ok()) << db.status().ToString();
-  AddResourceRequest add;
-  add.path = tmp_.Sub("docs");
-  add.wait = true;
-  ASSERT_TRUE((*db)->AddResource(Root(), add).ok());
-  EXPECT_EQ(CountPath("/v1/embeddings"), 1);  // 11 texts, batch_size 16
+  ImportWaiting(**db, tmp_.Sub("docs"));
+  EXPECT_EQ(CountPath("/v1/embeddings"), 1);  // 13 texts, batch_size 16
   auto hits = (*db)->Find(Root(), Query("nightly backups"));
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   EXPECT_EQ(CountPath("/v1/embeddings"), 2);

@@ -1,0 +1,23 @@
+// White-space helpers of skald_text (text_util.h).
+
+#include "text/text_util.h"
+
+namespace skald {
+
+std::string CollapseSpace(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool space = false;
+  for (char c : text) {
+    if (IsSpace(c)) {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace skald

@@ -1,0 +1,24 @@
+#pragma once
+
+// White-space helpers shared by the extractive summarizer and its code side
+// (internal to skald_text). Byte-wise over ASCII white space, so they never
+// split or change a UTF-8 sequence and do not depend on the C locale.
+//
+// Thread safety: pure functions.
+
+#include <string>
+#include <string_view>
+
+namespace skald {
+
+// True for the six ASCII white-space bytes: ' ', '\t', '\n', '\r', '\f', '\v'.
+// Inline: the summarizer calls it once per byte of a document.
+inline bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// `text` with every run of white space (IsSpace) replaced by one space and
+// none left at either end; all other bytes are copied unchanged.
+std::string CollapseSpace(std::string_view text);
+
+}  // namespace skald
