@@ -99,7 +99,7 @@ struct WriteRequest {
   // Return only once the file is summarized and searchable.
   bool wait = false;
   // With `wait`: stop waiting after this many seconds (the work goes on).
-  std::optional<double> timeout_s;
+  std::optional<double> timeout_s = std::nullopt;
 };
 
 struct GrepRequest {
@@ -147,7 +147,7 @@ struct AddResourceRequest {
   // Return only when the resource is parsed, summarized and searchable.
   bool wait = false;
   // With `wait`: give up waiting after this many seconds (the work goes on).
-  std::optional<double> timeout_s;
+  std::optional<double> timeout_s = std::nullopt;
   // Directory imports: glob patterns of files to include (empty = all) and
   // to exclude, matched against the path relative to the imported
   // directory; directory names to skip besides the built-in list.

@@ -282,6 +282,7 @@ TEST(CrashTest, AcknowledgedWorkSurvivesSigkillAtManyPoints) {
   std::mt19937_64 timing(20261130);
   constexpr int kIterations = 40;
   uint64_t total_acked = 0;
+  uint64_t hits_checked = 0;
   for (int iter = 0; iter < kIterations; ++iter) {
     // The parent's model of the starting state is whatever is on disk now.
     Model start;
@@ -345,10 +346,28 @@ TEST(CrashTest, AcknowledgedWorkSurvivesSigkillAtManyPoints) {
       ADD_FAILURE() << "iteration " << iter << ": fsck: " << issue.kind << " " << issue.uri
                     << " (" << issue.detail << ")";
     }
+    // Search never returns content that does not exist after recovery
+    // (records die with their nodes in one transaction).
+    FindRequest find;
+    find.query = "op1 op2 op3 op10 op20";  // contents start with "op<index>:"
+    find.limit = 200;
+    find.score_threshold = 0.0;
+    auto hits = (*db)->Find(Identity{}, find);
+    ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+    for (const MatchedContext& hit : hits->resources) {
+      if (hit.level != 2) continue;
+      std::string path = hit.uri.substr(std::string("viking://").size());
+      EXPECT_TRUE(actual->files.count(path) > 0)
+          << "iteration " << iter << ": find returned " << hit.uri << ", which does not exist";
+      ++hits_checked;
+    }
     if (HasFailure()) return;
   }
-  std::printf("crash test: %d kill points, %llu acknowledged operations verified\n", kIterations,
-              static_cast<unsigned long long>(total_acked));
+  EXPECT_GT(hits_checked, 0u) << "find never returned a file: the search check checked nothing";
+  std::printf("crash test: %d kill points, %llu acknowledged operations verified, %llu search "
+              "hits checked\n",
+              kIterations, static_cast<unsigned long long>(total_acked),
+              static_cast<unsigned long long>(hits_checked));
 }
 
 }  // namespace
