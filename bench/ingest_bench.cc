@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   int dirs = 40;
   int queries = 500;
   bool sync = true;
+  bool find_only = false;
   std::string dir = "/tmp/skald-ingest-bench";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
     else if (a == "--queries") queries = std::atoi(next().c_str());
     else if (a == "--dir") dir = next();
     else if (a == "--no-sync") sync = false;
+    else if (a == "--find-only") find_only = true;
     else {
       std::fprintf(stderr, "unknown argument %s\n", a.c_str());
       return 2;
@@ -98,16 +100,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--files, --dirs, --queries must be >= 1 and --size >= 64\n");
     return 2;
   }
-  std::printf("command: ingest_bench --files %d --size %zu --dirs %d --queries %d --dir %s%s\n",
-              files, size, dirs, queries, dir.c_str(), sync ? "" : " --no-sync");
+  std::printf("command: ingest_bench --files %d --size %zu --dirs %d --queries %d --dir %s%s%s\n",
+              files, size, dirs, queries, dir.c_str(), sync ? "" : " --no-sync",
+              find_only ? " --find-only" : "");
 
   namespace fs = std::filesystem;
-  fs::remove_all(dir);
+  if (!find_only) fs::remove_all(dir);
   std::string source = dir + "/source/corpus";
   std::vector<std::string> vocab = Vocabulary(20000);
   std::mt19937_64 rng(42);
   uint64_t bytes = 0;
-  for (int f = 0; f < files; ++f) {
+  for (int f = 0; f < files && !find_only; ++f) {
     std::string sub = source + "/d" + std::to_string(f % dirs);
     fs::create_directories(sub);
     std::string doc = Document(rng, vocab, size, f);
@@ -124,6 +127,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   skald::Identity who;
+  double mb_per_s = 0;
+  if (!find_only) {
   skald::AddResourceRequest add;
   add.path = source;
   add.wait = true;
@@ -134,9 +139,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "add-resource: %s\n", added.status().ToString().c_str());
     return 1;
   }
-  double mb_per_s = static_cast<double>(bytes) / 1e6 / ingest_s;
+  mb_per_s = static_cast<double>(bytes) / 1e6 / ingest_s;
   std::printf("ingest: files=%d bytes=%llu seconds=%.2f mb_per_s=%.2f files_per_s=%.0f\n", files,
               static_cast<unsigned long long>(bytes), ingest_s, mb_per_s, files / ingest_s);
+  }
 
   std::vector<double> latencies;
   uint64_t hits = 0;

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <span>
+#include <thread>
 
 #include "common/hash.h"
 #include "common/strings.h"
@@ -399,8 +401,7 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
       }
     }
     if (!missing.empty()) {
-      SKALD_ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors,
-                             embedder_->Embed(missing_texts, EmbedKind::kDocument));
+      SKALD_ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors, EmbedTexts(missing_texts));
       if (vectors.size() != missing.size()) {
         return Status::Internal(fmt::format("embedder {} returned {} vectors for {} texts",
                                             embedder_name, vectors.size(), missing.size()));
@@ -457,6 +458,30 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
   pending->source_hashes.clear();
   pending->inherit_tags.clear();
   return Status::Ok();
+}
+
+Result<std::vector<std::vector<float>>> SemanticIndexer::EmbedTexts(
+    const std::vector<std::string>& texts) {
+  // HTTP embedders batch and parallelize their requests themselves; the
+  // built-in one computes on the calling thread, so a large chunk is split
+  // over two threads (one request's worth of batching is not at stake).
+  constexpr size_t kSplitFrom = 64;
+  if (embedder_->provider() != "hashing" || texts.size() < kSplitFrom ||
+      std::thread::hardware_concurrency() < 2) {
+    return embedder_->Embed(texts, EmbedKind::kDocument);
+  }
+  size_t half = texts.size() / 2;
+  std::span<const std::string> all(texts);
+  Result<std::vector<std::vector<float>>> second = Status::Internal("not run");
+  std::thread helper([&] { second = embedder_->Embed(all.subspan(half), EmbedKind::kDocument); });
+  Result<std::vector<std::vector<float>>> first =
+      embedder_->Embed(all.subspan(0, half), EmbedKind::kDocument);
+  helper.join();
+  SKALD_RETURN_IF_ERROR(first.status());
+  SKALD_RETURN_IF_ERROR(second.status());
+  std::vector<std::vector<float>> out = std::move(*first);
+  for (std::vector<float>& v : *second) out.push_back(std::move(v));
+  return out;
 }
 
 Status SemanticIndexer::CheckStop() const {

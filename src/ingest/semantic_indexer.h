@@ -30,6 +30,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+#include <vector>
 
 #include "skald/result.h"
 
@@ -108,6 +109,8 @@ class SemanticIndexer {
                     IndexStats* stats, const IndexProgress& progress);
   Status Flush(std::string_view account, Pending* pending, IndexStats* stats,
                const IndexProgress& progress);
+  // Embeds `texts` as documents (the built-in embedder on two threads).
+  Result<std::vector<std::vector<float>>> EmbedTexts(const std::vector<std::string>& texts);
   // Unavailable once options_.stop is set.
   Status CheckStop() const;
   // Writes `records` whose nodes (`sources`: path and summarized hash) are

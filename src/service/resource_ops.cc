@@ -24,6 +24,8 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kUploadPrefix = "upload_";
 constexpr std::string_view kUploadMetaSuffix = ".ov_upload.meta";
+// An upload taken by an add-resource task (kept until the task completes).
+constexpr std::string_view kClaimedSuffix = ".claimed";
 // Files written per catalog transaction while importing.
 constexpr size_t kImportCommitEvery = 256;
 
@@ -173,6 +175,16 @@ Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
   SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, root));
   SKALD_RETURN_IF_ERROR(CheckNotReserved(root));
 
+  // Claim the upload: from here on its id cannot start a second import
+  // (a concurrent claim loses the rename), and the job owns the file until
+  // it completes.
+  if (!temp_file_id.empty()) {
+    std::string claimed = source_path + std::string(kClaimedSuffix);
+    std::error_code ec;
+    fs::rename(source_path, claimed, ec);
+    if (ec) return UnknownUpload(temp_file_id);
+    source_path = claimed;
+  }
   // Reserve the root and queue the work. (A crash between the two leaves
   // an empty directory and no job; nothing half-imported.)
   nlohmann::json payload = {{"source_path", source_path},   {"display_name", display_name},
@@ -331,8 +343,9 @@ Status DbImpl::RunAddResource(const Job& job) {
   // no longer needed.
   if (!temp_file_id.empty()) {
     std::error_code ec;
+    fs::path dir = fs::path(source_path).parent_path();
     fs::remove(source_path, ec);
-    fs::remove(source_path + std::string(kUploadMetaSuffix), ec);
+    fs::remove(dir / (temp_file_id + std::string(kUploadMetaSuffix)), ec);
   }
   return Status::Ok();
 }

@@ -494,6 +494,7 @@ std::string Coverage(std::span<const EntrySummary> entries, size_t total) {
   std::string kinds = fmt::format("{} and {}", CountNoun(entries.size() - dirs, "file", "files"),
                                   CountNoun(dirs, "directory", "directories"));
   if (entries.size() == total) {
+    if (total == 1) return fmt::format("The directory's one entry is described below: {}.", kinds);
     return fmt::format("All {} of the directory are described below: {}.",
                        CountNoun(total, "entry", "entries"), kinds);
   }
