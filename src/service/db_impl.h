@@ -26,6 +26,7 @@
 #include "text/summarizer.h"
 #include "storage/content_store.h"
 #include "storage/path_lock.h"
+#include "storage/reconcile.h"
 #include "storage/workspace_lock.h"
 #include "uri/viking_uri.h"
 
@@ -121,6 +122,9 @@ class DbImpl final : public Db {
   std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path,
                                      std::string_view kind, int priority) const;
   // Waits for the task when `wait`; maps a failed task to its error.
+  // Queues an `index` job for every repaired node of a reconcile (recovery
+  // at open, fsck --repair) so that search follows the repaired catalog.
+  Status IndexRepairedNodes(const std::vector<ReconcileIssue>& issues);
   Result<Job> AwaitTask(const std::string& task_id, std::optional<double> timeout_s);
   TaskInfo ToTaskInfo(const Job& job) const;
 

@@ -113,20 +113,7 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
     SKALD_ASSIGN_OR_RETURN(uint64_t queued, db->catalog_->CountJobs(JobState::kPending, "reindex"));
     reindex = queued == 0;
   }
-  // Nodes that recovery adopted or dropped: index them again (a dropped
-  // path's records were already removed with it; its parents refresh).
-  if (db->indexer_) {
-    for (const ReconcileIssue& issue : recovered) {
-      Identity who;
-      who.account = issue.account;
-      who.user = "";
-      if (std::optional<JobSpec> job =
-              db->IndexJobFor(who, issue.path, "index", kJobPriorityInteractive)) {
-        SKALD_ASSIGN_OR_RETURN(Job queued, db->jobs_->Enqueue(*job));
-        (void)queued;
-      }
-    }
-  }
+  SKALD_RETURN_IF_ERROR(db->IndexRepairedNodes(recovered));
   if (reindex) {
     // Every vector must be remade with the new embedder: one durable job.
     JobSpec spec;
@@ -216,12 +203,32 @@ Status DbImpl::Lock(const std::vector<PathLockRequest>& requests, PathLockGuard*
   return locks_.Acquire(requests, std::chrono::milliseconds(options_.lock_timeout_ms), guard);
 }
 
+Status DbImpl::IndexRepairedNodes(const std::vector<ReconcileIssue>& issues) {
+  if (!indexer_) return Status::Ok();
+  // Adopted content gets records; a dropped path's records went with its
+  // node, and the job refreshes the summaries above it.
+  for (const ReconcileIssue& issue : issues) {
+    if (!issue.repaired) continue;
+    Identity who;
+    who.account = issue.account;
+    who.user = "";
+    if (std::optional<JobSpec> job =
+            IndexJobFor(who, issue.path, "index", kJobPriorityInteractive)) {
+      SKALD_ASSIGN_OR_RETURN(Job queued, jobs_->Enqueue(*job));
+      (void)queued;
+    }
+  }
+  return Status::Ok();
+}
+
 Result<FsckReport> DbImpl::Fsck(bool repair) {
   std::unique_lock<std::shared_mutex> no_jobs(maintenance_mu_);
   ReconcileOptions check;
   check.repair = repair;
   check.verify_hashes = true;
   SKALD_ASSIGN_OR_RETURN(ReconcileReport report, Reconcile(*content_, *catalog_, check));
+  no_jobs.unlock();
+  if (repair) SKALD_RETURN_IF_ERROR(IndexRepairedNodes(report.issues));
   FsckReport out;
   out.nodes_checked = report.nodes_checked;
   for (ReconcileIssue& issue : report.issues) {

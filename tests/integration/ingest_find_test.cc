@@ -368,6 +368,28 @@ TEST(IngestFindTest, ResourceTagsFilterFindAndSurviveRewrites) {
       << hits->resources[0].abstract;
 }
 
+TEST(IngestFindTest, FsckRepairMakesAdoptedFilesSearchable) {
+  TempDir tmp;
+  MakeDocs(tmp.Sub("docs"));
+  DbOptions options;
+  options.workspace = tmp.Sub("ws");
+  options.sync_writes = false;
+  auto db = Db::Open(options);
+  ASSERT_TRUE(db.ok());
+  ImportWaiting(**db, tmp.Sub("docs"));
+  // A file put into the content tree behind Skald's back.
+  WriteLocal(tmp.Sub("ws/content/default/resources/docs/ops/pager.md"),
+             "# Pager\n\nThe quokka rotation pages twice.\n");
+  auto report = (*db)->Fsck(/*repair=*/true);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_FALSE(report->clean());
+  ASSERT_TRUE((*db)->WaitIdle(30000).ok());
+  auto hits = (*db)->Find(Root(), Query("quokka rotation"));
+  ASSERT_TRUE(hits.ok());
+  ASSERT_FALSE(hits->resources.empty());
+  EXPECT_EQ(hits->resources[0].uri, "viking://resources/docs/ops/pager.md");
+}
+
 // The "done when": an OpenAI-compatible server makes ingestion and
 // search use it, with batched requests.
 class ProviderTest : public ::testing::Test {
