@@ -390,6 +390,74 @@ TEST(IngestFindTest, FsckRepairMakesAdoptedFilesSearchable) {
   EXPECT_EQ(hits->resources[0].uri, "viking://resources/docs/ops/pager.md");
 }
 
+TEST(IngestFindTest, UsersNeverFindEachOthersPrivateContext) {
+  TempDir tmp;
+  DbOptions options;
+  options.workspace = tmp.Sub("ws");
+  options.sync_writes = false;
+  auto db = Db::Open(options);
+  ASSERT_TRUE(db.ok());
+  Identity alice{"default", "alice", Role::kUser};
+  Identity bob{"default", "bob", Role::kUser};
+  Identity other_account{"acme", "alice", Role::kUser};
+  for (const auto& [who, text] :
+       {std::pair{alice, "Alice keeps the walrus passphrase in the blue vault."},
+        std::pair{bob, "Bob keeps the walrus passphrase under the red mat."},
+        std::pair{other_account, "Acme's walrus passphrase is printed on the badge."}}) {
+    WriteRequest write;
+    write.uri = "viking://user/" + who.user + "/memories/secret.md";
+    write.content = text;
+    write.mode = WriteMode::kCreate;
+    write.wait = true;
+    auto written = (*db)->Write(who, write);
+    ASSERT_TRUE(written.ok()) << written.status().ToString();
+  }
+  WriteRequest shared;
+  shared.uri = "viking://resources/walrus.md";
+  shared.content = "Walrus facts for everyone: walruses use their tusks to haul out.";
+  shared.mode = WriteMode::kCreate;
+  shared.wait = true;
+  ASSERT_TRUE((*db)->Write(alice, shared).ok());
+
+  auto seen_by = [&](const Identity& who, std::vector<std::string> targets = {}) {
+    FindRequest find = Query("walrus passphrase");
+    find.target_uris = std::move(targets);
+    find.limit = 50;
+    auto hits = (*db)->Find(who, find);
+    EXPECT_TRUE(hits.ok()) << hits.status().ToString();
+    std::string all;
+    if (hits.ok()) {
+      for (const auto* group : {&hits->memories, &hits->resources, &hits->skills}) {
+        for (const MatchedContext& hit : *group) all += hit.uri + " " + hit.abstract + "\n";
+      }
+    }
+    return all;
+  };
+  std::string for_alice = seen_by(alice);
+  EXPECT_NE(for_alice.find("blue vault"), std::string::npos) << for_alice;
+  EXPECT_NE(for_alice.find("viking://resources/walrus.md"), std::string::npos) << for_alice;
+  EXPECT_EQ(for_alice.find("red mat"), std::string::npos) << for_alice;
+  EXPECT_EQ(for_alice.find("badge"), std::string::npos) << for_alice;
+  EXPECT_EQ(for_alice.find("user/bob"), std::string::npos) << for_alice;
+  std::string for_bob = seen_by(bob);
+  EXPECT_NE(for_bob.find("red mat"), std::string::npos) << for_bob;
+  EXPECT_EQ(for_bob.find("blue vault"), std::string::npos) << for_bob;
+  // Asking for the whole tree or for the user scope does not widen what bob sees.
+  std::string wide = seen_by(bob, {"viking://", "viking://user"});
+  EXPECT_EQ(wide.find("blue vault"), std::string::npos) << wide;
+  EXPECT_EQ(wide.find("badge"), std::string::npos) << wide;
+  // Naming alice's tree is refused outright.
+  FindRequest probe = Query("walrus");
+  probe.target_uris = {"viking://user/alice/memories"};
+  auto refused = (*db)->Find(bob, probe);
+  EXPECT_FALSE(refused.ok());
+  // The other account's alice sees only her own account.
+  std::string acme = seen_by(other_account);
+  EXPECT_NE(acme.find("badge"), std::string::npos) << acme;
+  EXPECT_EQ(acme.find("blue vault"), std::string::npos) << acme;
+  EXPECT_EQ(acme.find("walrus.md"), std::string::npos) << acme;
+}
+
 // The "done when": an OpenAI-compatible server makes ingestion and
 // search use it, with batched requests.
 class ProviderTest : public ::testing::Test {
