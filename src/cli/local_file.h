@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/file_util.h"  // WriteFileAtomically
 #include "skald/result.h"
 #include "skald/status.h"
 
@@ -16,11 +17,6 @@ namespace skald::cli {
 // IOError naming the path when it cannot be read.
 Result<std::string> ReadLocalInput(const std::string& path);
 
-// Writes `bytes` to `path` atomically: a temporary file in the same
-// directory, fsync, rename over `path`. Readers see the old file or the
-// complete new one, never a part. The file gets mode 0666 & ~umask.
-// IOError naming the path on failure (the temporary file is removed).
-Status WriteFileAtomically(const std::string& path, std::string_view bytes);
 
 // Where `get <uri> <local_path>` writes: `local_path`, or
 // `local_path/<last segment of uri>` when local_path is an existing directory.

@@ -13,6 +13,7 @@
 #include "common/hash.h"
 #include "common/strings.h"
 #include "ingest/sidecar.h"
+#include "ingest/source_import.h"
 #include "model/embedder.h"
 #include "model/token_budget.h"
 #include "storage/catalog.h"
@@ -78,10 +79,6 @@ std::string ContextTypeOf(std::string_view path) {
 // a frontmatter block, then the body.
 std::string DirectoryEmbeddingText(std::string_view uri, std::string_view body) {
   return fmt::format("---\ndirectory: {}/\n---\n\n{}", uri, body);
-}
-
-bool LooksLikeText(std::string_view bytes) {
-  return bytes.find('\0') == std::string_view::npos && IsValidUtf8(bytes);
 }
 
 // A sidecar this indexer wrote (and may therefore rewrite).

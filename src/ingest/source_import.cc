@@ -49,11 +49,6 @@ std::string LowerExtension(const fs::path& path) {
   return ext;
 }
 
-// Text worth importing verbatim: valid UTF-8 without NUL bytes.
-bool LooksLikeText(std::string_view bytes) {
-  return bytes.find('\0') == std::string_view::npos && IsValidUtf8(bytes);
-}
-
 Result<std::string> ReadLocalFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IOError(fmt::format("cannot read {}", path.string()));
@@ -66,12 +61,6 @@ Result<std::string> ReadLocalFile(const fs::path& path) {
 std::string JoinRel(std::string_view dir, std::string_view name) {
   if (dir.empty()) return std::string(name);
   return fmt::format("{}/{}", dir, name);
-}
-
-std::string StemOf(std::string_view name) {
-  size_t dot = name.rfind('.');
-  if (dot == 0 || dot == std::string_view::npos) return std::string(name);
-  return std::string(name.substr(0, dot));
 }
 
 class Planner {
@@ -271,6 +260,16 @@ Status ImportOptions::Validate() const {
   if (max_file_bytes == 0) return Status::InvalidArgument("max_file_bytes must be > 0");
   if (max_files == 0) return Status::InvalidArgument("max_files must be > 0");
   return Status::Ok();
+}
+
+bool LooksLikeText(std::string_view bytes) {
+  return bytes.find('\0') == std::string_view::npos && IsValidUtf8(bytes);
+}
+
+std::string StemOf(std::string_view name) {
+  size_t dot = name.rfind('.');
+  if (dot == 0 || dot == std::string_view::npos) return std::string(name);
+  return std::string(name.substr(0, dot));
 }
 
 std::string SegmentFor(std::string_view name) {

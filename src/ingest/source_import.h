@@ -72,4 +72,11 @@ Result<ImportPlan> PlanImport(const std::string& source_path, std::string_view d
 // SanitizePathSegment(name).
 std::string SegmentFor(std::string_view name);
 
+// Text worth importing or indexing: valid UTF-8 without NUL bytes.
+bool LooksLikeText(std::string_view bytes);
+
+// A file name without its last extension ("a.tar.gz" -> "a.tar"; ".env"
+// and names without a dot stay as they are).
+std::string StemOf(std::string_view name);
+
 }  // namespace skald

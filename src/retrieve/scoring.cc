@@ -1,5 +1,7 @@
 #include "retrieve/scoring.h"
 
+#include "index/record_store.h"  // UriDepth
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -72,20 +74,6 @@ double BlendHotness(double semantic, double hotness, double alpha) {
   return ClampScore((1.0 - a) * ClampScore(semantic) + a * ClampScore(hotness));
 }
 
-int UriSegmentDepth(std::string_view uri) {
-  int depth = 0;
-  bool in_segment = false;
-  for (size_t i = SchemeEnd(uri); i < uri.size(); ++i) {
-    if (uri[i] == '/') {
-      in_segment = false;
-    } else if (!in_segment) {
-      in_segment = true;
-      ++depth;
-    }
-  }
-  return depth;
-}
-
 bool UriWithin(std::string_view uri, std::string_view base) {
   uri = TrimTrailingSlashes(uri);
   base = TrimTrailingSlashes(base);
@@ -98,10 +86,10 @@ std::optional<std::vector<UriScope>> ChildScopesWithin(std::string_view dir,
                                                        const std::vector<UriScope>& caller_scopes) {
   const std::string dir_str(TrimTrailingSlashes(dir));
   if (caller_scopes.empty()) return std::vector<UriScope>{UriScope::Children(dir_str)};
-  const int dir_depth = UriSegmentDepth(dir_str);
+  const int dir_depth = UriDepth(dir_str);
   std::vector<UriScope> out;
   for (const UriScope& scope : caller_scopes) {
-    const int scope_depth = UriSegmentDepth(scope.uri);
+    const int scope_depth = UriDepth(scope.uri);
     if (UriWithin(dir_str, scope.uri)) {
       // Every child of dir sits (dir_depth - scope_depth + 1) segments below
       // the scope: either all of them pass its depth bounds or none does.

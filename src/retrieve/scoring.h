@@ -48,10 +48,6 @@ double Hotness(int64_t active_count, int64_t updated_ns, int64_t now_ns);
 // (1 - alpha) * semantic + alpha * hotness, clamped to [0, 1].
 double BlendHotness(double semantic, double hotness, double alpha);
 
-// Number of path segments of a URI after its scheme ("viking://a/b" → 2;
-// "viking://" → 0). Empty segments (doubled or trailing slashes) don't count.
-int UriSegmentDepth(std::string_view uri);
-
 // True when `uri` is `base` or below it, on segment boundaries
 // ("viking://a/b" is within "viking://a", "viking://a/bc" is not). A base
 // without a path ("viking://") contains every URI. Trailing slashes of either

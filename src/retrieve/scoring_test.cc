@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "index/record_store.h"
 #include "retrieve/retriever.h"
 
 namespace skald {
@@ -63,8 +64,8 @@ TEST(ScoringTest, UriWithinRespectsSegmentBoundaries) {
   EXPECT_TRUE(UriWithin("viking://a/b/c", "viking://"));
   EXPECT_FALSE(UriWithin("viking://a/bc", "viking://a/b"));
   EXPECT_FALSE(UriWithin("viking://a", "viking://a/b"));
-  EXPECT_EQ(UriSegmentDepth("viking://"), 0);
-  EXPECT_EQ(UriSegmentDepth("viking://a//b/"), 2);
+  EXPECT_EQ(UriDepth("viking://"), 0);
+  EXPECT_EQ(UriDepth("viking://a//b/"), 2);
 }
 
 TEST(ScoringTest, ChildScopesNarrowInsteadOfWidening) {

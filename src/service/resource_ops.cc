@@ -11,6 +11,7 @@
 #include <random>
 #include <regex>
 
+#include "common/file_util.h"
 #include "common/hash.h"
 #include "common/time_util.h"
 #include "ingest/source_import.h"
@@ -44,32 +45,11 @@ Status UnknownUpload(std::string_view id) {
       .WithDetail("resource", std::string(id));
 }
 
-std::string StemOf(std::string_view name) {
-  size_t dot = name.rfind('.');
-  if (dot == 0 || dot == std::string_view::npos) return std::string(name);
-  return std::string(name.substr(0, dot));
-}
-
 // Resource namespaces: viking://resources/... and viking://user/{uid}/resources/...
 bool IsResourceUri(const VikingUri& uri) {
   const auto& s = uri.segments();
   if (!s.empty() && s[0] == "resources") return true;
   return s.size() >= 3 && s[0] == "user" && s[2] == "resources";
-}
-
-Status WriteFileDurably(const fs::path& path, std::string_view bytes) {
-  fs::path temp = path;
-  temp += ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) return Status::IOError(fmt::format("cannot write {}", temp.string()));
-  }
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) return Status::IOError(fmt::format("cannot rename {}: {}", temp.string(), ec.message()));
-  return Status::Ok();
 }
 
 }  // namespace
@@ -89,9 +69,9 @@ Result<std::string> DbImpl::TempUpload(const Identity& who, std::string_view fil
                          {"upload_time", static_cast<double>(NowNanos()) / 1e9},
                          {"account", who.account},
                          {"user", who.user}};
-  SKALD_RETURN_IF_ERROR(WriteFileDurably(dir / id, bytes));
+  SKALD_RETURN_IF_ERROR(WriteFileAtomically((dir / id).string(), bytes));
   SKALD_RETURN_IF_ERROR(
-      WriteFileDurably(dir / (id + std::string(kUploadMetaSuffix)), meta.dump()));
+      WriteFileAtomically((dir / (id + std::string(kUploadMetaSuffix))).string(), meta.dump()));
   return id;
 }
 

@@ -59,6 +59,14 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
+// A workspace under `tmp` without fsync (the crash tests cover durability).
+DbOptions TestOptions(const TempDir& tmp) {
+  DbOptions options;
+  options.workspace = tmp.Sub("ws");
+  options.sync_writes = false;
+  return options;
+}
+
 // add-resource of a local directory, waiting for the task.
 void ImportWaiting(Db& db, const std::string& path) {
   AddResourceRequest add;
@@ -78,9 +86,7 @@ FindRequest Query(const std::string& text) {
 TEST(IngestFindTest, AddResourceMakesEveryLevelSearchable) {
   TempDir tmp;
   MakeDocs(tmp.Sub("docs"));
-  DbOptions options;
-  options.workspace = tmp.Sub("ws");
-  options.sync_writes = false;
+  DbOptions options = TestOptions(tmp);
   auto db = Db::Open(options);
   ASSERT_TRUE(db.ok()) << db.status().ToString();
 
@@ -142,9 +148,7 @@ TEST(IngestFindTest, AddResourceMakesEveryLevelSearchable) {
 TEST(IngestFindTest, WritesRemovesAndMovesKeepSearchCurrent) {
   TempDir tmp;
   MakeDocs(tmp.Sub("docs"));
-  DbOptions options;
-  options.workspace = tmp.Sub("ws");
-  options.sync_writes = false;
+  DbOptions options = TestOptions(tmp);
   auto db = Db::Open(options);
   ASSERT_TRUE(db.ok());
   ImportWaiting(**db, tmp.Sub("docs"));
@@ -225,9 +229,7 @@ TEST(IngestFindTest, AsyncTaskIsPolledAndSurvivesReopen) {
 
 TEST(IngestFindTest, UploadsAreImportedOnceAndExpireWhenUnused) {
   TempDir tmp;
-  DbOptions options;
-  options.workspace = tmp.Sub("ws");
-  options.sync_writes = false;
+  DbOptions options = TestOptions(tmp);
   std::string stale_path;
   {
     auto db = Db::Open(options);
@@ -264,9 +266,7 @@ TEST(IngestFindTest, UploadsAreImportedOnceAndExpireWhenUnused) {
 TEST(IngestFindTest, EmbedderChangeIsRefusedUnlessReindexedThenReembedsEverything) {
   TempDir tmp;
   MakeDocs(tmp.Sub("docs"));
-  DbOptions options;
-  options.workspace = tmp.Sub("ws");
-  options.sync_writes = false;
+  DbOptions options = TestOptions(tmp);
   {
     auto db = Db::Open(options);  // the built-in embedder, dimension 512
     ASSERT_TRUE(db.ok());
@@ -301,9 +301,7 @@ TEST(IngestFindTest, EmbedderChangeIsRefusedUnlessReindexedThenReembedsEverythin
 TEST(IngestFindTest, ErrorsNoRetryCanFixFailTheTaskAtOnce) {
   TempDir tmp;
   MakeDocs(tmp.Sub("docs"));
-  DbOptions options;
-  options.workspace = tmp.Sub("ws");
-  options.sync_writes = false;
+  DbOptions options = TestOptions(tmp);
   options.background_workers = 0;
   std::string task_id;
   {
@@ -329,9 +327,7 @@ TEST(IngestFindTest, ErrorsNoRetryCanFixFailTheTaskAtOnce) {
 TEST(IngestFindTest, ResourceTagsFilterFindAndSurviveRewrites) {
   TempDir tmp;
   MakeDocs(tmp.Sub("docs"));
-  DbOptions options;
-  options.workspace = tmp.Sub("ws");
-  options.sync_writes = false;
+  DbOptions options = TestOptions(tmp);
   auto db = Db::Open(options);
   ASSERT_TRUE(db.ok());
   AddResourceRequest add;
@@ -371,9 +367,7 @@ TEST(IngestFindTest, ResourceTagsFilterFindAndSurviveRewrites) {
 TEST(IngestFindTest, FsckRepairMakesAdoptedFilesSearchable) {
   TempDir tmp;
   MakeDocs(tmp.Sub("docs"));
-  DbOptions options;
-  options.workspace = tmp.Sub("ws");
-  options.sync_writes = false;
+  DbOptions options = TestOptions(tmp);
   auto db = Db::Open(options);
   ASSERT_TRUE(db.ok());
   ImportWaiting(**db, tmp.Sub("docs"));
@@ -392,9 +386,7 @@ TEST(IngestFindTest, FsckRepairMakesAdoptedFilesSearchable) {
 
 TEST(IngestFindTest, UsersNeverFindEachOthersPrivateContext) {
   TempDir tmp;
-  DbOptions options;
-  options.workspace = tmp.Sub("ws");
-  options.sync_writes = false;
+  DbOptions options = TestOptions(tmp);
   auto db = Db::Open(options);
   ASSERT_TRUE(db.ok());
   Identity alice{"default", "alice", Role::kUser};
