@@ -55,23 +55,43 @@ inline IndexRecord TestRecord(uint64_t i) {
   return r;
 }
 
+// URI depth for the reference filter, computed differently from UriDepth
+// (record_store.cc scans characters; this splits the path into its segments):
+// the number of non-empty '/'-separated segments after "scheme://".
+// kHandCountedDepths pins it to depths counted by hand, and record_store_test
+// checks UriDepth against the same table.
 inline int RefDepth(const std::string& uri) {
-  size_t p = uri.find("://");
-  size_t start = p == std::string::npos ? 0 : p + 3;
-  int d = 0;
-  bool in = false;
-  for (size_t i = start; i < uri.size(); ++i) {
-    if (uri[i] == '/') {
-      in = false;
-    } else if (!in) {
-      in = true;
-      ++d;
-    }
+  const size_t scheme = uri.find("://");
+  const std::string path = scheme == std::string::npos ? uri : uri.substr(scheme + 3);
+  std::vector<std::string> segments;
+  size_t begin = 0;
+  while (begin <= path.size()) {
+    size_t end = path.find('/', begin);
+    if (end == std::string::npos) end = path.size();
+    if (end > begin) segments.push_back(path.substr(begin, end - begin));
+    begin = end + 1;
   }
-  return d;
+  return int(segments.size());
 }
 
-// Reference filter semantics, written independently of RecordStore.
+// URIs of the shapes the index tests use, with their depth counted by hand.
+struct HandCountedDepth {
+  const char* uri;
+  int depth;
+};
+inline constexpr HandCountedDepth kHandCountedDepths[] = {
+    {"viking://", 0},
+    {"viking://resources", 1},
+    {"viking://resources/", 1},
+    {"viking://resources/a2", 2},            // a directory record of TestRecord
+    {"viking://resources/a1/b5", 3},         // a Children() scope of the tests
+    {"viking://resources/a3/b7/f1000", 4},   // a file record of TestRecord
+    {"viking://resources/a//b/", 3},         // empty segments do not count
+    {"viking://user/u1/memories/x.md", 4},
+};
+
+// Reference filter semantics, written independently of RecordStore (the URI
+// scope test compares strings and counts depth with RefDepth).
 inline bool RefMatches(const VectorFilter& f, const IndexRecord& r) {
   auto in = [](const std::vector<std::string>& set, const std::string& v) {
     return set.empty() || std::find(set.begin(), set.end(), v) != set.end();

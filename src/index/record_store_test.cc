@@ -23,6 +23,19 @@ TEST(UriTest, DepthAndParent) {
   EXPECT_EQ(UriParent("viking://resources/a/"), "viking://resources");
 }
 
+// The reference depth (RefDepth, used by RefMatches) and the index's UriDepth
+// both agree with depths counted by hand, and with how TestRecord builds URIs.
+TEST(UriTest, DepthMatchesHandCountedDepths) {
+  for (const auto& c : testing::kHandCountedDepths) {
+    EXPECT_EQ(testing::RefDepth(c.uri), c.depth) << c.uri;
+    EXPECT_EQ(UriDepth(c.uri), c.depth) << c.uri;
+  }
+  for (uint64_t i = 0; i < 200; ++i) {
+    // viking://resources/a<i%4>[/b<i%13>/f<i>]: a directory record every 50.
+    EXPECT_EQ(testing::RefDepth(TestRecord(i).uri), i % 50 == 0 ? 2 : 4) << TestRecord(i).uri;
+  }
+}
+
 class RecordStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
