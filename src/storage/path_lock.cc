@@ -61,8 +61,10 @@ Status PathLockManager::Acquire(const std::vector<PathLockRequest>& requests,
       }
     }
     if (!blocked_by) break;
-    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout &&
-        std::chrono::steady_clock::now() >= deadline) {
+    ++waiting_;
+    const std::cv_status waited = cv_.wait_until(lock, deadline);
+    --waiting_;
+    if (waited == std::cv_status::timeout && std::chrono::steady_clock::now() >= deadline) {
       // One last look: the holder may have released just now.
       bool still = false;
       for (const PathLockRequest& req : requests) still = still || FindConflict(req) != nullptr;
@@ -85,6 +87,11 @@ void PathLockManager::Release(uint64_t id) {
     std::erase_if(held_, [id](const Held& h) { return h.id == id; });
   }
   cv_.notify_all();
+}
+
+size_t PathLockManager::waiting() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return waiting_;
 }
 
 bool PathLockManager::IsLocked(std::string_view account, std::string_view path) const {

@@ -63,6 +63,11 @@ class PathLockManager {
   // True when some lock covers `path` (the node itself or an ancestor TREE lock).
   bool IsLocked(std::string_view account, std::string_view path) const;
 
+  // Number of Acquire calls blocked right now, waiting for a conflicting lock
+  // to be released (for tests and diagnostics: a test can wait until its
+  // waiter is blocked instead of sleeping).
+  size_t waiting() const;
+
  private:
   friend class PathLockGuard;
   struct Held {
@@ -77,6 +82,7 @@ class PathLockManager {
   std::condition_variable cv_;
   std::vector<Held> held_;  // guarded by mu_
   uint64_t next_id_ = 1;    // guarded by mu_
+  size_t waiting_ = 0;      // guarded by mu_
 };
 
 }  // namespace skald
