@@ -638,5 +638,76 @@ TEST(LexicalQueryTest, ExtractQueryTermsMarksSingleTerms) {
   EXPECT_EQ(terms[3].phrase, "\"rd\"");
 }
 
+// BM25F scores computed by hand from the formula of fts5_bm25.h, with the
+// index's field layout (title, abstract, body) and its documented constants.
+//
+//   norm_c(d) = w_c / (1 - b + b * len(d, c) / avglen(c))
+//   tf~(t, d) = sum_c tf(t, d, c) * norm_c(d)
+//   score(d)  = sum_t idf(t) * tf~ * (k1 + 1) / (tf~ + k1)
+//   idf(t)    = ln(1 + (N - n_t + 0.5) / (n_t + 0.5))
+//
+// k1 = 1.2, b = 0.75, weights title 2, abstract 1, body 1. No word of the
+// corpus is a stop word or changed by stemming, so field lengths are word counts.
+TEST_F(LexicalIndexTest, Bm25fScoresMatchHandComputation) {
+  options_.k1 = 1.2;
+  options_.b = 0.75;
+  options_.title_weight = 2;
+  options_.abstract_weight = 1;
+  options_.body_weight = 1;
+  LexicalIndex& index = Open();
+  auto doc = [](uint64_t id, std::string title, std::string abstract, std::string body,
+                std::string account = "acme") {
+    LexicalDocument d = Doc(id, "viking://resources/d" + std::to_string(id), std::move(body),
+                            std::move(account));
+    d.title = std::move(title);
+    d.abstract = std::move(abstract);
+    return d;
+  };
+  ASSERT_TRUE(index
+                  .Upsert(std::vector<LexicalDocument>{
+                      doc(1, "cat", "cat dog", "fish bird wolf lion"),
+                      doc(2, "dog", "bird", "cat cat fish"),
+                      doc(3, "lion wolf", "fish", "bird dog wolf"),
+                      // Another account's partition: changes none of acme's statistics.
+                      doc(4, "cat", "cat cat", "cat dog", "other"),
+                  })
+                  .ok());
+  // Statistics of acme's partition: N = 3.
+  //   lengths   title  abstract  body
+  //   doc 1       1       2       4
+  //   doc 2       1       1       3
+  //   doc 3       2       1       3
+  //   avglen    4/3     4/3     10/3
+  // norm_c(d):
+  //   title, len 1:    2 / (0.25 + 0.75 * 1 / (4/3))  = 2 / 0.8125 = 32/13 = 2.461538
+  //   title, len 2:    2 / (0.25 + 0.75 * 2 / (4/3))  = 2 / 1.375  = 16/11 = 1.454545
+  //   abstract, len 2: 1 / 1.375  =  8/11 = 0.727273
+  //   abstract, len 1: 1 / 0.8125 = 16/13 = 1.230769
+  //   body, len 4:     1 / (0.25 + 0.75 * 4 / (10/3)) = 1 / 1.15  = 20/23 = 0.869565
+  //   body, len 3:     1 / (0.25 + 0.75 * 3 / (10/3)) = 1 / 0.925 = 40/37 = 1.081081
+  // idf: "cat" is in docs 1, 2 (n = 2), "dog" in docs 1, 2, 3 (n = 3):
+  //   idf(cat) = ln(1 + 1.5 / 2.5) = ln 1.6   = 0.470004
+  //   idf(dog) = ln(1 + 0.5 / 3.5) = ln(8/7) = 0.133531
+  // doc 1: cat tf~ = 32/13 (title) + 8/11 (abstract) = 456/143 = 3.188811
+  //          0.470004 * 3.188811 * 2.2 / (3.188811 + 1.2) = 0.751287
+  //        dog tf~ = 8/11 (abstract) = 0.727273
+  //          0.133531 * 0.727273 * 2.2 / (0.727273 + 1.2) = 0.110856
+  //        score = 0.862143
+  // doc 2: cat tf~ = 2 * 40/37 (body) = 2.162162
+  //          0.470004 * 2.162162 * 2.2 / (2.162162 + 1.2) = 0.664957
+  //        dog tf~ = 32/13 (title) = 2.461538
+  //          0.133531 * 2.461538 * 2.2 / (2.461538 + 1.2) = 0.197492
+  //        score = 0.862449
+  // doc 3: dog tf~ = 40/37 (body) = 1.081081
+  //          0.133531 * 1.081081 * 2.2 / (1.081081 + 1.2) = 0.139227
+  //        score = 0.139227
+  std::vector<SearchHit> hits;
+  ASSERT_TRUE(index.Search("cat dog", Acme(), 10, &hits).ok());
+  ASSERT_EQ(Ids(hits), (IdList{2, 1, 3}));
+  EXPECT_NEAR(hits[0].score, 0.862449, 2e-6);
+  EXPECT_NEAR(hits[1].score, 0.862143, 2e-6);
+  EXPECT_NEAR(hits[2].score, 0.139227, 2e-6);
+}
+
 }  // namespace
 }  // namespace skald
