@@ -39,20 +39,33 @@ TEST(PathLockTest, ExactLocksOnDifferentFilesUnderSameDirCoexist) {
   EXPECT_FALSE(m.Acquire({Exact("resources/d/a")}, milliseconds(0), &c).ok());
 }
 
+// A waiter blocks while a conflicting TREE lock is held and gets its lock
+// when that is released. No sleeps: the test waits until the manager reports
+// the waiter blocked, or until the waiter returns, which with the TREE lock
+// still held means the lock did not exclude it (the test then fails).
 TEST(PathLockTest, ReleaseWakesWaiter) {
   PathLockManager m;
   auto held = std::make_unique<PathLockGuard>();
   ASSERT_TRUE(m.Acquire({Tree("resources")}, milliseconds(0), held.get()).ok());
+  std::atomic<bool> returned{false};
   std::atomic<bool> got{false};
   std::thread waiter([&] {
     PathLockGuard g;
-    got = m.Acquire({Exact("resources/x")}, milliseconds(10000), &g).ok();
+    // An hour, far beyond ctest's timeout: a release that did not wake the
+    // waiter fails the test there instead of passing by the deadline's last look.
+    got = m.Acquire({Exact("resources/x")}, std::chrono::hours(1), &g).ok();
+    returned = true;
   });
-  std::this_thread::sleep_for(milliseconds(20));
-  EXPECT_FALSE(got.load());
+  while (m.waiting() == 0 && !returned.load()) std::this_thread::yield();
+  EXPECT_FALSE(returned.load()) << "the waiter got past a TREE lock on its ancestor";
+  EXPECT_EQ(m.waiting(), 1u);
+  PathLockGuard probe;
+  EXPECT_EQ(m.Acquire({Exact("resources/x")}, milliseconds(0), &probe).code(),
+            StatusCode::kConflict);
   held.reset();
   waiter.join();
   EXPECT_TRUE(got.load());
+  EXPECT_EQ(m.waiting(), 0u);
   EXPECT_FALSE(m.IsLocked("a", "resources"));
 }
 
