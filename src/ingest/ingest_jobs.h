@@ -48,7 +48,7 @@ struct IngestServices {
   Catalog* catalog = nullptr;
   PathLockManager* locks = nullptr;
   NodeWriter* nodes = nullptr;
-  Embedder* embedder = nullptr;        // the workspace's embedder
+  Embedder* embedder = nullptr;  // the workspace's embedder
   Summarizer* summarizer = nullptr;
   SemanticIndexer* indexer = nullptr;  // shared by index/refresh/reindex jobs
   IndexCatchUp* indexes = nullptr;

@@ -20,8 +20,8 @@ class Finder {
  public:
   // `vectors` is null without an embedder. `options` supplies the embedder
   // and reranker.
-  Finder(const DbOptions* options, UriResolver* resolver, Catalog* catalog,
-         VectorIndexSet* vectors, LexicalIndex* lexical, Retriever* retriever)
+  Finder(const DbOptions* options, UriResolver* resolver, Catalog* catalog, VectorIndexSet* vectors,
+         LexicalIndex* lexical, Retriever* retriever)
       : options_(*options),
         resolver_(resolver),
         catalog_(catalog),

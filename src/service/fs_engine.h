@@ -128,8 +128,7 @@ class FsWriter {
   // Creates, replaces or appends to the file `uri`. `no_fsck` is the
   // caller's shared hold of the maintenance lock; it is released before
   // waiting for the index job (request.wait).
-  Result<WriteResult> Write(const Identity& who, const VikingUri& uri,
-                            const WriteRequest& request,
+  Result<WriteResult> Write(const Identity& who, const VikingUri& uri, const WriteRequest& request,
                             std::shared_lock<std::shared_mutex>& no_fsck);
 
  private:

@@ -88,8 +88,8 @@ NodeInfo FsReader::ToNodeInfo(const Identity& who, const VikingUri& uri,
 }
 
 Result<std::optional<std::string>> FsReader::ReadSidecarBody(const Identity& who,
-                                                           const VikingUri& dir,
-                                                           std::string_view name) {
+                                                             const VikingUri& dir,
+                                                             std::string_view name) {
   if (dir.is_root()) return std::optional<std::string>();
   VikingUri sidecar = dir.Child(name);
   SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, sidecar.path()));
@@ -101,7 +101,7 @@ Result<std::optional<std::string>> FsReader::ReadSidecarBody(const Identity& who
 }
 
 Result<std::vector<LsEntry>> FsReader::List(const Identity& who, const VikingUri& uri,
-                                          const LsOptions& options, bool recursive) {
+                                            const LsOptions& options, bool recursive) {
   SKALD_RETURN_IF_ERROR(options.Validate());
   SKALD_ASSIGN_OR_RETURN(CatalogNode base, GetNode(who, uri));
   std::vector<std::pair<VikingUri, CatalogNode>> found;
@@ -167,7 +167,7 @@ Result<NodeInfo> FsReader::Stat(const Identity& who, const VikingUri& uri) {
 }
 
 Result<std::string> FsReader::ReadFileBytes(const Identity& who, const VikingUri& uri,
-                                          std::string_view verb) {
+                                            std::string_view verb) {
   SKALD_ASSIGN_OR_RETURN(CatalogNode node, GetNode(who, uri));
   if (node.is_dir) {
     return Status::InvalidArgument(fmt::format("Cannot {} a directory: {}", verb, uri.str()))
@@ -181,7 +181,7 @@ Result<std::string> FsReader::ReadFileBytes(const Identity& who, const VikingUri
 }
 
 Result<std::string> FsReader::Read(const Identity& who, const VikingUri& uri, int64_t offset,
-                                 int64_t limit) {
+                                   int64_t limit) {
   SKALD_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(who, uri, "read"));
   if (offset == 0 && limit == -1) return bytes;
   std::vector<std::string_view> lines = SplitLinesKeepEnds(bytes);

@@ -35,9 +35,8 @@ class Upkeep {
  public:
   // `vectors` is null without an embedder; `indexing` false then (no index
   // jobs are queued).
-  Upkeep(const DbOptions* options, ContentStore* content, Catalog* catalog,
-         LexicalIndex* lexical, VectorIndexSet* vectors, JobQueue* jobs,
-         std::shared_mutex* maintenance_mu, bool indexing)
+  Upkeep(const DbOptions* options, ContentStore* content, Catalog* catalog, LexicalIndex* lexical,
+         VectorIndexSet* vectors, JobQueue* jobs, std::shared_mutex* maintenance_mu, bool indexing)
       : options_(*options),
         content_(content),
         catalog_(catalog),

@@ -23,8 +23,7 @@ namespace skald {
 
 class UriResolver {
  public:
-  UriResolver(ContentStore* content, Catalog* catalog, PathLockManager* locks,
-              int lock_timeout_ms)
+  UriResolver(ContentStore* content, Catalog* catalog, PathLockManager* locks, int lock_timeout_ms)
       : content_(content), catalog_(catalog), locks_(locks), lock_timeout_ms_(lock_timeout_ms) {}
 
   // Creates `account`'s preset directories (viking://resources) unless this

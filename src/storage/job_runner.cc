@@ -108,8 +108,8 @@ void JobRunner::RunOne(const Job& job) {
   int64_t delay = JobQueue::RetryDelay(job.attempts, options_.retry_base_ns, options_.retry_max_ns);
   bool permanent = IsPermanentJobError(st);
   spdlog::warn("job {} ({} {}) failed (attempt {}/{}{}): {}", job.task_id, job.kind,
-               job.resource_id, job.attempts, job.max_attempts,
-               permanent ? ", not retried" : "", st.ToString());
+               job.resource_id, job.attempts, job.max_attempts, permanent ? ", not retried" : "",
+               st.ToString());
   Status failed = queue_->Fail(job.id, st.ToString(), delay, permanent);
   if (!failed.ok()) spdlog::error("job {}: {}", job.task_id, failed.ToString());
 }
@@ -157,8 +157,8 @@ Status JobRunner::WaitIdle(int64_t timeout_ms, bool wait_for_retries) {
     }
     if (pending + running == 0) return Status::Ok();
     if (workers_.empty()) {
-      return Status::FailedPrecondition(
-          "background jobs are queued but no worker runs them" + options_.no_workers_note);
+      return Status::FailedPrecondition("background jobs are queued but no worker runs them" +
+                                        options_.no_workers_note);
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       return Status::DeadlineExceeded(

@@ -248,8 +248,8 @@ TEST_F(JobRunnerTest, WaitIdleReturnsOnceEveryJobIsDone) {
 }
 
 TEST(JobKindTest, NamesRoundTrip) {
-  for (JobKind kind : {JobKind::kAddResource, JobKind::kIndex, JobKind::kRefresh,
-                       JobKind::kReindex}) {
+  for (JobKind kind :
+       {JobKind::kAddResource, JobKind::kIndex, JobKind::kRefresh, JobKind::kReindex}) {
     EXPECT_EQ(ParseJobKind(JobKindName(kind)), kind);
   }
   EXPECT_EQ(JobKindName(JobKind::kAddResource), "add_resource");

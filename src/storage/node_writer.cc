@@ -6,8 +6,7 @@
 
 namespace skald {
 
-Status NodeWriter::EnsureDirectories(const Identity& who, const VikingUri& dir,
-                                     bool include_self) {
+Status NodeWriter::EnsureDirectories(const Identity& who, const VikingUri& dir, bool include_self) {
   std::vector<VikingUri> chain;
   for (VikingUri d = include_self ? dir : dir.Parent(); !d.is_root(); d = d.Parent()) {
     chain.push_back(d);
