@@ -1,5 +1,5 @@
-// Db lifecycle: open (workspace lock, catalog, recovery), close (clean
-// shutdown marker), fsck, and the helpers every operation shares.
+// Db lifecycle: open (workspace lock, catalog, recovery, the components
+// wired together), close (clean shutdown marker).
 
 #include <spdlog/spdlog.h>
 
@@ -9,10 +9,10 @@
 
 #include "common/strings.h"
 #include "common/time_util.h"
+#include "ingest/ingest_jobs.h"
 #include "model/embedder_identity.h"
 #include "service/db_impl.h"
 #include "storage/reconcile.h"
-#include "uri/access.h"
 
 namespace skald {
 namespace {
@@ -25,12 +25,6 @@ constexpr std::string_view kContentBackendKey = "content_backend";
 constexpr int64_t kMtimeSlackNs = 2'000'000'000;
 
 }  // namespace
-
-Status FileNotFound(const VikingUri& uri) {
-  return Status::NotFound("File not found: " + uri.str())
-      .WithDetail("type", "file")
-      .WithDetail("resource", uri.str());
-}
 
 Result<std::unique_ptr<Db>> Db::Open(const DbOptions& options) { return DbImpl::OpenImpl(options); }
 
@@ -56,6 +50,9 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
   catalog_options.path = options.workspace + "/skald.db";
   catalog_options.sync = options.sync_writes;
   SKALD_ASSIGN_OR_RETURN(db->catalog_, Catalog::Open(catalog_options));
+  db->nodes_ = std::make_unique<NodeWriter>(db->content_.get(), db->catalog_.get());
+  db->resolver_ = std::make_unique<UriResolver>(db->content_.get(), db->catalog_.get(),
+                                                &db->locks_, options.lock_timeout_ms);
 
   SKALD_ASSIGN_OR_RETURN(auto backend, db->catalog_->GetMeta(kContentBackendKey));
   if (backend && *backend != db->content_->Name()) {
@@ -103,24 +100,25 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
   // does not walk the content tree (startup stays independent of its size).
   SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kSessionStartKey, std::to_string(NowNanos())));
   SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kCleanShutdownKey, "0"));
-  SKALD_RETURN_IF_ERROR(db->EnsureAccount("default"));
+  SKALD_RETURN_IF_ERROR(db->resolver_->EnsureAccount("default"));
   SKALD_RETURN_IF_ERROR(db->StartBackground());
   db->opened_ = true;
   // A reindex is due when the identity changed now, or when a previous open
   // recorded the change but stopped before its job was queued.
   SKALD_ASSIGN_OR_RETURN(auto reindex_from, db->catalog_->GetMeta(kEmbedderReindexMetaKey));
   if (!reindex && reindex_from && !reindex_from->empty() && db->indexer_) {
-    SKALD_ASSIGN_OR_RETURN(uint64_t queued, db->catalog_->CountJobs(JobState::kPending, "reindex"));
+    SKALD_ASSIGN_OR_RETURN(uint64_t queued, db->catalog_->CountJobs(
+                                                JobState::kPending, JobKindName(JobKind::kReindex)));
     reindex = queued == 0;
   }
-  SKALD_RETURN_IF_ERROR(db->IndexRepairedNodes(recovered));
+  SKALD_RETURN_IF_ERROR(db->upkeep_->IndexRepairedNodes(recovered));
   if (reindex) {
     // Every vector must be remade with the new embedder: one durable job.
     JobSpec spec;
-    spec.kind = "reindex";
+    spec.kind = std::string(JobKindName(JobKind::kReindex));
     spec.resource_id = "viking://";
     spec.max_attempts = kModelJobAttempts;
-    SKALD_ASSIGN_OR_RETURN(Job job, db->jobs_->Enqueue(spec));
+    SKALD_ASSIGN_OR_RETURN(Job job, db->runner_->queue()->Enqueue(spec));
     spdlog::warn("embedder changed: re-embedding every record in the background (task {})",
                  job.task_id);
   }
@@ -132,111 +130,121 @@ DbImpl::~DbImpl() {
   // Only a workspace that opened (and recovered) completely and whose
   // content never got ahead of the catalog is marked clean; otherwise the
   // next open reconciles.
-  if (catalog_ && opened_ && !needs_recovery_.load()) {
+  if (catalog_ && opened_ && !nodes_->needs_recovery()) {
     Status st = catalog_->SetMeta(kCleanShutdownKey, "1");
     if (!st.ok()) spdlog::error("could not record clean shutdown: {}", st.ToString());
   }
 }
 
-Status DbImpl::EnsureAccount(const std::string& account) {
-  {
-    std::lock_guard<std::mutex> lock(accounts_mu_);
-    if (ready_accounts_.count(account)) return Status::Ok();
-  }
-  if (!IsValidIdentifier(account, /*is_account=*/true)) {
-    return Status::InvalidArgument("invalid account id: " + account);
-  }
-  // Every account has viking://resources (reference §6 "Preset dirs").
-  PathLockGuard guard;
-  SKALD_RETURN_IF_ERROR(Lock({{account, "resources", PathLockKind::kExact}}, &guard));
-  SKALD_RETURN_IF_ERROR(content_->MakeDir(account, ""));
-  SKALD_ASSIGN_OR_RETURN(auto existing, catalog_->Get(account, "resources"));
-  if (!existing) {
-    SKALD_RETURN_IF_ERROR(content_->MakeDir(account, "resources"));
-    SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->Stat(account, "resources"));
-    CatalogNode node;
-    node.path = "resources";
-    node.is_dir = true;
-    node.mtime_ns = node.ctime_ns = attr.mtime_ns;
-    SKALD_RETURN_IF_ERROR(catalog_->Put(account, node));
-  }
-  std::lock_guard<std::mutex> lock(accounts_mu_);
-  ready_accounts_.insert(account);
-  return Status::Ok();
-}
 
-Result<VikingUri> DbImpl::Resolve(const Identity& who, std::string_view text) {
-  SKALD_RETURN_IF_ERROR(EnsureAccount(who.account));
-  UriParseOptions parse;
-  parse.identity = &who;
-  SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(text, parse));
-  SKALD_RETURN_IF_ERROR(CheckReadAccess(who, uri));
-  return uri;
-}
+Status DbImpl::StartBackground() {
+  JobRunnerOptions runner_options;
+  runner_options.queue.poll_interval = std::chrono::milliseconds(500);
+  runner_options.job_lock = &maintenance_mu_;
+  // Without an embedder nothing can be indexed: jobs wait in the queue for
+  // an open with the configuration.
+  runner_options.no_workers_note = " (no embedder configured)";
+  runner_ = std::make_unique<JobRunner>(catalog_.get(), runner_options);
+  // This process holds the workspace LOCK: jobs still marked running were
+  // left by a process that died. Run them again now, not when their leases expire.
+  SKALD_ASSIGN_OR_RETURN(uint64_t released, catalog_->ReleaseRunningJobs());
+  if (released > 0) spdlog::warn("resuming {} background jobs interrupted by a crash", released);
+  summarizer_ = NewExtractiveSummarizer();
 
-Result<CatalogNode> DbImpl::GetNode(const Identity& who, const VikingUri& uri) {
-  if (uri.is_root()) {
-    CatalogNode root;
-    root.is_dir = true;
-    return root;
-  }
-  SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, uri.path()));
-  if (!node) return FileNotFound(uri);
-  return *node;
-}
+  LexicalIndexOptions lexical_options;
+  lexical_options.path = options_.workspace + "/index/lexical.db";
+  // Tombstones are purged from the catalog once the lexical index applied
+  // them, so its commits must be as durable as the catalog's.
+  lexical_options.sync = options_.sync_writes;
+  SKALD_ASSIGN_OR_RETURN(lexical_, OpenFts5LexicalIndex(lexical_options));
 
-NodeInfo DbImpl::ToNodeInfo(const Identity& who, const VikingUri& uri,
-                            const CatalogNode& node) const {
-  NodeInfo info;
-  info.uri = uri.str();
-  info.name = std::string(uri.name());
-  info.is_dir = node.is_dir;
-  info.size = node.size;
-  info.mtime_ns = node.mtime_ns;
-  info.mode = node.is_dir ? 0755 : 0644;
-  info.is_locked = locks_.IsLocked(who.account, uri.path());
-  info.content_hash = node.hash;
-  return info;
-}
+  RetrievalOptions retrieval;
+  retrieval.hybrid_weight = options_.retrieval.hybrid_weight;
+  retrieval.score_propagation_alpha = options_.retrieval.score_propagation_alpha;
+  retrieval.hotness_alpha = options_.retrieval.hotness_alpha;
+  retrieval.rerank.threshold = options_.retrieval.score_threshold;
+  retrieval.rerank.max_input_tokens = options_.retrieval.rerank_max_input_tokens;
+  SKALD_RETURN_IF_ERROR(retrieval.Validate());
+  retriever_ = std::make_unique<Retriever>(retrieval);
 
-Status DbImpl::Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard) {
-  return locks_.Acquire(requests, std::chrono::milliseconds(options_.lock_timeout_ms), guard);
-}
-
-Status DbImpl::IndexRepairedNodes(const std::vector<ReconcileIssue>& issues) {
-  if (!indexer_) return Status::Ok();
-  // Adopted content gets records; a dropped path's records went with its
-  // node, and the job refreshes the summaries above it.
-  for (const ReconcileIssue& issue : issues) {
-    if (!issue.repaired) continue;
-    Identity who;
-    who.account = issue.account;
-    who.user = "";
-    if (std::optional<JobSpec> job =
-            IndexJobFor(who, issue.path, "index", kJobPriorityInteractive)) {
-      SKALD_ASSIGN_OR_RETURN(Job queued, jobs_->Enqueue(*job));
-      (void)queued;
+  if (options_.embedder) {
+    VectorIndexSetOptions set_options;
+    set_options.dir = options_.workspace + "/index";
+    set_options.index.embedder = options_.embedder->Name();
+    set_options.index.dim = options_.embedder->Dimension();
+    // Linking new records into the HNSW graph is most of an import's CPU
+    // time (ingest_bench + perf); large catch-up batches use every core.
+    set_options.index.hnsw.build_threads =
+        static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // The graph links a batch on several threads from 2048 records on.
+    set_options.catch_up_batch = 8192;
+    SKALD_ASSIGN_OR_RETURN(vectors_, VectorIndexSet::Open(set_options, catalog_.get()));
+    for (const IndexOpenReport& report : vectors_->open_report()) {
+      // A missing file with nothing to rebuild is just a new account.
+      if (report.action == IndexOpenReport::Action::kRebuilt && report.records > 0) {
+        spdlog::warn("vector index of account {} rebuilt from the catalog ({} records): {}",
+                     report.account, report.records, report.reason);
+      }
     }
+    SemanticIndexerOptions indexer_options;
+    indexer_options.max_input_tokens = options_.embedding_max_input_tokens;
+    indexer_options.lock_timeout_ms = options_.lock_timeout_ms;
+    indexer_options.stop = runner_->stop_flag();
+    indexer_ = std::make_unique<SemanticIndexer>(content_.get(), catalog_.get(), &locks_,
+                                                 options_.embedder.get(), summarizer_.get(),
+                                                 indexer_options);
   }
+  indexes_ = std::make_unique<IndexCatchUp>(catalog_.get(), content_.get(), lexical_.get(),
+                                            vectors_.get());
+  const bool indexing = indexer_ != nullptr;
+  if (indexing) {
+    IngestServices ingest;
+    ingest.content = content_.get();
+    ingest.catalog = catalog_.get();
+    ingest.locks = &locks_;
+    ingest.nodes = nodes_.get();
+    ingest.embedder = options_.embedder.get();
+    ingest.summarizer = summarizer_.get();
+    ingest.indexer = indexer_.get();
+    ingest.indexes = indexes_.get();
+    ingest.vectors = vectors_.get();
+    ingest.embedding_max_input_tokens = options_.embedding_max_input_tokens;
+    ingest.lock_timeout_ms = options_.lock_timeout_ms;
+    RegisterIngestJobs(ingest, runner_.get());
+  }
+  upkeep_ = std::make_unique<Upkeep>(&options_, content_.get(), catalog_.get(), lexical_.get(),
+                                     vectors_.get(), runner_->queue(), &maintenance_mu_,
+                                     indexing);
+  runner_->SetIdleTask([this] { upkeep_->MaybeRunMaintenance(); });
+
+  reader_ = std::make_unique<FsReader>(resolver_.get(), content_.get(), catalog_.get(), &locks_);
+  FsWriterServices fs;
+  fs.content = content_.get();
+  fs.catalog = catalog_.get();
+  fs.locks = &locks_;
+  fs.nodes = nodes_.get();
+  fs.indexes = indexes_.get();
+  fs.runner = runner_.get();
+  fs.indexing = indexing;
+  fs.lock_timeout_ms = options_.lock_timeout_ms;
+  writer_ = std::make_unique<FsWriter>(fs);
+  finder_ = std::make_unique<Finder>(&options_, resolver_.get(), catalog_.get(), vectors_.get(),
+                                     lexical_.get(), retriever_.get());
+  resources_ = std::make_unique<ResourceOps>(&options_, resolver_.get(), catalog_.get(), &locks_,
+                                             nodes_.get(), runner_.get(), &maintenance_mu_,
+                                             indexing);
+
+  SKALD_RETURN_IF_ERROR(indexes_->CatchUpIndexes());
+  if (indexing) runner_->Start(options_.background_workers);
   return Status::Ok();
 }
 
-Result<FsckReport> DbImpl::Fsck(bool repair) {
-  std::unique_lock<std::shared_mutex> no_jobs(maintenance_mu_);
-  ReconcileOptions check;
-  check.repair = repair;
-  check.verify_hashes = true;
-  SKALD_ASSIGN_OR_RETURN(ReconcileReport report, Reconcile(*content_, *catalog_, check));
-  no_jobs.unlock();
-  if (repair) SKALD_RETURN_IF_ERROR(IndexRepairedNodes(report.issues));
-  FsckReport out;
-  out.nodes_checked = report.nodes_checked;
-  for (ReconcileIssue& issue : report.issues) {
-    std::string uri = "viking://" + issue.path;
-    out.issues.push_back(FsckIssue{std::move(issue.kind), std::move(issue.account),
-                                   std::move(uri), std::move(issue.detail), issue.repaired});
+void DbImpl::StopBackground() {
+  if (runner_) runner_->Stop();
+  if (vectors_) {
+    Status st = vectors_->SaveAll();
+    if (!st.ok()) spdlog::error("could not save the vector indexes: {}", st.ToString());
   }
-  return out;
 }
 
 }  // namespace skald

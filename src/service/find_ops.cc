@@ -1,10 +1,10 @@
-// find: maps a request onto the retriever — the caller's visible scopes,
-// context types, levels, tags and time window become the filter of every
-// index search (never a cut of finished results).
+// find (Finder): maps a request onto the retriever — the caller's visible
+// scopes, context types, levels, tags and time window become the filter of
+// every index search (never a cut of finished results).
 
 #include <fmt/format.h>
 
-#include "service/db_impl.h"
+#include "service/finder.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -52,9 +52,9 @@ std::vector<VikingUri> DefaultTargets(const Identity& who,
 
 }  // namespace
 
-Result<FindResult> DbImpl::Find(const Identity& who, const FindRequest& request) {
+Result<FindResult> Finder::Find(const Identity& who, const FindRequest& request) {
   SKALD_RETURN_IF_ERROR(request.Validate());
-  SKALD_RETURN_IF_ERROR(EnsureAccount(who.account));
+  SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who.account));
   if (!options_.embedder) {
     return Status::FailedPrecondition(
         "find needs the embedding model of this workspace: configure embedding.dense");
@@ -66,7 +66,7 @@ Result<FindResult> DbImpl::Find(const Identity& who, const FindRequest& request)
   } else {
     std::vector<VikingUri> visible = VisibleRoots(who);
     for (const std::string& text : request.target_uris) {
-      SKALD_ASSIGN_OR_RETURN(VikingUri target, Resolve(who, text));
+      SKALD_ASSIGN_OR_RETURN(VikingUri target, resolver_->Resolve(who, text));
       bool inside = false;
       for (const VikingUri& root : visible) inside = inside || root.Contains(target);
       if (inside) {
@@ -104,7 +104,7 @@ Result<FindResult> DbImpl::Find(const Identity& who, const FindRequest& request)
   if (scopes.empty()) return out;  // nothing visible under the targets
   RetrievalSources sources;
   sources.vectors = vectors_ ? vectors_->Find(who.account) : nullptr;
-  sources.lexical = lexical_.get();
+  sources.lexical = lexical_;
   sources.embedder = options_.embedder.get();
   sources.reranker = options_.reranker.get();
   sources.lookup = [this](std::string_view account, std::span<const uint64_t> keys)

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/strings.h"
-#include "service/db_impl.h"
+#include "service/fs_engine.h"
 #include "ingest/sidecar.h"
 #include "uri/access.h"
 
@@ -56,9 +56,40 @@ std::vector<std::string_view> SplitLinesKeepEnds(std::string_view text) {
 
 }  // namespace
 
-Result<std::optional<std::string>> DbImpl::ReadSidecarBody(const Identity& who,
-                                                           const VikingUri& dir,
-                                                           std::string_view name) {
+Status FileNotFound(const VikingUri& uri) {
+  return Status::NotFound("File not found: " + uri.str())
+      .WithDetail("type", "file")
+      .WithDetail("resource", uri.str());
+}
+
+Result<CatalogNode> FsReader::GetNode(const Identity& who, const VikingUri& uri) {
+  if (uri.is_root()) {
+    CatalogNode root;
+    root.is_dir = true;
+    return root;
+  }
+  SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, uri.path()));
+  if (!node) return FileNotFound(uri);
+  return *node;
+}
+
+NodeInfo FsReader::ToNodeInfo(const Identity& who, const VikingUri& uri,
+                              const CatalogNode& node) const {
+  NodeInfo info;
+  info.uri = uri.str();
+  info.name = std::string(uri.name());
+  info.is_dir = node.is_dir;
+  info.size = node.size;
+  info.mtime_ns = node.mtime_ns;
+  info.mode = node.is_dir ? 0755 : 0644;
+  info.is_locked = locks_->IsLocked(who.account, uri.path());
+  info.content_hash = node.hash;
+  return info;
+}
+
+Result<std::optional<std::string>> FsReader::ReadSidecarBody(const Identity& who,
+                                                             const VikingUri& dir,
+                                                             std::string_view name) {
   if (dir.is_root()) return std::optional<std::string>();
   VikingUri sidecar = dir.Child(name);
   SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, sidecar.path()));
@@ -69,8 +100,8 @@ Result<std::optional<std::string>> DbImpl::ReadSidecarBody(const Identity& who,
   return std::optional<std::string>(ParseSidecar(*bytes).body);
 }
 
-Result<std::vector<LsEntry>> DbImpl::List(const Identity& who, const VikingUri& uri,
-                                          const LsOptions& options, bool recursive) {
+Result<std::vector<LsEntry>> FsReader::List(const Identity& who, const VikingUri& uri,
+                                            const LsOptions& options, bool recursive) {
   SKALD_RETURN_IF_ERROR(options.Validate());
   SKALD_ASSIGN_OR_RETURN(CatalogNode base, GetNode(who, uri));
   std::vector<std::pair<VikingUri, CatalogNode>> found;
@@ -130,26 +161,13 @@ Result<std::vector<LsEntry>> DbImpl::List(const Identity& who, const VikingUri& 
   return out;
 }
 
-Result<std::vector<LsEntry>> DbImpl::Ls(const Identity& who, std::string_view uri_text,
-                                        const LsOptions& options) {
-  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
-  return List(who, uri, options, options.recursive);
-}
-
-Result<std::vector<LsEntry>> DbImpl::Tree(const Identity& who, std::string_view uri_text,
-                                          const LsOptions& options) {
-  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
-  return List(who, uri, options, /*recursive=*/true);
-}
-
-Result<NodeInfo> DbImpl::Stat(const Identity& who, std::string_view uri_text) {
-  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+Result<NodeInfo> FsReader::Stat(const Identity& who, const VikingUri& uri) {
   SKALD_ASSIGN_OR_RETURN(CatalogNode node, GetNode(who, uri));
   return ToNodeInfo(who, uri, node);
 }
 
-Result<std::string> DbImpl::ReadFileBytes(const Identity& who, const VikingUri& uri,
-                                          std::string_view verb) {
+Result<std::string> FsReader::ReadFileBytes(const Identity& who, const VikingUri& uri,
+                                            std::string_view verb) {
   SKALD_ASSIGN_OR_RETURN(CatalogNode node, GetNode(who, uri));
   if (node.is_dir) {
     return Status::InvalidArgument(fmt::format("Cannot {} a directory: {}", verb, uri.str()))
@@ -162,11 +180,8 @@ Result<std::string> DbImpl::ReadFileBytes(const Identity& who, const VikingUri& 
   return bytes;
 }
 
-Result<std::string> DbImpl::Read(const Identity& who, std::string_view uri_text, int64_t offset,
-                                 int64_t limit) {
-  if (offset < 0) return Status::InvalidArgument(fmt::format("offset must be >= 0, got {}", offset));
-  if (limit < -1) return Status::InvalidArgument(fmt::format("limit must be >= -1, got {}", limit));
-  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+Result<std::string> FsReader::Read(const Identity& who, const VikingUri& uri, int64_t offset,
+                                   int64_t limit) {
   SKALD_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(who, uri, "read"));
   if (offset == 0 && limit == -1) return bytes;
   std::vector<std::string_view> lines = SplitLinesKeepEnds(bytes);
@@ -177,22 +192,19 @@ Result<std::string> DbImpl::Read(const Identity& who, std::string_view uri_text,
   return out;
 }
 
-Result<Download> DbImpl::DownloadFile(const Identity& who, std::string_view uri_text) {
-  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+Result<Download> FsReader::DownloadFile(const Identity& who, const VikingUri& uri) {
   SKALD_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(who, uri, "download"));
   return Download{std::string(uri.name()), std::move(bytes)};
 }
 
-Result<std::string> DbImpl::Abstract(const Identity& who, std::string_view uri_text) {
-  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+Result<std::string> FsReader::Abstract(const Identity& who, const VikingUri& uri) {
   SKALD_ASSIGN_OR_RETURN(CatalogNode node, GetNode(who, uri));
   VikingUri dir = node.is_dir ? uri : uri.Parent();
   SKALD_ASSIGN_OR_RETURN(auto body, ReadSidecarBody(who, dir, kAbstractName));
   return body ? std::move(*body) : AbstractPlaceholder(dir.str());
 }
 
-Result<std::string> DbImpl::Overview(const Identity& who, std::string_view uri_text) {
-  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+Result<std::string> FsReader::Overview(const Identity& who, const VikingUri& uri) {
   SKALD_ASSIGN_OR_RETURN(CatalogNode node, GetNode(who, uri));
   VikingUri dir = node.is_dir ? uri : uri.Parent();
   SKALD_ASSIGN_OR_RETURN(auto body, ReadSidecarBody(who, dir, kOverviewName));

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/strings.h"
-#include "service/db_impl.h"
+#include "service/fs_engine.h"
 #include "uri/access.h"
 #include "uri/glob_pattern.h"
 
@@ -34,7 +34,7 @@ bool IsPublicScope(std::string_view scope) {
 
 }  // namespace
 
-Result<GlobResult> DbImpl::Glob(const Identity& who, const GlobRequest& request) {
+Result<GlobResult> FsReader::Glob(const Identity& who, const GlobRequest& request) {
   SKALD_RETURN_IF_ERROR(request.Validate());
   SKALD_ASSIGN_OR_RETURN(GlobPattern pattern, GlobPattern::Compile(request.pattern));
   SKALD_ASSIGN_OR_RETURN(VikingUri base, Resolve(who, request.uri));
@@ -85,7 +85,7 @@ Result<GlobResult> DbImpl::Glob(const Identity& who, const GlobRequest& request)
   return result;
 }
 
-Result<GrepResult> DbImpl::Grep(const Identity& who, const GrepRequest& request) {
+Result<GrepResult> FsReader::Grep(const Identity& who, const GrepRequest& request) {
   SKALD_RETURN_IF_ERROR(request.Validate());
   RE2::Options re_options;
   re_options.set_case_sensitive(!request.case_insensitive);

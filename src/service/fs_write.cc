@@ -1,10 +1,5 @@
-// Mutating file-system operations: mkdir, rm, mv, write.
-//
-// Every mutation follows one order: lock the paths, change the content
-// store (atomic renames, fsync'd), then record the result in one catalog
-// transaction, then acknowledge. A crash before the catalog commit leaves
-// content ahead of the catalog, which startup recovery reconciles; a crash
-// after it loses nothing that was acknowledged.
+// Mutating file-system operations: mkdir, rm, mv, write (FsWriter; the
+// order every mutation follows is described in fs_engine.h).
 
 #include <array>
 
@@ -13,7 +8,8 @@
 #include "common/hash.h"
 #include "common/strings.h"
 #include "common/time_util.h"
-#include "service/db_impl.h"
+#include "ingest/ingest_jobs.h"
+#include "service/fs_engine.h"
 #include "ingest/sidecar.h"
 #include "uri/access.h"
 
@@ -32,20 +28,6 @@ bool HasCreatableExtension(std::string_view name) {
     if (name.size() > ext.size() && name.substr(name.size() - ext.size()) == ext) return true;
   }
   return false;
-}
-
-
-// content/write may not reach into user-managed subtrees
-// (user/{uid}/{skills,peers,privacy,sessions}).
-Status CheckContentWriteTarget(const VikingUri& uri) {
-  const auto& s = uri.segments();
-  if (s.size() >= 3 && s[0] == "user" &&
-      (s[2] == "skills" || s[2] == "peers" || s[2] == "privacy" || s[2] == "sessions")) {
-    return Status::PermissionDenied(
-        fmt::format("content write is not allowed under viking://user/{}/{}: {}", s[1], s[2],
-                    uri.str()));
-  }
-  return Status::Ok();
 }
 
 // The top-level context directory a URI belongs to: the first directory
@@ -77,64 +59,12 @@ Status CheckNotReserved(const VikingUri& uri) {
   return Status::Ok();
 }
 
-Status DbImpl::EnsureDirectories(const Identity& who, const VikingUri& dir, bool include_self) {
-  std::vector<VikingUri> chain;
-  for (VikingUri d = include_self ? dir : dir.Parent(); !d.is_root(); d = d.Parent()) {
-    chain.push_back(d);
-  }
-  std::vector<CatalogNode> created;
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, it->path()));
-    if (node) {
-      if (!node->is_dir) {
-        return Status::FailedPrecondition(
-            fmt::format("parent is a file, not a directory: {}", it->str()));
-      }
-      continue;
-    }
-    Status made = content_->MakeDir(who.account, it->path());
-    if (made.code() == StatusCode::kAlreadyExists) {
-      return Status::FailedPrecondition(
-          fmt::format("parent is a file, not a directory: {}", it->str()));
-    }
-    SKALD_RETURN_IF_ERROR(made);
-    SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->Stat(who.account, it->path()));
-    CatalogNode n;
-    n.path = std::string(it->path());
-    n.is_dir = true;
-    n.mtime_ns = n.ctime_ns = attr.mtime_ns;
-    created.push_back(std::move(n));
-  }
-  if (!created.empty()) SKALD_RETURN_IF_ERROR(catalog_->Apply(who.account, created, {}));
-  return Status::Ok();
+Status FsWriter::Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard) {
+  return locks_->Acquire(requests, std::chrono::milliseconds(lock_timeout_ms_), guard);
 }
 
-Result<CatalogNode> DbImpl::StoreFile(const Identity& who, const VikingUri& uri,
-                                      std::string_view bytes,
-                                      const std::optional<CatalogNode>& existing,
-                                      const std::vector<JobSpec>& jobs,
-                                      std::vector<Job>* enqueued) {
-  SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->WriteFile(who.account, uri.path(), bytes));
-  CatalogNode node;
-  node.path = std::string(uri.path());
-  node.size = bytes.size();
-  node.mtime_ns = attr.mtime_ns;
-  node.ctime_ns = existing ? existing->ctime_ns : attr.mtime_ns;
-  node.hash = Sha256Hex(bytes);
-  Status recorded = catalog_->Apply(who.account, {node}, {}, jobs, enqueued);
-  if (!recorded.ok()) {
-    needs_recovery_ = true;  // the bytes are on disk, the catalog does not know
-    return recorded;
-  }
-  return node;
-}
-
-Result<std::string> DbImpl::Mkdir(const Identity& who, std::string_view uri_text,
-                                  std::string_view description) {
-  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
-  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
-  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, uri));
-  SKALD_RETURN_IF_ERROR(CheckNotReserved(uri));
+Result<std::string> FsWriter::Mkdir(const Identity& who, const VikingUri& uri,
+                                    std::string_view description) {
   if (!IsValidUtf8(description)) return Status::InvalidArgument("description is not valid UTF-8");
   PathLockGuard guard;
   SKALD_RETURN_IF_ERROR(Lock({{who.account, std::string(uri.path()), PathLockKind::kExact}},
@@ -146,28 +76,26 @@ Result<std::string> DbImpl::Mkdir(const Identity& who, std::string_view uri_text
         .WithDetail("resource", uri.str())
         .WithDetail("type", existing->is_dir ? "directory" : "file");
   }
-  SKALD_RETURN_IF_ERROR(EnsureDirectories(who, uri, /*include_self=*/true));
+  SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, uri, /*include_self=*/true));
   std::string_view abstract = Trim(description);
   if (!abstract.empty()) {
     VikingUri sidecar = uri.Child(kAbstractName);
     std::string text = RenderSidecar(SidecarFrontmatter(uri.str(), "Mkdir", "mkdir"), abstract);
     std::vector<JobSpec> jobs;
     if (std::optional<JobSpec> job =
-            IndexJobFor(who, uri.path(), "index", kJobPriorityInteractive);
-        job && indexer_) {
+            IndexJobFor(who, uri.path(), JobKind::kIndex, kJobPriorityInteractive);
+        job && indexing_) {
       jobs.push_back(*job);
     }
-    SKALD_ASSIGN_OR_RETURN(CatalogNode stored, StoreFile(who, sidecar, text, std::nullopt, jobs));
+    SKALD_ASSIGN_OR_RETURN(CatalogNode stored,
+                           nodes_->StoreFile(who, sidecar, text, std::nullopt, jobs));
     (void)stored;
-    if (!jobs.empty()) jobs_->Notify();
+    if (!jobs.empty()) runner_->queue()->Notify();
   }
   return uri.str();
 }
 
-Result<RmResult> DbImpl::Rm(const Identity& who, std::string_view uri_text, bool recursive) {
-  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
-  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
-  SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, uri));
+Result<RmResult> FsWriter::Rm(const Identity& who, const VikingUri& uri, bool recursive) {
   PathLockGuard guard;
   SKALD_RETURN_IF_ERROR(Lock({{who.account, std::string(uri.path()), PathLockKind::kTree}},
                              &guard));
@@ -192,36 +120,28 @@ Result<RmResult> DbImpl::Rm(const Identity& who, std::string_view uri_text, bool
   // refresh of the summaries above (the outbox).
   std::vector<JobSpec> jobs;
   if (std::optional<JobSpec> job =
-          IndexJobFor(who, uri.path(), "refresh", kJobPriorityInteractive);
-      job && indexer_) {
+          IndexJobFor(who, uri.path(), JobKind::kRefresh, kJobPriorityInteractive);
+      job && indexing_) {
     jobs.push_back(*job);
   }
   Status recorded = catalog_->Apply(who.account, {}, {std::string(uri.path())}, jobs);
   if (!recorded.ok()) {
-    needs_recovery_ = true;
+    nodes_->MarkNeedsRecovery();
     return recorded;
   }
   result.deleted_count = count;
-  if (!jobs.empty()) jobs_->Notify();
+  if (!jobs.empty()) runner_->queue()->Notify();
   // Deleted content must not be found, not even until a job runs.
-  SKALD_RETURN_IF_ERROR(CatchUpIndexes());
+  SKALD_RETURN_IF_ERROR(indexes_->CatchUpIndexes());
   if (uri.depth() == 1) {
     // A scope root (ROOT may empty `viking://resources`) comes back empty:
     // every account always has its resources root.
-    SKALD_RETURN_IF_ERROR(EnsureDirectories(who, uri, /*include_self=*/true));
+    SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, uri, /*include_self=*/true));
   }
   return result;
 }
 
-Result<MvResult> DbImpl::Mv(const Identity& who, std::string_view from_text,
-                            std::string_view to_text) {
-  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
-  SKALD_ASSIGN_OR_RETURN(VikingUri from, Resolve(who, from_text));
-  SKALD_ASSIGN_OR_RETURN(VikingUri to, Resolve(who, to_text));
-  SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, from));
-  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, from));
-  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, to));
-  SKALD_RETURN_IF_ERROR(CheckNotReserved(to));
+Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const VikingUri& to) {
   if (from.Contains(to)) {
     return Status::InvalidArgument(
         fmt::format("cannot move {} into itself ({})", from.str(), to.str()));
@@ -240,36 +160,33 @@ Result<MvResult> DbImpl::Mv(const Identity& who, std::string_view from_text,
   }
   // Creating the target's missing parents is idempotent, and our tree lock
   // on `to` keeps any delete of those parents out until we are done.
-  SKALD_RETURN_IF_ERROR(EnsureDirectories(who, to, /*include_self=*/false));
+  SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, to, /*include_self=*/false));
   SKALD_RETURN_IF_ERROR(content_->Rename(who.account, from.path(), to.path()));
   SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->Stat(who.account, to.path()));
   int64_t mtime = source->is_dir ? source->mtime_ns : attr.mtime_ns;
   Status moved = catalog_->MoveSubtree(who.account, from.path(), to.path(), mtime);
   if (!moved.ok()) {
-    needs_recovery_ = true;
+    nodes_->MarkNeedsRecovery();
     return moved;
   }
   // Records are keyed by URI: the move tombstoned the old ones (search
   // stops returning them now), the moved tree is indexed again (cached
   // vectors make that cheap) and both parents' summaries refresh.
-  SKALD_RETURN_IF_ERROR(CatchUpIndexes());
-  if (indexer_) {
-    for (auto job : {IndexJobFor(who, from.path(), "refresh", kJobPriorityInteractive),
-                     IndexJobFor(who, to.path(), "index", kJobPriorityInteractive)}) {
+  SKALD_RETURN_IF_ERROR(indexes_->CatchUpIndexes());
+  if (indexing_) {
+    for (auto job : {IndexJobFor(who, from.path(), JobKind::kRefresh, kJobPriorityInteractive),
+                     IndexJobFor(who, to.path(), JobKind::kIndex, kJobPriorityInteractive)}) {
       if (!job) continue;
-      SKALD_ASSIGN_OR_RETURN(Job queued, jobs_->Enqueue(*job));
+      SKALD_ASSIGN_OR_RETURN(Job queued, runner_->queue()->Enqueue(*job));
       (void)queued;
     }
   }
   return MvResult{from.str(), to.str()};
 }
 
-Result<WriteResult> DbImpl::Write(const Identity& who, const WriteRequest& request) {
-  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
-  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, request.uri));
-  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, uri));
-  SKALD_RETURN_IF_ERROR(CheckContentWriteTarget(uri));
-  SKALD_RETURN_IF_ERROR(CheckNotReserved(uri));
+Result<WriteResult> FsWriter::Write(const Identity& who, const VikingUri& uri,
+                                    const WriteRequest& request,
+                                    std::shared_lock<std::shared_mutex>& no_fsck) {
   if (!IsValidUtf8(request.content)) return Status::InvalidArgument("content is not valid UTF-8");
   if (uri.depth() < 2) {
     return Status::InvalidArgument(fmt::format("cannot write to a scope root: {}", uri.str()));
@@ -307,7 +224,7 @@ Result<WriteResult> DbImpl::Write(const Identity& who, const WriteRequest& reque
 
   std::string bytes;
   if (mode == WriteMode::kCreate) {
-    SKALD_RETURN_IF_ERROR(EnsureDirectories(who, uri, /*include_self=*/false));
+    SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, uri, /*include_self=*/false));
     bytes = request.content;
   } else {
     SKALD_ASSIGN_OR_RETURN(std::string old, content_->ReadFile(who.account, uri.path()));
@@ -337,21 +254,22 @@ Result<WriteResult> DbImpl::Write(const Identity& who, const WriteRequest& reque
   // The file and the job that re-indexes it commit together (outbox). A
   // written sidecar refreshes its directory and the directories above.
   std::optional<JobSpec> job =
-      sidecar ? IndexJobFor(who, uri.path(), "refresh", kJobPriorityInteractive)
-              : IndexJobFor(who, uri.path(), "index", kJobPriorityInteractive);
+      sidecar ? IndexJobFor(who, uri.path(), JobKind::kRefresh, kJobPriorityInteractive)
+              : IndexJobFor(who, uri.path(), JobKind::kIndex, kJobPriorityInteractive);
   std::vector<JobSpec> jobs;
-  if (job && indexer_) jobs.push_back(*job);
+  if (job && indexing_) jobs.push_back(*job);
   std::vector<Job> enqueued;
-  SKALD_ASSIGN_OR_RETURN(CatalogNode stored, StoreFile(who, uri, bytes, existing, jobs, &enqueued));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode stored,
+                         nodes_->StoreFile(who, uri, bytes, existing, jobs, &enqueued));
   (void)stored;
   result.content_updated = true;
   if (enqueued.empty()) return result;
-  jobs_->Notify();
+  runner_->queue()->Notify();
   guard = PathLockGuard();  // the job takes its own locks
   no_fsck.unlock();          // and its own share of the maintenance lock
   result.semantic_status = result.vector_status = "queued";
   if (request.wait) {
-    SKALD_ASSIGN_OR_RETURN(Job done, AwaitTask(enqueued[0].task_id, request.timeout_s));
+    SKALD_ASSIGN_OR_RETURN(Job done, runner_->AwaitTask(enqueued[0].task_id, request.timeout_s));
     if (done.state == JobState::kCompleted) {
       result.semantic_status = result.vector_status = "completed";
     }

@@ -1,6 +1,7 @@
-// add-resource: uploads, the request (placement, reservation of the root,
-// the durable job) and the job itself (import the source into content,
-// then summarize and embed it).
+// add-resource, the request side (ResourceOps): uploads, placement,
+// reservation of the root and the durable job. The job itself (import the
+// source into content, then summarize and embed it) is
+// ingest/import_job.cc.
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -12,10 +13,12 @@
 #include <regex>
 
 #include "common/file_util.h"
-#include "common/hash.h"
 #include "common/time_util.h"
+#include "ingest/import_job.h"
+#include "ingest/ingest_jobs.h"
 #include "ingest/source_import.h"
-#include "service/db_impl.h"
+#include "service/fs_engine.h"
+#include "service/resource_ops.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -24,11 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kUploadPrefix = "upload_";
-constexpr std::string_view kUploadMetaSuffix = ".ov_upload.meta";
-// An upload taken by an add-resource task (kept until the task completes).
-constexpr std::string_view kClaimedSuffix = ".claimed";
-// Files written per catalog transaction while importing.
-constexpr size_t kImportCommitEvery = 256;
 
 std::string RandomHex32() {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -54,9 +52,13 @@ bool IsResourceUri(const VikingUri& uri) {
 
 }  // namespace
 
-Result<std::string> DbImpl::TempUpload(const Identity& who, std::string_view filename,
-                                       std::string_view bytes) {
-  SKALD_RETURN_IF_ERROR(EnsureAccount(who.account));
+Status ResourceOps::Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard) {
+  return locks_->Acquire(requests, std::chrono::milliseconds(options_.lock_timeout_ms), guard);
+}
+
+Result<std::string> ResourceOps::TempUpload(const Identity& who, std::string_view filename,
+                                            std::string_view bytes) {
+  SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who.account));
   std::string ext = fs::path(std::string(filename)).extension().string();
   static const std::regex ext_pattern("^\\.[A-Za-z0-9]{1,16}$");
   if (!std::regex_match(ext, ext_pattern)) ext.clear();
@@ -75,12 +77,12 @@ Result<std::string> DbImpl::TempUpload(const Identity& who, std::string_view fil
   return id;
 }
 
-Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
-                                              const AddResourceRequest& request) {
+Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
+                                                   const AddResourceRequest& request) {
   SKALD_RETURN_IF_ERROR(request.Validate());
-  SKALD_RETURN_IF_ERROR(EnsureAccount(who.account));
+  SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who.account));
   std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
-  if (!indexer_) {
+  if (!indexing_) {
     return Status::FailedPrecondition(
         "add-resource needs the embedding model of this workspace: configure embedding.dense");
   }
@@ -159,7 +161,7 @@ Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
   // (a concurrent claim loses the rename), and the job owns the file until
   // it completes.
   if (!temp_file_id.empty()) {
-    std::string claimed = source_path + std::string(kClaimedSuffix);
+    std::string claimed = source_path + std::string(kClaimedUploadSuffix);
     std::error_code ec;
     fs::rename(source_path, claimed, ec);
     if (ec) return UnknownUpload(temp_file_id);
@@ -173,7 +175,7 @@ Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
                             {"ignore_dirs", request.ignore_dirs}, {"tags", request.tags},
                             {"reason", request.reason}};
   JobSpec spec;
-  spec.kind = "add_resource";
+  spec.kind = std::string(JobKindName(JobKind::kAddResource));
   spec.account = who.account;
   spec.user = who.user;
   spec.resource_id = root.str();
@@ -191,11 +193,11 @@ Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
       root = root.Parent().Child(fmt::format("{}_{}", root_name, n));
       continue;
     }
-    SKALD_RETURN_IF_ERROR(EnsureDirectories(who, root, /*include_self=*/true));
+    SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, root, /*include_self=*/true));
     spec.resource_id = root.str();
     payload["path"] = std::string(root.path());
     spec.payload = payload.dump();
-    SKALD_ASSIGN_OR_RETURN(job, jobs_->Enqueue(spec));
+    SKALD_ASSIGN_OR_RETURN(job, runner_->queue()->Enqueue(spec));
     break;
   }
   result.root_uri = root.str();
@@ -205,7 +207,7 @@ Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
     result.task_status = "pending";
     return result;
   }
-  SKALD_ASSIGN_OR_RETURN(Job done, AwaitTask(job.task_id, request.timeout_s));
+  SKALD_ASSIGN_OR_RETURN(Job done, runner_->AwaitTask(job.task_id, request.timeout_s));
   result.task_status = std::string(JobStateName(done.state));
   if (done.state != JobState::kCompleted) result.task_id = done.task_id;
   nlohmann::json summary = nlohmann::json::parse(done.result, nullptr, false);
@@ -215,119 +217,6 @@ Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
     }
   }
   return result;
-}
-
-Status DbImpl::RunAddResource(const Job& job) {
-  nlohmann::json payload = nlohmann::json::parse(job.payload, nullptr, false);
-  if (!payload.is_object()) return Status::InvalidArgument("add_resource payload is not JSON");
-  auto strings = [&](const char* key) {
-    std::vector<std::string> out;
-    if (payload.contains(key) && payload[key].is_array()) {
-      for (const auto& v : payload[key]) {
-        if (v.is_string()) out.push_back(v.get<std::string>());
-      }
-    }
-    return out;
-  };
-  const std::string source_path = payload.value("source_path", "");
-  const std::string root_path = payload.value("path", "");
-  const std::string temp_file_id = payload.value("temp_file_id", "");
-  Identity who;
-  who.account = job.account;
-  who.user = job.user;
-  SKALD_ASSIGN_OR_RETURN(VikingUri root, VikingUri::Parse("viking://" + root_path));
-
-  IndexProgress stage = ProgressFor(job);
-
-  stage("parsing");
-  ImportOptions import_options;
-  import_options.include = strings("include");
-  import_options.exclude = strings("exclude");
-  import_options.ignore_dirs = strings("ignore_dirs");
-  SKALD_ASSIGN_OR_RETURN(ImportPlan plan,
-                         PlanImport(source_path, payload.value("display_name", ""), import_options));
-
-  // Write the tree: directories, then files in batches of one catalog
-  // transaction each; files whose bytes are unchanged are not rewritten.
-  uint64_t written = 0;
-  uint64_t unchanged = 0;
-  {
-    PathLockGuard guard;
-    SKALD_RETURN_IF_ERROR(
-        Lock({{who.account, std::string(root.path()), PathLockKind::kTree}}, &guard));
-    SKALD_RETURN_IF_ERROR(EnsureDirectories(who, root, /*include_self=*/true));
-    for (const std::string& dir : plan.dirs) {
-      SKALD_ASSIGN_OR_RETURN(VikingUri d, VikingUri::Parse(root.str() + "/" + dir));
-      SKALD_RETURN_IF_ERROR(EnsureDirectories(who, d, /*include_self=*/true));
-    }
-    std::vector<CatalogNode> nodes;
-    for (size_t i = 0; i < plan.files.size(); ++i) {
-      if (stopping_) return Status::Unavailable("import interrupted by shutdown; it runs again later");
-      const ImportFile& file = plan.files[i];
-      std::string path = fmt::format("{}/{}", root.path(), file.path);
-      SKALD_ASSIGN_OR_RETURN(auto existing, catalog_->Get(who.account, path));
-      std::string hash = Sha256Hex(file.content);
-      if (existing && !existing->is_dir && existing->hash == hash) {
-        ++unchanged;
-        continue;
-      }
-      if (existing && existing->is_dir) {
-        return Status::FailedPrecondition(
-            fmt::format("viking://{} is a directory, cannot write a file there", path));
-      }
-      SKALD_ASSIGN_OR_RETURN(ContentAttr attr,
-                             content_->WriteFile(who.account, path, file.content));
-      CatalogNode node;
-      node.path = path;
-      node.size = file.content.size();
-      node.mtime_ns = attr.mtime_ns;
-      node.ctime_ns = existing ? existing->ctime_ns : attr.mtime_ns;
-      node.hash = std::move(hash);
-      nodes.push_back(std::move(node));
-      ++written;
-      if (nodes.size() >= kImportCommitEvery || i + 1 == plan.files.size()) {
-        SKALD_RETURN_IF_ERROR(catalog_->Apply(who.account, nodes, {}));
-        nodes.clear();
-        stage(fmt::format("writing files {}/{}", i + 1, plan.files.size()));
-      }
-    }
-    if (!nodes.empty()) SKALD_RETURN_IF_ERROR(catalog_->Apply(who.account, nodes, {}));
-  }
-
-  SemanticIndexerOptions indexer_options;
-  indexer_options.max_input_tokens = options_.embedding_max_input_tokens;
-  indexer_options.lock_timeout_ms = options_.lock_timeout_ms;
-  indexer_options.tags = strings("tags");
-  indexer_options.stop = &stopping_;
-  SemanticIndexer indexer(content_.get(), catalog_.get(), &locks_, options_.embedder.get(),
-                          summarizer_.get(), indexer_options);
-  SKALD_ASSIGN_OR_RETURN(IndexStats stats, indexer.IndexTree(who.account, root.path(), stage));
-  stage("updating indexes");
-  SKALD_RETURN_IF_ERROR(CatchUpIndexes());
-  if (vectors_) SKALD_RETURN_IF_ERROR(vectors_->SaveAll());
-
-  nlohmann::json summary = {{"root_uri", root.str()},
-                            {"files_written", written},
-                            {"files_unchanged", unchanged},
-                            {"files", stats.files},
-                            {"directories", stats.directories},
-                            {"records_written", stats.records_written},
-                            {"records_unchanged", stats.records_unchanged},
-                            {"texts_embedded", stats.texts_embedded},
-                            {"cache_hits", stats.cache_hits},
-                            {"source_bytes", plan.source_bytes},
-                            {"warnings", plan.warnings}};
-  stage("done");
-  SKALD_RETURN_IF_ERROR(jobs_->Complete(job.id, summary.dump()));
-  // Only now that the task is complete (it never runs again) is the upload
-  // no longer needed.
-  if (!temp_file_id.empty()) {
-    std::error_code ec;
-    fs::path dir = fs::path(source_path).parent_path();
-    fs::remove(source_path, ec);
-    fs::remove(dir / (temp_file_id + std::string(kUploadMetaSuffix)), ec);
-  }
-  return Status::Ok();
 }
 
 }  // namespace skald

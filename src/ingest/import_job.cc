@@ -1,0 +1,148 @@
+// The add_resource job: import the source into content, then summarize and
+// embed it.
+
+#include "ingest/import_job.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "common/hash.h"
+#include "index/vector_index_set.h"
+#include "ingest/index_catch_up.h"
+#include "ingest/semantic_indexer.h"
+#include "ingest/source_import.h"
+#include "uri/viking_uri.h"
+
+namespace skald {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Files written per catalog transaction while importing.
+constexpr size_t kImportCommitEvery = 256;
+
+}  // namespace
+
+Status RunImportJob(const IngestServices& services, JobContext& context) {
+  const Job& job = context.job();
+  auto lock_paths = [&](const std::vector<PathLockRequest>& requests, PathLockGuard* guard) {
+    return services.locks->Acquire(requests, std::chrono::milliseconds(services.lock_timeout_ms),
+                                   guard);
+  };
+  nlohmann::json payload = nlohmann::json::parse(job.payload, nullptr, false);
+  if (!payload.is_object()) return Status::InvalidArgument("add_resource payload is not JSON");
+  auto strings = [&](const char* key) {
+    std::vector<std::string> out;
+    if (payload.contains(key) && payload[key].is_array()) {
+      for (const auto& v : payload[key]) {
+        if (v.is_string()) out.push_back(v.get<std::string>());
+      }
+    }
+    return out;
+  };
+  const std::string source_path = payload.value("source_path", "");
+  const std::string root_path = payload.value("path", "");
+  const std::string temp_file_id = payload.value("temp_file_id", "");
+  Identity who;
+  who.account = job.account;
+  who.user = job.user;
+  SKALD_ASSIGN_OR_RETURN(VikingUri root, VikingUri::Parse("viking://" + root_path));
+
+  JobProgress stage = context.Progress();
+
+  stage("parsing");
+  ImportOptions import_options;
+  import_options.include = strings("include");
+  import_options.exclude = strings("exclude");
+  import_options.ignore_dirs = strings("ignore_dirs");
+  SKALD_ASSIGN_OR_RETURN(ImportPlan plan,
+                         PlanImport(source_path, payload.value("display_name", ""), import_options));
+
+  // Write the tree: directories, then files in batches of one catalog
+  // transaction each; files whose bytes are unchanged are not rewritten.
+  uint64_t written = 0;
+  uint64_t unchanged = 0;
+  {
+    PathLockGuard guard;
+    SKALD_RETURN_IF_ERROR(
+        lock_paths({{who.account, std::string(root.path()), PathLockKind::kTree}}, &guard));
+    SKALD_RETURN_IF_ERROR(services.nodes->EnsureDirectories(who, root, /*include_self=*/true));
+    for (const std::string& dir : plan.dirs) {
+      SKALD_ASSIGN_OR_RETURN(VikingUri d, VikingUri::Parse(root.str() + "/" + dir));
+      SKALD_RETURN_IF_ERROR(services.nodes->EnsureDirectories(who, d, /*include_self=*/true));
+    }
+    std::vector<CatalogNode> nodes;
+    for (size_t i = 0; i < plan.files.size(); ++i) {
+      if (context.stopping()) {
+        return Status::Unavailable("import interrupted by shutdown; it runs again later");
+      }
+      const ImportFile& file = plan.files[i];
+      std::string path = fmt::format("{}/{}", root.path(), file.path);
+      SKALD_ASSIGN_OR_RETURN(auto existing, services.catalog->Get(who.account, path));
+      std::string hash = Sha256Hex(file.content);
+      if (existing && !existing->is_dir && existing->hash == hash) {
+        ++unchanged;
+        continue;
+      }
+      if (existing && existing->is_dir) {
+        return Status::FailedPrecondition(
+            fmt::format("viking://{} is a directory, cannot write a file there", path));
+      }
+      SKALD_ASSIGN_OR_RETURN(ContentAttr attr,
+                             services.content->WriteFile(who.account, path, file.content));
+      CatalogNode node;
+      node.path = path;
+      node.size = file.content.size();
+      node.mtime_ns = attr.mtime_ns;
+      node.ctime_ns = existing ? existing->ctime_ns : attr.mtime_ns;
+      node.hash = std::move(hash);
+      nodes.push_back(std::move(node));
+      ++written;
+      if (nodes.size() >= kImportCommitEvery || i + 1 == plan.files.size()) {
+        SKALD_RETURN_IF_ERROR(services.catalog->Apply(who.account, nodes, {}));
+        nodes.clear();
+        stage(fmt::format("writing files {}/{}", i + 1, plan.files.size()));
+      }
+    }
+    if (!nodes.empty()) SKALD_RETURN_IF_ERROR(services.catalog->Apply(who.account, nodes, {}));
+  }
+
+  SemanticIndexerOptions indexer_options;
+  indexer_options.max_input_tokens = services.embedding_max_input_tokens;
+  indexer_options.lock_timeout_ms = services.lock_timeout_ms;
+  indexer_options.tags = strings("tags");
+  indexer_options.stop = context.stop_flag();
+  SemanticIndexer indexer(services.content, services.catalog, services.locks, services.embedder,
+                          services.summarizer, indexer_options);
+  SKALD_ASSIGN_OR_RETURN(IndexStats stats, indexer.IndexTree(who.account, root.path(), stage));
+  stage("updating indexes");
+  SKALD_RETURN_IF_ERROR(services.indexes->CatchUpIndexes());
+  if (services.vectors) SKALD_RETURN_IF_ERROR(services.vectors->SaveAll());
+
+  nlohmann::json summary = {{"root_uri", root.str()},
+                            {"files_written", written},
+                            {"files_unchanged", unchanged},
+                            {"files", stats.files},
+                            {"directories", stats.directories},
+                            {"records_written", stats.records_written},
+                            {"records_unchanged", stats.records_unchanged},
+                            {"texts_embedded", stats.texts_embedded},
+                            {"cache_hits", stats.cache_hits},
+                            {"source_bytes", plan.source_bytes},
+                            {"warnings", plan.warnings}};
+  stage("done");
+  SKALD_RETURN_IF_ERROR(context.Complete(summary.dump()));
+  // Only now that the task is complete (it never runs again) is the upload
+  // no longer needed.
+  if (!temp_file_id.empty()) {
+    std::error_code ec;
+    fs::path dir = fs::path(source_path).parent_path();
+    fs::remove(source_path, ec);
+    fs::remove(dir / (temp_file_id + std::string(kUploadMetaSuffix)), ec);
+  }
+  return Status::Ok();
+}
+
+}  // namespace skald

@@ -1,0 +1,47 @@
+#pragma once
+
+// IndexCatchUp: brings the search indexes up to the catalog. The catalog
+// records every record change with a sequence number; each index remembers
+// the last one it applied, and a catch-up applies the changes after it —
+// the vector indexes (one per account, VectorIndexSet::CatchUp) and the
+// lexical index (BM25 over titles, summaries and whole file texts).
+//
+// Called after every job that writes records, and by rm and mv so that
+// deleted or moved content is never found, not even until a job runs.
+//
+// Thread safety: safe for concurrent use; lexical catch-ups are serialized
+// (one at a time), the vector set serializes its own. Everything passed in
+// is borrowed and must outlive the object.
+
+#include <mutex>
+
+#include "index/lexical_index.h"
+#include "index/vector_index_set.h"
+#include "skald/status.h"
+#include "storage/catalog.h"
+#include "storage/content_store.h"
+
+namespace skald {
+
+class IndexCatchUp {
+ public:
+  // `vectors` is null when the workspace has no embedder (only the lexical
+  // index is kept). REQUIRES: the others non-null.
+  IndexCatchUp(Catalog* catalog, ContentStore* content, LexicalIndex* lexical,
+               VectorIndexSet* vectors)
+      : catalog_(catalog), content_(content), lexical_(lexical), vectors_(vectors) {}
+
+  // Brings the vector and lexical indexes up to the catalog, side by side.
+  Status CatchUpIndexes();
+  // Brings only the lexical index up to the catalog.
+  Status CatchUpLexical();
+
+ private:
+  Catalog* const catalog_;
+  ContentStore* const content_;
+  LexicalIndex* const lexical_;
+  VectorIndexSet* const vectors_;
+  std::mutex lexical_mu_;  // one lexical catch-up at a time
+};
+
+}  // namespace skald

@@ -1,0 +1,96 @@
+// The ingest jobs' handlers: index, refresh, reindex (the add_resource
+// import is in import_job.cc).
+
+#include "ingest/ingest_jobs.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "ingest/import_job.h"
+#include "ingest/index_catch_up.h"
+#include "ingest/semantic_indexer.h"
+#include "model/embedder.h"
+#include "model/embedder_identity.h"
+
+namespace skald {
+namespace {
+
+std::string PathOfPayload(const Job& job) {
+  nlohmann::json payload = nlohmann::json::parse(job.payload, nullptr, false);
+  if (payload.is_object() && payload.contains("path") && payload["path"].is_string()) {
+    return payload["path"].get<std::string>();
+  }
+  return "";
+}
+
+Status RunIndexJob(const IngestServices& s, JobContext& context) {
+  const Job& job = context.job();
+  std::string path = PathOfPayload(job);
+  SKALD_ASSIGN_OR_RETURN(IndexStats stats,
+                         s.indexer->IndexTree(job.account, path, context.Progress()));
+  (void)stats;
+  return s.indexes->CatchUpIndexes();
+}
+
+Status RunRefreshJob(const IngestServices& s, JobContext& context) {
+  const Job& job = context.job();
+  std::string path = PathOfPayload(job);
+  SKALD_ASSIGN_OR_RETURN(IndexStats stats, s.indexer->RefreshAncestors(job.account, path));
+  (void)stats;
+  return s.indexes->CatchUpIndexes();
+}
+
+Status RunReindexJob(const IngestServices& s, JobContext& context) {
+  // After an embedder change: every indexable tree of every account.
+  SKALD_ASSIGN_OR_RETURN(std::vector<std::string> accounts, s.catalog->ListAccounts());
+  for (const std::string& account : accounts) {
+    for (std::string_view top : {"resources", "agent", "user"}) {
+      SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, s.catalog->Get(account, top));
+      if (!node) continue;
+      SKALD_RETURN_IF_ERROR(context.SetStage(fmt::format("{}: {}", account, top)));
+      SKALD_ASSIGN_OR_RETURN(IndexStats stats,
+                             s.indexer->IndexTree(account, top, context.Progress()));
+      (void)stats;
+    }
+  }
+  SKALD_RETURN_IF_ERROR(s.indexes->CatchUpIndexes());
+  SKALD_ASSIGN_OR_RETURN(uint64_t dropped, s.catalog->PurgeEmbeddingCache(s.embedder->Name()));
+  (void)dropped;  // vectors of the old embedder are never used again
+  SKALD_RETURN_IF_ERROR(s.catalog->SetMeta(kEmbedderReindexMetaKey, ""));
+  return s.indexes->CatchUpIndexes();
+}
+
+}  // namespace
+
+void RegisterIngestJobs(const IngestServices& services, JobRunner* runner) {
+  runner->RegisterHandler(JobKind::kAddResource, [services](JobContext& context) {
+    return RunImportJob(services, context);
+  });
+  runner->RegisterHandler(JobKind::kIndex, [services](JobContext& context) {
+    return RunIndexJob(services, context);
+  });
+  runner->RegisterHandler(JobKind::kRefresh, [services](JobContext& context) {
+    return RunRefreshJob(services, context);
+  });
+  runner->RegisterHandler(JobKind::kReindex, [services](JobContext& context) {
+    return RunReindexJob(services, context);
+  });
+}
+
+std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path, JobKind kind,
+                                   int priority) {
+  int root = NamespaceRootDepth(path);
+  if (root == 0) return std::nullopt;
+  JobSpec spec;
+  spec.kind = std::string(JobKindName(kind));
+  spec.account = who.account;
+  spec.user = who.user;
+  spec.resource_id = fmt::format("viking://{}", path);
+  spec.priority = priority;
+  spec.max_attempts = kModelJobAttempts;
+  spec.payload = nlohmann::json{{"path", path}}.dump();
+  return spec;
+}
+
+}  // namespace skald

@@ -1,0 +1,73 @@
+#pragma once
+
+// The background jobs of ingestion, run by the JobRunner
+// (storage/job_runner.h):
+//
+// - add_resource: import a source into a resource tree, then summarize and
+//   embed it (ingest/import_job.h);
+// - index: summarize and embed a subtree, then refresh the summaries above;
+// - refresh: refresh only the summaries above a changed path (after rm/mv,
+//   or a written sidecar);
+// - reindex: re-embed every indexable tree of every account after an
+//   embedder change, then drop the old embedder's cached vectors.
+//
+// Each job ends by bringing the indexes up to the catalog (IndexCatchUp), so
+// that a completed task is searchable.
+//
+// Thread safety: the handlers run on the runner's workers, several at once;
+// everything in IngestServices is safe for concurrent use.
+
+#include <optional>
+#include <string_view>
+
+#include "skald/types.h"
+#include "storage/catalog.h"
+#include "storage/content_store.h"
+#include "storage/job_kind.h"
+#include "storage/job_runner.h"
+#include "storage/node_writer.h"
+#include "storage/path_lock.h"
+
+namespace skald {
+
+class Embedder;
+class IndexCatchUp;
+class SemanticIndexer;
+class Summarizer;
+class VectorIndexSet;
+
+// Attempts of a job that needs the models: with backoff doubling from 2 s
+// to at most 5 min, 20 attempts ride out a provider outage of about an hour
+// before the task fails (errors no retry can fix fail at once).
+inline constexpr int kModelJobAttempts = 20;
+
+// What the ingest jobs work with. Every pointer is borrowed and must outlive
+// the runner's workers.
+struct IngestServices {
+  ContentStore* content = nullptr;
+  Catalog* catalog = nullptr;
+  PathLockManager* locks = nullptr;
+  NodeWriter* nodes = nullptr;
+  Embedder* embedder = nullptr;  // the workspace's embedder
+  Summarizer* summarizer = nullptr;
+  SemanticIndexer* indexer = nullptr;  // shared by index/refresh/reindex jobs
+  IndexCatchUp* indexes = nullptr;
+  VectorIndexSet* vectors = nullptr;
+  // `embedding.max_input_tokens` (SemanticIndexerOptions::max_input_tokens).
+  int embedding_max_input_tokens = 4096;
+  // How long a job waits for its path locks.
+  int lock_timeout_ms = 5000;
+};
+
+// Registers the handlers of add_resource, index, refresh and reindex.
+// REQUIRES: every pointer of `services` is set; before runner->Start.
+void RegisterIngestJobs(const IngestServices& services, JobRunner* runner);
+
+// The follow-up job that (re)indexes `path` of `who.account` after a change;
+// nullopt for paths that are never indexed (sessions, hidden files,
+// namespace roots). `kind` kIndex indexes the subtree; kRefresh only its
+// ancestors.
+std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path, JobKind kind,
+                                   int priority);
+
+}  // namespace skald

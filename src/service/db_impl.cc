@@ -1,0 +1,194 @@
+// The Db operations: each resolves the caller's URIs, checks access and
+// forwards to the component that does the work (see db_impl.h). Tasks are
+// the job queue seen through the API: strings only here, at the edge.
+
+#include <fmt/format.h>
+
+#include "service/db_impl.h"
+#include "uri/access.h"
+
+namespace skald {
+namespace {
+
+// content/write may not reach into user-managed subtrees
+// (user/{uid}/{skills,peers,privacy,sessions}).
+Status CheckContentWriteTarget(const VikingUri& uri) {
+  const auto& s = uri.segments();
+  if (s.size() >= 3 && s[0] == "user" &&
+      (s[2] == "skills" || s[2] == "peers" || s[2] == "privacy" || s[2] == "sessions")) {
+    return Status::PermissionDenied(
+        fmt::format("content write is not allowed under viking://user/{}/{}: {}", s[1], s[2],
+                    uri.str()));
+  }
+  return Status::Ok();
+}
+
+TaskInfo ToTaskInfo(const Job& job) {
+  TaskInfo info;
+  info.task_id = job.task_id;
+  info.task_type = job.kind;
+  info.status = std::string(JobStateName(job.state));
+  info.created_ns = job.created_ns;
+  info.updated_ns = job.updated_ns;
+  info.resource_id = job.resource_id;
+  info.stage = job.stage;
+  info.result_json = job.result;
+  info.error = job.error;
+  return info;
+}
+
+}  // namespace
+
+// ---- file system: read ----
+
+Result<std::vector<LsEntry>> DbImpl::Ls(const Identity& who, std::string_view uri_text,
+                                        const LsOptions& options) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  return reader_->List(who, uri, options, options.recursive);
+}
+
+Result<std::vector<LsEntry>> DbImpl::Tree(const Identity& who, std::string_view uri_text,
+                                          const LsOptions& options) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  return reader_->List(who, uri, options, /*recursive=*/true);
+}
+
+Result<NodeInfo> DbImpl::Stat(const Identity& who, std::string_view uri_text) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  return reader_->Stat(who, uri);
+}
+
+Result<std::string> DbImpl::Read(const Identity& who, std::string_view uri_text, int64_t offset,
+                                 int64_t limit) {
+  if (offset < 0) return Status::InvalidArgument(fmt::format("offset must be >= 0, got {}", offset));
+  if (limit < -1) return Status::InvalidArgument(fmt::format("limit must be >= -1, got {}", limit));
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  return reader_->Read(who, uri, offset, limit);
+}
+
+Result<Download> DbImpl::DownloadFile(const Identity& who, std::string_view uri_text) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  return reader_->DownloadFile(who, uri);
+}
+
+Result<std::string> DbImpl::Abstract(const Identity& who, std::string_view uri_text) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  return reader_->Abstract(who, uri);
+}
+
+Result<std::string> DbImpl::Overview(const Identity& who, std::string_view uri_text) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  return reader_->Overview(who, uri);
+}
+
+Result<GlobResult> DbImpl::Glob(const Identity& who, const GlobRequest& request) {
+  return reader_->Glob(who, request);  // resolves after validating the request
+}
+
+Result<GrepResult> DbImpl::Grep(const Identity& who, const GrepRequest& request) {
+  return reader_->Grep(who, request);  // resolves after validating the request
+}
+
+// ---- file system: write (fsck waits while these hold maintenance_mu_ shared) ----
+
+Result<std::string> DbImpl::Mkdir(const Identity& who, std::string_view uri_text,
+                                  std::string_view description) {
+  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, uri));
+  SKALD_RETURN_IF_ERROR(CheckNotReserved(uri));
+  return writer_->Mkdir(who, uri, description);
+}
+
+Result<RmResult> DbImpl::Rm(const Identity& who, std::string_view uri_text, bool recursive) {
+  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, uri));
+  return writer_->Rm(who, uri, recursive);
+}
+
+Result<MvResult> DbImpl::Mv(const Identity& who, std::string_view from_text,
+                            std::string_view to_text) {
+  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
+  SKALD_ASSIGN_OR_RETURN(VikingUri from, Resolve(who, from_text));
+  SKALD_ASSIGN_OR_RETURN(VikingUri to, Resolve(who, to_text));
+  SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, from));
+  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, from));
+  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, to));
+  SKALD_RETURN_IF_ERROR(CheckNotReserved(to));
+  return writer_->Mv(who, from, to);
+}
+
+Result<WriteResult> DbImpl::Write(const Identity& who, const WriteRequest& request) {
+  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, request.uri));
+  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, uri));
+  SKALD_RETURN_IF_ERROR(CheckContentWriteTarget(uri));
+  SKALD_RETURN_IF_ERROR(CheckNotReserved(uri));
+  return writer_->Write(who, uri, request, no_fsck);
+}
+
+Result<FsckReport> DbImpl::Fsck(bool repair) { return upkeep_->Fsck(repair); }
+
+// ---- resources and find ----
+
+Result<std::string> DbImpl::TempUpload(const Identity& who, std::string_view filename,
+                                       std::string_view bytes) {
+  return resources_->TempUpload(who, filename, bytes);
+}
+
+Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
+                                              const AddResourceRequest& request) {
+  return resources_->AddResource(who, request);  // resolves after validating the request
+}
+
+Result<FindResult> DbImpl::Find(const Identity& who, const FindRequest& request) {
+  return finder_->Find(who, request);  // narrows the targets to what `who` may see
+}
+
+// ---- tasks ----
+
+Result<TaskInfo> DbImpl::GetTask(const Identity& who, std::string_view task_id) {
+  SKALD_ASSIGN_OR_RETURN(std::optional<Job> job, catalog_->GetJobByTaskId(task_id));
+  // Tasks name the caller's paths, stages and errors: a user sees their own
+  // (OpenViking: "own; ROOT: all").
+  bool visible = job && (who.role == Role::kRoot ||
+                         (job->account == who.account && job->user == who.user));
+  if (!visible) {
+    return Status::NotFound("Task not found or expired")
+        .WithDetail("resource", std::string(task_id))
+        .WithDetail("type", "task");
+  }
+  return ToTaskInfo(*job);
+}
+
+Result<std::vector<TaskInfo>> DbImpl::ListTasks(const Identity& who, const TaskFilter& filter) {
+  if (filter.limit < 0 || filter.limit > 200) {
+    return Status::InvalidArgument("limit must be between 0 and 200");
+  }
+  JobFilter query;
+  query.kind = filter.task_type;
+  query.resource_id = filter.resource_id;
+  if (!filter.status.empty()) {
+    query.state = ParseJobState(filter.status);
+    if (!query.state) {
+      return Status::InvalidArgument(fmt::format("unknown task status '{}'", filter.status));
+    }
+  }
+  if (who.role != Role::kRoot) {
+    query.account = who.account;
+    query.user = who.user;
+  }
+  std::vector<TaskInfo> out;
+  if (filter.limit == 0) return out;
+  query.limit = filter.limit;
+  SKALD_ASSIGN_OR_RETURN(std::vector<Job> jobs, catalog_->ListJobs(query));
+  for (const Job& job : jobs) out.push_back(ToTaskInfo(job));
+  return out;
+}
+
+Status DbImpl::WaitIdle(int64_t timeout_ms, bool wait_for_retries) {
+  return runner_->WaitIdle(timeout_ms, wait_for_retries);
+}
+
+}  // namespace skald

@@ -1,0 +1,44 @@
+#pragma once
+
+// Finder: the `find` operation — a caller's request mapped onto the
+// retriever over the vector and lexical indexes, limited to what the caller
+// may see (find_ops.cc).
+//
+// Thread safety: safe for concurrent use (the indexes and the retriever
+// are). Everything passed in is borrowed and must outlive the finder.
+
+#include "index/lexical_index.h"
+#include "index/vector_index_set.h"
+#include "retrieve/retriever.h"
+#include "service/uri_resolver.h"
+#include "skald/db.h"
+#include "storage/catalog.h"
+
+namespace skald {
+
+class Finder {
+ public:
+  // `vectors` is null without an embedder. `options` supplies the embedder
+  // and reranker.
+  Finder(const DbOptions* options, UriResolver* resolver, Catalog* catalog, VectorIndexSet* vectors,
+         LexicalIndex* lexical, Retriever* retriever)
+      : options_(*options),
+        resolver_(resolver),
+        catalog_(catalog),
+        vectors_(vectors),
+        lexical_(lexical),
+        retriever_(retriever) {}
+
+  // Db::Find: hits sorted into memories, resources and skills.
+  Result<FindResult> Find(const Identity& who, const FindRequest& request);
+
+ private:
+  const DbOptions& options_;
+  UriResolver* const resolver_;
+  Catalog* const catalog_;
+  VectorIndexSet* const vectors_;
+  LexicalIndex* const lexical_;
+  Retriever* const retriever_;
+};
+
+}  // namespace skald

@@ -1,0 +1,90 @@
+// Upkeep: hourly maintenance, fsck, and the index jobs for repaired nodes.
+
+#include "service/upkeep.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+
+#include "common/time_util.h"
+#include "ingest/ingest_jobs.h"
+
+namespace skald {
+
+void Upkeep::MaybeRunMaintenance() {
+  constexpr int64_t kEveryNs = int64_t{3600} * 1'000'000'000;
+  int64_t now = NowNanos();
+  int64_t last = last_maintenance_ns_.load();
+  if (now - last < kEveryNs) return;
+  if (!last_maintenance_ns_.compare_exchange_strong(last, now)) return;  // another worker
+  std::shared_lock<std::shared_mutex> running(maintenance_mu_);
+  Status st = RunMaintenance();
+  if (!st.ok()) spdlog::warn("maintenance: {}", st.ToString());
+}
+
+Status Upkeep::RunMaintenance() {
+  constexpr int64_t kDayNs = int64_t{24} * 3600 * 1'000'000'000;
+  const int64_t now = NowNanos();
+  // Uploads never imported expire after a day (TempUpload's contract).
+  std::error_code ec;
+  std::filesystem::path uploads = std::filesystem::path(options_.workspace) / "temp" / "upload";
+  for (std::filesystem::directory_iterator it(uploads, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    auto written = std::filesystem::last_write_time(it->path(), ec);
+    if (ec) continue;
+    auto age = std::filesystem::file_time_type::clock::now() - written;
+    // An upload claimed by an import lives as long as its task may retry.
+    bool claimed = it->path().extension() == ".claimed";
+    if (age > std::chrono::hours(claimed ? 24 * 7 : 24)) std::filesystem::remove(it->path(), ec);
+  }
+  SKALD_ASSIGN_OR_RETURN(uint64_t old_jobs, catalog_->PurgeFinishedJobs(now - 7 * kDayNs));
+  // Tombstones can go once every index has applied them and saved that:
+  // read the applied sequence first, then save (the saved files reflect at
+  // least that much even if a catch-up runs in between).
+  int64_t applied = lexical_->applied_seq();
+  if (vectors_) applied = std::min(applied, vectors_->MinAppliedSeq());
+  if (vectors_) SKALD_RETURN_IF_ERROR(vectors_->SaveAll());
+  SKALD_ASSIGN_OR_RETURN(uint64_t tombstones, catalog_->PurgeTombstones(applied));
+  if (old_jobs + tombstones > 0) {
+    spdlog::info("maintenance: {} finished jobs and {} tombstones purged", old_jobs, tombstones);
+  }
+  return Status::Ok();
+}
+
+Status Upkeep::IndexRepairedNodes(const std::vector<ReconcileIssue>& issues) {
+  if (!indexing_) return Status::Ok();
+  // Adopted content gets records; a dropped path's records went with its
+  // node, and the job refreshes the summaries above it.
+  for (const ReconcileIssue& issue : issues) {
+    if (!issue.repaired) continue;
+    Identity who;
+    who.account = issue.account;
+    who.user = "";
+    if (std::optional<JobSpec> job =
+            IndexJobFor(who, issue.path, JobKind::kIndex, kJobPriorityInteractive)) {
+      SKALD_ASSIGN_OR_RETURN(Job queued, jobs_->Enqueue(*job));
+      (void)queued;
+    }
+  }
+  return Status::Ok();
+}
+
+Result<FsckReport> Upkeep::Fsck(bool repair) {
+  std::unique_lock<std::shared_mutex> no_jobs(maintenance_mu_);
+  ReconcileOptions check;
+  check.repair = repair;
+  check.verify_hashes = true;
+  SKALD_ASSIGN_OR_RETURN(ReconcileReport report, Reconcile(*content_, *catalog_, check));
+  no_jobs.unlock();
+  if (repair) SKALD_RETURN_IF_ERROR(IndexRepairedNodes(report.issues));
+  FsckReport out;
+  out.nodes_checked = report.nodes_checked;
+  for (ReconcileIssue& issue : report.issues) {
+    std::string uri = "viking://" + issue.path;
+    out.issues.push_back(FsckIssue{std::move(issue.kind), std::move(issue.account),
+                                   std::move(uri), std::move(issue.detail), issue.repaired});
+  }
+  return out;
+}
+
+}  // namespace skald

@@ -1,0 +1,46 @@
+#include "service/uri_resolver.h"
+
+#include <chrono>
+
+#include "uri/access.h"
+
+namespace skald {
+
+Status UriResolver::EnsureAccount(const std::string& account) {
+  {
+    std::lock_guard<std::mutex> lock(accounts_mu_);
+    if (ready_accounts_.count(account)) return Status::Ok();
+  }
+  if (!IsValidIdentifier(account, /*is_account=*/true)) {
+    return Status::InvalidArgument("invalid account id: " + account);
+  }
+  // Every account has viking://resources (reference §6 "Preset dirs").
+  PathLockGuard guard;
+  SKALD_RETURN_IF_ERROR(locks_->Acquire({{account, "resources", PathLockKind::kExact}},
+                                        std::chrono::milliseconds(lock_timeout_ms_), &guard));
+  SKALD_RETURN_IF_ERROR(content_->MakeDir(account, ""));
+  SKALD_ASSIGN_OR_RETURN(auto existing, catalog_->Get(account, "resources"));
+  if (!existing) {
+    SKALD_RETURN_IF_ERROR(content_->MakeDir(account, "resources"));
+    SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->Stat(account, "resources"));
+    CatalogNode node;
+    node.path = "resources";
+    node.is_dir = true;
+    node.mtime_ns = node.ctime_ns = attr.mtime_ns;
+    SKALD_RETURN_IF_ERROR(catalog_->Put(account, node));
+  }
+  std::lock_guard<std::mutex> lock(accounts_mu_);
+  ready_accounts_.insert(account);
+  return Status::Ok();
+}
+
+Result<VikingUri> UriResolver::Resolve(const Identity& who, std::string_view text) {
+  SKALD_RETURN_IF_ERROR(EnsureAccount(who.account));
+  UriParseOptions parse;
+  parse.identity = &who;
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(text, parse));
+  SKALD_RETURN_IF_ERROR(CheckReadAccess(who, uri));
+  return uri;
+}
+
+}  // namespace skald

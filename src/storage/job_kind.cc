@@ -1,0 +1,32 @@
+#include "storage/job_kind.h"
+
+#include <array>
+#include <utility>
+
+namespace skald {
+namespace {
+
+constexpr std::array<std::pair<JobKind, std::string_view>, 4> kNames = {{
+    {JobKind::kAddResource, "add_resource"},
+    {JobKind::kIndex, "index"},
+    {JobKind::kRefresh, "refresh"},
+    {JobKind::kReindex, "reindex"},
+}};
+
+}  // namespace
+
+std::string_view JobKindName(JobKind kind) {
+  for (const auto& [k, name] : kNames) {
+    if (k == kind) return name;
+  }
+  return "unknown";
+}
+
+std::optional<JobKind> ParseJobKind(std::string_view name) {
+  for (const auto& [k, n] : kNames) {
+    if (n == name) return k;
+  }
+  return std::nullopt;
+}
+
+}  // namespace skald

@@ -1,0 +1,34 @@
+#pragma once
+
+// JobKind: what a background job does. Inside the core a job's kind is this
+// enum; its name is only the text stored in the catalog's `jobs.kind` column
+// (and shown as a task's `task_type` at the JSON edge).
+//
+// Every module that runs background work adds its kinds here and registers
+// a handler for each with the JobRunner (storage/job_runner.h): ingest
+// registers add_resource/index/refresh/reindex; sessions and skills will
+// add theirs. Stored names never change: workspaces keep their queued jobs
+// across upgrades.
+//
+// Thread safety: pure functions.
+
+#include <optional>
+#include <string_view>
+
+namespace skald {
+
+enum class JobKind {
+  kAddResource,  // "add_resource": import a source into a resource tree (ingest/import_job.h)
+  kIndex,        // "index": summarize and embed a subtree, then its ancestors
+  kRefresh,      // "refresh": refresh the summaries above a changed path
+  kReindex,      // "reindex": re-embed every record after an embedder change
+};
+
+// The stored name of `kind` ("add_resource", "index", "refresh", "reindex").
+std::string_view JobKindName(JobKind kind);
+
+// Inverse of JobKindName; nullopt for a name this binary does not know (a
+// job written by a newer version, or a damaged row).
+std::optional<JobKind> ParseJobKind(std::string_view name);
+
+}  // namespace skald

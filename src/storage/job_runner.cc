@@ -1,0 +1,171 @@
+#include "storage/job_runner.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <utility>
+
+namespace skald {
+
+bool IsPermanentJobError(const Status& st) {
+  switch (st.code()) {
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+    case StatusCode::kPermissionDenied:
+    case StatusCode::kFailedPrecondition:
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kCorruption:
+    case StatusCode::kResourceExhausted:  // e.g. a source over the file-count limit
+      return true;
+    default:
+      return false;
+  }
+}
+
+JobProgress JobContext::Progress() {
+  JobQueue* queue = runner_->queue();
+  const int64_t lease_ns = runner_->options_.lease_ns;
+  const int64_t renew_every_ns = runner_->options_.renew_every_ns;
+  auto last_renew = std::make_shared<int64_t>(queue->Now());
+  return [queue, lease_ns, renew_every_ns, id = job_->id, last_renew](std::string_view stage) {
+    Status st = queue->SetStage(id, stage);
+    if (queue->Now() - *last_renew > renew_every_ns) {
+      st = queue->Renew(id, lease_ns);
+      *last_renew = queue->Now();
+    }
+    if (!st.ok()) spdlog::warn("job progress: {}", st.ToString());
+  };
+}
+
+bool JobContext::stopping() const { return runner_->stopping_.load(); }
+
+const std::atomic<bool>* JobContext::stop_flag() const { return &runner_->stopping_; }
+
+Status JobContext::SetStage(std::string_view stage) {
+  return runner_->queue()->SetStage(job_->id, stage);
+}
+
+Status JobContext::Complete(std::string_view result_json) {
+  SKALD_RETURN_IF_ERROR(runner_->queue()->Complete(job_->id, result_json));
+  completed_ = true;
+  return Status::Ok();
+}
+
+JobRunner::JobRunner(Catalog* catalog, JobRunnerOptions options)
+    : catalog_(catalog),
+      options_(std::move(options)),
+      queue_(std::make_unique<JobQueue>(catalog, options_.queue)) {}
+
+JobRunner::~JobRunner() { Stop(); }
+
+void JobRunner::RegisterHandler(JobKind kind, JobHandler handler) {
+  handlers_[kind] = std::move(handler);
+}
+
+void JobRunner::SetIdleTask(std::function<void()> task) { idle_task_ = std::move(task); }
+
+void JobRunner::Start(int workers) {
+  for (int i = 0; i < workers; ++i) {
+    workers_.emplace_back([this] { WorkerLoop(); });
+  }
+}
+
+void JobRunner::Stop() {
+  stopping_ = true;
+  queue_->Shutdown();
+  for (std::thread& t : workers_) t.join();
+  workers_.clear();
+}
+
+void JobRunner::WorkerLoop() {
+  while (true) {
+    Result<std::optional<Job>> leased =
+        queue_->WaitAndLease({}, options_.lease_ns, options_.idle_wait);
+    if (leased.ok() && !leased->has_value() && queue_->is_shut_down()) return;
+    if (!leased.ok()) {
+      spdlog::error("job queue: {}", leased.status().ToString());
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      continue;
+    }
+    if (!leased->has_value()) {
+      if (idle_task_) idle_task_();
+      continue;
+    }
+    RunOne(**leased);
+  }
+}
+
+void JobRunner::RunOne(const Job& job) {
+  std::shared_lock<std::shared_mutex> running;
+  if (options_.job_lock) running = std::shared_lock<std::shared_mutex>(*options_.job_lock);
+  JobContext context(this, &job);
+  Status st = Dispatch(context);
+  if (st.ok()) {
+    if (!context.completed()) st = queue_->Complete(job.id, "");
+    if (!st.ok()) spdlog::error("job {}: {}", job.task_id, st.ToString());
+    return;
+  }
+  int64_t delay = JobQueue::RetryDelay(job.attempts, options_.retry_base_ns, options_.retry_max_ns);
+  bool permanent = IsPermanentJobError(st);
+  spdlog::warn("job {} ({} {}) failed (attempt {}/{}{}): {}", job.task_id, job.kind,
+               job.resource_id, job.attempts, job.max_attempts, permanent ? ", not retried" : "",
+               st.ToString());
+  Status failed = queue_->Fail(job.id, st.ToString(), delay, permanent);
+  if (!failed.ok()) spdlog::error("job {}: {}", job.task_id, failed.ToString());
+}
+
+Status JobRunner::Dispatch(JobContext& context) {
+  const Job& job = context.job();
+  std::optional<JobKind> kind = ParseJobKind(job.kind);
+  if (!kind) {
+    return Status::InvalidArgument(
+        fmt::format("unknown job kind '{}' (written by a newer version of Skald?)", job.kind));
+  }
+  auto handler = handlers_.find(*kind);
+  if (handler == handlers_.end()) {
+    return Status::FailedPrecondition(
+        fmt::format("no handler is registered for job kind '{}'", job.kind));
+  }
+  return handler->second(context);
+}
+
+Result<Job> JobRunner::AwaitTask(const std::string& task_id, std::optional<double> timeout_s) {
+  auto timeout = std::chrono::milliseconds(
+      timeout_s.has_value() ? static_cast<int64_t>(*timeout_s * 1000) : int64_t{24} * 3600 * 1000);
+  SKALD_ASSIGN_OR_RETURN(Job job, queue_->WaitForTask(task_id, timeout));
+  if (job.state == JobState::kFailed) {
+    return Status::Internal(fmt::format("task {} failed: {}", task_id, job.error))
+        .WithReason("PROCESSING_ERROR")
+        .WithDetail("task_id", task_id);
+  }
+  return job;
+}
+
+Status JobRunner::WaitIdle(int64_t timeout_ms, bool wait_for_retries) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (true) {
+    SKALD_ASSIGN_OR_RETURN(uint64_t pending, catalog_->CountJobs(JobState::kPending));
+    SKALD_ASSIGN_OR_RETURN(uint64_t running, catalog_->CountJobs(JobState::kRunning));
+    if (!wait_for_retries && pending > 0) {
+      JobFilter waiting;
+      waiting.state = JobState::kPending;
+      waiting.limit = 0;
+      SKALD_ASSIGN_OR_RETURN(std::vector<Job> jobs, catalog_->ListJobs(waiting));
+      int64_t now = queue_->Now();
+      pending = 0;
+      for (const Job& job : jobs) pending += job.not_before_ns <= now ? 1 : 0;
+    }
+    if (pending + running == 0) return Status::Ok();
+    if (workers_.empty()) {
+      return Status::FailedPrecondition("background jobs are queued but no worker runs them" +
+                                        options_.no_workers_note);
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Status::DeadlineExceeded(
+          fmt::format("{} background jobs still pending or running", pending + running));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace skald

@@ -1,0 +1,182 @@
+#pragma once
+
+// JobRunner: executes the durable job queue. It owns the queue
+// (storage/job_queue.h) and its worker threads; modules register one handler
+// per JobKind (RegisterHandler), and a worker leases the most urgent runnable
+// job (priority, then age), dispatches it to its kind's handler and records
+// the outcome:
+//
+// - ok: the job is completed (with "" as its result unless the handler
+//   completed it itself through JobContext::Complete);
+// - an error no retry can fix (IsPermanentJobError: bad input, a source that
+//   is gone, a conflict with the tree's shape) fails the job at once;
+// - any other error (a provider that is down, a lock timeout, an I/O error)
+//   returns it to the queue, not leased again before an exponential backoff
+//   (retry_base_ns doubling up to retry_max_ns), until its max_attempts are
+//   used up;
+// - a kind this binary does not know (a job written by a newer version) or
+//   one without a handler fails that job with a clear error; the queue goes
+//   on with the next job.
+//
+// A worker that dies mid-job leaves a lease that expires (long jobs renew it
+// through JobContext::Progress), and the job runs again.
+//
+// Thread safety: RegisterHandler and SetIdleTask before Start; everything
+// else is safe from any thread. Handlers run on the worker threads, several
+// at once (one job per worker). The Catalog must outlive the runner; the
+// destructor stops and joins the workers.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "skald/result.h"
+#include "storage/catalog.h"
+#include "storage/job_kind.h"
+#include "storage/job_queue.h"
+
+namespace skald {
+
+// Progress callback of a running job: records `stage` as the task's progress
+// label (and renews the lease now and then). Same signature as
+// ingest's IndexProgress, so it can be handed to the indexer as is.
+using JobProgress = std::function<void(std::string_view stage)>;
+
+class JobRunner;
+
+// What a handler gets for the job it runs. Valid only during the handler
+// call. Thread safety: used by the one worker thread that runs the job.
+class JobContext {
+ public:
+  JobContext(JobRunner* runner, const Job* job) : runner_(runner), job_(job) {}
+
+  const Job& job() const { return *job_; }
+
+  // A progress callback for this job: each call records the stage label and,
+  // every renew_every_ns, extends the lease so a long job is never taken for
+  // a dead one. Errors are logged, not returned (progress is best effort).
+  JobProgress Progress();
+
+  // True once the runner is stopping: a long handler returns at its next
+  // step (with an error that is retried, e.g. Unavailable; the job then runs
+  // again after a restart).
+  bool stopping() const;
+  // The flag behind stopping(), for code that takes one (SemanticIndexer).
+  const std::atomic<bool>* stop_flag() const;
+
+  // Records `stage` as the task's progress label now; errors are returned.
+  Status SetStage(std::string_view stage);
+
+  // Completes the job now with `result_json` (JSON text or ""), for handlers
+  // that must do something only once the job can never run again (e.g.
+  // delete the upload it imported). The runner then does not complete it
+  // again. REQUIRES: called at most once, and the handler returns Ok after.
+  Status Complete(std::string_view result_json);
+  bool completed() const { return completed_; }
+
+ private:
+  JobRunner* runner_;
+  const Job* job_;
+  bool completed_ = false;
+};
+
+// Runs one job. Returns Ok when done (the runner completes the job unless the
+// handler did), or the error (see the class comment for retries).
+using JobHandler = std::function<Status(JobContext& context)>;
+
+// True for errors no retry can fix: InvalidArgument, NotFound,
+// PermissionDenied, FailedPrecondition, AlreadyExists, Corruption and
+// ResourceExhausted (e.g. a source over the file-count limit).
+bool IsPermanentJobError(const Status& status);
+
+struct JobRunnerOptions {
+  // The queue's clock hook and re-poll interval (tests inject a fake clock).
+  JobQueueOptions queue;
+  // A leased job is taken for dead when not renewed for this long.
+  int64_t lease_ns = int64_t{10} * 60 * 1'000'000'000;
+  // How often JobContext::Progress renews the lease of a long job.
+  int64_t renew_every_ns = int64_t{30} * 1'000'000'000;
+  // Backoff after the n-th failed attempt: min(retry_max_ns, retry_base_ns * 2^(n-1)).
+  int64_t retry_base_ns = 2'000'000'000;
+  int64_t retry_max_ns = int64_t{5} * 60 * 1'000'000'000;
+  // How long an idle worker waits for work before it runs the idle task.
+  std::chrono::milliseconds idle_wait{1000};
+  // When set, held shared while a worker runs a job, so that whoever takes
+  // it exclusively (fsck) never runs beside a job. Borrowed; must outlive
+  // the runner.
+  std::shared_mutex* job_lock = nullptr;
+  // Appended to WaitIdle's error when jobs are queued but no worker runs,
+  // e.g. " (no embedder configured)".
+  std::string no_workers_note;
+};
+
+class JobRunner {
+ public:
+  // `catalog` is borrowed. REQUIRES: catalog != nullptr and outlives the runner.
+  JobRunner(Catalog* catalog, JobRunnerOptions options);
+  ~JobRunner();
+  JobRunner(const JobRunner&) = delete;
+  JobRunner& operator=(const JobRunner&) = delete;
+
+  // Registers the handler of `kind` (replacing an earlier one).
+  // REQUIRES: before Start.
+  void RegisterHandler(JobKind kind, JobHandler handler);
+
+  // Work a worker does when it waited idle_wait and found no job (e.g.
+  // hourly upkeep that throttles itself). REQUIRES: before Start.
+  void SetIdleTask(std::function<void()> task);
+
+  // Starts `workers` worker threads (0: none; jobs then wait in the queue).
+  // REQUIRES: called at most once.
+  void Start(int workers);
+
+  // Stops: running handlers see stopping() and the queue wakes every
+  // waiter; joins the workers. Idempotent; the destructor calls it.
+  void Stop();
+
+  // The durable queue (enqueue, notify, clock). Owned by the runner.
+  JobQueue* queue() { return queue_.get(); }
+
+  // Set once Stop began; handlers that take a stop flag (the indexer) read it.
+  const std::atomic<bool>* stop_flag() const { return &stopping_; }
+
+  // Number of worker threads started.
+  int workers() const { return static_cast<int>(workers_.size()); }
+
+  // Waits until the task ends or `timeout_s` passes (none: a day) and returns
+  // the job as last read; a failed task is an Internal error (reason
+  // PROCESSING_ERROR) carrying the job's error.
+  Result<Job> AwaitTask(const std::string& task_id, std::optional<double> timeout_s);
+
+  // Waits until no job is pending or running (`wait_for_retries` false:
+  // jobs waiting out a retry backoff do not count). FailedPrecondition when
+  // jobs are queued but no worker runs; DeadlineExceeded after `timeout_ms`.
+  Status WaitIdle(int64_t timeout_ms, bool wait_for_retries);
+
+ private:
+  friend class JobContext;
+
+  void WorkerLoop();
+  // Runs one leased job and records its outcome.
+  void RunOne(const Job& job);
+  Status Dispatch(JobContext& context);
+
+  Catalog* const catalog_;
+  const JobRunnerOptions options_;
+  std::unique_ptr<JobQueue> queue_;
+  std::map<JobKind, JobHandler> handlers_;  // fixed before Start
+  std::function<void()> idle_task_;         // fixed before Start
+  std::vector<std::thread> workers_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace skald

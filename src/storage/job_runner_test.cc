@@ -1,0 +1,270 @@
+#include "storage/job_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "storage/catalog.h"
+#include "tests/testutil/temp_dir.h"
+
+namespace skald {
+namespace {
+
+constexpr int64_t kSecond = 1'000'000'000;
+constexpr double kLongWaitS = 120;  // a correct runner finishes long before
+
+JobSpec Spec(JobKind kind, std::string resource = "viking://resources/a") {
+  JobSpec s;
+  s.kind = std::string(JobKindName(kind));
+  s.account = "acct";
+  s.resource_id = std::move(resource);
+  return s;
+}
+
+class JobRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = Catalog::Open({dir_.Sub("skald.db")});
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    catalog_ = std::move(c).value();
+    options_.queue.now = [this] { return clock_.load(); };
+    options_.queue.poll_interval = std::chrono::milliseconds(5);
+    options_.idle_wait = std::chrono::milliseconds(5);
+    options_.retry_base_ns = 7 * kSecond;
+    options_.retry_max_ns = 60 * kSecond;
+  }
+  void TearDown() override { runner_.reset(); }
+  JobRunner& MakeRunner() {
+    runner_ = std::make_unique<JobRunner>(catalog_.get(), options_);
+    return *runner_;
+  }
+  Job Get(const std::string& task_id) {
+    auto j = catalog_->GetJobByTaskId(task_id);
+    EXPECT_TRUE(j.ok() && j->has_value());
+    return j.ok() && j->has_value() ? **j : Job{};
+  }
+  // The job as soon as it is finished (completed or failed); polls the
+  // catalog (a failure does not wake WaitForTask before attempts run out).
+  Job AwaitFinished(const std::string& task_id) {
+    auto done = runner_->queue()->WaitForTask(task_id, std::chrono::minutes(2));
+    EXPECT_TRUE(done.ok()) << done.status().ToString();
+    return done.ok() ? *done : Job{};
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Catalog> catalog_;
+  std::atomic<int64_t> clock_{1000 * kSecond};
+  JobRunnerOptions options_;
+  std::unique_ptr<JobRunner> runner_;
+};
+
+TEST_F(JobRunnerTest, DispatchesEachJobToTheHandlerOfItsKind) {
+  JobRunner& runner = MakeRunner();
+  std::mutex mu;
+  std::vector<std::pair<JobKind, std::string>> seen;
+  for (JobKind kind : {JobKind::kIndex, JobKind::kRefresh}) {
+    runner.RegisterHandler(kind, [&, kind](JobContext& ctx) {
+      std::lock_guard<std::mutex> lock(mu);
+      seen.emplace_back(kind, ctx.job().resource_id);
+      return Status::Ok();
+    });
+  }
+  auto index = runner.queue()->Enqueue(Spec(JobKind::kIndex, "viking://resources/i"));
+  auto refresh = runner.queue()->Enqueue(Spec(JobKind::kRefresh, "viking://resources/r"));
+  ASSERT_TRUE(index.ok() && refresh.ok());
+  runner.Start(2);
+  ASSERT_TRUE(runner.AwaitTask(index->task_id, kLongWaitS).ok());
+  ASSERT_TRUE(runner.AwaitTask(refresh->task_id, kLongWaitS).ok());
+  EXPECT_EQ(Get(index->task_id).state, JobState::kCompleted);
+  EXPECT_EQ(Get(refresh->task_id).state, JobState::kCompleted);
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(seen.size(), 2u);
+  for (const auto& [kind, resource] : seen) {
+    EXPECT_EQ(resource, kind == JobKind::kIndex ? "viking://resources/i" : "viking://resources/r");
+  }
+}
+
+TEST_F(JobRunnerTest, AHandlerMayCompleteItsJobWithAResult) {
+  JobRunner& runner = MakeRunner();
+  runner.RegisterHandler(JobKind::kAddResource, [](JobContext& ctx) {
+    ctx.Progress()("importing");
+    return ctx.Complete(R"({"files":3})");
+  });
+  auto job = runner.queue()->Enqueue(Spec(JobKind::kAddResource));
+  ASSERT_TRUE(job.ok());
+  runner.Start(1);
+  Result<Job> done = runner.AwaitTask(job->task_id, kLongWaitS);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(done->state, JobState::kCompleted);
+  EXPECT_EQ(done->result, R"({"files":3})");
+  EXPECT_EQ(done->stage, "importing");
+}
+
+TEST_F(JobRunnerTest, AnUnknownKindFailsThatJobAndTheQueueGoesOn) {
+  JobRunner& runner = MakeRunner();
+  std::atomic<int> ran{0};
+  runner.RegisterHandler(JobKind::kIndex, [&](JobContext&) {
+    ++ran;
+    return Status::Ok();
+  });
+  JobSpec future;
+  future.kind = "session_commit_v9";  // e.g. queued by a newer version
+  future.account = "acct";
+  future.priority = kJobPriorityInteractive;  // leased first
+  auto unknown = runner.queue()->Enqueue(future);
+  auto known = runner.queue()->Enqueue(Spec(JobKind::kIndex));
+  ASSERT_TRUE(unknown.ok() && known.ok());
+  runner.Start(1);
+  Result<Job> failed = runner.AwaitTask(unknown->task_id, kLongWaitS);
+  EXPECT_EQ(failed.status().code(), StatusCode::kInternal);
+  Job row = Get(unknown->task_id);
+  EXPECT_EQ(row.state, JobState::kFailed);
+  EXPECT_EQ(row.attempts, 1);  // no retry can teach this binary a new kind
+  EXPECT_NE(row.error.find("unknown job kind 'session_commit_v9'"), std::string::npos) << row.error;
+  ASSERT_TRUE(runner.AwaitTask(known->task_id, kLongWaitS).ok());
+  EXPECT_EQ(ran.load(), 1);
+}
+
+TEST_F(JobRunnerTest, AKindWithoutHandlerFailsWithAnError) {
+  JobRunner& runner = MakeRunner();
+  auto job = runner.queue()->Enqueue(Spec(JobKind::kReindex));
+  ASSERT_TRUE(job.ok());
+  runner.Start(1);
+  EXPECT_FALSE(runner.AwaitTask(job->task_id, kLongWaitS).ok());
+  Job row = Get(job->task_id);
+  EXPECT_EQ(row.state, JobState::kFailed);
+  EXPECT_NE(row.error.find("no handler is registered for job kind 'reindex'"), std::string::npos)
+      << row.error;
+}
+
+TEST_F(JobRunnerTest, APermanentErrorFailsAtOnce) {
+  JobRunner& runner = MakeRunner();
+  std::atomic<int> calls{0};
+  runner.RegisterHandler(JobKind::kIndex, [&](JobContext&) {
+    ++calls;
+    return Status::InvalidArgument("payload names no path");
+  });
+  JobSpec spec = Spec(JobKind::kIndex);
+  spec.max_attempts = 5;
+  auto job = runner.queue()->Enqueue(spec);
+  ASSERT_TRUE(job.ok());
+  runner.Start(1);
+  Job row = AwaitFinished(job->task_id);
+  EXPECT_EQ(row.state, JobState::kFailed);
+  EXPECT_EQ(row.attempts, 1);
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_NE(row.error.find("payload names no path"), std::string::npos) << row.error;
+  Result<Job> awaited = runner.AwaitTask(job->task_id, kLongWaitS);
+  EXPECT_EQ(awaited.status().code(), StatusCode::kInternal);
+  EXPECT_NE(awaited.status().message().find("payload names no path"), std::string::npos);
+}
+
+TEST_F(JobRunnerTest, ATransientErrorIsRetriedAfterABackoff) {
+  JobRunner& runner = MakeRunner();
+  std::atomic<int> calls{0};
+  runner.RegisterHandler(JobKind::kIndex, [&](JobContext&) {
+    return ++calls == 1 ? Status::Unavailable("provider is down") : Status::Ok();
+  });
+  const int64_t enqueued_at = clock_.load();
+  auto job = runner.queue()->Enqueue(Spec(JobKind::kIndex));
+  ASSERT_TRUE(job.ok());
+  runner.Start(1);
+  // The first attempt fails and the job waits out its backoff: the fake
+  // clock stands still, so it is not leased again until the test moves it.
+  Job waiting;
+  do {
+    std::this_thread::yield();
+    waiting = Get(job->task_id);
+  } while (waiting.error.empty());
+  EXPECT_EQ(waiting.state, JobState::kPending);
+  EXPECT_EQ(waiting.attempts, 1);
+  EXPECT_EQ(waiting.not_before_ns, enqueued_at + options_.retry_base_ns);
+  EXPECT_NE(waiting.error.find("provider is down"), std::string::npos);
+  EXPECT_EQ(calls.load(), 1);
+
+  clock_ += options_.retry_base_ns;  // the backoff is over
+  Result<Job> done = runner.AwaitTask(job->task_id, kLongWaitS);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(done->state, JobState::kCompleted);
+  EXPECT_EQ(done->attempts, 2);
+  EXPECT_EQ(calls.load(), 2);
+}
+
+TEST_F(JobRunnerTest, TransientErrorsFailTheJobWhenAttemptsRunOut) {
+  options_.retry_base_ns = 0;  // no backoff: each retry is due at once
+  options_.retry_max_ns = 0;
+  JobRunner& runner = MakeRunner();
+  std::atomic<int> calls{0};
+  runner.RegisterHandler(JobKind::kRefresh, [&](JobContext&) {
+    ++calls;
+    return Status::IOError("disk hiccup");
+  });
+  JobSpec spec = Spec(JobKind::kRefresh);
+  spec.max_attempts = 3;
+  auto job = runner.queue()->Enqueue(spec);
+  ASSERT_TRUE(job.ok());
+  runner.Start(1);
+  Job row = AwaitFinished(job->task_id);
+  EXPECT_EQ(row.state, JobState::kFailed);
+  EXPECT_EQ(row.attempts, 3);
+  EXPECT_EQ(calls.load(), 3);
+}
+
+TEST_F(JobRunnerTest, StopEndsRunningHandlersAndWorkers) {
+  JobRunner& runner = MakeRunner();
+  std::atomic<bool> started{false};
+  runner.RegisterHandler(JobKind::kAddResource, [&](JobContext& ctx) {
+    started = true;
+    while (!ctx.stopping()) std::this_thread::yield();
+    return Status::Unavailable("interrupted by shutdown");
+  });
+  auto job = runner.queue()->Enqueue(Spec(JobKind::kAddResource));
+  ASSERT_TRUE(job.ok());
+  runner.Start(2);
+  while (!started) std::this_thread::yield();
+  runner.Stop();  // returns only once both workers have ended
+  EXPECT_EQ(runner.workers(), 0);
+  EXPECT_TRUE(*runner.stop_flag());
+  // The interrupted job goes back to the queue for the next run.
+  Job row = Get(job->task_id);
+  EXPECT_EQ(row.state, JobState::kPending);
+  // Nothing runs a job enqueued after the stop.
+  auto later = catalog_->EnqueueJob(Spec(JobKind::kAddResource));
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ(Get(later->task_id).state, JobState::kPending);
+  EXPECT_EQ(runner.WaitIdle(0, true).code(), StatusCode::kFailedPrecondition);
+}
+
+TEST_F(JobRunnerTest, WaitIdleReturnsOnceEveryJobIsDone) {
+  JobRunner& runner = MakeRunner();
+  runner.RegisterHandler(JobKind::kIndex, [](JobContext&) { return Status::Ok(); });
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(runner.queue()->Enqueue(Spec(JobKind::kIndex)).ok());
+  runner.Start(2);
+  ASSERT_TRUE(runner.WaitIdle(120'000, true).ok());
+  EXPECT_EQ(*catalog_->CountJobs(JobState::kCompleted), 5u);
+}
+
+TEST(JobKindTest, NamesRoundTrip) {
+  for (JobKind kind :
+       {JobKind::kAddResource, JobKind::kIndex, JobKind::kRefresh, JobKind::kReindex}) {
+    EXPECT_EQ(ParseJobKind(JobKindName(kind)), kind);
+  }
+  EXPECT_EQ(JobKindName(JobKind::kAddResource), "add_resource");
+  EXPECT_FALSE(ParseJobKind("semantic").has_value());
+  EXPECT_FALSE(ParseJobKind("").has_value());
+}
+
+TEST(JobErrorTest, PermanentErrorsAreThoseNoRetryCanFix) {
+  EXPECT_TRUE(IsPermanentJobError(Status::InvalidArgument("x")));
+  EXPECT_TRUE(IsPermanentJobError(Status::NotFound("x")));
+  EXPECT_TRUE(IsPermanentJobError(Status::ResourceExhausted("x")));
+  EXPECT_FALSE(IsPermanentJobError(Status::Unavailable("x")));
+  EXPECT_FALSE(IsPermanentJobError(Status::IOError("x")));
+  EXPECT_FALSE(IsPermanentJobError(Status::DeadlineExceeded("x")));
+}
+
+}  // namespace
+}  // namespace skald

@@ -1,0 +1,61 @@
+#include "storage/node_writer.h"
+
+#include <fmt/format.h>
+
+#include "common/hash.h"
+
+namespace skald {
+
+Status NodeWriter::EnsureDirectories(const Identity& who, const VikingUri& dir, bool include_self) {
+  std::vector<VikingUri> chain;
+  for (VikingUri d = include_self ? dir : dir.Parent(); !d.is_root(); d = d.Parent()) {
+    chain.push_back(d);
+  }
+  std::vector<CatalogNode> created;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, it->path()));
+    if (node) {
+      if (!node->is_dir) {
+        return Status::FailedPrecondition(
+            fmt::format("parent is a file, not a directory: {}", it->str()));
+      }
+      continue;
+    }
+    Status made = content_->MakeDir(who.account, it->path());
+    if (made.code() == StatusCode::kAlreadyExists) {
+      return Status::FailedPrecondition(
+          fmt::format("parent is a file, not a directory: {}", it->str()));
+    }
+    SKALD_RETURN_IF_ERROR(made);
+    SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->Stat(who.account, it->path()));
+    CatalogNode n;
+    n.path = std::string(it->path());
+    n.is_dir = true;
+    n.mtime_ns = n.ctime_ns = attr.mtime_ns;
+    created.push_back(std::move(n));
+  }
+  if (!created.empty()) SKALD_RETURN_IF_ERROR(catalog_->Apply(who.account, created, {}));
+  return Status::Ok();
+}
+
+Result<CatalogNode> NodeWriter::StoreFile(const Identity& who, const VikingUri& uri,
+                                          std::string_view bytes,
+                                          const std::optional<CatalogNode>& existing,
+                                          const std::vector<JobSpec>& jobs,
+                                          std::vector<Job>* enqueued) {
+  SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->WriteFile(who.account, uri.path(), bytes));
+  CatalogNode node;
+  node.path = std::string(uri.path());
+  node.size = bytes.size();
+  node.mtime_ns = attr.mtime_ns;
+  node.ctime_ns = existing ? existing->ctime_ns : attr.mtime_ns;
+  node.hash = Sha256Hex(bytes);
+  Status recorded = catalog_->Apply(who.account, {node}, {}, jobs, enqueued);
+  if (!recorded.ok()) {
+    needs_recovery_ = true;  // the bytes are on disk, the catalog does not know
+    return recorded;
+  }
+  return node;
+}
+
+}  // namespace skald
