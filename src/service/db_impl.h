@@ -131,7 +131,12 @@ class DbImpl final : public Db {
   // Locks `requests` within the configured timeout.
   Status Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard);
 
+  // Creates the account's preset directories on first use. InvalidArgument
+  // for an account id that breaks the identifier rule (IsValidIdentifier).
   Status EnsureAccount(const std::string& account);
+  // The same, after checking the caller's ids: InvalidArgument for an
+  // account or user id over kMaxIdentifierBytes (the API's identity check).
+  Status EnsureAccount(const Identity& who);
 
   DbOptions options_;
   std::unique_ptr<WorkspaceLock> workspace_lock_;

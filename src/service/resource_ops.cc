@@ -56,7 +56,7 @@ bool IsResourceUri(const VikingUri& uri) {
 
 Result<std::string> DbImpl::TempUpload(const Identity& who, std::string_view filename,
                                        std::string_view bytes) {
-  SKALD_RETURN_IF_ERROR(EnsureAccount(who.account));
+  SKALD_RETURN_IF_ERROR(EnsureAccount(who));
   std::string ext = fs::path(std::string(filename)).extension().string();
   static const std::regex ext_pattern("^\\.[A-Za-z0-9]{1,16}$");
   if (!std::regex_match(ext, ext_pattern)) ext.clear();
@@ -78,7 +78,7 @@ Result<std::string> DbImpl::TempUpload(const Identity& who, std::string_view fil
 Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
                                               const AddResourceRequest& request) {
   SKALD_RETURN_IF_ERROR(request.Validate());
-  SKALD_RETURN_IF_ERROR(EnsureAccount(who.account));
+  SKALD_RETURN_IF_ERROR(EnsureAccount(who));
   std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
   if (!indexer_) {
     return Status::FailedPrecondition(
