@@ -20,7 +20,7 @@ namespace skald {
 
 // What a scan found on disk.
 struct ContentEntry {
-  std::string path;  // stored path, "resources/a/b.md" (long segments shortened, see StoredPath())
+  std::string path;  // stored path, "resources/a/b.md" (long segments as StoredSegmentName())
   bool is_dir = false;
   uint64_t size = 0;
   int64_t mtime_ns = 0;
@@ -113,9 +113,5 @@ std::string StoredSegmentName(std::string_view segment);
 
 // True when `stored` is a shortened on-disk name (holds the marker).
 bool IsShortenedSegmentName(std::string_view stored);
-
-// The on-disk path of a URI path ("resources/a/b"): StoredSegmentName() of
-// every segment. "" stays "".
-std::string StoredPath(std::string_view path);
 
 }  // namespace skald

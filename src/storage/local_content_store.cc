@@ -302,16 +302,6 @@ bool IsShortenedSegmentName(std::string_view stored) {
   return stored.find(kShortenedSegmentMarker) != std::string_view::npos;
 }
 
-std::string StoredPath(std::string_view path) {
-  std::string out;
-  if (path.empty()) return out;
-  for (const std::string& seg : Split(path, '/')) {
-    if (!out.empty()) out += '/';
-    out += StoredSegmentName(seg);
-  }
-  return out;
-}
-
 Result<std::unique_ptr<ContentStore>> NewLocalContentStore(
     const LocalContentStoreOptions& options) {
   if (options.root.empty() || options.trash_dir.empty()) {

@@ -22,8 +22,8 @@ Status ReconcileAccount(ContentStore& content, Catalog& catalog, const std::stri
     by_path.emplace(n.path, &n);
     std::string_view name = BaseName(n.path);
     if (name.size() > kMaxStoredSegmentBytes) {
-      by_stored_name.emplace(std::make_pair(std::string(ParentPath(n.path)), StoredSegmentName(name)),
-                             &n);
+      by_stored_name.emplace(
+          std::make_pair(std::string(ParentPath(n.path)), StoredSegmentName(name)), &n);
     }
   }
   // The path of every directory seen on disk, stored path -> path (they
