@@ -15,6 +15,8 @@ std::string_view RoleName(Role role);
 
 // Who is calling: the tenant (account), the user inside it, and the role.
 // In dev mode every request is ROOT in account "default", user "default".
+// Ids have at most 128 bytes (kMaxIdentifierBytes); Db calls answer
+// InvalidArgument for longer ones.
 struct Identity {
   std::string account = "default";
   std::string user = "default";

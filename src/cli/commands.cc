@@ -15,6 +15,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
+
+#include <fmt/format.h>
 
 #include "cli/backend.h"
 #include "cli/doctor.h"
@@ -25,6 +28,7 @@
 #include "common/time_util.h"
 #include "server/serve_main.h"
 #include "service/json_codec.h"
+#include "uri/viking_uri.h"
 
 namespace skald::cli {
 namespace {
@@ -71,7 +75,19 @@ Result<std::unique_ptr<Backend>> OpenBackend(const GlobalFlags& flags) {
     options.timeout_seconds = flags.timeout_seconds;
     return MakeRemoteBackend(options);
   }
-  Identity who;  // embedded = dev mode: ROOT, with the asserted account/user
+  // Embedded = dev mode: ROOT, with the asserted account/user, which pass
+  // the rule the server applies to its identity headers.
+  for (const auto& [flag, id, is_account] :
+       {std::tuple{"--account", &flags.account, true}, std::tuple{"--user", &flags.user, false}}) {
+    if (!id->empty() && !IsValidIdentifier(*id, is_account)) {
+      return UsageError(fmt::format(
+          "invalid {} '{}': ids match ^[a-zA-Z0-9_.@-]+$ with at most one '@', have at most {} "
+          "bytes{}",
+          flag, id->size() > 64 ? id->substr(0, 64) + "..." : *id, kMaxIdentifierBytes,
+          is_account ? " and do not start with '_'" : ""));
+    }
+  }
+  Identity who;
   if (!flags.account.empty()) who.account = flags.account;
   if (!flags.user.empty()) who.user = flags.user;
   who.role = Role::kRoot;

@@ -384,7 +384,7 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
     if (progress) progress(fmt::format("embedding {}/{}", begin, total));
     std::vector<std::string> hashes;
     for (size_t i = begin; i < end; ++i) hashes.push_back(Sha256Hex(pending->texts[i]));
-    SKALD_ASSIGN_OR_RETURN(auto cached, catalog_->GetCachedEmbeddings(embedder_name, hashes));
+    SKALD_ASSIGN_OR_RETURN(auto cached, catalog_->GetCachedEmbeddings(account, embedder_name, hashes));
     std::vector<size_t> missing;
     std::vector<std::string> missing_texts;
     for (size_t i = begin; i < end; ++i) {
@@ -406,7 +406,7 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
       std::vector<std::string> missing_hashes;
       for (size_t i : missing) missing_hashes.push_back(hashes[i - begin]);
       SKALD_RETURN_IF_ERROR(
-          catalog_->PutCachedEmbeddings(embedder_name, missing_hashes, vectors));
+          catalog_->PutCachedEmbeddings(account, embedder_name, missing_hashes, vectors));
       for (size_t j = 0; j < missing.size(); ++j) {
         pending->records[missing[j]].vector = std::move(vectors[j]);
       }

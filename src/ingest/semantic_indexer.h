@@ -9,7 +9,8 @@
 //      (`.abstract.md`, the overview's brief description), and
 //   3. embeds everything in large batches through the Embedder (which
 //      splits them into `batch_size` requests), reusing cached vectors for
-//      texts embedded before (by embedder identity and text hash), and
+//      texts the same account embedded before (by account, embedder identity
+//      and text hash; accounts never share cached vectors), and
 //      writes the records to the catalog.
 // Records whose abstract, tags and vector are unchanged are not rewritten,
 // so re-indexing an unchanged tree embeds nothing and moves no index.

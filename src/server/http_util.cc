@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/strings.h"
+#include "uri/viking_uri.h"
 
 namespace skald::server {
 namespace {
@@ -551,7 +552,7 @@ std::string ContentDispositionAttachment(std::string_view filename) {
 }
 
 bool IsValidIdentifier(std::string_view id, bool is_account) {
-  if (id.empty() || id == "." || id == "..") return false;
+  if (id.empty() || id.size() > kMaxIdentifierBytes || id == "." || id == "..") return false;
   if (is_account && id.front() == '_') return false;
   int ats = 0;
   for (char c : id) {
@@ -563,9 +564,27 @@ bool IsValidIdentifier(std::string_view id, bool is_account) {
   return ats <= 1;
 }
 
+namespace {
+
+// InvalidArgument naming the header and the limit; the value is not echoed
+// (it may be kilobytes long).
+Status IdentifierTooLong(std::string_view header, std::string_view kind, size_t size) {
+  return Status::InvalidArgument(fmt::format("Invalid {} header: {} ids have at most {} bytes, "
+                                             "this one has {}",
+                                             header, kind, kMaxIdentifierBytes, size));
+}
+
+}  // namespace
+
 Result<Identity> DevIdentity(std::string_view account_header, std::string_view user_header) {
   Identity who;
   who.role = Role::kRoot;
+  if (account_header.size() > kMaxIdentifierBytes) {
+    return IdentifierTooLong("X-OpenViking-Account", "account", account_header.size());
+  }
+  if (user_header.size() > kMaxIdentifierBytes) {
+    return IdentifierTooLong("X-OpenViking-User", "user", user_header.size());
+  }
   if (!account_header.empty()) {
     if (!IsValidIdentifier(account_header, /*is_account=*/true)) {
       return Status::InvalidArgument(fmt::format(

@@ -251,6 +251,14 @@ TEST(IdentityTest, DevIdentityValidatesHeaders) {
   EXPECT_FALSE(DevIdentity("", "..").ok());
   EXPECT_FALSE(DevIdentity("", "a@b@c").ok());
   EXPECT_EQ(DevIdentity("bad name", "").status().code(), StatusCode::kInvalidArgument);
+  // Ids have at most 128 bytes; the error names the header and the limit.
+  EXPECT_TRUE(DevIdentity(std::string(128, 'a'), std::string(128, 'u')).ok());
+  auto long_account = DevIdentity(std::string(129, 'a'), "");
+  EXPECT_EQ(long_account.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(long_account.status().message().find("X-OpenViking-Account"), std::string::npos);
+  EXPECT_NE(long_account.status().message().find("128"), std::string::npos);
+  auto long_user = DevIdentity("", std::string(300, 'u'));
+  EXPECT_NE(long_user.status().message().find("X-OpenViking-User"), std::string::npos);
 }
 
 }  // namespace

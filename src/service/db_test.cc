@@ -281,6 +281,22 @@ TEST_F(DbTest, AccountsAreIsolated) {
   EXPECT_TRUE(db_->Stat(other, "viking://resources")->is_dir);
 }
 
+TEST_F(DbTest, OverlongIdsAreInvalidArgumentForLibraryCallers) {
+  // An account id names a directory: one too long for a file name must be
+  // refused as such, never reach the file system (IOError, host path).
+  Identity long_account{std::string(129, 'a'), "bob", Role::kRoot};
+  Identity long_user{"acme", std::string(300, 'u'), Role::kRoot};
+  for (const Identity& who : {long_account, long_user}) {
+    auto ls = db_->Ls(who, "viking://resources", LsOptions{});
+    EXPECT_EQ(ls.status().code(), StatusCode::kInvalidArgument) << ls.status().ToString();
+    EXPECT_NE(ls.status().message().find("128"), std::string::npos) << ls.status().ToString();
+    auto write = db_->Write(who, Req("viking://resources/x.md", "x", WriteMode::kCreate));
+    EXPECT_EQ(write.status().code(), StatusCode::kInvalidArgument);
+  }
+  Identity at_limit{std::string(128, 'a'), std::string(128, 'u'), Role::kRoot};
+  EXPECT_TRUE(db_->Ls(at_limit, "viking://resources", LsOptions{}).ok());
+}
+
 TEST_F(DbTest, ConcurrentWritersToOneFileSerialize) {
   Create("viking://resources/c.md", "");
   std::vector<std::thread> threads;

@@ -54,7 +54,7 @@ std::vector<VikingUri> DefaultTargets(const Identity& who,
 
 Result<FindResult> Finder::Find(const Identity& who, const FindRequest& request) {
   SKALD_RETURN_IF_ERROR(request.Validate());
-  SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who.account));
+  SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who));
   if (!options_.embedder) {
     return Status::FailedPrecondition(
         "find needs the embedding model of this workspace: configure embedding.dense");

@@ -58,7 +58,7 @@ Status ResourceOps::Lock(const std::vector<PathLockRequest>& requests, PathLockG
 
 Result<std::string> ResourceOps::TempUpload(const Identity& who, std::string_view filename,
                                             std::string_view bytes) {
-  SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who.account));
+  SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who));
   std::string ext = fs::path(std::string(filename)).extension().string();
   static const std::regex ext_pattern("^\\.[A-Za-z0-9]{1,16}$");
   if (!std::regex_match(ext, ext_pattern)) ext.clear();
@@ -80,7 +80,7 @@ Result<std::string> ResourceOps::TempUpload(const Identity& who, std::string_vie
 Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
                                                    const AddResourceRequest& request) {
   SKALD_RETURN_IF_ERROR(request.Validate());
-  SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who.account));
+  SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who));
   std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
   if (!indexing_) {
     return Status::FailedPrecondition(

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include <fmt/format.h>
+
 #include "uri/access.h"
 
 namespace skald {
@@ -10,6 +12,11 @@ Status UriResolver::EnsureAccount(const std::string& account) {
   {
     std::lock_guard<std::mutex> lock(accounts_mu_);
     if (ready_accounts_.count(account)) return Status::Ok();
+  }
+  if (account.size() > kMaxIdentifierBytes) {
+    return Status::InvalidArgument(fmt::format(
+        "invalid account id: at most {} bytes, this one has {}", kMaxIdentifierBytes,
+        account.size()));
   }
   if (!IsValidIdentifier(account, /*is_account=*/true)) {
     return Status::InvalidArgument("invalid account id: " + account);
@@ -34,8 +41,17 @@ Status UriResolver::EnsureAccount(const std::string& account) {
   return Status::Ok();
 }
 
+Status UriResolver::EnsureAccount(const Identity& who) {
+  if (who.user.size() > kMaxIdentifierBytes) {
+    return Status::InvalidArgument(fmt::format(
+        "invalid user id: at most {} bytes, this one has {}", kMaxIdentifierBytes,
+        who.user.size()));
+  }
+  return EnsureAccount(who.account);
+}
+
 Result<VikingUri> UriResolver::Resolve(const Identity& who, std::string_view text) {
-  SKALD_RETURN_IF_ERROR(EnsureAccount(who.account));
+  SKALD_RETURN_IF_ERROR(EnsureAccount(who));
   UriParseOptions parse;
   parse.identity = &who;
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(text, parse));

@@ -29,6 +29,9 @@ class UriResolver {
   // Creates `account`'s preset directories (viking://resources) unless this
   // process already did. InvalidArgument for an invalid account id.
   Status EnsureAccount(const std::string& account);
+  // The same, after checking the caller's ids: InvalidArgument for an
+  // account or user id over kMaxIdentifierBytes (the API's identity check).
+  Status EnsureAccount(const Identity& who);
 
   // Parses a caller's URI (with `~` expansion for non-ROOT callers) and
   // checks that the caller may see it; creates the account's preset

@@ -99,6 +99,18 @@ CREATE TABLE IF NOT EXISTS embed_cache(
   PRIMARY KEY(embedder, text_hash)
 ) WITHOUT ROWID;
 )sql",
+    // 3 -> 4: the embedding cache is per account (a hit must not tell one
+    // account what another has embedded); old entries are dropped (a cache).
+    R"sql(
+DROP TABLE IF EXISTS embed_cache;
+CREATE TABLE embed_cache(
+  account   TEXT NOT NULL,
+  embedder  TEXT NOT NULL,
+  text_hash TEXT NOT NULL,
+  vector    BLOB NOT NULL,
+  PRIMARY KEY(account, embedder, text_hash)
+) WITHOUT ROWID;
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == Catalog::kSchemaVersion);

@@ -118,7 +118,7 @@ class Catalog {
  public:
   // The schema version this binary writes; older databases are migrated
   // forward on open, newer ones are refused (FailedPrecondition).
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens or creates the database and migrates it.
   static Result<std::unique_ptr<Catalog>> Open(const CatalogOptions& options);
@@ -278,20 +278,24 @@ class Catalog {
   // `finished_before_ns` (wall clock); returns how many.
   Result<uint64_t> PurgeFinishedJobs(int64_t finished_before_ns);
 
-  // ---- Embedding cache (table `embed_cache`), keyed by (embedder identity,
-  // text hash). Vectors are stored as float32.
+  // ---- Embedding cache (table `embed_cache`), keyed by (account, embedder
+  // identity, text hash): accounts never share entries, so a cache hit tells
+  // an account nothing about another. Vectors are stored as float32.
 
-  // For each of `text_hashes` (in order) the cached vector of `embedder`, or
-  // nullopt. One statement whatever the number of hashes.
+  // For each of `text_hashes` (in order) the vector `account` cached for
+  // `embedder`, or nullopt. One statement whatever the number of hashes.
   Result<std::vector<std::optional<std::vector<float>>>> GetCachedEmbeddings(
-      std::string_view embedder, std::span<const std::string> text_hashes);
+      std::string_view account, std::string_view embedder,
+      std::span<const std::string> text_hashes);
 
-  // Stores (or replaces) vectors[i] for text_hashes[i] in one transaction.
-  // REQUIRES: equal lengths (InvalidArgument otherwise).
-  Status PutCachedEmbeddings(std::string_view embedder, std::span<const std::string> text_hashes,
+  // Stores (or replaces) vectors[i] for text_hashes[i] of `account` in one
+  // transaction. REQUIRES: equal lengths (InvalidArgument otherwise).
+  Status PutCachedEmbeddings(std::string_view account, std::string_view embedder,
+                             std::span<const std::string> text_hashes,
                              std::span<const std::vector<float>> vectors);
 
-  // Deletes the entries of every embedder but `keep_embedder`; returns how many.
+  // Deletes the entries (of every account) of every embedder but
+  // `keep_embedder`; returns how many.
   Result<uint64_t> PurgeEmbeddingCache(std::string_view keep_embedder);
 
   // Workspace metadata (key/value).

@@ -1,5 +1,5 @@
-// Catalog: the embedding cache (table `embed_cache`), so that re-adding
-// unchanged text costs no embedder call. Layout: docs/format/catalog.md.
+// Catalog: the embedding cache (table `embed_cache`), per account, so that
+// re-adding unchanged text costs no embedder call. Layout: docs/format/catalog.md.
 
 #include "storage/catalog.h"
 #include "storage/catalog_internal.h"
@@ -9,7 +9,8 @@ namespace skald {
 using namespace catalog_internal;  // NOLINT: part of the catalog itself
 
 Result<std::vector<std::optional<std::vector<float>>>> Catalog::GetCachedEmbeddings(
-    std::string_view embedder, std::span<const std::string> text_hashes) {
+    std::string_view account, std::string_view embedder,
+    std::span<const std::string> text_hashes) {
   std::vector<std::optional<std::vector<float>>> out(text_hashes.size());
   if (text_hashes.empty()) return out;
   Impl::Lease lease(impl_.get());
@@ -17,10 +18,10 @@ Result<std::vector<std::optional<std::vector<float>>>> Catalog::GetCachedEmbeddi
   // CROSS JOIN keeps json_each as the outer loop (one primary-key probe per
   // hash); left to itself the planner would scan all of the embedder's rows.
   Stmt s(lease.db(),
-         "SELECT h.key, c.vector FROM json_each(?2) AS h CROSS JOIN embed_cache AS c "
-         "ON c.embedder = ?1 AND c.text_hash = h.value");
+         "SELECT h.key, c.vector FROM json_each(?3) AS h CROSS JOIN embed_cache AS c "
+         "ON c.account = ?1 AND c.embedder = ?2 AND c.text_hash = h.value");
   if (!s.prepared()) return SqlError(lease.db(), "get cached embeddings");
-  s.Bind(1, embedder).Bind(2, JsonArrayOf(text_hashes));
+  s.Bind(1, account).Bind(2, embedder).Bind(3, JsonArrayOf(text_hashes));
   int rc;
   while ((rc = s.Step()) == SQLITE_ROW) {
     int64_t pos = s.Int(0);
@@ -37,7 +38,7 @@ Result<std::vector<std::optional<std::vector<float>>>> Catalog::GetCachedEmbeddi
   return out;
 }
 
-Status Catalog::PutCachedEmbeddings(std::string_view embedder,
+Status Catalog::PutCachedEmbeddings(std::string_view account, std::string_view embedder,
                                     std::span<const std::string> text_hashes,
                                     std::span<const std::vector<float>> vectors) {
   if (text_hashes.size() != vectors.size()) {
@@ -49,11 +50,13 @@ Status Catalog::PutCachedEmbeddings(std::string_view embedder,
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
   return InTransaction(db, [&]() -> Status {
-    Stmt s(db, "INSERT OR REPLACE INTO embed_cache(embedder, text_hash, vector) VALUES(?, ?, ?)");
+    Stmt s(db,
+           "INSERT OR REPLACE INTO embed_cache(account, embedder, text_hash, vector) "
+           "VALUES(?, ?, ?, ?)");
     if (!s.prepared()) return SqlError(db, "put cached embeddings");
     for (size_t i = 0; i < text_hashes.size(); ++i) {
-      s.Bind(1, embedder).Bind(2, text_hashes[i]);
-      s.BindBlob(3, vectors[i].data(), vectors[i].size() * sizeof(float));
+      s.Bind(1, account).Bind(2, embedder).Bind(3, text_hashes[i]);
+      s.BindBlob(4, vectors[i].data(), vectors[i].size() * sizeof(float));
       SKALD_RETURN_IF_ERROR(s.Run("put cached embeddings"));
       s.Reset();
     }

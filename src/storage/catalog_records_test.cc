@@ -179,14 +179,16 @@ TEST_F(RecordsTest, BumpActiveCountCountsUseWithoutANewSequence) {
 TEST_F(RecordsTest, EmbeddingCacheHitsMissesAndPurge) {
   std::vector<std::string> hashes = {"h1", "h2"};
   std::vector<std::vector<float>> vectors = {{1, 2, 3}, {4, 5, 6}};
-  ASSERT_TRUE(catalog_->PutCachedEmbeddings("hashing:512", hashes, vectors).ok());
+  ASSERT_TRUE(catalog_->PutCachedEmbeddings("acct", "hashing:512", hashes, vectors).ok());
   std::vector<std::vector<float>> other_vectors = {{7}};
   ASSERT_TRUE(
-      catalog_->PutCachedEmbeddings("openai:small", std::vector<std::string>{"h1"}, other_vectors)
+      catalog_
+          ->PutCachedEmbeddings("acct", "openai:small", std::vector<std::string>{"h1"},
+                                other_vectors)
           .ok());
 
   std::vector<std::string> query = {"h2", "missing", "h1", "h2"};
-  auto got = catalog_->GetCachedEmbeddings("hashing:512", query);
+  auto got = catalog_->GetCachedEmbeddings("acct", "hashing:512", query);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   ASSERT_EQ(got->size(), 4u);
   EXPECT_EQ((*got)[0], (std::vector<float>{4, 5, 6}));
@@ -194,21 +196,36 @@ TEST_F(RecordsTest, EmbeddingCacheHitsMissesAndPurge) {
   EXPECT_EQ((*got)[2], (std::vector<float>{1, 2, 3}));
   EXPECT_EQ((*got)[3], (std::vector<float>{4, 5, 6}));
   // Entries are per embedder.
-  auto other = catalog_->GetCachedEmbeddings("openai:small", query);
+  auto other = catalog_->GetCachedEmbeddings("acct", "openai:small", query);
   EXPECT_EQ((*other)[2], std::vector<float>{7});
   EXPECT_FALSE((*other)[0].has_value());
 
   // A put replaces; mismatched lengths are refused.
   std::vector<std::vector<float>> replaced = {{9, 9}};
   ASSERT_TRUE(
-      catalog_->PutCachedEmbeddings("hashing:512", std::vector<std::string>{"h1"}, replaced).ok());
-  EXPECT_EQ((*catalog_->GetCachedEmbeddings("hashing:512", hashes))[0], (std::vector<float>{9, 9}));
-  EXPECT_EQ(catalog_->PutCachedEmbeddings("hashing:512", hashes, replaced).code(),
+      catalog_->PutCachedEmbeddings("acct", "hashing:512", std::vector<std::string>{"h1"}, replaced)
+          .ok());
+  EXPECT_EQ((*catalog_->GetCachedEmbeddings("acct", "hashing:512", hashes))[0],
+            (std::vector<float>{9, 9}));
+  EXPECT_EQ(catalog_->PutCachedEmbeddings("acct", "hashing:512", hashes, replaced).code(),
             StatusCode::kInvalidArgument);
 
+  // Entries are per account: another account sees none of them.
+  auto elsewhere = catalog_->GetCachedEmbeddings("other", "hashing:512", query);
+  ASSERT_TRUE(elsewhere.ok());
+  for (const auto& v : *elsewhere) EXPECT_FALSE(v.has_value());
+  std::vector<std::vector<float>> theirs = {{5, 5}};
+  ASSERT_TRUE(
+      catalog_->PutCachedEmbeddings("other", "hashing:512", std::vector<std::string>{"h1"}, theirs)
+          .ok());
+  EXPECT_EQ((*catalog_->GetCachedEmbeddings("acct", "hashing:512", hashes))[0],
+            (std::vector<float>{9, 9}));
+  EXPECT_EQ((*catalog_->GetCachedEmbeddings("other", "hashing:512", hashes))[0],
+            (std::vector<float>{5, 5}));
+
   EXPECT_EQ(*catalog_->PurgeEmbeddingCache("hashing:512"), 1u);
-  EXPECT_FALSE((*catalog_->GetCachedEmbeddings("openai:small", query))[2].has_value());
-  EXPECT_TRUE((*catalog_->GetCachedEmbeddings("hashing:512", hashes))[1].has_value());
+  EXPECT_FALSE((*catalog_->GetCachedEmbeddings("acct", "openai:small", query))[2].has_value());
+  EXPECT_TRUE((*catalog_->GetCachedEmbeddings("acct", "hashing:512", hashes))[1].has_value());
 }
 
 // The version-2 schema, as migrations 0->1 and 1->2 wrote it.
@@ -244,7 +261,7 @@ TEST(CatalogMigrationTest, Version2DatabaseGainsJobsAndCacheKeepingData) {
   auto c = Catalog::Open({dir.Sub("skald.db")});
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   Catalog& catalog = **c;
-  EXPECT_EQ(**catalog.GetMeta("schema_version"), "3");
+  EXPECT_EQ(**catalog.GetMeta("schema_version"), std::to_string(Catalog::kSchemaVersion));
   EXPECT_TRUE(catalog.Get("a", "resources")->has_value());
   auto rec = catalog.GetRecordsByKeys("a", std::vector<int64_t>{7}, true);
   ASSERT_TRUE(rec.ok());
@@ -258,7 +275,7 @@ TEST(CatalogMigrationTest, Version2DatabaseGainsJobsAndCacheKeepingData) {
   spec.account = "a";
   EXPECT_TRUE(catalog.EnqueueJob(spec).ok());
   std::vector<std::vector<float>> v = {{1}};
-  EXPECT_TRUE(catalog.PutCachedEmbeddings("e", std::vector<std::string>{"h"}, v).ok());
+  EXPECT_TRUE(catalog.PutCachedEmbeddings("a", "e", std::vector<std::string>{"h"}, v).ok());
 }
 
 }  // namespace

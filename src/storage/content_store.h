@@ -20,7 +20,7 @@ namespace skald {
 
 // What a scan found on disk.
 struct ContentEntry {
-  std::string path;  // URI path, "resources/a/b.md" (shortened segments as stored)
+  std::string path;  // stored path, "resources/a/b.md" (long segments as StoredSegmentName())
   bool is_dir = false;
   uint64_t size = 0;
   int64_t mtime_ns = 0;
@@ -89,12 +89,29 @@ struct LocalContentStoreOptions {
   bool sync = true;
 };
 
-// The local file-system backend: <root>/<account>/<path>. Path segments
-// longer than 255 bytes are stored as "<prefix>_<sha256[:8]>" (reference
-// §5.3), so names stay within file-system limits.
+// The local file-system backend: <root>/<account>/<stored path>, where the
+// stored path maps every URI segment through StoredSegmentName() (see
+// docs/format/content.md), so names stay within file-system limits.
 Result<std::unique_ptr<ContentStore>> NewLocalContentStore(const LocalContentStoreOptions& options);
 
-// The on-disk name of one URI segment (identity unless longer than 255 bytes).
+// Longest on-disk name of one segment (the usual file-system limit, NAME_MAX).
+inline constexpr size_t kMaxStoredSegmentBytes = 255;
+// Marks a shortened on-disk name. URI segments never contain it (a backslash
+// is refused by VikingUri::IsValidSegment), so a shortened name never equals
+// the stored name of any segment.
+inline constexpr char kShortenedSegmentMarker = '\\';
+// Bits of SHA-256 a shortened name keeps: two long segments with the same
+// prefix collide with probability ~2^-128.
+inline constexpr size_t kShortenedHashBits = 128;
+
+// The on-disk name of one URI segment: the segment itself when it has at most
+// kMaxStoredSegmentBytes bytes; else "<prefix>\<h>", where h is the first 32
+// hex digits of the SHA-256 of the whole segment and prefix is the segment cut
+// on a UTF-8 boundary so that the name has at most 255 bytes. Distinct segments
+// get distinct names (up to the hash). Pure; thread-safe.
 std::string StoredSegmentName(std::string_view segment);
+
+// True when `stored` is a shortened on-disk name (holds the marker).
+bool IsShortenedSegmentName(std::string_view stored);
 
 }  // namespace skald

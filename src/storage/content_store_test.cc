@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/hash.h"
 #include "storage/content_store.h"
 #include "tests/testutil/temp_dir.h"
 
@@ -65,16 +66,43 @@ TEST_F(ContentStoreTest, ShortensLongSegments) {
   std::string long_name(300, 'a');
   std::string stored = StoredSegmentName(long_name);
   EXPECT_LE(stored.size(), 255u);
+  EXPECT_TRUE(IsShortenedSegmentName(stored));
   EXPECT_NE(stored, StoredSegmentName(std::string(301, 'a')));
   EXPECT_EQ(StoredSegmentName("short"), "short");
+  EXPECT_FALSE(IsShortenedSegmentName("short"));
+  EXPECT_EQ(StoredSegmentName(std::string(255, 'b')), std::string(255, 'b'));
   ASSERT_TRUE(store_->WriteFile("acct", "resources/" + long_name, "x").ok());
   EXPECT_EQ(*store_->ReadFile("acct", "resources/" + long_name), "x");
-  // A multi-byte name is cut on a character boundary.
+  // A multi-byte name is cut on a character boundary (1 marker + 32 hex).
   std::string cjk;
   for (int i = 0; i < 100; ++i) cjk += "中";
   std::string cut = StoredSegmentName(cjk);
   EXPECT_LE(cut.size(), 255u);
-  EXPECT_EQ((cut.size() - 9) % 3, 0u);
+  EXPECT_EQ((cut.size() - 33) % 3, 0u);
+}
+
+TEST_F(ContentStoreTest, ShortenedNamesNeverAliasOtherSegments) {
+  // The shortened name of a long segment, and every name that looks like one
+  // (the old "<prefix>_<8 hex>" form, or the long segment cut to 255 bytes),
+  // are different files.
+  std::string long_name(300, 'a');
+  std::string stored = StoredSegmentName(long_name);
+  std::string old_form = std::string(246, 'a') + "_" + Sha256Hex(long_name).substr(0, 8);
+  std::string cut = long_name.substr(0, 255);
+  ASSERT_TRUE(store_->WriteFile("acct", "resources/" + long_name, "long").ok());
+  ASSERT_TRUE(store_->WriteFile("acct", "resources/" + old_form, "old form").ok());
+  ASSERT_TRUE(store_->WriteFile("acct", "resources/" + cut, "cut").ok());
+  EXPECT_EQ(*store_->ReadFile("acct", "resources/" + long_name), "long");
+  EXPECT_EQ(*store_->ReadFile("acct", "resources/" + old_form), "old form");
+  EXPECT_EQ(*store_->ReadFile("acct", "resources/" + cut), "cut");
+  auto scan = store_->Scan("acct");
+  ASSERT_TRUE(scan.ok());
+  EXPECT_EQ(scan->size(), 4u);  // resources and three files
+  // A shortened name is never the stored name of a segment: segments hold no
+  // marker, and names of up to 255 bytes are stored as themselves.
+  EXPECT_NE(stored.find(kShortenedSegmentMarker), std::string::npos);
+  EXPECT_NE(StoredSegmentName(old_form), stored);
+  EXPECT_NE(StoredSegmentName(cut), stored);
 }
 
 TEST_F(ContentStoreTest, ScanSkipsTempFilesAndCleanLeftoversRemovesThem) {

@@ -29,7 +29,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kTempPrefix = ".skald-tmp.";
-constexpr size_t kMaxSegmentBytes = 255;
 
 Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
   std::string msg = fmt::format("{} {}: {}", what, path, std::strerror(err));
@@ -286,10 +285,21 @@ class LocalContentStore final : public ContentStore {
 }  // namespace
 
 std::string StoredSegmentName(std::string_view segment) {
-  if (segment.size() <= kMaxSegmentBytes) return std::string(segment);
-  // "<prefix>_<8 hex>" within 255 bytes, the prefix cut on a UTF-8 boundary.
-  std::string_view prefix = TruncateUtf8(segment, kMaxSegmentBytes - 9);
-  return fmt::format("{}_{}", prefix, Sha256Hex(segment).substr(0, 8));
+  if (segment.size() <= kMaxStoredSegmentBytes) return std::string(segment);
+  // "<prefix>\<32 hex>" in at most 255 bytes, the prefix cut on a
+  // UTF-8 boundary. The backslash marks the name as shortened: no URI segment
+  // may hold one (VikingUri::IsValidSegment), so no segment is stored under a
+  // name that another segment is shortened to.
+  constexpr size_t kHashChars = kShortenedHashBits / 4;
+  std::string_view prefix = TruncateUtf8(segment, kMaxStoredSegmentBytes - 1 - kHashChars);
+  std::string out(prefix);
+  out += kShortenedSegmentMarker;
+  out += Sha256Hex(segment).substr(0, kHashChars);
+  return out;
+}
+
+bool IsShortenedSegmentName(std::string_view stored) {
+  return stored.find(kShortenedSegmentMarker) != std::string_view::npos;
 }
 
 Result<std::unique_ptr<ContentStore>> NewLocalContentStore(

@@ -15,7 +15,20 @@ Status ReconcileAccount(ContentStore& content, Catalog& catalog, const std::stri
   SKALD_ASSIGN_OR_RETURN(std::vector<ContentEntry> on_disk, content.Scan(account));
   SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> rows, catalog.ListSubtree(account, "", 0));
   std::map<std::string, const CatalogNode*> by_path;
-  for (const CatalogNode& n : rows) by_path.emplace(n.path, &n);
+  // Nodes with a segment too long for a file name, by (parent path, stored
+  // name): the scan sees the shortened name, the catalog the real one.
+  std::map<std::pair<std::string, std::string>, const CatalogNode*> by_stored_name;
+  for (const CatalogNode& n : rows) {
+    by_path.emplace(n.path, &n);
+    std::string_view name = BaseName(n.path);
+    if (name.size() > kMaxStoredSegmentBytes) {
+      by_stored_name.emplace(
+          std::make_pair(std::string(ParentPath(n.path)), StoredSegmentName(name)), &n);
+    }
+  }
+  // The path of every directory seen on disk, stored path -> path (they
+  // differ below a shortened name); a directory missing here was skipped.
+  std::map<std::string, std::string, std::less<>> dir_paths;
 
   std::vector<CatalogNode> upserts;
   std::vector<std::string> deletes;
@@ -39,8 +52,38 @@ Status ReconcileAccount(ContentStore& content, Catalog& catalog, const std::stri
     return n;
   };
 
-  for (const ContentEntry& e : on_disk) {
+  for (ContentEntry e : on_disk) {
     ++report->nodes_checked;
+    // Map the stored path back to the path (scan order: parents first).
+    const std::string stored_path = e.path;
+    std::string_view stored_parent = ParentPath(stored_path);
+    std::string stored_name(BaseName(stored_path));
+    std::string parent;
+    if (!stored_parent.empty()) {
+      auto dir = dir_paths.find(stored_parent);
+      if (dir == dir_paths.end()) continue;  // below an unnamed directory: reported there
+      parent = dir->second;
+    }
+    if (IsShortenedSegmentName(stored_name)) {
+      auto named = by_stored_name.find(std::make_pair(parent, stored_name));
+      if (named == by_stored_name.end()) {
+        // The full name lives only in the catalog; without a row it is lost
+        // (a crash between the content change and its catalog commit). The
+        // bytes stay where they are for the operator, and are never adopted
+        // under the shortened name, which is not a name a URI can have.
+        report->issues.push_back(ReconcileIssue{
+            "unnamed_content", account, parent.empty() ? stored_name : parent + "/" + stored_name,
+            fmt::format("{} on disk under a shortened name that no catalog node has; the full "
+                        "name is unknown, so it is not adopted (move or delete it by hand)",
+                        e.is_dir ? "directory" : "file"),
+            false});
+        continue;
+      }
+      e.path = named->second->path;
+    } else {
+      e.path = parent.empty() ? stored_name : parent + "/" + stored_name;
+    }
+    if (e.is_dir) dir_paths.emplace(stored_path, e.path);
     seen.insert(e.path);
     auto it = by_path.find(e.path);
     if (it == by_path.end()) {

@@ -3,7 +3,9 @@
 // Reconcile: compares the content store with the catalog and, on request,
 // makes the catalog agree with the content (the bytes on disk are the
 // truth; the catalog is their index). Used by startup recovery after an
-// unclean shutdown and by `skald fsck`.
+// unclean shutdown and by `skald fsck`. On-disk names are mapped back to
+// catalog paths by comparing stored names (StoredSegmentName()), so a node
+// whose name was shortened on disk is matched, never renamed.
 //
 // Thread safety: the caller must keep writers away (startup, or fsck with
 // the workspace lock held and no concurrent operations on the account).
@@ -23,7 +25,11 @@ struct ReconcileIssue {
   // missing_content: catalog row without bytes; untracked_content: bytes
   // without a row; kind_mismatch: file vs directory; size_mismatch,
   // hash_mismatch: the bytes differ from what the catalog recorded;
-  // mtime_mismatch: same bytes, stale timestamp.
+  // mtime_mismatch: same bytes, stale timestamp; unnamed_content: bytes under
+  // a shortened on-disk name (see StoredSegmentName()) that no catalog node
+  // has, so their full name is unknown: never adopted (not even with
+  // `repair`), left on disk for the operator; `path` is the parent's path
+  // plus the shortened name.
   std::string kind;
   std::string account;
   std::string path;

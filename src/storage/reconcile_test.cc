@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "common/hash.h"
 #include "storage/reconcile.h"
@@ -87,6 +88,51 @@ TEST_F(ReconcileTest, VerifyHashesCatchesSilentBitRot) {
   auto r = Run(false, true);
   ASSERT_EQ(r.issues.size(), 1u);
   EXPECT_EQ(r.issues[0].kind, "hash_mismatch");
+}
+
+TEST_F(ReconcileTest, LongNamesAreMatchedByTheirStoredNamesNotRenamed) {
+  const std::string dir = "resources/" + std::string(300, 'd');
+  const std::string file = dir + "/" + std::string(280, 'f') + ".md";
+  ASSERT_TRUE(content_->MakeDir("a", dir).ok());
+  Track(dir);
+  Write(file, "long");
+  Write(dir + "/short.md", "short");
+  ReconcileReport check = Run(false, true);
+  for (const auto& i : check.issues) ADD_FAILURE() << i.kind << " " << i.path;
+  EXPECT_EQ(check.nodes_checked, 5u);
+  Run(true, true, 0);
+  auto rows = catalog_->ListSubtree("a", "", 0);
+  ASSERT_TRUE(rows.ok());
+  std::set<std::string> paths;
+  for (const auto& n : *rows) paths.insert(n.path);
+  EXPECT_EQ(paths, (std::set<std::string>{"resources", "resources/x.md", dir, file,
+                                          dir + "/short.md"}));
+
+  // Bytes below a shortened directory that the catalog lacks are adopted
+  // under the full path.
+  ASSERT_TRUE(content_->WriteFile("a", dir + "/new.md", "new").ok());
+  ReconcileReport found = Run(true);
+  ASSERT_EQ(found.issues.size(), 1u);
+  EXPECT_EQ(found.issues[0].kind, "untracked_content");
+  EXPECT_EQ(found.issues[0].path, dir + "/new.md");
+  EXPECT_TRUE((*catalog_->Get("a", dir + "/new.md")).has_value());
+  EXPECT_TRUE(Run(false, true).issues.empty());
+}
+
+TEST_F(ReconcileTest, ShortenedNameWithoutANodeIsReportedNotAdopted) {
+  // A crash between the content write and its catalog commit: the full name
+  // is unknown, so the bytes must not become a node named by the stored name.
+  const std::string name = std::string(300, 'o');
+  ASSERT_TRUE(content_->WriteFile("a", "resources/" + name, "orphan").ok());
+  ReconcileReport r = Run(true);
+  ASSERT_EQ(r.issues.size(), 1u);
+  EXPECT_EQ(r.issues[0].kind, "unnamed_content");
+  EXPECT_FALSE(r.issues[0].repaired);
+  EXPECT_EQ(r.issues[0].path, "resources/" + StoredSegmentName(name));
+  auto rows = catalog_->ListSubtree("a", "", 0);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(rows->size(), 2u);  // resources, resources/x.md
+  EXPECT_EQ(*content_->ReadFile("a", "resources/" + name), "orphan");  // bytes kept
 }
 
 }  // namespace

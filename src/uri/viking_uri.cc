@@ -119,13 +119,14 @@ std::string JoinSegments(const std::vector<std::string>& segments) {
 }
 
 std::string IdentifierRule() {
-  return "must match [a-zA-Z0-9_.@-]+, not be '.' or '..', and hold at most one '@'";
+  return "must match [a-zA-Z0-9_.@-]+, have at most " + std::to_string(kMaxIdentifierBytes) +
+         " bytes, not be '.' or '..', and hold at most one '@'";
 }
 
 }  // namespace
 
 bool IsValidIdentifier(std::string_view id, bool is_account) {
-  if (id.empty() || id == "." || id == "..") return false;
+  if (id.empty() || id.size() > kMaxIdentifierBytes || id == "." || id == "..") return false;
   if (is_account && id.front() == '_') return false;
   int at_signs = 0;
   for (char c : id) {

@@ -131,9 +131,14 @@ class VikingUri {
   std::string text_ = "viking://";
 };
 
-// Identifier rule for account, user and peer ids: ^[a-zA-Z0-9_.@-]+$, not
-// "." or "..", at most one '@'. Account ids additionally must not start with
-// '_' (`is_account` = true).
+// Longest account, user or peer id, in bytes. An account id names a
+// directory and user ids are URI segments; 128 bytes keeps both far inside
+// file-system name limits.
+inline constexpr size_t kMaxIdentifierBytes = 128;
+
+// Identifier rule for account, user and peer ids: ^[a-zA-Z0-9_.@-]+$, at most
+// kMaxIdentifierBytes bytes, not "." or "..", at most one '@'. Account ids
+// additionally must not start with '_' (`is_account` = true).
 bool IsValidIdentifier(std::string_view id, bool is_account = false);
 
 }  // namespace skald

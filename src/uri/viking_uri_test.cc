@@ -593,6 +593,14 @@ TEST(VikingUriTest, ValidatesIdentifiers) {
   }
   EXPECT_FALSE(IsValidIdentifier("_svc", /*is_account=*/true));
   EXPECT_TRUE(IsValidIdentifier("svc_", /*is_account=*/true));
+  // At most kMaxIdentifierBytes (128) bytes, for user ids in URIs too.
+  EXPECT_TRUE(IsValidIdentifier(std::string(128, 'a'), /*is_account=*/true));
+  EXPECT_FALSE(IsValidIdentifier(std::string(129, 'a'), /*is_account=*/true));
+  EXPECT_TRUE(VikingUri::Parse("viking://user/" + std::string(128, 'u') + "/memories").ok());
+  auto too_long = VikingUri::Parse("viking://user/" + std::string(129, 'u') + "/memories");
+  EXPECT_EQ(too_long.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(too_long.status().message().find("128 bytes"), std::string::npos)
+      << too_long.status().ToString();
 }
 
 }  // namespace

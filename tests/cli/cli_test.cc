@@ -157,6 +157,20 @@ TEST_F(CliTest, EmbeddedWorkflow) {
   EXPECT_NE(r.out.find("clean"), std::string::npos) << r.out;
 }
 
+TEST_F(CliTest, EmbeddedIdentityFlagsFollowTheServersRule) {
+  // An id too long for a file name is a usage error, before the workspace is
+  // touched (no "File name too long", no host path).
+  for (const char* flag : {"--account", "--user"}) {
+    ProcessResult r = Embedded({flag, std::string(300, 'a'), "ls", "viking://resources"});
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("128 bytes"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find(workspace_.path()), std::string::npos) << r.err;
+  }
+  ProcessResult ok = Embedded({"--account", std::string(128, 'a'), "ls", "viking://resources"});
+  EXPECT_EQ(ok.exit_code, 0) << Describe(ok);
+}
+
 TEST_F(CliTest, ExitCodes) {
   EXPECT_EQ(Run({"--help"}).exit_code, 0);
   EXPECT_EQ(Run({"ls", "--help"}).exit_code, 0);

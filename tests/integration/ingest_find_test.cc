@@ -10,6 +10,8 @@
 #include <set>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "model/factory.h"
 #include "model/fake_model_server.h"
 #include "model/hashing_embedder.h"
@@ -524,6 +526,54 @@ TEST_F(ProviderTest, IngestionAndFindUseTheConfiguredEmbedderInBatches) {
   again.wait = true;
   ASSERT_TRUE((*db)->AddResource(Root(), again).ok());
   EXPECT_EQ(CountPath("/v1/embeddings"), 5);
+}
+
+TEST_F(ProviderTest, AccountsNeverShareTheEmbeddingCache) {
+  // A cache hit in one account must not reveal that another account holds the
+  // same text: the second account's import embeds everything itself.
+  auto db = Open(/*with_reranker=*/false);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto embedded_texts = [&] {
+    int inputs = 0;
+    for (const auto& r : server_.requests()) {
+      if (r.path == "/v1/embeddings") inputs += static_cast<int>(r.body["input"].size());
+    }
+    return inputs;
+  };
+  // Imports the docs for `who` and returns the task's result summary.
+  auto import = [&](const Identity& who, const std::string& to) {
+    AddResourceRequest add;
+    add.path = tmp_.Sub("docs");
+    add.to = to;
+    auto added = (*db)->AddResource(who, add);
+    EXPECT_TRUE(added.ok()) << added.status().ToString();
+    if (!added.ok()) return nlohmann::json();
+    EXPECT_TRUE((*db)->WaitIdle(60000).ok());
+    auto task = (*db)->GetTask(who, added->task_id);
+    EXPECT_TRUE(task.ok()) << task.status().ToString();
+    if (!task.ok()) return nlohmann::json();
+    EXPECT_EQ(task->status, "completed") << task->error;
+    return nlohmann::json::parse(task->result_json.empty() ? "{}" : task->result_json);
+  };
+  const Identity first{"default", "default", Role::kRoot};
+  const Identity second{"acme", "default", Role::kRoot};
+
+  nlohmann::json mine = import(first, "viking://resources/docs");
+  const int first_texts = embedded_texts();
+  EXPECT_EQ(mine.value("cache_hits", -1), 0) << mine.dump();
+  EXPECT_EQ(mine.value("texts_embedded", -1), first_texts) << mine.dump();
+  ASSERT_GT(first_texts, 0);
+
+  nlohmann::json theirs = import(second, "viking://resources/docs");
+  EXPECT_EQ(theirs.value("cache_hits", -1), 0) << theirs.dump();
+  EXPECT_EQ(theirs.value("texts_embedded", -1), first_texts) << theirs.dump();
+  EXPECT_EQ(embedded_texts(), 2 * first_texts);  // its own requests, every text
+
+  // Within one account the cache still serves: the same files again under
+  // another name reuse their vectors.
+  nlohmann::json again = import(second, "viking://resources/copy");
+  EXPECT_GT(again.value("cache_hits", 0), 0) << again.dump();
+  EXPECT_LT(embedded_texts(), 3 * first_texts);
 }
 
 TEST_F(ProviderTest, RerankerMakesFindHierarchicalAndIsCalled) {
