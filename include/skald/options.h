@@ -141,8 +141,6 @@ struct AddResourceRequest {
   Status Validate() const;
 };
 
-enum class RetrievalModeOption { kAuto, kQuick, kThinking };
-
 // find / search (reference §2.4).
 struct FindRequest {
   std::string query;
@@ -162,7 +160,7 @@ struct FindRequest {
   std::optional<int64_t> until_ns;
   std::string time_field = "updated_at";
   // kAuto: THINKING (hierarchical) when a reranker is configured, else QUICK.
-  RetrievalModeOption mode = RetrievalModeOption::kAuto;
+  RetrievalMode mode = RetrievalMode::kAuto;
   bool include_provenance = false;
 
   Status Validate() const;

@@ -8,6 +8,7 @@
 // Thread safety: value types.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "skald/status.h"
@@ -65,6 +66,17 @@ struct RetrievalOptions {
   // InvalidArgument naming the field (by its config key).
   Status Validate() const;
 };
+
+// How find runs: QUICK (one filtered hybrid search) or THINKING
+// (hierarchical, directory by directory; see src/retrieve/retriever.h).
+enum class RetrievalMode {
+  kAuto,  // THINKING iff a reranker is configured, else QUICK
+  kQuick,
+  kThinking,
+};
+
+// "auto" / "quick" / "thinking".
+std::string_view RetrievalModeName(RetrievalMode mode);
 
 // One retrieval hit.
 struct MatchedContext {

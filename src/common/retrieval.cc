@@ -6,6 +6,18 @@
 
 namespace skald {
 
+std::string_view RetrievalModeName(RetrievalMode mode) {
+  switch (mode) {
+    case RetrievalMode::kAuto:
+      return "auto";
+    case RetrievalMode::kQuick:
+      return "quick";
+    case RetrievalMode::kThinking:
+      return "thinking";
+  }
+  return "unknown";
+}
+
 Status RetrievalOptions::Validate() const {
   auto unit = [](double x) { return std::isfinite(x) && x >= 0 && x <= 1; };
   if (!unit(hybrid_weight)) {

@@ -30,19 +30,13 @@ constexpr std::string_view kTruncatedMarker = "\n...(truncated for embedding)";
 // Records written per catalog transaction.
 constexpr size_t kUpsertChunk = 512;
 
-bool HasHiddenSegment(std::string_view path) {
-  for (std::string_view seg : PathSegments(path)) {
-    if (!seg.empty() && seg[0] == '.') return true;
-  }
-  return false;
-}
-
 // A namespace root or a node below it, outside sessions, with no hidden
 // segment. Namespace roots are summarized too: hierarchical retrieval
 // starts from them and finds their children through their records.
 bool Indexable(std::string_view path) {
   int root = NamespaceRootDepth(path);
-  return root > 0 && static_cast<int>(PathSegments(path).size()) >= root && !HasHiddenSegment(path);
+  return root > 0 && static_cast<int>(PathSegments(path).size()) >= root &&
+         !PathHasHiddenSegment(path);
 }
 
 std::string RecordId(std::string_view account, std::string_view uri, int level) {

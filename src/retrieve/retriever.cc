@@ -405,18 +405,6 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
 
 }  // namespace
 
-std::string_view RetrievalModeName(RetrievalMode mode) {
-  switch (mode) {
-    case RetrievalMode::kAuto:
-      return "auto";
-    case RetrievalMode::kQuick:
-      return "quick";
-    case RetrievalMode::kThinking:
-      return "thinking";
-  }
-  return "unknown";
-}
-
 Retriever::Retriever(RetrievalOptions options) : options_(std::move(options)) {}
 
 Result<RetrievalResult> Retriever::Retrieve(const RetrievalQuery& query,

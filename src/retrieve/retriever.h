@@ -73,15 +73,6 @@ struct RetrievalSources {
 // config keys and the internal knobs (lexical normalization, saturation,
 // convergence rounds, directories per round) are one type.
 
-enum class RetrievalMode {
-  kAuto,  // THINKING iff a reranker is configured, else QUICK
-  kQuick,
-  kThinking,
-};
-
-// "auto" / "quick" / "thinking".
-std::string_view RetrievalModeName(RetrievalMode mode);
-
 struct RetrievalQuery {
   std::string text;     // REQUIRES: not blank
   std::string account;  // REQUIRES: non-empty; overrides filter.account

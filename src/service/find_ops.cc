@@ -10,18 +10,6 @@
 namespace skald {
 namespace {
 
-RetrievalMode ModeOf(RetrievalModeOption option) {
-  switch (option) {
-    case RetrievalModeOption::kQuick:
-      return RetrievalMode::kQuick;
-    case RetrievalModeOption::kThinking:
-      return RetrievalMode::kThinking;
-    case RetrievalModeOption::kAuto:
-      break;
-  }
-  return RetrievalMode::kAuto;
-}
-
 // What a caller may see of an account: ROOT everything, others the shared
 // namespaces and their own user tree.
 std::vector<VikingUri> VisibleRoots(const Identity& who) {
@@ -84,7 +72,7 @@ Result<FindResult> DbImpl::Find(const Identity& who, const FindRequest& request)
   query.account = who.account;
   query.limit = request.limit;
   query.score_threshold = request.score_threshold;
-  query.mode = ModeOf(request.mode);
+  query.mode = request.mode;
   query.trace = request.include_provenance;
   RecordFilter& filter = query.filter;
   filter.account = who.account;

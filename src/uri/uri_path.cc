@@ -63,6 +63,13 @@ std::string_view BaseName(std::string_view path) {
   return pos == std::string_view::npos ? path : path.substr(pos + 1);
 }
 
+std::string JoinPath(std::string_view dir, std::string_view name) {
+  std::string out(dir);
+  if (!out.empty()) out += '/';
+  out += name;
+  return out;
+}
+
 std::vector<std::string_view> PathSegments(std::string_view path) {
   std::vector<std::string_view> out;
   size_t start = 0;
@@ -73,6 +80,13 @@ std::vector<std::string_view> PathSegments(std::string_view path) {
     start = slash + 1;
   }
   return out;
+}
+
+bool PathHasHiddenSegment(std::string_view path) {
+  for (std::string_view seg : PathSegments(path)) {
+    if (seg.front() == '.') return true;
+  }
+  return false;
 }
 
 int NamespaceRootDepth(std::string_view path) {

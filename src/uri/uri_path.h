@@ -51,8 +51,14 @@ std::string_view ParentPath(std::string_view path);
 // Last segment of a path ("resources/a/b" -> "b").
 std::string_view BaseName(std::string_view path);
 
+// `dir` + "/" + `name`; just `name` when `dir` is "" (the root).
+std::string JoinPath(std::string_view dir, std::string_view name);
+
 // The non-empty segments of a path, in order (views into `path`).
 std::vector<std::string_view> PathSegments(std::string_view path);
+
+// True when a segment of `path` starts with '.' (a hidden name or a sidecar).
+bool PathHasHiddenSegment(std::string_view path);
 
 // Number of leading segments that form the namespace root of `path`
 // ("resources" → 1, "agent/skills" → 2, "user/u/memories" → 3,

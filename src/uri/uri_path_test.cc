@@ -39,6 +39,12 @@ TEST(UriPathTest, PathsWithoutScheme) {
   EXPECT_EQ(BaseName("resources/a/b.md"), "b.md");
   EXPECT_EQ(BaseName("resources"), "resources");
   EXPECT_EQ(PathSegments("user//u/x/"), (std::vector<std::string_view>{"user", "u", "x"}));
+  EXPECT_EQ(JoinPath("resources/a", "b.md"), "resources/a/b.md");
+  EXPECT_EQ(JoinPath("", "b.md"), "b.md");
+  EXPECT_TRUE(PathHasHiddenSegment(".git/config"));
+  EXPECT_TRUE(PathHasHiddenSegment("a/.abstract.md"));
+  EXPECT_FALSE(PathHasHiddenSegment("a.b/c.d"));
+  EXPECT_FALSE(PathHasHiddenSegment(""));
 }
 
 TEST(UriPathTest, KnowsTheNamespaceRoots) {
