@@ -38,7 +38,7 @@ int Run(const std::string& dir, bool sync, int files, size_t size, Phase* out) {
     std::fprintf(stderr, "open: %s\n", db.status().ToString().c_str());
     return 1;
   }
-  skald::Identity who;
+  skald::Identity who{"default", "default", skald::Role::kRoot};
   std::string body(size, 'x');
   auto start = Clock::now();
   for (int i = 0; i < files; ++i) {

@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "open: %s\n", db.status().ToString().c_str());
     return 1;
   }
-  skald::Identity who;
+  skald::Identity who{"default", "default", skald::Role::kRoot};
   for (int i = 0; i < 50; ++i) {
     skald::WriteRequest request;
     request.uri = "viking://resources/bench/f" + std::to_string(i) + ".md";

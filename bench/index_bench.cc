@@ -229,13 +229,15 @@ const std::vector<int> kEfSweep = {10,  16,  24,  32,  40,  48,  56,  64,  72,  
 
 // Record fields used by --filtered: context_type 90% resource / 9% memory /
 // 1% skill, owner one of 1000 users, URIs in 1000 directories, a 50% tag.
-skald::IndexRecord MakeRecord(size_t i) {
-  skald::IndexRecord r;
-  r.id = i;
+skald::RecordFields MakeRecord(size_t i) {
+  skald::RecordFields r;
+  r.key = i;
   r.account = "bench";
   r.level = 2;
   size_t bucket = (i * 2654435761u) % 100;
-  r.context_type = bucket < 90 ? "resource" : bucket < 99 ? "memory" : "skill";
+  r.context_type = bucket < 90   ? skald::ContextType::kResource
+                   : bucket < 99 ? skald::ContextType::kMemory
+                                 : skald::ContextType::kSkill;
   r.owner = "u" + std::to_string((i * 40503u) % 1000);
   r.uri = "viking://resources/d" + std::to_string(i % 1000) + "/f" + std::to_string(i);
   r.tags = {(i / 7) % 2 ? "parity=odd" : "parity=even"};
@@ -250,7 +252,7 @@ std::unique_ptr<skald::VectorIndex> BuildIndex(const skald::VectorIndexOptions& 
   std::unique_ptr<skald::VectorIndex> index = std::move(created).value();
   auto t = Clock::now();
   const size_t batch = 50000;
-  std::vector<skald::IndexRecord> records;
+  std::vector<skald::RecordFields> records;
   for (size_t start = 0; start < n; start += batch) {
     size_t end = std::min(n, start + batch);
     records.clear();
@@ -359,7 +361,7 @@ int main(int argc, char** argv) {
   std::printf("hnsw: built in %.1f s on %d threads, mem_mb=%.0f\n", ours.build_s, a.build_threads,
               ours.mem_mb);
   std::fflush(stdout);
-  auto run_ann = [&](int ef, const skald::VectorFilter& filter, size_t count,
+  auto run_ann = [&](int ef, const skald::RecordFilter& filter, size_t count,
                      std::vector<std::vector<uint64_t>>* got, skald::SearchPath* path) {
     got->assign(count, {});
     skald::SearchOptions o;
@@ -393,22 +395,22 @@ int main(int argc, char** argv) {
   if (a.filtered) {
     struct Case {
       const char* name;
-      skald::VectorFilter filter;
+      skald::RecordFilter filter;
     };
     std::vector<Case> cases(6);
     cases[0].name = "tag parity=odd (50%)";
     cases[0].filter.tags = {"parity=odd"};
     cases[1].name = "context_type=memory (9%)";
-    cases[1].filter.context_types = {"memory"};
+    cases[1].filter.context_types = {skald::ContextType::kMemory};
     cases[2].name = "context_type=skill (1%)";
-    cases[2].filter.context_types = {"skill"};
+    cases[2].filter.context_types = {skald::ContextType::kSkill};
     cases[3].name = "owner=u7 (0.1%)";
     cases[3].filter.owners = {"u7"};
     cases[4].name = "children of one directory (0.1%)";
     cases[4].filter.uri_scopes = {skald::UriScope::Children("viking://resources/d7")};
     cases[5].name = "subtree + memory|skill + odd (~5%)";
     cases[5].filter.uri_scopes = {skald::UriScope::Subtree("viking://resources")};
-    cases[5].filter.context_types = {"memory", "skill"};
+    cases[5].filter.context_types = {skald::ContextType::kMemory, skald::ContextType::kSkill};
     cases[5].filter.tags = {"parity=odd"};
     // Filtered exact scans are slow at 1M: 200 queries per case are enough.
     const size_t fq = std::min<size_t>(nq, 200);

@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "open: %s\n", db.status().ToString().c_str());
     return 1;
   }
-  skald::Identity who;
+  skald::Identity who{"default", "default", skald::Role::kRoot};
   double mb_per_s = 0;
   if (!find_only) {
   skald::AddResourceRequest add;

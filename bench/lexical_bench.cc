@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
   }
   std::unordered_map<uint64_t, std::string> doc_ids;
   for (size_t i = 0; i < data.docs.size(); ++i) doc_ids[i + 1] = data.docs[i].id;
-  skald::VectorFilter filter;
+  skald::RecordFilter filter;
   filter.account = "bench";
   auto existing = (*index)->Count(filter);
   const bool build = !reuse_index || !existing.ok() || *existing != data.docs.size();
@@ -237,17 +237,20 @@ int main(int argc, char** argv) {
   const double build_cpu_start = CpuSeconds();
   constexpr size_t kBatch = 1000;
   for (size_t first = 0; build && first < data.docs.size(); first += kBatch) {
-    std::vector<skald::LexicalDocument> batch;
+    std::vector<skald::RecordFields> records;
+    std::vector<skald::LexicalText> texts;
     for (size_t i = first; i < std::min(first + kBatch, data.docs.size()); ++i) {
-      skald::LexicalDocument doc;
-      doc.record.id = i + 1;
-      doc.record.account = "bench";
-      doc.record.uri = "viking://resources/beir/" + data.docs[i].id;
-      doc.title = data.docs[i].title;
-      doc.body = data.docs[i].text;
-      batch.push_back(std::move(doc));
+      skald::RecordFields record;
+      record.key = i + 1;
+      record.account = "bench";
+      record.uri = "viking://resources/beir/" + data.docs[i].id;
+      records.push_back(std::move(record));
+      skald::LexicalText text;
+      text.title = data.docs[i].title;
+      text.body = data.docs[i].text;
+      texts.push_back(std::move(text));
     }
-    skald::Status status = (*index)->Upsert(batch);
+    skald::Status status = (*index)->Upsert(records, texts);
     if (!status.ok()) {
       std::fprintf(stderr, "upsert: %s\n", status.ToString().c_str());
       return 1;

@@ -50,18 +50,19 @@ constexpr std::string_view kUriPrefix = "viking://resources/beir/";
 // Every document as one L2 record (key = index + 1, abstract = title) and
 // its text; titles and texts are moved out of `beir->docs`.
 struct Records {
-  std::vector<skald::RetrievalRecord> records;
+  std::vector<skald::Record> records;
   std::vector<std::string> texts;  // per record
 };
 
 Records ToRecords(BeirDataSet* beir) {
   Records out;
   for (BeirDocument& doc : beir->docs) {
-    skald::RetrievalRecord r;
+    skald::Record r;
     r.key = out.records.size() + 1;
+    r.account = "bench";
     r.uri = std::string(kUriPrefix) + doc.id;
     r.level = 2;
-    r.context_type = "resource";
+    r.context_type = skald::ContextType::kResource;
     r.abstract = std::move(doc.title);
     out.records.push_back(std::move(r));
     out.texts.push_back(std::move(doc.text));
@@ -189,25 +190,20 @@ int main(int argc, char** argv) {
   for (size_t first = 0; first < data.records.size(); first += kBatch) {
     const size_t end = std::min(first + kBatch, data.records.size());
     std::vector<std::string> texts;
-    std::vector<skald::IndexRecord> records;
-    std::vector<skald::LexicalDocument> docs;
+    std::vector<skald::RecordFields> records;
+    std::vector<skald::LexicalText> lexical_texts;
     for (size_t i = first; i < end; ++i) {
-      const skald::RetrievalRecord& r = data.records[i];
+      const skald::Record& r = data.records[i];
       texts.push_back(r.abstract + "\n" + data.texts[i]);
-      skald::IndexRecord record;
-      record.id = r.key;
-      record.account = "bench";
-      record.uri = r.uri;
-      record.context_type = r.context_type;
-      records.push_back(record);
-      docs.push_back({record, r.abstract, "", data.texts[i]});
+      records.push_back(r);
+      lexical_texts.push_back({r.abstract, "", data.texts[i]});
     }
     auto embedded = (*embedder)->Embed(texts);
     if (!embedded.ok()) return Fail("embed", embedded.status());
     std::vector<float> flat;
     for (const auto& v : *embedded) flat.insert(flat.end(), v.begin(), v.end());
     skald::Status status = (*vectors)->Upsert(records, flat);
-    if (status.ok()) status = (*lexical)->Upsert(docs);
+    if (status.ok()) status = (*lexical)->Upsert(records, lexical_texts);
     if (!status.ok()) return Fail("upsert", status);
   }
   if (skald::Status status = (*lexical)->Optimize(); !status.ok()) return Fail("optimize", status);
@@ -219,8 +215,8 @@ int main(int argc, char** argv) {
   sources.lexical = lexical->get();
   sources.embedder = embedder->get();
   sources.lookup = [&data](std::string_view, std::span<const uint64_t> keys)
-      -> skald::Result<std::vector<skald::RetrievalRecord>> {
-    std::vector<skald::RetrievalRecord> out;
+      -> skald::Result<std::vector<skald::Record>> {
+    std::vector<skald::Record> out;
     for (uint64_t key : keys) {
       if (key >= 1 && key <= data.records.size()) out.push_back(data.records[key - 1]);
     }

@@ -20,6 +20,7 @@
 
 #include "skald/options.h"
 #include "skald/result.h"
+#include "skald/retrieval.h"
 #include "skald/status.h"
 #include "skald/types.h"
 
@@ -129,35 +130,11 @@ struct AddResourceResult {
   std::string task_status;
 };
 
-// One retrieval hit.
-struct MatchedContext {
-  std::string uri;           // canonical node URI (+ "/.abstract.md" or "/.overview.md" for levels 0/1)
-  std::string context_type;  // "resource" | "memory" | "skill"
-  int level = 2;
-  double score = 0;          // finite, in [0, 1]
-  std::string abstract;
-  std::vector<std::string> tags;
-  std::string match_reason;  // "vector", "lexical", "vector+lexical", "reranked"
-};
-
-// How a find ran (include_provenance).
-struct FindTrace {
-  std::string mode;  // "quick" | "thinking"
-  std::vector<std::string> directories_visited;
-  int rounds = 0;
-  std::string stop_reason;
-  int candidates_kept = 0;
-  int candidates_dropped = 0;
-  bool reranked = false;
-  std::string rerank_warning;
-  double latency_ms = 0;
-};
-
 struct FindResult {
   std::vector<MatchedContext> memories;
   std::vector<MatchedContext> resources;
   std::vector<MatchedContext> skills;
-  std::optional<FindTrace> trace;  // with include_provenance
+  std::optional<RetrievalTrace> trace;  // with include_provenance
   size_t total() const { return memories.size() + resources.size() + skills.size(); }
 };
 

@@ -9,33 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "skald/retrieval.h"
 #include "skald/status.h"
 
 namespace skald {
 
 class Embedder;  // src/model/embedder.h
 class Reranker;  // src/model/reranker.h
-
-// Retrieval tuning (config sections `retrieval` and `rerank`).
-struct RetrievalSettings {
-  // Share of the lexical (BM25) score in every fused search score: 0 =
-  // vector similarity only, 1 = BM25 only. Hybrid search finds exact words
-  // a weak embedder misses. 0.7 was chosen on SciFact (bench/retrieval_eval):
-  // with the built-in (lexical) embedder anything from 0.6 to 1 scores
-  // within 0.01 nDCG@10; 0.7 keeps 30% for a real embedder's semantics.
-  double hybrid_weight = 0.7;
-  // Hierarchical retrieval: final = a*child + (1-a)*parent score; 1 ignores the parent.
-  double score_propagation_alpha = 1.0;
-  // Share of hotness (use count, recency) in final scores; 0 = off.
-  double hotness_alpha = 0.0;
-  // Results must score strictly above this unless a query gives its own
-  // threshold (`rerank.threshold`; applies without a reranker too).
-  double score_threshold = 0.1;
-  // Reranker token budget per (query, document) pair; 0 = no truncation.
-  int rerank_max_input_tokens = 0;
-
-  Status Validate() const;
-};
 
 struct DbOptions {
   // Directory holding skald.db, content/, index/, temp/ and LOCK. Created when missing.
@@ -61,7 +41,8 @@ struct DbOptions {
   // Cross-encoder used to rerank retrieval candidates; null = none (find
   // runs in QUICK mode unless asked otherwise).
   std::shared_ptr<Reranker> reranker;
-  RetrievalSettings retrieval;
+  // Retrieval tuning (config sections `retrieval` and `rerank`).
+  RetrievalOptions retrieval;
   // File text sent to the embedder is cut to this many estimated tokens.
   int embedding_max_input_tokens = 4096;
   // Threads running background jobs (ingestion, indexing). 0 runs none:
@@ -160,8 +141,6 @@ struct AddResourceRequest {
   Status Validate() const;
 };
 
-enum class RetrievalModeOption { kAuto, kQuick, kThinking };
-
 // find / search (reference §2.4).
 struct FindRequest {
   std::string query;
@@ -181,7 +160,7 @@ struct FindRequest {
   std::optional<int64_t> until_ns;
   std::string time_field = "updated_at";
   // kAuto: THINKING (hierarchical) when a reranker is configured, else QUICK.
-  RetrievalModeOption mode = RetrievalModeOption::kAuto;
+  RetrievalMode mode = RetrievalMode::kAuto;
   bool include_provenance = false;
 
   Status Validate() const;

@@ -3,6 +3,7 @@
 // Plain value types shared by every layer of Skald's public API.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,13 +15,15 @@ enum class Role { kUser = 0, kAdmin = 1, kRoot = 2 };
 std::string_view RoleName(Role role);
 
 // Who is calling: the tenant (account), the user inside it, and the role.
-// In dev mode every request is ROOT in account "default", user "default".
+// A default Identity has the least privilege (a plain user); whoever needs
+// ROOT (dev-mode server requests, the embedded CLI, operator tools, tests)
+// says so explicitly, e.g. `Identity{"default", "default", Role::kRoot}`.
 // Ids have at most 128 bytes (kMaxIdentifierBytes); Db calls answer
 // InvalidArgument for longer ones.
 struct Identity {
   std::string account = "default";
   std::string user = "default";
-  Role role = Role::kRoot;
+  Role role = Role::kUser;
 };
 
 // The kind of context a URI holds (reference §6 "Content classification").
@@ -28,5 +31,7 @@ enum class ContextType { kResource, kMemory, kSkill };
 
 // "resource" | "memory" | "skill".
 std::string_view ContextTypeName(ContextType type);
+// Inverse of ContextTypeName; nullopt for any other text.
+std::optional<ContextType> ParseContextType(std::string_view name);
 
 }  // namespace skald

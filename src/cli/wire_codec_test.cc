@@ -54,7 +54,7 @@ TEST(WireCodecTest, FindResultShape) {
   FindResult result;
   MatchedContext hit;
   hit.uri = "viking://resources/a/x.md";
-  hit.context_type = "resource";
+  hit.context_type = ContextType::kResource;
   hit.level = 2;
   hit.score = std::numeric_limits<double>::quiet_NaN();
   hit.abstract = "x";
@@ -63,7 +63,7 @@ TEST(WireCodecTest, FindResultShape) {
   hit.score = 0.5;
   hit.match_reason = "lexical";
   result.memories.push_back(hit);
-  result.trace = FindTrace{};
+  result.trace = RetrievalTrace{};
   result.trace->mode = "quick";
 
   Json json = FindResultToJson(result, /*with_provenance=*/false);

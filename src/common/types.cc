@@ -20,4 +20,11 @@ std::string_view ContextTypeName(ContextType type) {
   return "resource";
 }
 
+std::optional<ContextType> ParseContextType(std::string_view name) {
+  for (ContextType type : {ContextType::kResource, ContextType::kMemory, ContextType::kSkill}) {
+    if (name == ContextTypeName(type)) return type;
+  }
+  return std::nullopt;
+}
+
 }  // namespace skald

@@ -37,7 +37,7 @@ class FlatIndexTest : public ::testing::TestWithParam<Param> {
     data_ = MixtureData(3020, kDim, 12, 11);
     queries_.assign(data_.begin() + 3000 * kDim, data_.end());
     data_.resize(3000 * kDim);
-    std::vector<IndexRecord> batch;
+    std::vector<RecordFields> batch;
     for (uint64_t i = 0; i < 3000; ++i) {
       batch.push_back(TestRecord(i));
       records_[i] = batch.back();
@@ -63,7 +63,7 @@ class FlatIndexTest : public ::testing::TestWithParam<Param> {
 
   // The index equals brute force; for kInt8, brute force over the quantized
   // vectors (and query) with inner product, which is what "exact over int8" means.
-  void ExpectMatchesBruteForce(const VectorFilter& f, int k) {
+  void ExpectMatchesBruteForce(const RecordFilter& f, int k) {
     const bool int8 = GetParam().encoding == VectorEncoding::kInt8;
     std::map<uint64_t, std::vector<float>> stored;
     for (const auto& [id, v] : vectors_) stored[id] = AsStored(v);
@@ -86,15 +86,15 @@ class FlatIndexTest : public ::testing::TestWithParam<Param> {
 
   std::unique_ptr<VectorIndex> index_;
   std::vector<float> data_, queries_;
-  std::map<uint64_t, IndexRecord> records_;
+  std::map<uint64_t, RecordFields> records_;
   std::map<uint64_t, std::vector<float>> vectors_;
 };
 
 TEST_P(FlatIndexTest, UnfilteredSearchIsExact) { ExpectMatchesBruteForce({}, 10); }
 
 TEST_P(FlatIndexTest, FilteredSearchEqualsFilteredBruteForce) {
-  std::vector<VectorFilter> filters(7);
-  filters[0].context_types = {"skill"};                                   // ~10%
+  std::vector<RecordFilter> filters(7);
+  filters[0].context_types = {ContextType::kSkill};                       // ~10%
   filters[1].owners = {"u2"};                                             // ~12%
   filters[2].tags = {"t=1", "odd"};                                       // ~10%
   filters[3].uri_scopes = {UriScope::Children("viking://resources/a1/b5")};  // tiny
@@ -111,25 +111,25 @@ TEST_P(FlatIndexTest, FilteredSearchEqualsFilteredBruteForce) {
 }
 
 TEST_P(FlatIndexTest, CountMatchesReference) {
-  VectorFilter f;
+  RecordFilter f;
   f.tags = {"even"};
-  f.context_types = {"resource"};
+  f.context_types = {ContextType::kResource};
   uint64_t want = 0;
   for (const auto& [id, r] : records_) want += testing::RefMatches(f, r);
   auto n = index_->Count(f);
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, want);
   EXPECT_EQ(*index_->Count({}), 3000u);
-  VectorFilter dir;
+  RecordFilter dir;
   dir.uri_scopes = {UriScope::Children("viking://resources/a3")};
   want = 0;
   for (const auto& [id, r] : records_) want += testing::RefMatches(dir, r);
   EXPECT_EQ(*index_->Count(dir), want);
   // A value listed twice selects the same records as listed once.
-  VectorFilter once;
-  once.context_types = {"memory"};
-  VectorFilter twice;
-  twice.context_types = {"memory", "memory"};
+  RecordFilter once;
+  once.context_types = {ContextType::kMemory};
+  RecordFilter twice;
+  twice.context_types = {ContextType::kMemory, ContextType::kMemory};
   EXPECT_EQ(*index_->Count(twice), *index_->Count(once));
 }
 
@@ -138,7 +138,7 @@ TEST_P(FlatIndexTest, UpsertReplacesAndDeleteRemoves) {
   std::vector<float> q = Query(0);
   std::vector<float> near = q;
   for (auto& x : near) x *= 10;  // the best match for both metrics
-  IndexRecord r = TestRecord(5);
+  RecordFields r = TestRecord(5);
   r.tags = {"moved"};
   ASSERT_TRUE(index_->Upsert(r, near).ok());
   records_[5] = r;
@@ -160,7 +160,7 @@ TEST_P(FlatIndexTest, UpsertReplacesAndDeleteRemoves) {
   ASSERT_TRUE(index_->Search(q, {}, {}, &got).ok());
   ASSERT_FALSE(got.empty());
   EXPECT_EQ(got[0].id, 5u);
-  VectorFilter moved;
+  RecordFilter moved;
   moved.tags = {"moved"};
   EXPECT_EQ(*index_->Count(moved), 1u);
   ExpectMatchesBruteForce({}, 10);
@@ -169,8 +169,8 @@ TEST_P(FlatIndexTest, UpsertReplacesAndDeleteRemoves) {
   EXPECT_EQ(index_->deleted(), 0u);
   EXPECT_EQ(index_->size(), 2700u);
   ExpectMatchesBruteForce({}, 10);
-  VectorFilter skills;
-  skills.context_types = {"skill"};
+  RecordFilter skills;
+  skills.context_types = {ContextType::kSkill};
   ExpectMatchesBruteForce(skills, 10);
 }
 
@@ -183,14 +183,14 @@ TEST_P(FlatIndexTest, RejectsBadInput) {
   SearchOptions zero_k;
   zero_k.k = 0;
   EXPECT_EQ(index_->Search(Query(0), {}, zero_k, &got).code(), StatusCode::kInvalidArgument);
-  IndexRecord r = TestRecord(1);
+  RecordFields r = TestRecord(1);
   r.level = 9;
   EXPECT_EQ(index_->Upsert(r, Query(0)).code(), StatusCode::kInvalidArgument);
-  std::vector<IndexRecord> dup = {TestRecord(1), TestRecord(1)};
+  std::vector<RecordFields> dup = {TestRecord(1), TestRecord(1)};
   std::vector<float> two(2 * kDim, 0.1f);
   EXPECT_EQ(index_->Upsert(dup, two).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(index_->Upsert(TestRecord(1), short_query).code(), StatusCode::kInvalidArgument);
-  VectorFilter bad;
+  RecordFilter bad;
   bad.created_min = 10;
   bad.created_max = 5;
   EXPECT_EQ(index_->Search(Query(0), bad, {}, &got).code(), StatusCode::kInvalidArgument);

@@ -47,7 +47,7 @@ class HnswIndexTest : public ::testing::Test {
     std::vector<float> data = MixtureData(kN + kQueries, kDim, 25, 21);
     queries_.assign(data.begin() + kN * kDim, data.end());
     data.resize(kN * kDim);
-    std::vector<IndexRecord> batch;
+    std::vector<RecordFields> batch;
     for (uint64_t i = 0; i < kN; ++i) {
       batch.push_back(TestRecord(i));
       records_[i] = batch.back();
@@ -62,7 +62,7 @@ class HnswIndexTest : public ::testing::Test {
 
   // Mean recall@k of the index against filtered brute force; checks every
   // hit passes the filter and reports the path of the last search.
-  double MeanRecall(const VectorFilter& f, int k, SearchPath* path = nullptr) {
+  double MeanRecall(const RecordFilter& f, int k, SearchPath* path = nullptr) {
     double sum = 0;
     for (int q = 0; q < kQueries; ++q) {
       std::vector<SearchHit> got;
@@ -82,7 +82,7 @@ class HnswIndexTest : public ::testing::Test {
 
   std::unique_ptr<VectorIndex> index_;
   std::vector<float> queries_;
-  std::map<uint64_t, IndexRecord> records_;
+  std::map<uint64_t, RecordFields> records_;
   std::map<uint64_t, std::vector<float>> vectors_;
 };
 
@@ -96,7 +96,7 @@ TEST_F(HnswIndexTest, RecallAgainstExactSearch) {
   auto flat = NewVectorIndex(fo);
   ASSERT_TRUE(flat.ok());
   std::vector<float> all;
-  std::vector<IndexRecord> recs;
+  std::vector<RecordFields> recs;
   for (const auto& [id, r] : records_) {
     recs.push_back(r);
     all.insert(all.end(), vectors_[id].begin(), vectors_[id].end());
@@ -133,13 +133,13 @@ TEST_F(HnswIndexTest, LowEfStillFindsMostNeighbours) {
 TEST_F(HnswIndexTest, FilteredSearchOnBothPlannerPaths) {
   Build(1);
   struct Case {
-    VectorFilter f;
+    RecordFilter f;
     SearchPath path;
   };
   std::vector<Case> cases(7);
   cases[0].f.tags = {"even"};  // 50%: graph
   cases[0].path = SearchPath::kGraph;
-  cases[1].f.context_types = {"skill"};  // 10%: graph
+  cases[1].f.context_types = {ContextType::kSkill};  // 10%: graph
   cases[1].path = SearchPath::kGraph;
   cases[2].f.owners = {"u3"};  // ~12%
   cases[2].f.tags = {"t=4"};   // ~2.5% = ~120 records; postings list too many: sampled, exact scan
@@ -174,8 +174,8 @@ TEST_F(HnswIndexTest, FilteredSearchOnBothPlannerPaths) {
 
 TEST_F(HnswIndexTest, ExactOptionEqualsBruteForce) {
   Build(1);
-  VectorFilter f;
-  f.context_types = {"memory"};
+  RecordFilter f;
+  f.context_types = {ContextType::kMemory};
   for (int q = 0; q < 10; ++q) {
     std::vector<SearchHit> got;
     SearchOptions o;
@@ -189,7 +189,7 @@ TEST_F(HnswIndexTest, ExactOptionEqualsBruteForce) {
 
 TEST_F(HnswIndexTest, CountFilter) {
   Build(1);
-  VectorFilter f;
+  RecordFilter f;
   f.WithLevels({2});
   f.owners = {"u1", "u2"};
   uint64_t want = 0;
@@ -215,7 +215,7 @@ TEST_F(HnswIndexTest, DeletesAreNeverReturnedAndCompactionKeepsRecall) {
   EXPECT_EQ(index_->deleted(), 0u);
   EXPECT_EQ(index_->size(), records_.size());
   EXPECT_GE(MeanRecall({}, 10), 0.95);
-  VectorFilter f;
+  RecordFilter f;
   f.tags = {"odd"};
   EXPECT_GE(MeanRecall(f, 10), 0.9);
 }
@@ -254,9 +254,9 @@ TEST(HnswConcurrencyTest, SearchesRaceWithInsertsDeletesAndCompaction) {
 
   std::thread writer([&] {
     for (int b = 0; b < kBatches; ++b) {
-      std::vector<IndexRecord> recs;
+      std::vector<RecordFields> recs;
       for (int i = 0; i < kBatch; ++i) {
-        IndexRecord r = TestRecord(uint64_t(b) * kBatch + i);
+        RecordFields r = TestRecord(uint64_t(b) * kBatch + i);
         r.tags = {"batch=" + std::to_string(b)};
         recs.push_back(r);
       }
@@ -278,7 +278,7 @@ TEST(HnswConcurrencyTest, SearchesRaceWithInsertsDeletesAndCompaction) {
     while (!done.load()) {
       int upto = inserted.load();
       int b = upto == 0 ? 0 : int(rng() % uint32_t(upto + 1));
-      VectorFilter f;
+      RecordFilter f;
       f.tags = {"batch=" + std::to_string(b)};
       auto n = index->Count(f);
       if (!n.ok() || (*n != 0 && *n != kBatch)) failures++;
@@ -306,7 +306,7 @@ TEST(HnswConcurrencyTest, SearchesRaceWithInsertsDeletesAndCompaction) {
   r2.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(index->size(), 10u * kBatch);
-  VectorFilter last;
+  RecordFilter last;
   last.tags = {"batch=" + std::to_string(kBatches - 1)};
   EXPECT_EQ(*index->Count(last), uint64_t(kBatch));
 }

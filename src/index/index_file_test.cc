@@ -39,7 +39,7 @@ VectorIndexOptions Options(const std::string& kind, int dim,
 std::unique_ptr<VectorIndex> Filled(const VectorIndexOptions& o, size_t n) {
   auto index = std::move(NewVectorIndex(o)).value();
   std::vector<float> data = MixtureData(n, o.dim, 5, 3);
-  std::vector<IndexRecord> recs;
+  std::vector<RecordFields> recs;
   for (size_t i = 0; i < n; ++i) recs.push_back(TestRecord(i));
   EXPECT_TRUE(index->Upsert(recs, data).ok());
   std::vector<uint64_t> doomed;
@@ -64,9 +64,9 @@ TEST_P(RoundTripTest, LoadedIndexAnswersLikeTheSavedOne) {
   EXPECT_EQ((*loaded)->applied_seq(), 1234);
   EXPECT_EQ((*loaded)->embedder(), "test-embedder:v1");
   std::vector<float> queries = MixtureData(20, 16, 5, 4);
-  VectorFilter odd;
+  RecordFilter odd;
   odd.tags = {"odd"};
-  for (const VectorFilter& f : {VectorFilter{}, odd}) {
+  for (const RecordFilter& f : {RecordFilter{}, odd}) {
     EXPECT_EQ(*(*loaded)->Count(f), *index->Count(f));
     for (int q = 0; q < 20; ++q) {
       std::span<const float> query(queries.data() + q * 16, 16);

@@ -38,13 +38,15 @@ inline std::vector<float> MixtureData(size_t n, int dim, int clusters, uint64_t 
 // users or shared, URI in a 3-level tree, tags "t=i%5", "even"/"odd" and a
 // rare "r=i%40",
 // created i, updated 1000 - i%1000.
-inline IndexRecord TestRecord(uint64_t i) {
-  IndexRecord r;
-  r.id = i;
+inline RecordFields TestRecord(uint64_t i) {
+  RecordFields r;
+  r.key = i;
   r.account = i % 11 == 0 ? "other" : "acme";
   r.level = int(i % 3);
   uint64_t b = (i * 7919) % 10;
-  r.context_type = b < 7 ? "resource" : b < 9 ? "memory" : "skill";
+  r.context_type = b < 7   ? ContextType::kResource
+                   : b < 9 ? ContextType::kMemory
+                           : ContextType::kSkill;
   r.owner = i % 8 == 0 ? "" : "u" + std::to_string(i % 7);
   r.uri = "viking://resources/a" + std::to_string(i % 4) + "/b" + std::to_string(i % 13) + "/f" +
           std::to_string(i);
@@ -90,10 +92,9 @@ inline constexpr HandCountedDepth kHandCountedDepths[] = {
     {"viking://user/u1/memories/x.md", 4},
 };
 
-// Reference filter semantics, written independently of RecordStore (the URI
-// scope test compares strings and counts depth with RefDepth).
-inline bool RefMatches(const VectorFilter& f, const IndexRecord& r) {
-  auto in = [](const std::vector<std::string>& set, const std::string& v) {
+// Reference filter semantics, written independently of RecordStore.
+inline bool RefMatches(const RecordFilter& f, const RecordFields& r) {
+  auto in = [](const auto& set, const auto& v) {
     return set.empty() || std::find(set.begin(), set.end(), v) != set.end();
   };
   if (!f.account.empty() && f.account != r.account) return false;
@@ -119,10 +120,10 @@ inline bool RefMatches(const VectorFilter& f, const IndexRecord& r) {
 
 // Exact top-k over live records passing `f` (scores as the index computes
 // them: cosine normalizes both sides). Ties broken by id, like the index.
-inline std::vector<SearchHit> BruteForce(const std::map<uint64_t, IndexRecord>& records,
+inline std::vector<SearchHit> BruteForce(const std::map<uint64_t, RecordFields>& records,
                                          const std::map<uint64_t, std::vector<float>>& vectors,
                                          const std::vector<float>& query, Metric metric,
-                                         const VectorFilter& f, size_t k) {
+                                         const RecordFilter& f, size_t k) {
   auto norm = [&](std::vector<float> v) {
     if (metric != Metric::kCosine) return v;
     double s = 0;
@@ -163,8 +164,8 @@ inline double RecallOf(const std::vector<SearchHit>& truth, const std::vector<Se
 // same scores rank by rank, and every returned id is live and passes the filter.
 inline ::testing::AssertionResult SameTopK(const std::vector<SearchHit>& truth,
                                            const std::vector<SearchHit>& got,
-                                           const std::map<uint64_t, IndexRecord>& records,
-                                           const VectorFilter& f, float tolerance = 1e-4f) {
+                                           const std::map<uint64_t, RecordFields>& records,
+                                           const RecordFilter& f, float tolerance = 1e-4f) {
   if (truth.size() != got.size()) {
     return ::testing::AssertionFailure()
            << "expected " << truth.size() << " hits, got " << got.size();

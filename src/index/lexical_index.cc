@@ -19,7 +19,7 @@
 #include "index/fts5_tokenizer.h"
 #include "index/lexical_query.h"
 #include "index/lexical_sql.h"
-#include "index/record_store.h"  // UriDepth, shared with the vector index
+#include "uri/uri_path.h"
 
 namespace skald {
 
@@ -97,11 +97,12 @@ class Fts5LexicalIndex final : public LexicalIndex {
 
   std::string_view Kind() const override { return "fts5"; }
   const std::string& tokenizer_name() const override { return tokenizer_name_; }
-  Status Upsert(std::span<const LexicalDocument> docs) override;
+  Status Upsert(std::span<const RecordFields> records,
+                std::span<const LexicalText> texts) override;
   Result<uint64_t> Delete(std::span<const uint64_t> ids) override;
-  Status Search(std::string_view query, const VectorFilter& filter, int k,
+  Status Search(std::string_view query, const RecordFilter& filter, int k,
                 std::vector<SearchHit>* hits) const override;
-  Result<uint64_t> Count(const VectorFilter& filter) const override;
+  Result<uint64_t> Count(const RecordFilter& filter) const override;
   int64_t applied_seq() const override { return applied_seq_.load(); }
   Status SetAppliedSeq(int64_t seq) override;
   bool was_reset() const override { return was_reset_; }
@@ -141,7 +142,7 @@ class Fts5LexicalIndex final : public LexicalIndex {
   // REQUIRES: write_mu_ held, inside a write transaction.
   Result<int64_t> PartitionFor(const std::string& account);
   Status LoadPartitions();
-  Status UpsertOne(const LexicalDocument& doc);
+  Status UpsertOne(const RecordFields& r, const LexicalText& text);
   Status DeleteOne(int64_t id, bool* found);
   struct Partition {
     int64_t id = 0;
@@ -153,7 +154,7 @@ class Fts5LexicalIndex final : public LexicalIndex {
   };
   // Partitions a filter applies to (one, none or all).
   Result<std::vector<Partition>> Partitions(LexicalConnection& conn,
-                                            const VectorFilter& filter) const;
+                                            const RecordFilter& filter) const;
   // The top k of one partition, with MaxScore pruning (lexical_query.h).
   Status SearchPartition(LexicalConnection& conn, const Partition& part,
                          const std::vector<LexicalQueryTerm>& terms, const std::string& conditions,
@@ -405,26 +406,25 @@ Status Fts5LexicalIndex::DeleteOne(int64_t id, bool* found) {
   return writer_->Run("DELETE FROM doc_tags WHERE id = ?1", {id});
 }
 
-Status Fts5LexicalIndex::UpsertOne(const LexicalDocument& doc) {
-  const IndexRecord& r = doc.record;
+Status Fts5LexicalIndex::UpsertOne(const RecordFields& r, const LexicalText& text) {
   if (r.account.empty()) {
-    return Status::InvalidArgument(fmt::format("lexical index: record {} has no account", r.id));
+    return Status::InvalidArgument(fmt::format("lexical index: record {} has no account", r.key));
   }
-  const auto id = static_cast<int64_t>(r.id);
+  const auto id = static_cast<int64_t>(r.key);
   bool existed = false;
   SKALD_RETURN_IF_ERROR(DeleteOne(id, &existed));
   SKALD_ASSIGN_OR_RETURN(int64_t part, PartitionFor(r.account));
   SKALD_RETURN_IF_ERROR(writer_->Run(
       "INSERT INTO docs(id, part, level, context_type, uri, depth, owner, created_ns, updated_ns) "
       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-      {id, part, static_cast<int64_t>(r.level), r.context_type, r.uri,
-       static_cast<int64_t>(UriDepth(r.uri)), r.owner, r.created_ns, r.updated_ns}));
+      {id, part, static_cast<int64_t>(r.level), std::string(ContextTypeName(r.context_type)),
+       r.uri, static_cast<int64_t>(UriDepth(r.uri)), r.owner, r.created_ns, r.updated_ns}));
   {
     ScopedTermCapture capture(&captured_terms_);
     SKALD_RETURN_IF_ERROR(writer_->Run(
         fmt::format("INSERT INTO {}(rowid, title, abstract, body) VALUES(?1, ?2, ?3, ?4)",
                     FtsTable(part)),
-        {id, doc.title, doc.abstract, doc.body}));
+        {id, text.title, text.abstract, text.body}));
   }
   CountTerms(part, &captured_terms_, +1);
   SKALD_RETURN_IF_ERROR(
@@ -436,11 +436,18 @@ Status Fts5LexicalIndex::UpsertOne(const LexicalDocument& doc) {
   return Status::Ok();
 }
 
-Status Fts5LexicalIndex::Upsert(std::span<const LexicalDocument> docs) {
-  if (docs.empty()) return Status::Ok();
+Status Fts5LexicalIndex::Upsert(std::span<const RecordFields> records,
+                                std::span<const LexicalText> texts) {
+  if (records.size() != texts.size()) {
+    return Status::InvalidArgument(fmt::format("lexical index: {} records but {} texts",
+                                               records.size(), texts.size()));
+  }
+  if (records.empty()) return Status::Ok();
   std::lock_guard lock(write_mu_);
   return InTransaction([&]() -> Status {
-    for (const LexicalDocument& doc : docs) SKALD_RETURN_IF_ERROR(UpsertOne(doc));
+    for (size_t i = 0; i < records.size(); ++i) {
+      SKALD_RETURN_IF_ERROR(UpsertOne(records[i], texts[i]));
+    }
     return Status::Ok();
   });
 }
@@ -480,7 +487,7 @@ Status Fts5LexicalIndex::Optimize() {
 }
 
 Result<std::vector<Fts5LexicalIndex::Partition>> Fts5LexicalIndex::Partitions(
-    LexicalConnection& conn, const VectorFilter& filter) const {
+    LexicalConnection& conn, const RecordFilter& filter) const {
   std::vector<Partition> parts;
   sqlite3_stmt* stmt = nullptr;
   if (filter.account.empty()) {
@@ -585,7 +592,7 @@ Status Fts5LexicalIndex::SearchPartition(LexicalConnection& conn, const Partitio
   return RunPlan(conn, part.id, plan, conditions, condition_args, k, out);
 }
 
-Status Fts5LexicalIndex::Search(std::string_view query, const VectorFilter& filter, int k,
+Status Fts5LexicalIndex::Search(std::string_view query, const RecordFilter& filter, int k,
                                 std::vector<SearchHit>* hits) const {
   hits->clear();
   if (k < 1) return Status::InvalidArgument(fmt::format("lexical search: k = {} < 1", k));
@@ -622,7 +629,7 @@ Status Fts5LexicalIndex::Search(std::string_view query, const VectorFilter& filt
   return Status::Ok();
 }
 
-Result<uint64_t> Fts5LexicalIndex::Count(const VectorFilter& filter) const {
+Result<uint64_t> Fts5LexicalIndex::Count(const RecordFilter& filter) const {
   SKALD_RETURN_IF_ERROR(filter.Validate());
   ReaderLease lease(this);
   LexicalConnection& conn = lease.conn();

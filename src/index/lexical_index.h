@@ -1,7 +1,8 @@
 #pragma once
 
 // LexicalIndex: BM25 full-text search over record text, with the same record
-// fields and filter language as the vector index (index/vector_index.h), so
+// fields (RecordFields) and filter language (RecordFilter) as the vector
+// index (index/vector_index.h), so
 // hybrid retrieval can ask both indexes the same question.
 //
 // The implementation (OpenFts5LexicalIndex) keeps its own SQLite file: one
@@ -33,9 +34,9 @@
 
 namespace skald {
 
-// One record's filter fields and its searchable text.
-struct LexicalDocument {
-  IndexRecord record;    // id, account (required), level, uri, owner, tags, times
+// The searchable text of one record, by BM25F field. The record's filter
+// fields travel beside it as RecordFields (storage/record.h), never copied in.
+struct LexicalText {
   std::string title;     // e.g. the file or directory name
   std::string abstract;  // e.g. the L0 abstract
   std::string body;      // e.g. the L1 overview or the file's text
@@ -89,12 +90,16 @@ class LexicalIndex {
   // Name() of the tokenizer the index was built with.
   virtual const std::string& tokenizer_name() const = 0;
 
-  // Inserts or replaces records by id, in one transaction (all or nothing).
-  // A record may move between accounts. REQUIRES: record.account non-empty,
-  // ids unique within the batch, text valid UTF-8 (invalid bytes are skipped).
-  virtual Status Upsert(std::span<const LexicalDocument> docs) = 0;
-  Status Upsert(const LexicalDocument& doc) {
-    return Upsert(std::span<const LexicalDocument>(&doc, 1));
+  // Inserts or replaces records by key (RecordFields::key is the index id),
+  // records[i] with the text texts[i], in one transaction (all or nothing).
+  // A record may move between accounts. REQUIRES: records.size() ==
+  // texts.size() (InvalidArgument otherwise), every account non-empty, keys
+  // unique within the batch, text valid UTF-8 (invalid bytes are skipped).
+  virtual Status Upsert(std::span<const RecordFields> records,
+                        std::span<const LexicalText> texts) = 0;
+  Status Upsert(const RecordFields& record, const LexicalText& text) {
+    return Upsert(std::span<const RecordFields>(&record, 1),
+                  std::span<const LexicalText>(&text, 1));
   }
 
   // Removes records by id in one transaction; unknown ids are ignored.
@@ -105,12 +110,12 @@ class LexicalIndex {
   // best first, into `*hits` (cleared first; score > 0, larger is better).
   // An empty filter account searches every account, each ranked with its own
   // statistics. A query with no searchable words returns no hits.
-  // REQUIRES: k >= 1; filter valid (VectorFilter::Validate()).
-  virtual Status Search(std::string_view query, const VectorFilter& filter, int k,
+  // REQUIRES: k >= 1; filter valid (RecordFilter::Validate()).
+  virtual Status Search(std::string_view query, const RecordFilter& filter, int k,
                         std::vector<SearchHit>* hits) const = 0;
 
   // Number of records that pass `filter`.
-  virtual Result<uint64_t> Count(const VectorFilter& filter) const = 0;
+  virtual Result<uint64_t> Count(const RecordFilter& filter) const = 0;
 
   // The catalog change sequence this index reflects (0 for a new or reset
   // index). Writes and SetAppliedSeq are separate transactions: replaying

@@ -18,15 +18,33 @@ namespace {
 
 namespace fs = std::filesystem;
 
-LexicalDocument Doc(uint64_t id, std::string uri, std::string body, std::string account = "acme") {
-  LexicalDocument doc;
-  doc.record.id = id;
+// A record with its text, as these tests build them; Put() hands both to the
+// index through its (records, texts) interface.
+struct TestDoc : LexicalText {
+  RecordFields record;
+};
+
+TestDoc Doc(uint64_t id, std::string uri, std::string body, std::string account = "acme") {
+  TestDoc doc;
+  doc.record.key = id;
   doc.record.account = std::move(account);
   doc.record.uri = std::move(uri);
-  doc.record.context_type = "resource";
+  doc.record.context_type = ContextType::kResource;
   doc.body = std::move(body);
   return doc;
 }
+
+Status Put(LexicalIndex& index, const std::vector<TestDoc>& docs) {
+  std::vector<RecordFields> records;
+  std::vector<LexicalText> texts;
+  for (const TestDoc& doc : docs) {
+    records.push_back(doc.record);
+    texts.push_back(doc);
+  }
+  return index.Upsert(records, texts);
+}
+
+Status Put(LexicalIndex& index, const TestDoc& doc) { return index.Upsert(doc.record, doc); }
 
 std::vector<uint64_t> Ids(const std::vector<SearchHit>& hits) {
   std::vector<uint64_t> ids;
@@ -56,7 +74,7 @@ class LexicalIndexTest : public ::testing::Test {
     return *index_;
   }
 
-  std::vector<uint64_t> Find(std::string_view query, const VectorFilter& filter = Acme(),
+  std::vector<uint64_t> Find(std::string_view query, const RecordFilter& filter = Acme(),
                              int k = 10) {
     std::vector<SearchHit> hits;
     Status status = index_->Search(query, filter, k, &hits);
@@ -66,8 +84,8 @@ class LexicalIndexTest : public ::testing::Test {
     return Ids(hits);
   }
 
-  static VectorFilter Acme() {
-    VectorFilter filter;
+  static RecordFilter Acme() {
+    RecordFilter filter;
     filter.account = "acme";
     return filter;
   }
@@ -81,8 +99,8 @@ using IdList = std::vector<uint64_t>;
 
 TEST_F(LexicalIndexTest, InsertSearchDelete) {
   LexicalIndex& index = Open();
-  ASSERT_TRUE(index
-                  .Upsert(std::vector<LexicalDocument>{
+  ASSERT_TRUE(Put(index,
+                    std::vector<TestDoc>{
                       Doc(1, "viking://resources/a.md", "the quick brown fox"),
                       Doc(2, "viking://resources/b.md", "a lazy dog sleeps"),
                       Doc(3, "viking://resources/c.md", "foxes chase dogs; fox fox"),
@@ -100,14 +118,14 @@ TEST_F(LexicalIndexTest, InsertSearchDelete) {
 
 TEST_F(LexicalIndexTest, StemmedAndCaseInsensitiveMatching) {
   Open();
-  ASSERT_TRUE(index_->Upsert(Doc(1, "viking://resources/a", "Running databases")).ok());
+  ASSERT_TRUE(Put(*index_, Doc(1, "viking://resources/a", "Running databases")).ok());
   EXPECT_EQ(Find("RUNS database"), (IdList{1}));
 }
 
 TEST_F(LexicalIndexTest, UpsertReplacesText) {
   Open();
-  ASSERT_TRUE(index_->Upsert(Doc(1, "viking://resources/a", "old words")).ok());
-  ASSERT_TRUE(index_->Upsert(Doc(1, "viking://resources/a", "new text")).ok());
+  ASSERT_TRUE(Put(*index_, Doc(1, "viking://resources/a", "old words")).ok());
+  ASSERT_TRUE(Put(*index_, Doc(1, "viking://resources/a", "new text")).ok());
   EXPECT_TRUE(Find("old").empty());
   EXPECT_EQ(Find("new"), (IdList{1}));
   EXPECT_EQ(*index_->Count(Acme()), 1u);
@@ -115,45 +133,45 @@ TEST_F(LexicalIndexTest, UpsertReplacesText) {
 
 TEST_F(LexicalIndexTest, AccountsArePartitions) {
   Open();
-  ASSERT_TRUE(index_
-                  ->Upsert(std::vector<LexicalDocument>{
+  ASSERT_TRUE(Put(*index_,
+                    std::vector<TestDoc>{
                       Doc(1, "viking://resources/a", "shared secret", "acme"),
                       Doc(2, "viking://resources/a", "shared secret", "globex"),
                   })
                   .ok());
   EXPECT_EQ(Find("secret"), (IdList{1}));
-  VectorFilter globex;
+  RecordFilter globex;
   globex.account = "globex";
   EXPECT_EQ(Find("secret", globex), (IdList{2}));
-  VectorFilter nobody;
+  RecordFilter nobody;
   nobody.account = "initech";
   EXPECT_TRUE(Find("secret", nobody).empty());
-  EXPECT_EQ(Find("secret", VectorFilter{}), (IdList{1, 2}));  // "" = every account
+  EXPECT_EQ(Find("secret", RecordFilter{}), (IdList{1, 2}));  // "" = every account
   // A record can move to another account.
-  ASSERT_TRUE(index_->Upsert(Doc(1, "viking://resources/a", "shared secret", "globex")).ok());
+  ASSERT_TRUE(Put(*index_, Doc(1, "viking://resources/a", "shared secret", "globex")).ok());
   EXPECT_TRUE(Find("secret").empty());
   EXPECT_EQ(Find("secret", globex), (IdList{1, 2}));
   EXPECT_EQ(*index_->Count(globex), 2u);
-  LexicalDocument no_account = Doc(3, "viking://resources/x", "x", "");
-  EXPECT_EQ(index_->Upsert(no_account).code(), StatusCode::kInvalidArgument);
+  TestDoc no_account = Doc(3, "viking://resources/x", "x", "");
+  EXPECT_EQ(Put(*index_, no_account).code(), StatusCode::kInvalidArgument);
 }
 
 TEST_F(LexicalIndexTest, LevelAndContextTypeAndOwnerFilters) {
   Open();
-  std::vector<LexicalDocument> docs;
+  std::vector<TestDoc> docs;
   for (int i = 0; i < 6; ++i) {
-    LexicalDocument doc = Doc(i + 1, "viking://resources/d" + std::to_string(i), "needle");
+    TestDoc doc = Doc(i + 1, "viking://resources/d" + std::to_string(i), "needle");
     doc.record.level = i % 3;
-    doc.record.context_type = i < 3 ? "resource" : "memory";
+    doc.record.context_type = i < 3 ? ContextType::kResource : ContextType::kMemory;
     doc.record.owner = i % 2 == 0 ? "" : "alice";
     docs.push_back(doc);
   }
-  ASSERT_TRUE(index_->Upsert(docs).ok());
-  VectorFilter f = Acme();
+  ASSERT_TRUE(Put(*index_, docs).ok());
+  RecordFilter f = Acme();
   f.level_mask = (1u << 0) | (1u << 2);
   EXPECT_EQ(Find("needle", f), (IdList{1, 3, 4, 6}));
   f = Acme();
-  f.context_types = {"memory"};
+  f.context_types = {ContextType::kMemory};
   EXPECT_EQ(Find("needle", f), (IdList{4, 5, 6}));
   f = Acme();
   f.owners = {"alice"};
@@ -162,11 +180,11 @@ TEST_F(LexicalIndexTest, LevelAndContextTypeAndOwnerFilters) {
   EXPECT_EQ(Find("needle", f), (IdList{1, 3, 5}));
   f = Acme();
   f.level_mask = 1u << 1;
-  f.context_types = {"resource", "skill"};
+  f.context_types = {ContextType::kResource, ContextType::kSkill};
   EXPECT_EQ(Find("needle", f), (IdList{2}));
   EXPECT_EQ(*index_->Count(f), 1u);
-  VectorFilter repeated;  // every account; repeated values count once
-  repeated.context_types = {"memory", "memory"};
+  RecordFilter repeated;  // every account; repeated values count once
+  repeated.context_types = {ContextType::kMemory, ContextType::kMemory};
   repeated.owners = {"alice", "alice"};
   EXPECT_EQ(*index_->Count(repeated), 2u);
   EXPECT_EQ(Find("needle", repeated), (IdList{4, 6}));
@@ -174,8 +192,8 @@ TEST_F(LexicalIndexTest, LevelAndContextTypeAndOwnerFilters) {
 
 TEST_F(LexicalIndexTest, UriScopesSubtreeAndChildren) {
   Open();
-  ASSERT_TRUE(index_
-                  ->Upsert(std::vector<LexicalDocument>{
+  ASSERT_TRUE(Put(*index_,
+                    std::vector<TestDoc>{
                       Doc(1, "viking://resources/a", "topic"),
                       Doc(2, "viking://resources/a/x.md", "topic"),
                       Doc(3, "viking://resources/a/sub", "topic"),
@@ -184,7 +202,7 @@ TEST_F(LexicalIndexTest, UriScopesSubtreeAndChildren) {
                       Doc(6, "viking://user/alice/memories/m.md", "topic"),
                   })
                   .ok());
-  VectorFilter f = Acme();
+  RecordFilter f = Acme();
   f.uri_scopes = {UriScope::Subtree("viking://resources/a")};
   EXPECT_EQ(Find("topic", f), (IdList{1, 2, 3, 4}));  // not "ab"
   f.uri_scopes = {UriScope::Children("viking://resources/a")};
@@ -206,9 +224,9 @@ TEST_F(LexicalIndexTest, UriScopesSubtreeAndChildren) {
 
 TEST_F(LexicalIndexTest, TagsAllOfAndTimeRanges) {
   Open();
-  std::vector<LexicalDocument> docs;
+  std::vector<TestDoc> docs;
   for (int i = 0; i < 4; ++i) {
-    LexicalDocument doc = Doc(i + 1, "viking://resources/t" + std::to_string(i), "tagged text");
+    TestDoc doc = Doc(i + 1, "viking://resources/t" + std::to_string(i), "tagged text");
     doc.record.created_ns = 100 * (i + 1);
     doc.record.updated_ns = 1000 * (i + 1);
     docs.push_back(doc);
@@ -216,8 +234,8 @@ TEST_F(LexicalIndexTest, TagsAllOfAndTimeRanges) {
   docs[0].record.tags = {"lang=en", "kind=doc"};
   docs[1].record.tags = {"lang=en"};
   docs[2].record.tags = {"kind=doc", "lang=en", "x=y"};
-  ASSERT_TRUE(index_->Upsert(docs).ok());
-  VectorFilter f = Acme();
+  ASSERT_TRUE(Put(*index_, docs).ok());
+  RecordFilter f = Acme();
   f.tags = {"lang=en"};
   EXPECT_EQ(Find("text", f), (IdList{1, 2, 3}));
   f.tags = {"lang=en", "kind=doc", "lang=en"};  // duplicates are harmless
@@ -234,7 +252,7 @@ TEST_F(LexicalIndexTest, TagsAllOfAndTimeRanges) {
   f.updated_max = 3000;
   EXPECT_EQ(Find("text", f), (IdList{3}));
   // Tags go away with the record.
-  ASSERT_TRUE(index_->Upsert(Doc(1, "viking://resources/t0", "tagged text")).ok());
+  ASSERT_TRUE(Put(*index_, Doc(1, "viking://resources/t0", "tagged text")).ok());
   f = Acme();
   f.tags = {"kind=doc"};
   EXPECT_EQ(Find("text", f), (IdList{3}));
@@ -242,14 +260,14 @@ TEST_F(LexicalIndexTest, TagsAllOfAndTimeRanges) {
 
 TEST_F(LexicalIndexTest, FilterAppliesBeforeTopK) {
   Open();
-  std::vector<LexicalDocument> docs;
+  std::vector<TestDoc> docs;
   for (int i = 0; i < 50; ++i) {
     docs.push_back(
         Doc(i + 1, "viking://resources/noise/" + std::to_string(i), "rare rare rare rare word"));
   }
   docs.push_back(Doc(100, "viking://resources/wanted/doc", "rare and a lot of other words here"));
-  ASSERT_TRUE(index_->Upsert(docs).ok());
-  VectorFilter f = Acme();
+  ASSERT_TRUE(Put(*index_, docs).ok());
+  RecordFilter f = Acme();
   f.uri_scopes = {UriScope::Subtree("viking://resources/wanted")};
   EXPECT_EQ(Find("rare", f, 1), (IdList{100}));
   EXPECT_EQ(Find("rare", Acme(), 5).size(), 5u);
@@ -265,14 +283,14 @@ TEST_F(LexicalIndexTest, FieldWeightsMatter) {
 
   options_.title_weight = 5;
   Open();
-  ASSERT_TRUE(index_->Upsert(std::vector<LexicalDocument>{title_doc, body_doc, abstract_doc}).ok());
+  ASSERT_TRUE(Put(*index_, std::vector<TestDoc>{title_doc, body_doc, abstract_doc}).ok());
   EXPECT_EQ(Find("kubernetes").front(), 1u);
 
   fs::remove_all(dir_);
   options_.title_weight = 1;
   options_.body_weight = 5;
   Open();
-  ASSERT_TRUE(index_->Upsert(std::vector<LexicalDocument>{title_doc, body_doc, abstract_doc}).ok());
+  ASSERT_TRUE(Put(*index_, std::vector<TestDoc>{title_doc, body_doc, abstract_doc}).ok());
   EXPECT_EQ(Find("kubernetes").front(), 2u);
 
   fs::remove_all(dir_);
@@ -280,14 +298,14 @@ TEST_F(LexicalIndexTest, FieldWeightsMatter) {
   options_.abstract_weight = 5;
   options_.title_weight = 0;  // the title is no longer searchable
   Open();
-  ASSERT_TRUE(index_->Upsert(std::vector<LexicalDocument>{title_doc, body_doc, abstract_doc}).ok());
+  ASSERT_TRUE(Put(*index_, std::vector<TestDoc>{title_doc, body_doc, abstract_doc}).ok());
   EXPECT_EQ(Find("kubernetes"), (IdList{3, 2}));
 }
 
 TEST_F(LexicalIndexTest, QuerySyntaxIsNeverInterpreted) {
   Open();
-  ASSERT_TRUE(index_
-                  ->Upsert(std::vector<LexicalDocument>{
+  ASSERT_TRUE(Put(*index_,
+                    std::vector<TestDoc>{
                       Doc(1, "viking://resources/1", "alpha beta"),
                       Doc(2, "viking://resources/2", "alpha only"),
                       Doc(3, "viking://resources/3", "near gamma title body"),
@@ -326,8 +344,8 @@ TEST_F(LexicalIndexTest, BuildFts5QueryQuotesWords) {
 
 TEST_F(LexicalIndexTest, ChineseJapaneseThaiAreSearchable) {
   Open();
-  ASSERT_TRUE(index_
-                  ->Upsert(std::vector<LexicalDocument>{
+  ASSERT_TRUE(Put(*index_,
+                    std::vector<TestDoc>{
                       Doc(1, "viking://resources/zh", "我爱北京天安门，今天天气很好"),
                       Doc(2, "viking://resources/ja", "東京都に住んでいます。"),
                       Doc(3, "viking://resources/th", "ภาษาไทยเป็นภาษาที่ยาก"),
@@ -343,20 +361,20 @@ TEST_F(LexicalIndexTest, ChineseJapaneseThaiAreSearchable) {
 
 TEST_F(LexicalIndexTest, PersistsAcrossReopen) {
   Open();
-  ASSERT_TRUE(index_->Upsert(Doc(7, "viking://resources/p", "durable words")).ok());
+  ASSERT_TRUE(Put(*index_, Doc(7, "viking://resources/p", "durable words")).ok());
   ASSERT_TRUE(index_->SetAppliedSeq(42).ok());
   ASSERT_TRUE(index_->Optimize().ok());
   LexicalIndex& reopened = Open();
   EXPECT_FALSE(reopened.was_reset());
   EXPECT_EQ(reopened.applied_seq(), 42);
   EXPECT_EQ(Find("durable"), (IdList{7}));
-  ASSERT_TRUE(reopened.Upsert(Doc(8, "viking://resources/q", "more durable")).ok());
+  ASSERT_TRUE(Put(reopened, Doc(8, "viking://resources/q", "more durable")).ok());
   EXPECT_EQ(Find("durable").size(), 2u);
 }
 
 TEST_F(LexicalIndexTest, OtherTokenizerResetsTheIndex) {
   Open();
-  ASSERT_TRUE(index_->Upsert(Doc(1, "viking://resources/p", "words")).ok());
+  ASSERT_TRUE(Put(*index_, Doc(1, "viking://resources/p", "words")).ok());
   ASSERT_TRUE(index_->SetAppliedSeq(9).ok());
   index_.reset();
   TokenizerOptions plain;
@@ -367,14 +385,14 @@ TEST_F(LexicalIndexTest, OtherTokenizerResetsTheIndex) {
   LexicalIndex& reopened = Open();
   EXPECT_TRUE(reopened.was_reset());
   EXPECT_EQ(reopened.applied_seq(), 0);
-  EXPECT_EQ(*reopened.Count(VectorFilter{}), 0u);
+  EXPECT_EQ(*reopened.Count(RecordFilter{}), 0u);
   EXPECT_EQ(reopened.tokenizer_name(), (*tokenizer)->Name());
   index_.reset();
 }
 
 TEST_F(LexicalIndexTest, CorruptFileIsReset) {
   Open();
-  ASSERT_TRUE(index_->Upsert(Doc(1, "viking://resources/p", "words")).ok());
+  ASSERT_TRUE(Put(*index_, Doc(1, "viking://resources/p", "words")).ok());
   index_.reset();
   for (const char* suffix : {"-wal", "-shm"}) fs::remove(options_.path + suffix);
   {
@@ -383,8 +401,8 @@ TEST_F(LexicalIndexTest, CorruptFileIsReset) {
   }
   LexicalIndex& reopened = Open();
   EXPECT_TRUE(reopened.was_reset());
-  EXPECT_EQ(*reopened.Count(VectorFilter{}), 0u);
-  ASSERT_TRUE(reopened.Upsert(Doc(1, "viking://resources/p", "words")).ok());
+  EXPECT_EQ(*reopened.Count(RecordFilter{}), 0u);
+  ASSERT_TRUE(Put(reopened, Doc(1, "viking://resources/p", "words")).ok());
   EXPECT_EQ(Find("words"), (IdList{1}));
 }
 
@@ -416,7 +434,7 @@ TEST_F(LexicalIndexTest, RejectsBadOptionsAndArguments) {
 
 TEST_F(LexicalIndexTest, InvalidUtf8TextIsIndexedWithoutFailing) {
   Open();
-  ASSERT_TRUE(index_->Upsert(Doc(1, "viking://resources/bad", "valid\xff\xfe words \xc3")).ok());
+  ASSERT_TRUE(Put(*index_, Doc(1, "viking://resources/bad", "valid\xff\xfe words \xc3")).ok());
   EXPECT_EQ(Find("valid"), (IdList{1}));
   EXPECT_EQ(Find("words\xff"), (IdList{1}));
 }
@@ -438,7 +456,7 @@ TEST_F(LexicalIndexTest, SearchesRaceWithWrites) {
   }
   for (int i = 0; i < 200; ++i) {
     std::string uri = "viking://resources/r" + std::to_string(i);
-    if (!index_->Upsert(Doc(i + 1, uri, "shared term number " + std::to_string(i))).ok()) ++errors;
+    if (!Put(*index_, Doc(i + 1, uri, "shared term number " + std::to_string(i))).ok()) ++errors;
     if (i % 3 == 0 && !index_->Delete(std::vector<uint64_t>{static_cast<uint64_t>(i)}).ok()) {
       ++errors;
     }
@@ -461,18 +479,19 @@ TEST_F(LexicalIndexTest, FiltersAgreeWithTheVectorIndex) {
   ASSERT_TRUE(vectors.ok()) << vectors.status().ToString();
 
   std::mt19937 rng(11);
-  auto pick = [&](const std::vector<std::string>& from) { return from[rng() % from.size()]; };
+  auto pick = [&](const auto& from) { return from[rng() % from.size()]; };
   const std::vector<std::string> accounts{"acme", "globex"};
   const std::vector<std::string> dirs{"viking://resources",        "viking://resources/a",
                                       "viking://resources/a/b",    "viking://resources/ab",
                                       "viking://user/u1/memories", "viking://agent/skills"};
-  const std::vector<std::string> types{"resource", "memory", "skill"};
+  const std::vector<ContextType> types{ContextType::kResource, ContextType::kMemory,
+                                      ContextType::kSkill};
   const std::vector<std::string> owners{"", "u1", "u2"};
   const std::vector<std::string> tags{"t=1", "t=2", "lang=en"};
-  std::vector<LexicalDocument> docs;
+  std::vector<TestDoc> docs;
   for (int i = 1; i <= 300; ++i) {
     std::string dir = pick(dirs);
-    LexicalDocument doc =
+    TestDoc doc =
         Doc(i, rng() % 4 == 0 ? dir : dir + "/n" + std::to_string(i % 7), "common", pick(accounts));
     doc.record.level = static_cast<int>(rng() % 3);
     doc.record.context_type = pick(types);
@@ -486,18 +505,18 @@ TEST_F(LexicalIndexTest, FiltersAgreeWithTheVectorIndex) {
     std::vector<float> v{1, 0, 0, 0};
     ASSERT_TRUE((*vectors)->Upsert(doc.record, v).ok());
   }
-  ASSERT_TRUE(index_->Upsert(docs).ok());
+  ASSERT_TRUE(Put(*index_, docs).ok());
 
   int selective = 0;  // rounds where the filter admits some records but not all
   for (int round = 0; round < 300; ++round) {
-    VectorFilter f;
+    RecordFilter f;
     if (rng() % 3) f.account = pick(accounts);
     if (rng() % 2) f.level_mask = static_cast<uint32_t>(rng() % 7) + 1;
     if (rng() % 3 == 0) {
       // Distinct: the vector index's Count double-counts a repeated context
       // type when the account is "" (reported; lexical handles repeats).
       f.context_types = {pick(types)};
-      std::string other = pick(types);
+      ContextType other = pick(types);
       if (other != f.context_types[0]) f.context_types.push_back(other);
     }
     if (rng() % 3 == 0) f.owners = {pick(owners)};
@@ -519,7 +538,7 @@ TEST_F(LexicalIndexTest, FiltersAgreeWithTheVectorIndex) {
     ASSERT_TRUE(expected.ok() && actual.ok());
     auto describe = [&] {
       std::string d = "account=" + f.account + " levels=" + std::to_string(f.level_mask);
-      for (const auto& c : f.context_types) d += " type=" + c;
+      for (ContextType c : f.context_types) d += " type=" + std::string(ContextTypeName(c));
       for (const auto& o : f.owners) d += " owner=" + o;
       for (const auto& t : f.tags) d += " tag=" + t;
       for (const auto& u : f.uri_scopes) {
@@ -558,9 +577,9 @@ TEST_F(LexicalIndexTest, PruningGivesExactResults) {
     for (int i = 0; i < n; ++i) text += "w" + std::to_string(zipf(rng)) + " ";
     return text;
   };
-  std::vector<LexicalDocument> docs;
+  std::vector<TestDoc> docs;
   for (int i = 1; i <= 1500; ++i) {
-    LexicalDocument doc =
+    TestDoc doc =
         Doc(i, "viking://resources/d/" + std::to_string(i), words(5 + rng() % 60));
     doc.title = words(1 + rng() % 4);
     doc.record.level = static_cast<int>(rng() % 3);
@@ -573,27 +592,27 @@ TEST_F(LexicalIndexTest, PruningGivesExactResults) {
   ASSERT_TRUE(exhaustive.ok());
   options_.prune = true;
   Open();
-  ASSERT_TRUE(index_->Upsert(docs).ok());
-  ASSERT_TRUE((*exhaustive)->Upsert(docs).ok());
+  ASSERT_TRUE(Put(*index_, docs).ok());
+  ASSERT_TRUE(Put(**exhaustive, docs).ok());
   // Replace and delete some records: the pruned index's stored document
   // frequencies must follow (the exhaustive one counts postings instead).
-  std::vector<LexicalDocument> changed;
+  std::vector<TestDoc> changed;
   std::vector<uint64_t> deleted;
   for (int i = 1; i <= 1500; i += 7) {
-    LexicalDocument doc = docs[i - 1];
+    TestDoc doc = docs[i - 1];
     doc.body = words(10 + rng() % 30);
     changed.push_back(std::move(doc));
     deleted.push_back(i + 3);
   }
   for (LexicalIndex* index : {index_.get(), exhaustive->get()}) {
-    ASSERT_TRUE(index->Upsert(changed).ok());
+    ASSERT_TRUE(Put(*index, changed).ok());
     ASSERT_TRUE(index->Delete(deleted).ok());
   }
   size_t nonempty = 0;
   for (int round = 0; round < 300; ++round) {
     std::string query = words(1 + static_cast<int>(rng() % 10));
     int k = std::vector<int>{1, 3, 10, 50}[rng() % 4];
-    VectorFilter filter = Acme();
+    RecordFilter filter = Acme();
     if (rng() % 3 == 0) filter.level_mask = 1u << (rng() % 3);
     std::vector<SearchHit> pruned, full;
     ASSERT_TRUE(index_->Search(query, filter, k, &pruned).ok());
@@ -657,20 +676,19 @@ TEST_F(LexicalIndexTest, Bm25fScoresMatchHandComputation) {
   LexicalIndex& index = Open();
   auto doc = [](uint64_t id, std::string title, std::string abstract, std::string body,
                 std::string account = "acme") {
-    LexicalDocument d = Doc(id, "viking://resources/d" + std::to_string(id), std::move(body),
+    TestDoc d = Doc(id, "viking://resources/d" + std::to_string(id), std::move(body),
                             std::move(account));
     d.title = std::move(title);
     d.abstract = std::move(abstract);
     return d;
   };
-  ASSERT_TRUE(index
-                  .Upsert(std::vector<LexicalDocument>{
-                      doc(1, "cat", "cat dog", "fish bird wolf lion"),
-                      doc(2, "dog", "bird", "cat cat fish"),
-                      doc(3, "lion wolf", "fish", "bird dog wolf"),
-                      // Another account's partition: changes none of acme's statistics.
-                      doc(4, "cat", "cat cat", "cat dog", "other"),
-                  })
+  ASSERT_TRUE(Put(index, std::vector<TestDoc>{
+                             doc(1, "cat", "cat dog", "fish bird wolf lion"),
+                             doc(2, "dog", "bird", "cat cat fish"),
+                             doc(3, "lion wolf", "fish", "bird dog wolf"),
+                             // Another account's partition: changes none of acme's statistics.
+                             doc(4, "cat", "cat cat", "cat dog", "other"),
+                         })
                   .ok());
   // Statistics of acme's partition: N = 3.
   //   lengths   title  abstract  body

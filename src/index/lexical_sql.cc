@@ -6,7 +6,7 @@
 #include <limits>
 #include <set>
 
-#include "index/record_store.h"  // UriDepth, shared with the vector index
+#include "uri/uri_path.h"
 
 namespace skald {
 
@@ -101,10 +101,8 @@ void AppendInList(std::string_view column, const std::vector<std::string>& value
 // boundaries: the subtree of "x://a/b" is "x://a/b" itself plus the byte
 // range ["x://a/b/", "x://a/b0"), since '0' follows '/'.
 void AppendScopeSql(const UriScope& scope, std::string* sql, std::vector<SqlValue>* args) {
-  size_t scheme = scope.uri.find("://");
-  size_t start = scheme == std::string::npos ? 0 : scheme + 3;
-  std::string base = scope.uri;
-  while (base.size() > start && base.back() == '/') base.pop_back();
+  const size_t start = UriSchemeEnd(scope.uri);
+  std::string base(UriTrimTrailingSlashes(scope.uri));
   const bool root = base.size() == start;  // "scheme://": every URI of the scheme
   const int depth = UriDepth(base);
   if (base.empty()) {
@@ -128,7 +126,7 @@ void AppendScopeSql(const UriScope& scope, std::string* sql, std::vector<SqlValu
 
 }  // namespace
 
-void AppendFilterSql(const VectorFilter& filter, std::string* sql, std::vector<SqlValue>* args) {
+void AppendFilterSql(const RecordFilter& filter, std::string* sql, std::vector<SqlValue>* args) {
   if (filter.level_mask != 0) {
     std::string levels;
     for (int level = 0; level < 32; ++level) {
@@ -139,8 +137,11 @@ void AppendFilterSql(const VectorFilter& filter, std::string* sql, std::vector<S
     }
     *sql += " AND d.level IN (" + levels + ")";
   }
-  if (!filter.context_types.empty())
-    AppendInList("d.context_type", filter.context_types, sql, args);
+  if (!filter.context_types.empty()) {
+    std::vector<std::string> names;
+    for (ContextType type : filter.context_types) names.emplace_back(ContextTypeName(type));
+    AppendInList("d.context_type", names, sql, args);
+  }
   if (!filter.owners.empty()) AppendInList("d.owner", filter.owners, sql, args);
   if (!filter.uri_scopes.empty()) {
     *sql += " AND (";

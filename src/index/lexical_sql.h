@@ -2,7 +2,7 @@
 
 // SQLite helpers for the lexical index: RAII handles, a per-connection
 // prepared-statement cache, error mapping, and the translation of a
-// VectorFilter into SQL conditions with bound parameters.
+// RecordFilter into SQL conditions with bound parameters.
 //
 // Thread safety: a LexicalConnection is used by one thread at a time (the
 // index hands connections out from a pool); the free functions are pure.
@@ -78,6 +78,6 @@ class LexicalConnection {
 // index exactly (RecordStore::ScopeMatches): trailing slashes of the scope are
 // ignored, matching is on segment boundaries, depth is UriDepth().
 // REQUIRES: filter.Validate() is ok.
-void AppendFilterSql(const VectorFilter& filter, std::string* sql, std::vector<SqlValue>* args);
+void AppendFilterSql(const RecordFilter& filter, std::string* sql, std::vector<SqlValue>* args);
 
 }  // namespace skald

@@ -5,6 +5,7 @@
 
 #include "index/index_file.h"
 #include "index/vector_kernels.h"
+#include "uri/uri_path.h"
 
 namespace skald {
 
@@ -72,39 +73,6 @@ void* Arena::Allocate(size_t bytes, size_t align) {
 
 // ---- URIs ----
 
-namespace {
-
-size_t SchemeEnd(std::string_view uri) {
-  size_t p = uri.find("://");
-  return p == std::string_view::npos ? 0 : p + 3;
-}
-
-}  // namespace
-
-int UriDepth(std::string_view uri) {
-  int depth = 0;
-  bool in_segment = false;
-  for (size_t i = SchemeEnd(uri); i < uri.size(); ++i) {
-    if (uri[i] == '/') {
-      in_segment = false;
-    } else if (!in_segment) {
-      in_segment = true;
-      ++depth;
-    }
-  }
-  return depth;
-}
-
-std::string_view UriParent(std::string_view uri) {
-  size_t start = SchemeEnd(uri);
-  while (uri.size() > start && uri.back() == '/') uri.remove_suffix(1);
-  if (uri.size() <= start) return {};
-  size_t slash = uri.rfind('/');
-  if (slash == std::string_view::npos || slash < start) return uri.substr(0, start);
-  while (slash > start && uri[slash - 1] == '/') --slash;
-  return uri.substr(0, std::max(slash, start));
-}
-
 // ---- RecordStore ----
 
 RecordStore::RecordStore(int dim, Metric metric, VectorEncoding encoding)
@@ -114,10 +82,11 @@ RecordStore::RecordStore(int dim, Metric metric, VectorEncoding encoding)
       f32_(static_cast<size_t>(dim)),
       i8_(static_cast<size_t>(dim)) {}
 
-void RecordStore::FillAttrs(const IndexRecord& record, SlotAttrs* a) {
+void RecordStore::FillAttrs(const RecordFields& record, SlotAttrs* a) {
   a->account = accounts_.Intern(record.account);
   a->owner = owners_.Intern(record.owner);
-  a->context_type = context_types_.Intern(record.context_type);
+  // Interned by name: the name is what index files store (docs/format).
+  a->context_type = context_types_.Intern(ContextTypeName(record.context_type));
   a->level = static_cast<uint8_t>(record.level);
   a->uri_depth = static_cast<uint16_t>(std::min(UriDepth(record.uri), 65535));
   a->uri_len = static_cast<uint32_t>(record.uri.size());
@@ -243,7 +212,7 @@ bool RecordStore::CollectFromPostings(const CompiledFilter& f, const StoreSnapsh
   return true;
 }
 
-uint32_t RecordStore::AppendSlot(const IndexRecord& record) {
+uint32_t RecordStore::AppendSlot(const RecordFields& record) {
   uint32_t slot = slots_;
   ids_.Reserve(slot + 1);
   attrs_.Reserve(slot + 1);
@@ -254,13 +223,13 @@ uint32_t RecordStore::AppendSlot(const IndexRecord& record) {
     i8_.Reserve(slot + 1);
     scales_.Reserve(slot + 1);
   }
-  *ids_.at(slot) = record.id;
+  *ids_.at(slot) = record.key;
   FillAttrs(record, attrs_.at(slot));
   AddPostings(slot);
   return slot;
 }
 
-uint32_t RecordStore::Append(const IndexRecord& record, const float* vector) {
+uint32_t RecordStore::Append(const RecordFields& record, const float* vector) {
   uint32_t slot = AppendSlot(record);
   if (encoding_ == VectorEncoding::kFloat32) {
     float* v = f32_.at(slot);
@@ -302,13 +271,15 @@ void RecordStore::CopyVector(uint32_t slot, float* out) const {
   }
 }
 
-IndexRecord RecordStore::GetRecord(uint32_t slot) const {
+RecordFields RecordStore::GetRecord(uint32_t slot) const {
   const SlotAttrs& a = attrs(slot);
-  IndexRecord r;
-  r.id = id(slot);
+  RecordFields r;
+  r.key = id(slot);
   r.account = accounts_.Get(a.account);
   r.level = a.level;
-  r.context_type = context_types_.Get(a.context_type);
+  // Only ContextTypeName() values are ever interned.
+  r.context_type =
+      ParseContextType(context_types_.Get(a.context_type)).value_or(ContextType::kResource);
   r.uri.assign(a.uri, a.uri_len);
   r.owner = owners_.Get(a.owner);
   for (uint16_t i = 0; i < a.num_tags; ++i) r.tags.push_back(tags_.Get(a.tags[i]));
@@ -319,7 +290,7 @@ IndexRecord RecordStore::GetRecord(uint32_t slot) const {
 
 // ---- filters ----
 
-CompiledFilter RecordStore::Compile(const VectorFilter& filter) const {
+CompiledFilter RecordStore::Compile(const RecordFilter& filter) const {
   CompiledFilter f;
   f.trivial = filter.empty();
   if (f.trivial) return f;
@@ -339,7 +310,9 @@ CompiledFilter RecordStore::Compile(const VectorFilter& filter) const {
     out->erase(std::unique(out->begin(), out->end()), out->end());
     if (!names.empty() && out->empty()) f.match_nothing = true;
   };
-  resolve(context_types_, filter.context_types, &f.context_types);
+  std::vector<std::string> type_names;
+  for (ContextType type : filter.context_types) type_names.emplace_back(ContextTypeName(type));
+  resolve(context_types_, type_names, &f.context_types);
   resolve(owners_, filter.owners, &f.owners);
   for (const auto& t : filter.tags) {
     auto id = tags_.Find(t);
@@ -354,7 +327,7 @@ CompiledFilter RecordStore::Compile(const VectorFilter& filter) const {
   for (const auto& s : filter.uri_scopes) {
     CompiledFilter::Scope scope;
     std::string_view uri = s.uri;
-    size_t start = SchemeEnd(uri);
+    size_t start = UriSchemeEnd(uri);
     while (uri.size() > start && uri.back() == '/') uri.remove_suffix(1);
     scope.uri = std::string(uri);
     scope.is_root = uri.size() == start;

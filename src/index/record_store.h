@@ -2,7 +2,7 @@
 
 // RecordStore: the slots of one index generation — per slot the record's id,
 // its filterable fields (strings interned), its vector (float32 or int8) and
-// its tombstone version — plus the compiled form of a VectorFilter and the
+// its tombstone version — plus the compiled form of a RecordFilter and the
 // candidate generators the search planner uses (URI-scope enumeration through
 // parent postings, sampling estimates, a full filtered pass).
 //
@@ -96,7 +96,7 @@ struct SlotAttrs {
   int64_t updated_ns;
 };
 
-// A VectorFilter resolved against one store's dictionaries.
+// A RecordFilter resolved against one store's dictionaries.
 struct CompiledFilter {
   struct Scope {
     std::string uri;      // trailing '/' removed (unless it is "scheme://")
@@ -117,11 +117,6 @@ struct CompiledFilter {
   int64_t created_min = 0, created_max = 0, updated_min = 0, updated_max = 0;
 };
 
-// Number of path segments after "scheme://" ("viking://a/b" -> 2).
-int UriDepth(std::string_view uri);
-// Parent URI ("viking://a/b" -> "viking://a", "viking://a" -> "viking://", "viking://" -> "").
-std::string_view UriParent(std::string_view uri);
-
 class RecordStore {
  public:
   RecordStore(int dim, Metric metric, VectorEncoding encoding);
@@ -137,7 +132,7 @@ class RecordStore {
   // Appends a slot holding `record` and `vector` (normalized for kCosine,
   // quantized for kInt8); returns its index. Not visible until published by
   // the owner. REQUIRES: vector has dim() finite floats.
-  uint32_t Append(const IndexRecord& record, const float* vector);
+  uint32_t Append(const RecordFields& record, const float* vector);
   // Appends a copy of `from`'s slot (vector bits copied as stored).
   // REQUIRES: same dim, metric and encoding.
   uint32_t AppendCopy(const RecordStore& from, uint32_t from_slot);
@@ -169,9 +164,9 @@ class RecordStore {
   // The vector of `slot` as floats (dequantized for kInt8) into `out`.
   void CopyVector(uint32_t slot, float* out) const;
   // The fields of `slot` with strings resolved.
-  IndexRecord GetRecord(uint32_t slot) const;
+  RecordFields GetRecord(uint32_t slot) const;
 
-  CompiledFilter Compile(const VectorFilter& filter) const;
+  CompiledFilter Compile(const RecordFilter& filter) const;
   bool Matches(const CompiledFilter& f, uint32_t slot) const;
 
   // Appends to `out` the visible slots matching `f`, found by walking the
@@ -212,10 +207,10 @@ class RecordStore {
   bool ScopeMatches(const CompiledFilter::Scope& scope, const SlotAttrs& a) const;
   bool MatchesExceptScopes(const CompiledFilter& f, const SlotAttrs& a) const;
   using PostingGroup = std::vector<const std::vector<uint32_t>*>;
-  uint32_t AppendSlot(const IndexRecord& record);
+  uint32_t AppendSlot(const RecordFields& record);
   bool EnumerateScopesImpl(const CompiledFilter& f, const StoreSnapshot& snap, size_t budget,
                            std::vector<uint32_t>* out) const;
-  void FillAttrs(const IndexRecord& record, SlotAttrs* a);
+  void FillAttrs(const RecordFields& record, SlotAttrs* a);
   // Adds `slot` to the directory tree and the field postings.
   void AddPostings(uint32_t slot);
   // REQUIRES: postings_mu_ held. The smallest posting group of `f` and its size.

@@ -5,23 +5,13 @@
 #include <algorithm>
 
 #include "index/index_test_util.h"
+#include "uri/uri_path.h"
 
 namespace skald {
 namespace {
 
 using testing::RefMatches;
 using testing::TestRecord;
-
-TEST(UriTest, DepthAndParent) {
-  EXPECT_EQ(UriDepth("viking://"), 0);
-  EXPECT_EQ(UriDepth("viking://resources"), 1);
-  EXPECT_EQ(UriDepth("viking://resources/a/b.md"), 3);
-  EXPECT_EQ(UriDepth("viking://resources/a/"), 2);
-  EXPECT_EQ(UriParent("viking://resources/a/b.md"), "viking://resources/a");
-  EXPECT_EQ(UriParent("viking://resources"), "viking://");
-  EXPECT_EQ(UriParent("viking://"), "");
-  EXPECT_EQ(UriParent("viking://resources/a/"), "viking://resources");
-}
 
 // The reference depth (RefDepth, used by RefMatches) and the index's UriDepth
 // both agree with depths counted by hand, and with how TestRecord builds URIs.
@@ -48,7 +38,7 @@ class RecordStoreTest : public ::testing::Test {
   }
 
   // Every matching slot by the reference semantics.
-  std::vector<uint32_t> Reference(const VectorFilter& f) const {
+  std::vector<uint32_t> Reference(const RecordFilter& f) const {
     std::vector<uint32_t> out;
     for (uint32_t s = 0; s < records_.size(); ++s) {
       if (store_.Visible(s, snap_) && RefMatches(f, records_[s])) out.push_back(s);
@@ -56,7 +46,7 @@ class RecordStoreTest : public ::testing::Test {
     return out;
   }
 
-  void ExpectAllPathsAgree(const VectorFilter& f) {
+  void ExpectAllPathsAgree(const RecordFilter& f) {
     std::vector<uint32_t> want = Reference(f);
     CompiledFilter c = store_.Compile(f);
     std::vector<uint32_t> collected;
@@ -82,13 +72,13 @@ class RecordStoreTest : public ::testing::Test {
   }
 
   RecordStore store_{4, Metric::kCosine, VectorEncoding::kFloat32};
-  std::vector<IndexRecord> records_;
+  std::vector<RecordFields> records_;
   StoreSnapshot snap_;
 };
 
 TEST_F(RecordStoreTest, RoundTripsRecordFields) {
-  IndexRecord r = store_.GetRecord(42);
-  EXPECT_EQ(r.id, 42u);
+  RecordFields r = store_.GetRecord(42);
+  EXPECT_EQ(r.key, 42u);
   EXPECT_EQ(r.uri, records_[42].uri);
   EXPECT_EQ(r.owner, records_[42].owner);
   EXPECT_EQ(r.context_type, records_[42].context_type);
@@ -100,10 +90,10 @@ TEST_F(RecordStoreTest, RoundTripsRecordFields) {
 }
 
 TEST_F(RecordStoreTest, FiltersOfEveryKindMatchTheReference) {
-  std::vector<VectorFilter> filters(14);
+  std::vector<RecordFilter> filters(14);
   filters[1].account = "other";
   filters[2].WithLevels({0, 2});
-  filters[3].context_types = {"skill", "memory"};
+  filters[3].context_types = {ContextType::kSkill, ContextType::kMemory};
   filters[4].owners = {"", "u3"};
   filters[5].tags = {"t=3", "odd"};
   filters[6].created_min = 100;
@@ -128,15 +118,24 @@ TEST_F(RecordStoreTest, FiltersOfEveryKindMatchTheReference) {
 }
 
 TEST_F(RecordStoreTest, UnknownStringsMatchNothing) {
-  VectorFilter f;
+  RecordFilter f;
   f.owners = {"nobody"};
   EXPECT_TRUE(store_.Compile(f).match_nothing);
-  VectorFilter g;
+  RecordFilter g;
   g.tags = {"odd", "no-such-tag"};
   EXPECT_TRUE(store_.Compile(g).match_nothing);
-  VectorFilter h;
-  h.context_types = {"nope", "skill"};  // any-of: one known value is enough
-  EXPECT_FALSE(store_.Compile(h).match_nothing);
+  // A context type no record carries matches nothing; any-of: one present
+  // type is enough.
+  RecordStore resources_only(4, Metric::kCosine, VectorEncoding::kFloat32);
+  RecordFields r = TestRecord(1);
+  r.context_type = ContextType::kResource;
+  std::vector<float> v(4, 1.0f);
+  resources_only.Append(r, v.data());
+  RecordFilter h;
+  h.context_types = {ContextType::kSkill};
+  EXPECT_TRUE(resources_only.Compile(h).match_nothing);
+  h.context_types = {ContextType::kSkill, ContextType::kResource};
+  EXPECT_FALSE(resources_only.Compile(h).match_nothing);
 }
 
 TEST_F(RecordStoreTest, TombstonesAreVersioned) {
@@ -145,14 +144,14 @@ TEST_F(RecordStoreTest, TombstonesAreVersioned) {
   EXPECT_FALSE(store_.Visible(10, StoreSnapshot{5, store_.slots()}));
   EXPECT_FALSE(store_.Visible(store_.slots(), StoreSnapshot{9, store_.slots()}));
   snap_ = StoreSnapshot{5, store_.slots()};
-  VectorFilter all;
+  RecordFilter all;
   all.uri_scopes = {UriScope::Subtree("viking://resources")};
   ExpectAllPathsAgree(all);
   EXPECT_EQ(Reference(all).size(), records_.size() - 1);
 }
 
 TEST_F(RecordStoreTest, EnumerationGivesUpPastItsBudget) {
-  VectorFilter f;
+  RecordFilter f;
   f.uri_scopes = {UriScope::Subtree("viking://resources")};
   std::vector<uint32_t> out;
   EXPECT_FALSE(store_.EnumerateScopes(store_.Compile(f), snap_, 100, &out));

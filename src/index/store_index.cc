@@ -11,20 +11,19 @@ namespace {
 
 constexpr size_t kMaxFieldBytes = 65535;
 
-Status ValidateRecord(const IndexRecord& r) {
+Status ValidateRecord(const RecordFields& r) {
   if (r.level < 0 || r.level > 7) {
-    return Status::InvalidArgument("record " + std::to_string(r.id) + ": level " +
+    return Status::InvalidArgument("record " + std::to_string(r.key) + ": level " +
                                    std::to_string(r.level) + " is outside 0..7");
   }
   if (r.uri.size() > kMaxFieldBytes || r.account.size() > kMaxFieldBytes ||
-      r.owner.size() > kMaxFieldBytes || r.context_type.size() > kMaxFieldBytes ||
-      r.tags.size() > kMaxFieldBytes) {
-    return Status::InvalidArgument("record " + std::to_string(r.id) +
+      r.owner.size() > kMaxFieldBytes || r.tags.size() > kMaxFieldBytes) {
+    return Status::InvalidArgument("record " + std::to_string(r.key) +
                                    ": a field exceeds 65535 bytes (or tags)");
   }
   for (const auto& t : r.tags) {
     if (t.size() > kMaxFieldBytes) {
-      return Status::InvalidArgument("record " + std::to_string(r.id) + ": tag too long");
+      return Status::InvalidArgument("record " + std::to_string(r.key) + ": tag too long");
     }
   }
   return Status::Ok();
@@ -48,14 +47,14 @@ void StoreIndex::Publish(std::shared_ptr<Generation> gen, uint64_t version) {
   version_ = version;
 }
 
-void StoreIndex::ApplyUpsert(Generation* gen, std::span<const IndexRecord> records,
+void StoreIndex::ApplyUpsert(Generation* gen, std::span<const RecordFields> records,
                              std::span<const float> vectors, uint64_t version, uint64_t* added,
                              uint64_t* replaced) const {
   const size_t dim = static_cast<size_t>(options_.dim);
   uint32_t first = gen->store.slots();
   for (size_t i = 0; i < records.size(); ++i) {
     uint32_t slot = gen->store.Append(records[i], vectors.data() + i * dim);
-    auto [it, inserted] = gen->slot_of.try_emplace(records[i].id, slot);
+    auto [it, inserted] = gen->slot_of.try_emplace(records[i].key, slot);
     if (inserted) {
       ++*added;
     } else {
@@ -80,7 +79,7 @@ uint64_t StoreIndex::ApplyDelete(Generation* gen, std::span<const uint64_t> ids,
   return removed;
 }
 
-Status StoreIndex::Upsert(std::span<const IndexRecord> records, std::span<const float> vectors) {
+Status StoreIndex::Upsert(std::span<const RecordFields> records, std::span<const float> vectors) {
   const size_t dim = static_cast<size_t>(options_.dim);
   if (vectors.size() != records.size() * dim) {
     return Status::InvalidArgument("upsert: " + std::to_string(records.size()) +
@@ -93,8 +92,8 @@ Status StoreIndex::Upsert(std::span<const IndexRecord> records, std::span<const 
   std::unordered_set<uint64_t> ids;
   for (const auto& r : records) {
     SKALD_RETURN_IF_ERROR(ValidateRecord(r));
-    if (!ids.insert(r.id).second) {
-      return Status::InvalidArgument("upsert: id " + std::to_string(r.id) +
+    if (!ids.insert(r.key).second) {
+      return Status::InvalidArgument("upsert: id " + std::to_string(r.key) +
                                      " appears twice in one batch");
     }
   }
@@ -108,7 +107,7 @@ Status StoreIndex::Upsert(std::span<const IndexRecord> records, std::span<const 
   uint64_t added = 0, replaced = 0;
   ApplyUpsert(gen_.get(), records, vectors, version, &added, &replaced);
   if (compacting_) {
-    pending_.push_back(PendingWrite{std::vector<IndexRecord>(records.begin(), records.end()),
+    pending_.push_back(PendingWrite{std::vector<RecordFields>(records.begin(), records.end()),
                                     std::vector<float>(vectors.begin(), vectors.end()),
                                     {}});
   }
@@ -130,7 +129,7 @@ Result<uint64_t> StoreIndex::Delete(std::span<const uint64_t> ids) {
   return removed;
 }
 
-Status StoreIndex::Search(std::span<const float> query, const VectorFilter& filter,
+Status StoreIndex::Search(std::span<const float> query, const RecordFilter& filter,
                           const SearchOptions& options, std::vector<SearchHit>* hits,
                           SearchStats* stats) const {
   hits->clear();
@@ -160,7 +159,7 @@ Status StoreIndex::Search(std::span<const float> query, const VectorFilter& filt
   return Status::Ok();
 }
 
-Result<uint64_t> StoreIndex::Count(const VectorFilter& filter) const {
+Result<uint64_t> StoreIndex::Count(const RecordFilter& filter) const {
   SKALD_RETURN_IF_ERROR(filter.Validate());
   Snapshot s = TakeSnapshot();
   CompiledFilter f = s.gen->store.Compile(filter);

@@ -42,13 +42,13 @@ class StoreIndex : public VectorIndex {
   int dim() const override { return options_.dim; }
   Metric metric() const override { return options_.metric; }
 
-  Status Upsert(std::span<const IndexRecord> records, std::span<const float> vectors) override;
+  Status Upsert(std::span<const RecordFields> records, std::span<const float> vectors) override;
   using VectorIndex::Upsert;
   Result<uint64_t> Delete(std::span<const uint64_t> ids) override;
-  Status Search(std::span<const float> query, const VectorFilter& filter,
+  Status Search(std::span<const float> query, const RecordFilter& filter,
                 const SearchOptions& options, std::vector<SearchHit>* hits,
                 SearchStats* stats) const override;
-  Result<uint64_t> Count(const VectorFilter& filter) const override;
+  Result<uint64_t> Count(const RecordFilter& filter) const override;
   uint64_t size() const override { return live_.load(std::memory_order_relaxed); }
   uint64_t deleted() const override { return dead_.load(std::memory_order_relaxed); }
   Status Compact() override;
@@ -98,7 +98,7 @@ class StoreIndex : public VectorIndex {
 
  private:
   struct PendingWrite {
-    std::vector<IndexRecord> records;  // upsert when non-empty
+    std::vector<RecordFields> records;  // upsert when non-empty
     std::vector<float> vectors;
     std::vector<uint64_t> deletes;  // delete otherwise
   };
@@ -111,7 +111,7 @@ class StoreIndex : public VectorIndex {
 
   // Applies an upsert to `gen` with version `version`. Returns the number of
   // new ids and of replaced ones. REQUIRES: exclusive write access to gen.
-  void ApplyUpsert(Generation* gen, std::span<const IndexRecord> records,
+  void ApplyUpsert(Generation* gen, std::span<const RecordFields> records,
                    std::span<const float> vectors, uint64_t version, uint64_t* added,
                    uint64_t* replaced) const;
   uint64_t ApplyDelete(Generation* gen, std::span<const uint64_t> ids, uint64_t version) const;

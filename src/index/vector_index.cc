@@ -25,7 +25,7 @@ std::string_view EncodingName(VectorEncoding encoding) {
   return "unknown";
 }
 
-bool VectorFilter::empty() const {
+bool RecordFilter::empty() const {
   return account.empty() && level_mask == 0 && context_types.empty() && uri_scopes.empty() &&
          owners.empty() && tags.empty() &&
          created_min == std::numeric_limits<int64_t>::min() &&
@@ -34,7 +34,7 @@ bool VectorFilter::empty() const {
          updated_max == std::numeric_limits<int64_t>::max();
 }
 
-VectorFilter& VectorFilter::WithLevels(std::initializer_list<int> levels) {
+RecordFilter& RecordFilter::WithLevels(std::initializer_list<int> levels) {
   level_mask = 0;
   for (int l : levels) {
     if (l >= 0 && l < 32) level_mask |= 1u << l;
@@ -42,7 +42,7 @@ VectorFilter& VectorFilter::WithLevels(std::initializer_list<int> levels) {
   return *this;
 }
 
-Status VectorFilter::Validate() const {
+Status RecordFilter::Validate() const {
   for (const auto& s : uri_scopes) {
     if (s.uri.empty()) return Status::InvalidArgument("filter: empty URI scope");
     if (s.max_depth >= 0 && s.max_depth < s.min_depth) {

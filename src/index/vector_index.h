@@ -1,10 +1,11 @@
 #pragma once
 
 // VectorIndex: the interface every vector index implements (exact FlatIndex,
-// ANN HnswIndex), plus the record fields and the filter language they share.
+// ANN HnswIndex), plus the filter language (RecordFilter) that it shares with
+// the lexical index.
 //
-// Records are keyed by a 64-bit id (the catalog's record key) and carry the
-// fields that filters need. Filters are evaluated *inside* the search — while
+// Records are the catalog's RecordFields (storage/record.h): keyed by the
+// catalog's 64-bit record key, with the fields that filters need. Filters are evaluated *inside* the search — while
 // the exact scan runs or while the graph is traversed — never by cutting a
 // finished top-k, so a filtered search returns the k best matching records.
 //
@@ -22,6 +23,8 @@
 #include <vector>
 
 #include "skald/result.h"
+#include "skald/types.h"
+#include "storage/record.h"
 
 namespace skald {
 
@@ -44,19 +47,6 @@ enum class VectorEncoding : uint32_t {
 std::string_view MetricName(Metric metric);
 std::string_view EncodingName(VectorEncoding encoding);
 
-// The filterable fields of one record (everything but the vector).
-struct IndexRecord {
-  uint64_t id = 0;           // caller's key (the catalog's record key); unique per index
-  std::string account;       // tenant partition
-  int level = 2;             // 0 abstract, 1 overview, 2 file (0..7 accepted)
-  std::string context_type;  // "resource" | "memory" | "skill" (any string)
-  std::string uri;           // canonical URI of the node ("viking://resources/a/b.md")
-  std::string owner;         // owner user id; "" for account-shared content
-  std::vector<std::string> tags;  // "k=v" strings
-  int64_t created_ns = 0;
-  int64_t updated_ns = 0;
-};
-
 // A URI scope: records at or below `uri`, between `min_depth` and `max_depth`
 // segments below it (0 = the node itself, 1 = its direct children; a negative
 // max_depth means unlimited). Matching is on segment boundaries:
@@ -73,12 +63,13 @@ struct UriScope {
   static UriScope Subtree(std::string dir) { return {std::move(dir), 0, -1}; }
 };
 
-// A conjunction of conditions; an empty field places no condition. Lists
+// Which records a search (vector or lexical) may return: a conjunction of
+// conditions on RecordFields; an empty field places no condition. Lists
 // marked any-of match when one element matches.
-struct VectorFilter {
+struct RecordFilter {
   std::string account;                     // "" = any account
   uint32_t level_mask = 0;                 // bit i set = level i allowed; 0 = any level
-  std::vector<std::string> context_types;  // any-of
+  std::vector<ContextType> context_types;  // any-of
   std::vector<UriScope> uri_scopes;        // any-of
   std::vector<std::string> owners;         // any-of ("" = shared content)
   std::vector<std::string> tags;           // all-of
@@ -90,7 +81,7 @@ struct VectorFilter {
   // True when the filter places no condition at all.
   bool empty() const;
   // Convenience: allow exactly these levels.
-  VectorFilter& WithLevels(std::initializer_list<int> levels);
+  RecordFilter& WithLevels(std::initializer_list<int> levels);
   Status Validate() const;
 };
 
@@ -133,12 +124,13 @@ class VectorIndex {
   virtual int dim() const = 0;
   virtual Metric metric() const = 0;
 
-  // Inserts or replaces records by id. `vectors` holds records.size() * dim()
-  // floats, row-major. The batch becomes visible to searches atomically.
-  // REQUIRES: ids unique within the batch; vectors finite.
-  virtual Status Upsert(std::span<const IndexRecord> records, std::span<const float> vectors) = 0;
-  Status Upsert(const IndexRecord& record, std::span<const float> vector) {
-    return Upsert(std::span<const IndexRecord>(&record, 1), vector);
+  // Inserts or replaces records by key (RecordFields::key is the index id).
+  // `vectors` holds records.size() * dim() floats, row-major. The batch
+  // becomes visible to searches atomically.
+  // REQUIRES: keys unique within the batch; vectors finite.
+  virtual Status Upsert(std::span<const RecordFields> records, std::span<const float> vectors) = 0;
+  Status Upsert(const RecordFields& record, std::span<const float> vector) {
+    return Upsert(std::span<const RecordFields>(&record, 1), vector);
   }
 
   // Removes records by id (tombstoned now, space reclaimed by Compact()).
@@ -148,12 +140,12 @@ class VectorIndex {
   // The k most similar records that pass `filter`, best first, into `*hits`
   // (cleared first; fewer than k when fewer records match). `stats` may be null.
   // REQUIRES: query.size() == dim().
-  virtual Status Search(std::span<const float> query, const VectorFilter& filter,
+  virtual Status Search(std::span<const float> query, const RecordFilter& filter,
                         const SearchOptions& options, std::vector<SearchHit>* hits,
                         SearchStats* stats = nullptr) const = 0;
 
   // Exact number of live records that pass `filter`.
-  virtual Result<uint64_t> Count(const VectorFilter& filter) const = 0;
+  virtual Result<uint64_t> Count(const RecordFilter& filter) const = 0;
 
   // Live records.
   virtual uint64_t size() const = 0;

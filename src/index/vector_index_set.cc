@@ -58,36 +58,22 @@ bool UnescapeAccount(std::string_view name, std::string* out) {
   return true;
 }
 
-IndexRecord ToIndexRecord(const VectorRecord& r) {
-  IndexRecord out;
-  out.id = static_cast<uint64_t>(r.key);
-  out.account = r.account;
-  out.level = r.level;
-  out.context_type = r.context_type;
-  out.uri = r.uri;
-  out.owner = r.owner;
-  out.tags = r.tags;
-  out.created_ns = r.created_ns;
-  out.updated_ns = r.updated_ns;
-  return out;
-}
-
 // Upserts and deletes of one account, applied in catalog order: a run of
 // upserts is flushed before a delete (and when an id repeats in the run).
 class PendingOps {
  public:
   explicit PendingOps(VectorIndex* index) : index_(index) {}
 
-  Status Upsert(const VectorRecord& r) {
+  Status Upsert(const Record& r) {
     if (!deletes_.empty() || ids_.count(r.key) != 0) SKALD_RETURN_IF_ERROR(Flush());
     ids_.insert(r.key);
-    records_.push_back(ToIndexRecord(r));
+    records_.push_back(r);  // the RecordFields part; the vector goes to vectors_
     vectors_.insert(vectors_.end(), r.vector.begin(), r.vector.end());
     return records_.size() >= kRebuildBatch ? Flush() : Status::Ok();
   }
-  Status Delete(int64_t key) {
+  Status Delete(uint64_t key) {
     if (!records_.empty()) SKALD_RETURN_IF_ERROR(Flush());
-    deletes_.push_back(static_cast<uint64_t>(key));
+    deletes_.push_back(key);
     return Status::Ok();
   }
   Status Flush() {
@@ -109,9 +95,9 @@ class PendingOps {
 
  private:
   VectorIndex* index_;
-  std::vector<IndexRecord> records_;
+  std::vector<RecordFields> records_;
   std::vector<float> vectors_;
-  std::unordered_set<int64_t> ids_;
+  std::unordered_set<uint64_t> ids_;
   std::vector<uint64_t> deletes_;
   uint64_t applied_ = 0;
 };
@@ -180,7 +166,7 @@ Status VectorIndexSet::OpenAccount(const std::string& account) {
   return Status::Ok();
 }
 
-bool VectorIndexSet::Indexable(const VectorRecord& r) const {
+bool VectorIndexSet::Indexable(const Record& r) const {
   return r.embedder == options_.index.embedder &&
          r.vector.size() == static_cast<size_t>(options_.index.dim);
 }
@@ -191,7 +177,7 @@ Status VectorIndexSet::RebuildFromCatalog(const std::string& account, Entry* ent
   // one already scanned is harmless: upserts and deletes are idempotent).
   SKALD_ASSIGN_OR_RETURN(int64_t seq, catalog_->MaxRecordSeq());
   PendingOps ops(fresh.get());
-  SKALD_RETURN_IF_ERROR(catalog_->ScanRecords(account, false, [&](const VectorRecord& r) {
+  SKALD_RETURN_IF_ERROR(catalog_->ScanRecords(account, false, [&](const Record& r) {
     if (!Indexable(r)) {
       skipped_.fetch_add(1);
       return Status::Ok();
@@ -264,11 +250,11 @@ Result<uint64_t> VectorIndexSet::CatchUp() {
   uint64_t applied = 0;
   int64_t from = MinAppliedSeq();
   while (true) {
-    SKALD_ASSIGN_OR_RETURN(std::vector<VectorRecord> page,
+    SKALD_ASSIGN_OR_RETURN(std::vector<Record> page,
                            catalog_->RecordsChangedSince(from, options_.catch_up_batch));
     if (page.empty()) break;
     std::map<Entry*, PendingOps> ops;
-    for (const VectorRecord& r : page) {
+    for (const Record& r : page) {
       SKALD_ASSIGN_OR_RETURN(Entry * entry, EntryFor(r.account));
       if (r.seq <= entry->index->applied_seq()) continue;
       auto it = ops.try_emplace(entry, entry->index.get()).first;

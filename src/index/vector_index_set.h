@@ -37,7 +37,7 @@
 namespace skald {
 
 class Catalog;
-struct VectorRecord;
+struct Record;
 
 struct VectorIndexSetOptions {
   // Directory holding one sub-directory per account (`<workspace>/index`).
@@ -115,7 +115,7 @@ class VectorIndexSet {
   Status SaveEntry(const std::string& account, Entry* entry);
   Result<Entry*> EntryFor(std::string_view account);
   // True when the record's vector was made by this set's embedder and dimension.
-  bool Indexable(const VectorRecord& r) const;
+  bool Indexable(const Record& r) const;
 
   const VectorIndexSetOptions options_;
   Catalog* const catalog_;

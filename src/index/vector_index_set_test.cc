@@ -14,13 +14,13 @@ namespace {
 
 constexpr int kDim = 8;
 
-VectorRecord CatalogRecord(int i, const std::string& embedder = "emb:v1") {
-  VectorRecord r;
+Record CatalogRecord(int i, const std::string& embedder = "emb:v1") {
+  Record r;
   r.id = "rec" + std::to_string(i);
   r.uri = "viking://resources/d" + std::to_string(i % 3) + "/f" + std::to_string(i);
   r.parent_uri = "viking://resources/d" + std::to_string(i % 3);
   r.level = 2;
-  r.context_type = i % 4 == 0 ? "memory" : "resource";
+  r.context_type = i % 4 == 0 ? ContextType::kMemory : ContextType::kResource;
   r.embedder = embedder;
   r.vector.resize(kDim);
   for (int j = 0; j < kDim; ++j) r.vector[j] = float((i * 37 + j * 11) % 17) - 8.0f;
@@ -44,7 +44,7 @@ class VectorIndexSetTest : public ::testing::Test {
     root.path = "resources";
     root.is_dir = true;
     ASSERT_TRUE(catalog_->Put(account, root).ok());
-    std::vector<VectorRecord> recs;
+    std::vector<Record> recs;
     for (int i = from; i < to; ++i) recs.push_back(CatalogRecord(i, embedder));
     ASSERT_TRUE(catalog_->UpsertRecords(account, &recs).ok());
   }
@@ -59,7 +59,7 @@ class VectorIndexSetTest : public ::testing::Test {
   bool Findable(VectorIndexSet* set, const std::string& account, int i) {
     VectorIndex* index = set->Find(account);
     if (index == nullptr) return false;
-    VectorFilter f;
+    RecordFilter f;
     f.tags = {"n=" + std::to_string(i)};
     std::vector<SearchHit> hits;
     EXPECT_TRUE(index->Search(CatalogRecord(i).vector, f, {}, &hits).ok());
@@ -113,9 +113,9 @@ TEST_F(VectorIndexSetTest, CleanFileCatchesUpFromItsSequence) {
   }
   // Changes while the index is closed: new records, a re-embedded one, deletes.
   Add("acme", 100, 150);
-  VectorRecord moved = CatalogRecord(5);
+  Record moved = CatalogRecord(5);
   moved.tags = {"n=5", "moved"};
-  std::vector<VectorRecord> one = {moved};
+  std::vector<Record> one = {moved};
   ASSERT_TRUE(catalog_->UpsertRecords("acme", &one).ok());
   ASSERT_EQ(*catalog_->DeleteRecordsUnder("acme", "viking://resources/d1"), 50u);
   Add("newco", 0, 10);
@@ -128,7 +128,7 @@ TEST_F(VectorIndexSetTest, CleanFileCatchesUpFromItsSequence) {
   EXPECT_EQ(acme->size(), 100u);  // 150 - 50 under d1
   EXPECT_TRUE(Findable(set.get(), "acme", 140));
   EXPECT_FALSE(Findable(set.get(), "acme", 1));  // i % 3 == 1 lived under d1
-  VectorFilter f;
+  RecordFilter f;
   f.tags = {"moved"};
   EXPECT_EQ(*acme->Count(f), 1u);
   EXPECT_EQ(acme->applied_seq(), *catalog_->MaxRecordSeq());

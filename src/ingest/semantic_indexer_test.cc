@@ -61,11 +61,11 @@ class SemanticIndexerTest : public ::testing::Test {
     ASSERT_TRUE(catalog_->Put("acct", n).ok());
   }
 
-  std::vector<VectorRecord> Records() {
-    std::vector<VectorRecord> out;
+  std::vector<Record> Records() {
+    std::vector<Record> out;
     EXPECT_TRUE(catalog_
                     ->ScanRecords("acct", false,
-                                  [&](const VectorRecord& r) {
+                                  [&](const Record& r) {
                                     out.push_back(r);
                                     return Status::Ok();
                                   })
@@ -105,11 +105,11 @@ TEST_F(SemanticIndexerTest, IndexesFilesAndSummarizesDirectoriesBottomUp) {
   EXPECT_EQ(stats->texts_embedded, 9u);
   EXPECT_FALSE(stages.empty());
 
-  std::vector<VectorRecord> records = Records();
+  std::vector<Record> records = Records();
   ASSERT_EQ(records.size(), 9u);
-  for (const VectorRecord& r : records) {
+  for (const Record& r : records) {
     EXPECT_EQ(static_cast<int>(r.vector.size()), 64);
-    EXPECT_EQ(r.context_type, "resource");
+    EXPECT_EQ(r.context_type, ContextType::kResource);
     EXPECT_EQ(r.embedder, embedder_->Name());
     std::string suffix = r.level == 0 ? "/.abstract.md" : r.level == 1 ? "/.overview.md" : "";
     EXPECT_EQ(r.id, Md5Hex("acct:" + r.uri + suffix));
@@ -163,7 +163,7 @@ TEST_F(SemanticIndexerTest, UserWrittenSidecarIsKept) {
   auto records = catalog_->GetRecordsByUri("acct", "viking://resources/kb/net");
   ASSERT_TRUE(records.ok());
   bool found = false;
-  for (const VectorRecord& r : *records) {
+  for (const Record& r : *records) {
     if (r.level == 0) found = r.abstract == "Hand-written notes about the network.";
   }
   EXPECT_TRUE(found);
@@ -179,10 +179,10 @@ TEST_F(SemanticIndexerTest, DeletedPathLosesItsRecordsAndSessionsAreNeverIndexed
   Dir("user/alice/memories");
   File("user/alice/memories/pref.md", "Alice prefers dark mode.\n");
   ASSERT_TRUE(indexer_->IndexTree("acct", "user/alice").ok());
-  for (const VectorRecord& r : Records()) {
+  for (const Record& r : Records()) {
     EXPECT_EQ(r.uri.find("sessions"), std::string::npos) << r.uri;
     if (r.level == 2) {
-      EXPECT_EQ(r.context_type, "memory");
+      EXPECT_EQ(r.context_type, ContextType::kMemory);
       EXPECT_EQ(r.owner, "alice");
     }
   }
@@ -190,7 +190,7 @@ TEST_F(SemanticIndexerTest, DeletedPathLosesItsRecordsAndSessionsAreNeverIndexed
   ASSERT_TRUE(content_->Remove("acct", "resources/kb/net").ok());
   ASSERT_TRUE(catalog_->DeleteSubtree("acct", "resources/kb/net").ok());
   ASSERT_TRUE(indexer_->IndexTree("acct", "resources/kb/net").ok());
-  for (const VectorRecord& r : Records()) {
+  for (const Record& r : Records()) {
     EXPECT_EQ(r.uri.find("kb/net"), std::string::npos) << r.uri;
   }
 }
@@ -210,19 +210,10 @@ TEST_F(SemanticIndexerTest, FilesChangedOrRemovedWhileIndexingGetNoStaleRecord) 
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
   ASSERT_TRUE(mutated);
   EXPECT_EQ(stats->records_stale, 2u);
-  for (const VectorRecord& r : Records()) {
+  for (const Record& r : Records()) {
     EXPECT_NE(r.uri, "viking://resources/kb/net/tls.md");
     EXPECT_NE(r.uri, "viking://resources/kb/intro.md") << "old text of a rewritten file";
   }
-}
-
-TEST(NamespaceRootDepthTest, KnowsTheNamespaces) {
-  EXPECT_EQ(NamespaceRootDepth("resources/a"), 1);
-  EXPECT_EQ(NamespaceRootDepth("agent/skills/x"), 2);
-  EXPECT_EQ(NamespaceRootDepth("user/u/memories/x"), 3);
-  EXPECT_EQ(NamespaceRootDepth("user/u/peers/p/memories"), 5);
-  EXPECT_EQ(NamespaceRootDepth("user/u/sessions/s"), 0);
-  EXPECT_EQ(NamespaceRootDepth("session/x"), 0);
 }
 
 }  // namespace

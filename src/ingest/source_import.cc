@@ -10,6 +10,7 @@
 
 #include "common/strings.h"
 #include "uri/glob_pattern.h"
+#include "uri/uri_path.h"
 #include "uri/viking_uri.h"
 
 namespace skald {
@@ -56,11 +57,6 @@ Result<std::string> ReadLocalFile(const fs::path& path) {
   buffer << in.rdbuf();
   if (in.bad()) return Status::IOError(fmt::format("error reading {}", path.string()));
   return std::move(buffer).str();
-}
-
-std::string JoinRel(std::string_view dir, std::string_view name) {
-  if (dir.empty()) return std::string(name);
-  return fmt::format("{}/{}", dir, name);
 }
 
 class Planner {
@@ -140,7 +136,7 @@ class Planner {
     }
     plan_->source_bytes += bytes.size();
     if (!IsMarkdownExtension(ext)) {
-      AddOutput(JoinRel(rel_dir, SegmentFor(name)), std::move(bytes));
+      AddOutput(JoinPath(rel_dir, SegmentFor(name)), std::move(bytes));
       return Status::Ok();
     }
     std::string stem = StemOf(name);
@@ -154,14 +150,14 @@ class Planner {
     if (split.files.size() == 1 && split.dirs.empty()) {
       // A document that fits one file keeps its name and place.
       std::string out = SegmentFor(ext == ".md" ? name : stem + ".md");
-      AddOutput(JoinRel(rel_dir, out), std::move(split.files[0].content));
+      AddOutput(JoinPath(rel_dir, out), std::move(split.files[0].content));
       return Status::Ok();
     }
-    std::string doc_dir = JoinRel(rel_dir, SegmentFor(stem));
+    std::string doc_dir = JoinPath(rel_dir, SegmentFor(stem));
     AddDir(doc_dir);
-    for (const std::string& dir : split.dirs) AddDir(JoinRel(doc_dir, dir));
+    for (const std::string& dir : split.dirs) AddDir(JoinPath(doc_dir, dir));
     for (SplitFile& file : split.files) {
-      AddOutput(JoinRel(doc_dir, file.path), std::move(file.content));
+      AddOutput(JoinPath(doc_dir, file.path), std::move(file.content));
     }
     return Status::Ok();
   }
@@ -196,10 +192,10 @@ class Planner {
       std::string name = entry.path().filename().string();
       if (name.empty() || name[0] == '.') continue;  // hidden entries, as OpenViking
       if (entry.is_symlink(ec)) continue;            // never follow links out of the tree
-      std::string child_source = JoinRel(rel_source, name);
+      std::string child_source = JoinPath(rel_source, name);
       if (entry.is_directory(ec)) {
         if (IgnoredDir(name)) continue;
-        std::string child_rel = JoinRel(rel_dir, SegmentFor(name));
+        std::string child_rel = JoinPath(rel_dir, SegmentFor(name));
         // Directories are created for the files below them only (FinishDirs).
         SKALD_RETURN_IF_ERROR(Walk(entry.path(), child_source, child_rel));
         continue;

@@ -36,13 +36,13 @@ class EmbedderIdentityTest : public ::testing::Test {
   }
   // A vector made by the recorded embedder.
   void AddRecord() {
-    VectorRecord r;
+    Record r;
     r.id = "r1";
     r.uri = "viking://resources/a";
     r.parent_uri = "viking://resources";
-    r.context_type = "resource";
+    r.context_type = ContextType::kResource;
     r.vector = {1, 0};
-    std::vector<VectorRecord> records = {r};
+    std::vector<Record> records = {r};
     ASSERT_TRUE(catalog_->UpsertRecords("default", &records).ok());
   }
 

@@ -19,9 +19,10 @@ namespace {
 
 constexpr uint32_t kDirectoryLevels = (1u << 0) | (1u << 1);
 
-// One record found by a search stage.
+// One record found by a search stage. `record` points into the run's lookup
+// cache (RetrievalRun::records_), which outlives every Scored of the run.
 struct Scored {
-  RetrievalRecord record;
+  const Record* record = nullptr;
   bool by_vector = false;
   bool by_lexical = false;
   bool reranked = false;
@@ -36,7 +37,7 @@ struct Scored {
 
 bool BetterThan(const Scored& a, const Scored& b) {
   if (a.score != b.score) return a.score > b.score;
-  return a.record.uri < b.record.uri;
+  return a.record->uri < b.record->uri;
 }
 
 bool LevelAllowed(uint32_t mask, int level) {
@@ -50,7 +51,7 @@ std::vector<Scored> CollapseByUri(std::vector<Scored> stage) {
   std::unordered_set<std::string> seen;
   std::vector<Scored> out;
   for (Scored& s : stage) {
-    if (seen.insert(s.record.uri).second) out.push_back(std::move(s));
+    if (seen.insert(s.record->uri).second) out.push_back(std::move(s));
   }
   return out;
 }
@@ -73,7 +74,9 @@ class RetrievalRun {
       use_vectors_ = have_vectors;
       use_lexical_ = have_lexical;
     }
-    threshold_ = query.score_threshold.value_or(options.rerank.threshold);
+    threshold_ = query.score_threshold.value_or(options.score_threshold);
+    rerank_.threshold = options.score_threshold;
+    rerank_.max_input_tokens = options.rerank_max_input_tokens;
   }
 
   double threshold() const { return threshold_; }
@@ -103,7 +106,7 @@ class RetrievalRun {
 
   // One hybrid search: the k best of each index under `filter`, fused, with
   // their records. Keys the lookup no longer knows are dropped.
-  Result<std::vector<Scored>> SearchStage(const VectorFilter& filter, int k) {
+  Result<std::vector<Scored>> SearchStage(const RecordFilter& filter, int k) {
     struct Parts {
       double vector = 0, bm25 = 0;
       bool by_vector = false, by_lexical = false;
@@ -141,7 +144,7 @@ class RetrievalRun {
       if (record == records_.end()) continue;
       const Parts& p = parts[key];
       Scored s;
-      s.record = record->second;
+      s.record = &record->second;
       s.by_vector = p.by_vector;
       s.by_lexical = p.by_lexical;
       const double lexical = NormalizeBm25(p.bm25, bm25_max, options_.lexical_normalization,
@@ -161,11 +164,11 @@ class RetrievalRun {
     documents.reserve(stage->size());
     fallback.reserve(stage->size());
     for (const Scored& s : *stage) {
-      documents.push_back(s.record.abstract);
+      documents.push_back(s.record->abstract);
       fallback.push_back(s.score);
     }
     RerankOutcome outcome =
-        RerankOrFallback(sources_.reranker, query_.text, documents, fallback, options_.rerank);
+        RerankOrFallback(sources_.reranker, query_.text, documents, fallback, rerank_);
     if (!outcome.warning.empty()) {
       // One failure is enough: a reranker that is down or timing out would
       // otherwise cost every remaining stage of this query its full timeout.
@@ -178,7 +181,7 @@ class RetrievalRun {
       Scored& s = (*stage)[i];
       s.score = ClampScore(outcome.scores[i]);
       // Blank abstracts were not sent and kept their fused score.
-      s.reranked = !Trim(s.record.abstract).empty();
+      s.reranked = !Trim(s.record->abstract).empty();
     }
   }
 
@@ -187,7 +190,7 @@ class RetrievalRun {
     if (options_.hotness_alpha > 0) {
       const int64_t now = sources_.clock ? sources_.clock() : NowNanos();
       for (Scored& s : pool) {
-        s.score = BlendHotness(s.score, Hotness(s.record.active_count, s.record.updated_ns, now),
+        s.score = BlendHotness(s.score, Hotness(s.record->active_count, s.record->updated_ns, now),
                                options_.hotness_alpha);
       }
     }
@@ -197,12 +200,12 @@ class RetrievalRun {
     hits.reserve(pool.size());
     for (Scored& s : pool) {
       MatchedContext m;
-      m.uri = std::move(s.record.uri);
-      m.context_type = std::move(s.record.context_type);
-      m.level = s.record.level;
+      m.uri = s.record->uri;
+      m.context_type = s.record->context_type;
+      m.level = s.record->level;
       m.score = ClampScore(s.score);
-      m.abstract = std::move(s.record.abstract);
-      m.tags = std::move(s.record.tags);
+      m.abstract = s.record->abstract;
+      m.tags = s.record->tags;
       m.match_reason = std::string(s.reason());
       hits.push_back(std::move(m));
     }
@@ -216,9 +219,8 @@ class RetrievalRun {
       if (!records_.contains(key) && !unknown_.contains(key)) missing.push_back(key);
     }
     if (missing.empty()) return Status::Ok();
-    SKALD_ASSIGN_OR_RETURN(std::vector<RetrievalRecord> found,
-                           sources_.lookup(query_.account, missing));
-    for (RetrievalRecord& r : found) {
+    SKALD_ASSIGN_OR_RETURN(std::vector<Record> found, sources_.lookup(query_.account, missing));
+    for (Record& r : found) {
       const uint64_t key = r.key;
       records_.insert_or_assign(key, std::move(r));
     }
@@ -237,8 +239,10 @@ class RetrievalRun {
   bool use_lexical_ = false;
   double threshold_ = 0;
   bool rerank_failed_ = false;  // the reranker failed once: later stages skip it
+  RerankOptions rerank_;  // options_.score_threshold and rerank_max_input_tokens
   std::vector<float> query_vector_;
-  std::unordered_map<uint64_t, RetrievalRecord> records_;  // lookups of this query
+  // Lookups of this query. Node-based: Scored::record pointers stay valid.
+  std::unordered_map<uint64_t, Record> records_;
   std::unordered_set<uint64_t> unknown_;                   // keys the lookup did not know
 };
 
@@ -262,7 +266,7 @@ Status ValidateQuery(const RetrievalQuery& query, const RetrievalSources& source
 }
 
 Result<std::vector<MatchedContext>> RunQuick(const RetrievalQuery& query,
-                                             const VectorFilter& filter, RetrievalRun* run,
+                                             const RecordFilter& filter, RetrievalRun* run,
                                              RetrievalTrace* trace) {
   trace->stop_reason = "single_search";
   SKALD_ASSIGN_OR_RETURN(std::vector<Scored> stage,
@@ -288,22 +292,22 @@ std::vector<std::string> TopUris(const std::unordered_map<std::string, Scored>& 
   std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n), all.end(),
                     [](const Scored* a, const Scored* b) { return BetterThan(*a, *b); });
   std::vector<std::string> out;
-  for (size_t i = 0; i < n; ++i) out.push_back(all[i]->record.uri);
+  for (size_t i = 0; i < n; ++i) out.push_back(all[i]->record->uri);
   return out;
 }
 
 Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
                                                 const RetrievalQuery& query,
-                                                const VectorFilter& filter, RetrievalRun* run,
+                                                const RecordFilter& filter, RetrievalRun* run,
                                                 RetrievalTrace* trace) {
   const uint32_t result_levels = filter.level_mask;
   const bool explicit_levels = result_levels != 0;
   std::unordered_map<std::string, Scored> pool;  // result candidates by URI
   auto offer = [&](Scored s) {
-    if (!LevelAllowed(result_levels, s.record.level)) return;
-    auto it = pool.find(s.record.uri);
+    if (!LevelAllowed(result_levels, s.record->level)) return;
+    auto it = pool.find(s.record->uri);
     if (it == pool.end()) {
-      std::string uri = s.record.uri;
+      std::string uri = s.record->uri;
       pool.emplace(std::move(uri), std::move(s));
     } else if (s.score > it->second.score) {
       it->second = std::move(s);
@@ -311,7 +315,7 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
   };
 
   // 1. Global search over directory records gives the starting points.
-  VectorFilter global = filter;
+  RecordFilter global = filter;
   global.level_mask = kDirectoryLevels;
   SKALD_ASSIGN_OR_RETURN(std::vector<Scored> starts,
                          run->SearchStage(global, std::max(query.limit, 10)));
@@ -322,8 +326,8 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
   std::priority_queue<Entry> heap;
   std::set<std::string> started;
   for (const Scored& s : starts) {
-    heap.emplace(s.score, s.record.uri);
-    started.insert(s.record.uri);
+    heap.emplace(s.score, s.record->uri);
+    started.insert(s.record->uri);
     // OpenViking: global hits are results only when the caller named levels.
     if (explicit_levels && s.score > run->threshold()) offer(s);
   }
@@ -332,7 +336,7 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
   }
 
   // 2. Expand directories, best first.
-  VectorFilter children = filter;
+  RecordFilter children = filter;
   children.level_mask = explicit_levels ? (result_levels | kDirectoryLevels) : 0;
   const int child_k = std::max(2 * query.limit, 20);
   const double alpha = options.score_propagation_alpha;
@@ -364,20 +368,23 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
           continue;
         }
         ++trace->candidates_kept;
-        if (s.record.level < 2 && !visited.contains(s.record.uri)) {
-          heap.emplace(s.score, s.record.uri);
+        if (s.record->level < 2 && !visited.contains(s.record->uri)) {
+          heap.emplace(s.score, s.record->uri);
         }
         offer(std::move(s));
       }
     }
-    // 3. Convergence.
+    // 3. Convergence. Each counter counts *consecutive* rounds of its
+    // condition: a round that breaks one resets it.
     std::vector<std::string> top = TopUris(pool, query.limit);
     if (top == previous_top && pool.size() >= static_cast<size_t>(query.limit)) {
+      stagnant_rounds = 0;
       if (++converged_rounds >= options.max_convergence_rounds) {
         trace->stop_reason = "converged";
         break;
       }
     } else if (pool.size() == previous_size) {
+      converged_rounds = 0;  // the top changed
       if (++stagnant_rounds >= options.max_convergence_rounds) {
         trace->stop_reason = "stagnant";
         break;
@@ -398,58 +405,6 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
 
 }  // namespace
 
-std::string_view RetrievalModeName(RetrievalMode mode) {
-  switch (mode) {
-    case RetrievalMode::kAuto:
-      return "auto";
-    case RetrievalMode::kQuick:
-      return "quick";
-    case RetrievalMode::kThinking:
-      return "thinking";
-  }
-  return "unknown";
-}
-
-Status RetrievalOptions::Validate() const {
-  auto unit = [](double x) { return std::isfinite(x) && x >= 0 && x <= 1; };
-  if (!unit(hybrid_weight)) {
-    return Status::InvalidArgument(
-        fmt::format("retrieval.hybrid_weight must be in [0, 1], got {}", hybrid_weight));
-  }
-  if (!unit(score_propagation_alpha)) {
-    return Status::InvalidArgument(fmt::format(
-        "retrieval.score_propagation_alpha must be in [0, 1], got {}", score_propagation_alpha));
-  }
-  if (!unit(hotness_alpha)) {
-    return Status::InvalidArgument(
-        fmt::format("retrieval.hotness_alpha must be in [0, 1], got {}", hotness_alpha));
-  }
-  if (!std::isfinite(lexical_saturation) || lexical_saturation <= 0) {
-    return Status::InvalidArgument(
-        fmt::format("retrieval.lexical_saturation must be > 0, got {}", lexical_saturation));
-  }
-  if (lexical_normalization != LexicalNormalization::kMax &&
-      lexical_normalization != LexicalNormalization::kSaturate) {
-    return Status::InvalidArgument("retrieval.lexical_normalization is invalid");
-  }
-  if (!std::isfinite(rerank.threshold)) {
-    return Status::InvalidArgument("rerank.threshold must be finite");
-  }
-  if (rerank.max_input_tokens != 0 && rerank.max_input_tokens < 128) {
-    return Status::InvalidArgument(fmt::format(
-        "rerank.max_input_tokens must be 0 or >= 128, got {}", rerank.max_input_tokens));
-  }
-  if (max_convergence_rounds < 1 || max_convergence_rounds > 100) {
-    return Status::InvalidArgument(fmt::format(
-        "retrieval.max_convergence_rounds must be in 1..100, got {}", max_convergence_rounds));
-  }
-  if (directories_per_round < 1 || directories_per_round > 256) {
-    return Status::InvalidArgument(fmt::format(
-        "retrieval.directories_per_round must be in 1..256, got {}", directories_per_round));
-  }
-  return Status::Ok();
-}
-
 Retriever::Retriever(RetrievalOptions options) : options_(std::move(options)) {}
 
 Result<RetrievalResult> Retriever::Retrieve(const RetrievalQuery& query,
@@ -463,7 +418,7 @@ Result<RetrievalResult> Retriever::Retrieve(const RetrievalQuery& query,
   }
   RetrievalResult result;
   result.trace.mode = std::string(RetrievalModeName(mode));
-  VectorFilter filter = query.filter;
+  RecordFilter filter = query.filter;
   filter.account = query.account;
 
   RetrievalRun run(options_, query, sources, &result.trace);

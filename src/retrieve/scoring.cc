@@ -1,27 +1,16 @@
 #include "retrieve/scoring.h"
 
-#include "index/record_store.h"  // UriDepth
-
 #include <algorithm>
 #include <cmath>
 #include <string>
+
+#include "uri/uri_path.h"
 
 namespace skald {
 namespace {
 
 constexpr int64_t kNanosPerDay = 86'400'000'000'000;
 constexpr double kHalfLifeDays = 7.0;
-
-size_t SchemeEnd(std::string_view uri) {
-  size_t p = uri.find("://");
-  return p == std::string_view::npos ? 0 : p + 3;
-}
-
-std::string_view TrimTrailingSlashes(std::string_view uri) {
-  const size_t start = SchemeEnd(uri);
-  while (uri.size() > start && uri.back() == '/') uri.remove_suffix(1);
-  return uri;
-}
 
 }  // namespace
 
@@ -74,17 +63,9 @@ double BlendHotness(double semantic, double hotness, double alpha) {
   return ClampScore((1.0 - a) * ClampScore(semantic) + a * ClampScore(hotness));
 }
 
-bool UriWithin(std::string_view uri, std::string_view base) {
-  uri = TrimTrailingSlashes(uri);
-  base = TrimTrailingSlashes(base);
-  if (uri.size() < base.size() || uri.substr(0, base.size()) != base) return false;
-  if (base.size() == SchemeEnd(base)) return true;  // the root contains everything
-  return uri.size() == base.size() || uri[base.size()] == '/';
-}
-
 std::optional<std::vector<UriScope>> ChildScopesWithin(std::string_view dir,
                                                        const std::vector<UriScope>& caller_scopes) {
-  const std::string dir_str(TrimTrailingSlashes(dir));
+  const std::string dir_str(UriTrimTrailingSlashes(dir));
   if (caller_scopes.empty()) return std::vector<UriScope>{UriScope::Children(dir_str)};
   const int dir_depth = UriDepth(dir_str);
   std::vector<UriScope> out;
@@ -100,7 +81,7 @@ std::optional<std::vector<UriScope>> ChildScopesWithin(std::string_view dir,
     } else if (UriWithin(scope.uri, dir_str) && scope_depth == dir_depth + 1 &&
                scope.min_depth <= 0) {
       // The scope's own node is a direct child of dir: only its records pass.
-      out.push_back(UriScope{std::string(TrimTrailingSlashes(scope.uri)), 0, 0});
+      out.push_back(UriScope{std::string(UriTrimTrailingSlashes(scope.uri)), 0, 0});
     }
   }
   if (out.empty()) return std::nullopt;

@@ -13,17 +13,9 @@
 #include <vector>
 
 #include "index/vector_index.h"
+#include "skald/retrieval.h"  // LexicalNormalization
 
 namespace skald {
-
-// How a stage's BM25 scores (unbounded, > 0) are mapped into [0, 1].
-enum class LexicalNormalization {
-  // s / max(s over the stage's lexical hits): the best lexical hit of every
-  // stage gets 1, however weak its match.
-  kMax,
-  // s / (s + saturation): an absolute scale, comparable across stages.
-  kSaturate,
-};
 
 // "max" / "saturate".
 std::string_view LexicalNormalizationName(LexicalNormalization rule);
@@ -48,17 +40,11 @@ double Hotness(int64_t active_count, int64_t updated_ns, int64_t now_ns);
 // (1 - alpha) * semantic + alpha * hotness, clamped to [0, 1].
 double BlendHotness(double semantic, double hotness, double alpha);
 
-// True when `uri` is `base` or below it, on segment boundaries
-// ("viking://a/b" is within "viking://a", "viking://a/bc" is not). A base
-// without a path ("viking://") contains every URI. Trailing slashes of either
-// are ignored.
-bool UriWithin(std::string_view uri, std::string_view base);
-
 // The scopes (any-of) that admit exactly the records that are direct
 // children of `dir` AND pass any of `caller_scopes` (any-of). An empty
 // `caller_scopes` admits everything, giving {UriScope::Children(dir)}.
 // nullopt when no child of `dir` can pass the caller's scopes (the search
-// can be skipped). VectorFilter::uri_scopes is any-of, so adding the child
+// can be skipped). RecordFilter::uri_scopes is any-of, so adding the child
 // scope to the caller's list would widen the search instead of narrowing it.
 std::optional<std::vector<UriScope>> ChildScopesWithin(std::string_view dir,
                                                        const std::vector<UriScope>& caller_scopes);

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 
-#include "index/record_store.h"
 #include "retrieve/retriever.h"
 
 namespace skald {
@@ -56,16 +55,6 @@ TEST(ScoringTest, HotnessFollowsUsageAndAHalfLifeOfSevenDays) {
   EXPECT_NEAR(Hotness(0, now + kDay, now), 0.5, 1e-12);
   EXPECT_DOUBLE_EQ(BlendHotness(0.8, 0.4, 0.0), 0.8);
   EXPECT_DOUBLE_EQ(BlendHotness(0.8, 0.4, 0.5), 0.6);
-}
-
-TEST(ScoringTest, UriWithinRespectsSegmentBoundaries) {
-  EXPECT_TRUE(UriWithin("viking://a/b", "viking://a"));
-  EXPECT_TRUE(UriWithin("viking://a/b", "viking://a/b/"));
-  EXPECT_TRUE(UriWithin("viking://a/b/c", "viking://"));
-  EXPECT_FALSE(UriWithin("viking://a/bc", "viking://a/b"));
-  EXPECT_FALSE(UriWithin("viking://a", "viking://a/b"));
-  EXPECT_EQ(UriDepth("viking://"), 0);
-  EXPECT_EQ(UriDepth("viking://a//b/"), 2);
 }
 
 TEST(ScoringTest, ChildScopesNarrowInsteadOfWidening) {
@@ -126,11 +115,15 @@ TEST(ScoringTest, OptionsValidateNamesTheBadField) {
   options.max_convergence_rounds = 0;
   EXPECT_FALSE(options.Validate().ok());
   options = {};
-  options.rerank.max_input_tokens = 64;
+  options.rerank_max_input_tokens = 64;
   EXPECT_FALSE(options.Validate().ok());
   options = {};
   options.lexical_saturation = 0;
   EXPECT_FALSE(options.Validate().ok());
+  options = {};
+  options.score_threshold = std::nan("");
+  status = options.Validate();
+  EXPECT_NE(status.message().find("rerank.threshold"), std::string::npos) << status.ToString();
 }
 
 }  // namespace

@@ -304,7 +304,7 @@ Status ParseRetrieval(const Json& obj, Config* config) {
   static const std::set<std::string> ignored = {"recall_intent_timeout_s",
                                                 "recall_rewrite_timeout_s", "enable_intent",
                                                 "memory_association"};
-  RetrievalSettings& r = config->retrieval;
+  RetrievalOptions& r = config->retrieval;
   for (const auto& [key, v] : obj.items()) {
     const std::string path = KeyPath("retrieval", key);
     if (key == "hotness_alpha") {

@@ -91,7 +91,7 @@ struct Config {
   // `rerank`: its `threshold` applies even when no reranker is configured.
   RerankConfig rerank;
   // `retrieval`: hybrid weight, score propagation, hotness.
-  RetrievalSettings retrieval;
+  RetrievalOptions retrieval;
   // One line per accepted-but-ignored section or key, e.g.
   // "section 'vlm' is not implemented by Skald yet and is ignored".
   std::vector<std::string> warnings;

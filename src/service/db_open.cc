@@ -158,14 +158,8 @@ Status DbImpl::StartBackground() {
   lexical_options.sync = options_.sync_writes;
   SKALD_ASSIGN_OR_RETURN(lexical_, OpenFts5LexicalIndex(lexical_options));
 
-  RetrievalOptions retrieval;
-  retrieval.hybrid_weight = options_.retrieval.hybrid_weight;
-  retrieval.score_propagation_alpha = options_.retrieval.score_propagation_alpha;
-  retrieval.hotness_alpha = options_.retrieval.hotness_alpha;
-  retrieval.rerank.threshold = options_.retrieval.score_threshold;
-  retrieval.rerank.max_input_tokens = options_.retrieval.rerank_max_input_tokens;
-  SKALD_RETURN_IF_ERROR(retrieval.Validate());
-  retriever_ = std::make_unique<Retriever>(retrieval);
+  SKALD_RETURN_IF_ERROR(options_.retrieval.Validate());
+  retriever_ = std::make_unique<Retriever>(options_.retrieval);
 
   if (options_.embedder) {
     VectorIndexSetOptions set_options;

@@ -48,7 +48,7 @@ class DbTest : public ::testing::Test {
   }
 
   testing::TempDir dir_;
-  Identity who_;
+  Identity who_{"default", "default", Role::kRoot};
   std::unique_ptr<Db> db_;
 };
 

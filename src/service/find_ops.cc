@@ -10,18 +10,6 @@
 namespace skald {
 namespace {
 
-RetrievalMode ModeOf(RetrievalModeOption option) {
-  switch (option) {
-    case RetrievalModeOption::kQuick:
-      return RetrievalMode::kQuick;
-    case RetrievalModeOption::kThinking:
-      return RetrievalMode::kThinking;
-    case RetrievalModeOption::kAuto:
-      break;
-  }
-  return RetrievalMode::kAuto;
-}
-
 // What a caller may see of an account: ROOT everything, others the shared
 // namespaces and their own user tree.
 std::vector<VikingUri> VisibleRoots(const Identity& who) {
@@ -84,12 +72,14 @@ Result<FindResult> Finder::Find(const Identity& who, const FindRequest& request)
   query.account = who.account;
   query.limit = request.limit;
   query.score_threshold = request.score_threshold;
-  query.mode = ModeOf(request.mode);
+  query.mode = request.mode;
   query.trace = request.include_provenance;
-  VectorFilter& filter = query.filter;
+  RecordFilter& filter = query.filter;
   filter.account = who.account;
   for (int level : request.levels) filter.level_mask |= 1u << level;
-  filter.context_types = request.context_types;
+  for (const std::string& type : request.context_types) {
+    filter.context_types.push_back(*ParseContextType(type));  // Validate() checked it
+  }
   filter.tags = request.tags;
   int64_t& min = request.time_field == "created_at" ? filter.created_min : filter.updated_min;
   int64_t& max = request.time_field == "created_at" ? filter.created_max : filter.updated_max;
@@ -107,26 +97,8 @@ Result<FindResult> Finder::Find(const Identity& who, const FindRequest& request)
   sources.lexical = lexical_;
   sources.embedder = options_.embedder.get();
   sources.reranker = options_.reranker.get();
-  sources.lookup = [this](std::string_view account, std::span<const uint64_t> keys)
-      -> Result<std::vector<RetrievalRecord>> {
-    std::vector<int64_t> ids(keys.begin(), keys.end());
-    SKALD_ASSIGN_OR_RETURN(std::vector<VectorRecord> records,
-                           catalog_->GetRecordsByKeys(account, ids));
-    std::vector<RetrievalRecord> found;
-    found.reserve(records.size());
-    for (VectorRecord& r : records) {
-      RetrievalRecord rec;
-      rec.key = static_cast<uint64_t>(r.key);
-      rec.uri = std::move(r.uri);
-      rec.level = r.level;
-      rec.context_type = std::move(r.context_type);
-      rec.abstract = std::move(r.abstract);
-      rec.tags = std::move(r.tags);
-      rec.active_count = r.active_count;
-      rec.updated_ns = r.updated_ns;
-      found.push_back(std::move(rec));
-    }
-    return found;
+  sources.lookup = [this](std::string_view account, std::span<const uint64_t> keys) {
+    return catalog_->GetRecordsByKeys(account, keys);
   };
   SKALD_ASSIGN_OR_RETURN(RetrievalResult result, retriever_->Retrieve(query, sources));
 
@@ -134,27 +106,15 @@ Result<FindResult> Finder::Find(const Identity& who, const FindRequest& request)
     // OpenViking shows directory records by their sidecar's URI.
     if (hit.level == 0) hit.uri += "/.abstract.md";
     if (hit.level == 1) hit.uri += "/.overview.md";
-    if (hit.context_type == "memory") {
+    if (hit.context_type == ContextType::kMemory) {
       out.memories.push_back(std::move(hit));
-    } else if (hit.context_type == "skill") {
+    } else if (hit.context_type == ContextType::kSkill) {
       out.skills.push_back(std::move(hit));
     } else {
       out.resources.push_back(std::move(hit));
     }
   }
-  if (request.include_provenance) {
-    FindTrace trace;
-    trace.mode = result.trace.mode;
-    trace.directories_visited = std::move(result.trace.directories_visited);
-    trace.rounds = result.trace.rounds;
-    trace.stop_reason = result.trace.stop_reason;
-    trace.candidates_kept = result.trace.candidates_kept;
-    trace.candidates_dropped = result.trace.candidates_dropped;
-    trace.reranked = result.trace.reranked;
-    trace.rerank_warning = result.trace.rerank_warning;
-    trace.latency_ms = result.trace.latency_ms;
-    out.trace = std::move(trace);
-  }
+  if (request.include_provenance) out.trace = std::move(result.trace);
   return out;
 }
 

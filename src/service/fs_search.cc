@@ -8,21 +8,10 @@
 #include "service/fs_engine.h"
 #include "uri/access.h"
 #include "uri/glob_pattern.h"
+#include "uri/uri_path.h"
 
 namespace skald {
 namespace {
-
-// True when any segment of a path relative to the search base is hidden.
-bool HasHiddenSegment(std::string_view rel) {
-  size_t start = 0;
-  while (start <= rel.size()) {
-    if (start < rel.size() && rel[start] == '.') return true;
-    size_t slash = rel.find('/', start);
-    if (slash == std::string_view::npos) break;
-    start = slash + 1;
-  }
-  return false;
-}
 
 bool LooksBinary(std::string_view bytes) {
   return bytes.substr(0, 8192).find('\0') != std::string_view::npos;
@@ -71,7 +60,7 @@ Result<GlobResult> FsReader::Glob(const Identity& who, const GlobRequest& reques
   GlobResult result;
   for (const CatalogNode& row : rows) {
     std::string_view rel = std::string_view(row.path).substr(std::min(base_len, row.path.size()));
-    if (rel.empty() || HasHiddenSegment(rel)) continue;
+    if (rel.empty() || PathHasHiddenSegment(rel)) continue;
     if (!pattern.Matches(rel)) continue;
     VikingUri uri = VikingUri::FromSegments(Split(row.path, '/'));
     if (base.is_root() && !IsPublicScope(uri.scope())) continue;
@@ -117,7 +106,7 @@ Result<GrepResult> FsReader::Grep(const Identity& who, const GrepRequest& reques
     std::string_view rel = base_node.is_dir
                                ? std::string_view(row.path).substr(std::min(base_len, row.path.size()))
                                : std::string_view();
-    if (HasHiddenSegment(rel)) continue;
+    if (PathHasHiddenSegment(rel)) continue;
     if (exclude && exclude->Contains(uri)) continue;
     if (base.is_root() && !IsPublicScope(uri.scope())) continue;
     if (!IsAccessible(who, uri)) continue;

@@ -278,7 +278,7 @@ Json FsckToJson(const FsckReport& report) {
 
 Json MatchedContextToJson(const MatchedContext& hit) {
   Json out = Json::object();
-  out["context_type"] = hit.context_type;
+  out["context_type"] = std::string(ContextTypeName(hit.context_type));
   out["uri"] = hit.uri;
   out["level"] = hit.level;
   out["score"] = FiniteOrZero(hit.score);
@@ -300,7 +300,7 @@ Json FindResultToJson(const FindResult& result, bool with_provenance) {
   out["skills"] = hits(result.skills);
   out["total"] = result.total();
   if (with_provenance && result.trace.has_value()) {
-    const FindTrace& t = *result.trace;
+    const RetrievalTrace& t = *result.trace;
     Json trace = Json::object();
     trace["mode"] = t.mode;
     trace["directories_visited"] = t.directories_visited;

@@ -46,7 +46,7 @@ Json FsckToJson(const FsckReport& report);
 // when set). A non-finite score is written as 0.0.
 Json MatchedContextToJson(const MatchedContext& hit);
 // {"memories":[M],"resources":[M],"skills":[M],"total":n}, plus
-// "provenance" (the FindTrace as an object) when `with_provenance` and the
+// "provenance" (the RetrievalTrace as an object) when `with_provenance` and the
 // result carries a trace.
 Json FindResultToJson(const FindResult& result, bool with_provenance);
 // The task dict of GET /api/v1/tasks/{id}: {task_id, task_type, status,

@@ -54,22 +54,6 @@ Status GlobRequest::Validate() const {
 
 namespace skald {
 
-Status RetrievalSettings::Validate() const {
-  auto unit = [](double v) { return std::isfinite(v) && v >= 0 && v <= 1; };
-  if (!unit(hybrid_weight)) return Status::InvalidArgument("retrieval.hybrid_weight must be in [0, 1]");
-  if (!unit(score_propagation_alpha)) {
-    return Status::InvalidArgument("retrieval.score_propagation_alpha must be in [0, 1]");
-  }
-  if (!unit(hotness_alpha)) return Status::InvalidArgument("retrieval.hotness_alpha must be in [0, 1]");
-  if (!std::isfinite(score_threshold)) {
-    return Status::InvalidArgument("rerank.threshold must be a finite number");
-  }
-  if (rerank_max_input_tokens != 0 && rerank_max_input_tokens < 128) {
-    return Status::InvalidArgument("rerank.max_input_tokens must be 0 or >= 128");
-  }
-  return Status::Ok();
-}
-
 Status AddResourceRequest::Validate() const {
   if (path.empty() && temp_file_id.empty()) {
     return Status::InvalidArgument("either 'path' or 'temp_file_id' must be provided");
@@ -91,7 +75,7 @@ Status FindRequest::Validate() const {
     if (level < 0 || level > 2) return Status::InvalidArgument("level must be 0, 1 or 2");
   }
   for (const std::string& type : context_types) {
-    if (type != "resource" && type != "memory" && type != "skill") {
+    if (!ParseContextType(type)) {
       return Status::InvalidArgument("context_type must be resource, memory or skill, not '" +
                                      type + "'");
     }

@@ -57,9 +57,7 @@ Status Upkeep::IndexRepairedNodes(const std::vector<ReconcileIssue>& issues) {
   // node, and the job refreshes the summaries above it.
   for (const ReconcileIssue& issue : issues) {
     if (!issue.repaired) continue;
-    Identity who;
-    who.account = issue.account;
-    who.user = "";
+    Identity who{issue.account, "", Role::kRoot};  // system work
     if (std::optional<JobSpec> job =
             IndexJobFor(who, issue.path, JobKind::kIndex, kJobPriorityInteractive)) {
       SKALD_ASSIGN_OR_RETURN(Job queued, jobs_->Enqueue(*job));

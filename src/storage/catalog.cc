@@ -4,20 +4,11 @@
 
 #include "common/strings.h"
 #include "storage/catalog_internal.h"
+#include "uri/uri_path.h"
 
 namespace skald {
 
 using namespace catalog_internal;  // NOLINT: this file is the catalog itself
-
-std::string_view ParentPath(std::string_view path) {
-  size_t pos = path.rfind('/');
-  return pos == std::string_view::npos ? std::string_view() : path.substr(0, pos);
-}
-
-std::string_view BaseName(std::string_view path) {
-  size_t pos = path.rfind('/');
-  return pos == std::string_view::npos ? path : path.substr(pos + 1);
-}
 
 namespace {
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "skald/result.h"
+#include "storage/record.h"
 
 namespace skald {
 
@@ -30,29 +31,6 @@ struct CatalogNode {
   int64_t mtime_ns = 0;      // files: mtime of the bytes on disk; dirs: last change
   int64_t ctime_ns = 0;      // creation
   std::string hash;          // hex SHA-256 of the bytes; "" for directories
-};
-
-// One retrieval record (reference internals §2.9): per directory an L0 and
-// an L1 record, per file an L2 record. Vectors live here so that every
-// index can be rebuilt without re-embedding.
-struct VectorRecord {
-  std::string account;       // tenant (filled in by the catalog)
-  int64_t key = 0;           // catalog-assigned 64-bit key, stable while the record exists
-  std::string id;            // md5("account:uri[/.abstract.md|/.overview.md]"), as OpenViking
-  std::string uri;           // the node the record describes ("viking://resources/a")
-  std::string parent_uri;    // its parent directory
-  int level = 2;             // 0 abstract, 1 overview, 2 file
-  std::string context_type;  // "resource" | "memory" | "skill"
-  std::string owner;         // owner user id ("" for account-shared content)
-  std::string abstract;      // the text the record stands for (shown in results)
-  std::string embedder;      // identity of the embedder that made `vector`
-  std::vector<float> vector;
-  std::vector<std::string> tags;  // "k=v"
-  int64_t created_ns = 0;
-  int64_t updated_ns = 0;
-  int64_t active_count = 0;
-  int64_t seq = 0;       // change sequence number of the last change (catalog-assigned)
-  bool deleted = false;  // a tombstone: kept so that indexes can catch up on deletes
 };
 
 // Priorities of jobs (higher runs first). Interactive work — a session
@@ -174,7 +152,7 @@ class Catalog {
   // Inserts or replaces records (matched by account + id) in one
   // transaction, assigning each a new change sequence number; `key` and
   // `seq` are filled in on the given records.
-  Status UpsertRecords(std::string_view account, std::vector<VectorRecord>* records);
+  Status UpsertRecords(std::string_view account, std::vector<Record>* records);
 
   // Marks the records of `uri` and everything below it as deleted (a
   // tombstone per record, with a new sequence number and no vector).
@@ -184,11 +162,11 @@ class Catalog {
   // Calls `fn` for each live (or, with include_deleted, every) record of an
   // account in key order; stops early with fn's error.
   Status ScanRecords(std::string_view account, bool include_deleted,
-                     const std::function<Status(const VectorRecord&)>& fn);
+                     const std::function<Status(const Record&)>& fn);
 
   // Records of every account changed after `after_seq`, tombstones included,
   // in sequence order, at most `limit` of them (catch-up of indexes).
-  Result<std::vector<VectorRecord>> RecordsChangedSince(int64_t after_seq, int limit);
+  Result<std::vector<Record>> RecordsChangedSince(int64_t after_seq, int limit);
 
   // Highest change sequence number assigned so far (0 when none).
   Result<int64_t> MaxRecordSeq();
@@ -200,13 +178,13 @@ class Catalog {
   // (missing or deleted keys are skipped; a repeated key repeats its record).
   // with_vectors=false leaves `vector` empty, which reads far less. One
   // statement whatever the number of keys.
-  Result<std::vector<VectorRecord>> GetRecordsByKeys(std::string_view account,
-                                                     std::span<const int64_t> keys,
-                                                     bool with_vectors = false);
+  Result<std::vector<Record>> GetRecordsByKeys(std::string_view account,
+                                               std::span<const uint64_t> keys,
+                                               bool with_vectors = false);
 
   // Live records of one node (`uri` exactly: its L0, L1 or L2 records), by level.
-  Result<std::vector<VectorRecord>> GetRecordsByUri(std::string_view account, std::string_view uri,
-                                                    bool with_vectors = false);
+  Result<std::vector<Record>> GetRecordsByUri(std::string_view account, std::string_view uri,
+                                              bool with_vectors = false);
 
   // Adds 1 to active_count of every live record of each distinct URI in
   // `uris` (all levels), in one transaction. Neither seq nor updated_ns
@@ -308,11 +286,5 @@ class Catalog {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// Parent path of a URI path ("resources/a/b" -> "resources/a"; "resources" -> "").
-std::string_view ParentPath(std::string_view path);
-
-// Last segment of a URI path.
-std::string_view BaseName(std::string_view path);
 
 }  // namespace skald

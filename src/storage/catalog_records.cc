@@ -70,7 +70,7 @@ std::vector<std::string> DecodeTags(const std::string& text) {
 }
 
 // Reads a record row selected with kRecordColumns.
-Result<VectorRecord> ReadRecord(sqlite3_stmt* s) {
+Result<Record> ReadRecord(sqlite3_stmt* s) {
   constexpr int c = 1;
   auto text = [&](int col) {
     const unsigned char* p = sqlite3_column_text(s, col);
@@ -78,14 +78,20 @@ Result<VectorRecord> ReadRecord(sqlite3_stmt* s) {
                            static_cast<size_t>(sqlite3_column_bytes(s, col)))
              : std::string();
   };
-  VectorRecord r;
+  Record r;
   r.account = text(0);
-  r.key = sqlite3_column_int64(s, c + 0);
+  r.key = static_cast<uint64_t>(sqlite3_column_int64(s, c + 0));
   r.id = text(c + 1);
   r.uri = text(c + 2);
   r.parent_uri = text(c + 3);
   r.level = sqlite3_column_int(s, c + 4);
-  r.context_type = text(c + 5);
+  const std::string context_type = text(c + 5);
+  std::optional<ContextType> parsed_type = ParseContextType(context_type);
+  if (!parsed_type) {
+    return Status::Corruption(
+        fmt::format("catalog record {}: unknown context type '{}'", r.id, context_type));
+  }
+  r.context_type = *parsed_type;
   r.owner = text(c + 6);
   r.abstract = text(c + 7);
   r.embedder = text(c + 8);
@@ -102,11 +108,11 @@ Result<VectorRecord> ReadRecord(sqlite3_stmt* s) {
 }
 
 // Steps a statement that selects record columns to the end.
-Result<std::vector<VectorRecord>> ReadRecords(sqlite3* db, Stmt& s, std::string_view what) {
-  std::vector<VectorRecord> out;
+Result<std::vector<Record>> ReadRecords(sqlite3* db, Stmt& s, std::string_view what) {
+  std::vector<Record> out;
   int rc;
   while ((rc = s.Step()) == SQLITE_ROW) {
-    SKALD_ASSIGN_OR_RETURN(VectorRecord r, ReadRecord(s.raw()));
+    SKALD_ASSIGN_OR_RETURN(Record r, ReadRecord(s.raw()));
     out.push_back(std::move(r));
   }
   if (rc != SQLITE_DONE) return SqlError(db, what);
@@ -121,7 +127,7 @@ Result<int64_t> MaxSeqLocked(sqlite3* db) {
 
 }  // namespace
 
-Status Catalog::UpsertRecords(std::string_view account, std::vector<VectorRecord>* records) {
+Status Catalog::UpsertRecords(std::string_view account, std::vector<Record>* records) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
   return InTransaction(db, [&]() -> Status {
@@ -135,18 +141,18 @@ Status Catalog::UpsertRecords(std::string_view account, std::vector<VectorRecord
            "created_ns=?12, updated_ns=?13, active_count=?14, seq=?15, deleted=0 "
            "RETURNING key");
     if (!s.prepared()) return SqlError(db, "upsert record");
-    for (VectorRecord& r : *records) {
+    for (Record& r : *records) {
       r.account = std::string(account);
       r.seq = ++seq;
       r.deleted = false;
       s.Bind(1, account).Bind(2, r.id).Bind(3, r.uri).Bind(4, r.parent_uri);
-      s.Bind(5, int64_t{r.level}).Bind(6, r.context_type).Bind(7, r.owner).Bind(8, r.abstract);
-      s.Bind(9, r.embedder);
+      s.Bind(5, int64_t{r.level}).Bind(6, ContextTypeName(r.context_type)).Bind(7, r.owner);
+      s.Bind(8, r.abstract).Bind(9, r.embedder);
       s.BindBlob(10, r.vector.data(), r.vector.size() * sizeof(float));
       s.Bind(11, EncodeTags(r.tags)).Bind(12, r.created_ns).Bind(13, r.updated_ns);
       s.Bind(14, r.active_count).Bind(15, r.seq);
       if (s.Step() != SQLITE_ROW) return SqlError(db, "upsert record");
-      r.key = s.Int(0);
+      r.key = static_cast<uint64_t>(s.Int(0));
       s.Reset();
     }
     return Status::Ok();
@@ -194,7 +200,7 @@ Result<uint64_t> Catalog::DeleteRecordsUnder(std::string_view account, std::stri
 }
 
 Status Catalog::ScanRecords(std::string_view account, bool include_deleted,
-                            const std::function<Status(const VectorRecord&)>& fn) {
+                            const std::function<Status(const Record&)>& fn) {
   Impl::Lease lease(impl_.get());
   std::string sql = fmt::format("SELECT {} FROM records WHERE account=?{} ORDER BY key",
                                 kRecordColumns, include_deleted ? "" : " AND deleted=0");
@@ -203,14 +209,14 @@ Status Catalog::ScanRecords(std::string_view account, bool include_deleted,
   s.Bind(1, account);
   int rc;
   while ((rc = s.Step()) == SQLITE_ROW) {
-    SKALD_ASSIGN_OR_RETURN(VectorRecord r, ReadRecord(s.raw()));
+    SKALD_ASSIGN_OR_RETURN(Record r, ReadRecord(s.raw()));
     SKALD_RETURN_IF_ERROR(fn(r));
   }
   if (rc != SQLITE_DONE) return SqlError(lease.db(), "scan records");
   return Status::Ok();
 }
 
-Result<std::vector<VectorRecord>> Catalog::RecordsChangedSince(int64_t after_seq, int limit) {
+Result<std::vector<Record>> Catalog::RecordsChangedSince(int64_t after_seq, int limit) {
   Impl::Lease lease(impl_.get());
   Stmt s(lease.db(),
          fmt::format("SELECT {} FROM records WHERE seq > ? ORDER BY seq LIMIT ?", kRecordColumns));
@@ -219,10 +225,10 @@ Result<std::vector<VectorRecord>> Catalog::RecordsChangedSince(int64_t after_seq
   return ReadRecords(lease.db(), s, "records since");
 }
 
-Result<std::vector<VectorRecord>> Catalog::GetRecordsByKeys(std::string_view account,
-                                                            std::span<const int64_t> keys,
-                                                            bool with_vectors) {
-  if (keys.empty()) return std::vector<VectorRecord>();
+Result<std::vector<Record>> Catalog::GetRecordsByKeys(std::string_view account,
+                                                      std::span<const uint64_t> keys,
+                                                      bool with_vectors) {
+  if (keys.empty()) return std::vector<Record>();
   Impl::Lease lease(impl_.get());
   // json_each drives the loop (CROSS JOIN pins that order: one primary-key
   // probe per key) and its `key` column is the position in the list, which
@@ -232,13 +238,14 @@ Result<std::vector<VectorRecord>> Catalog::GetRecordsByKeys(std::string_view acc
                                  "ORDER BY k.key",
                                  QualifiedRecordColumns(with_vectors)));
   if (!s.prepared()) return SqlError(lease.db(), "records by key");
-  s.Bind(1, account).Bind(2, JsonArrayOf(keys));
+  // Keys are SQLite integers: stored as int64 and handed out as uint64 (index ids).
+  std::vector<int64_t> sql_keys(keys.begin(), keys.end());
+  s.Bind(1, account).Bind(2, JsonArrayOf(sql_keys));
   return ReadRecords(lease.db(), s, "records by key");
 }
 
-Result<std::vector<VectorRecord>> Catalog::GetRecordsByUri(std::string_view account,
-                                                           std::string_view uri,
-                                                           bool with_vectors) {
+Result<std::vector<Record>> Catalog::GetRecordsByUri(std::string_view account,
+                                                     std::string_view uri, bool with_vectors) {
   Impl::Lease lease(impl_.get());
   Stmt s(lease.db(), fmt::format("SELECT {} FROM records AS r WHERE r.account = ? AND r.uri = ? "
                                  "AND r.deleted = 0 ORDER BY r.level, r.key",

@@ -8,12 +8,12 @@
 namespace skald {
 namespace {
 
-VectorRecord Rec(std::string id, std::string uri, std::vector<float> v) {
-  VectorRecord r;
+Record Rec(std::string id, std::string uri, std::vector<float> v) {
+  Record r;
   r.id = std::move(id);
   r.uri = std::move(uri);
   r.parent_uri = "viking://resources";
-  r.context_type = "resource";
+  r.context_type = ContextType::kResource;
   r.embedder = "hashing:512";
   r.vector = std::move(v);
   r.tags = {"lang=en"};
@@ -28,19 +28,19 @@ class RecordsTest : public ::testing::Test {
 };
 
 TEST_F(RecordsTest, UpsertAssignsKeysAndSequence) {
-  std::vector<VectorRecord> recs = {Rec("a", "viking://resources/d/a", {1, 2}),
+  std::vector<Record> recs = {Rec("a", "viking://resources/d/a", {1, 2}),
                                     Rec("b", "viking://resources/d/b", {3, 4})};
   ASSERT_TRUE(catalog_->UpsertRecords("acct", &recs).ok());
-  EXPECT_GT(recs[0].key, 0);
+  EXPECT_GT(recs[0].key, 0u);
   EXPECT_EQ(recs[1].seq, recs[0].seq + 1);
-  int64_t key_a = recs[0].key;
+  uint64_t key_a = recs[0].key;
   // Re-upserting the same id keeps the key and takes a new sequence number.
-  std::vector<VectorRecord> again = {Rec("a", "viking://resources/d/a", {5, 6})};
+  std::vector<Record> again = {Rec("a", "viking://resources/d/a", {5, 6})};
   ASSERT_TRUE(catalog_->UpsertRecords("acct", &again).ok());
   EXPECT_EQ(again[0].key, key_a);
   EXPECT_EQ(*catalog_->MaxRecordSeq(), again[0].seq);
-  std::vector<VectorRecord> seen;
-  ASSERT_TRUE(catalog_->ScanRecords("acct", false, [&](const VectorRecord& r) {
+  std::vector<Record> seen;
+  ASSERT_TRUE(catalog_->ScanRecords("acct", false, [&](const Record& r) {
     seen.push_back(r);
     return Status::Ok();
   }).ok());
@@ -51,7 +51,7 @@ TEST_F(RecordsTest, UpsertAssignsKeysAndSequence) {
 }
 
 TEST_F(RecordsTest, DeletesLeaveTombstonesForCatchUp) {
-  std::vector<VectorRecord> recs = {Rec("a", "viking://resources/d", {1}),
+  std::vector<Record> recs = {Rec("a", "viking://resources/d", {1}),
                                     Rec("b", "viking://resources/d/x", {2}),
                                     Rec("c", "viking://resources/d-x", {3})};
   ASSERT_TRUE(catalog_->UpsertRecords("acct", &recs).ok());
@@ -63,7 +63,7 @@ TEST_F(RecordsTest, DeletesLeaveTombstonesForCatchUp) {
   EXPECT_TRUE((*changed)[0].deleted);
   EXPECT_TRUE((*changed)[0].vector.empty());
   int live = 0;
-  ASSERT_TRUE(catalog_->ScanRecords("acct", false, [&](const VectorRecord&) {
+  ASSERT_TRUE(catalog_->ScanRecords("acct", false, [&](const Record&) {
     ++live;
     return Status::Ok();
   }).ok());
@@ -88,20 +88,20 @@ TEST_F(RecordsTest, Version1DatabaseIsMigratedForward) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(**(*c)->GetMeta("schema_version"), std::to_string(Catalog::kSchemaVersion));
   EXPECT_TRUE((*c)->Get("a", "resources")->has_value());
-  std::vector<VectorRecord> recs = {Rec("a", "viking://resources/x", {1})};
+  std::vector<Record> recs = {Rec("a", "viking://resources/x", {1})};
   EXPECT_TRUE((*c)->UpsertRecords("a", &recs).ok());
 }
 
 TEST_F(RecordsTest, GetRecordsByKeysKeepsOrderAndSkipsMissing) {
-  std::vector<VectorRecord> recs = {Rec("a", "viking://resources/a", {1, 2}),
+  std::vector<Record> recs = {Rec("a", "viking://resources/a", {1, 2}),
                                     Rec("b", "viking://resources/b", {3, 4}),
                                     Rec("c", "viking://resources/c", {5, 6})};
   ASSERT_TRUE(catalog_->UpsertRecords("acct", &recs).ok());
-  std::vector<VectorRecord> foreign = {Rec("z", "viking://resources/z", {9})};
+  std::vector<Record> foreign = {Rec("z", "viking://resources/z", {9})};
   ASSERT_TRUE(catalog_->UpsertRecords("other", &foreign).ok());
   ASSERT_EQ(*catalog_->DeleteRecordsUnder("acct", "viking://resources/b"), 1u);
 
-  std::vector<int64_t> keys = {recs[2].key, 424242, recs[1].key, foreign[0].key, recs[0].key};
+  std::vector<uint64_t> keys = {recs[2].key, 424242, recs[1].key, foreign[0].key, recs[0].key};
   auto got = catalog_->GetRecordsByKeys("acct", keys);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   // Order of `keys`; unknown, deleted and other-account keys are skipped.
@@ -119,13 +119,13 @@ TEST_F(RecordsTest, GetRecordsByKeysKeepsOrderAndSkipsMissing) {
   EXPECT_TRUE(catalog_->GetRecordsByKeys("acct", {})->empty());
 
   // A hot-path sized batch is answered completely.
-  std::vector<VectorRecord> many;
+  std::vector<Record> many;
   for (int i = 0; i < 150; ++i) {
     many.push_back(
         Rec("m" + std::to_string(i), "viking://resources/m" + std::to_string(i), {float(i)}));
   }
   ASSERT_TRUE(catalog_->UpsertRecords("acct", &many).ok());
-  std::vector<int64_t> many_keys;
+  std::vector<uint64_t> many_keys;
   for (auto it = many.rbegin(); it != many.rend(); ++it) many_keys.push_back(it->key);
   auto batch = catalog_->GetRecordsByKeys("acct", many_keys, true);
   ASSERT_TRUE(batch.ok());
@@ -135,12 +135,12 @@ TEST_F(RecordsTest, GetRecordsByKeysKeepsOrderAndSkipsMissing) {
 }
 
 TEST_F(RecordsTest, GetRecordsByUriReturnsEveryLevelOfOneNode) {
-  VectorRecord l0 = Rec("d0", "viking://resources/d", {1});
+  Record l0 = Rec("d0", "viking://resources/d", {1});
   l0.level = 0;
-  VectorRecord l1 = Rec("d1", "viking://resources/d", {2});
+  Record l1 = Rec("d1", "viking://resources/d", {2});
   l1.level = 1;
-  VectorRecord child = Rec("x", "viking://resources/d/x", {3});
-  std::vector<VectorRecord> recs = {l1, child, l0};
+  Record child = Rec("x", "viking://resources/d/x", {3});
+  std::vector<Record> recs = {l1, child, l0};
   ASSERT_TRUE(catalog_->UpsertRecords("acct", &recs).ok());
   auto got = catalog_->GetRecordsByUri("acct", "viking://resources/d", true);
   ASSERT_TRUE(got.ok());
@@ -153,9 +153,9 @@ TEST_F(RecordsTest, GetRecordsByUriReturnsEveryLevelOfOneNode) {
 }
 
 TEST_F(RecordsTest, BumpActiveCountCountsUseWithoutANewSequence) {
-  VectorRecord l0 = Rec("d0", "viking://resources/d", {1});
+  Record l0 = Rec("d0", "viking://resources/d", {1});
   l0.level = 0;
-  std::vector<VectorRecord> recs = {l0, Rec("d2", "viking://resources/d", {2}),
+  std::vector<Record> recs = {l0, Rec("d2", "viking://resources/d", {2}),
                                     Rec("e", "viking://resources/e", {3}),
                                     Rec("gone", "viking://resources/gone", {4})};
   ASSERT_TRUE(catalog_->UpsertRecords("acct", &recs).ok());
@@ -170,7 +170,7 @@ TEST_F(RecordsTest, BumpActiveCountCountsUseWithoutANewSequence) {
   auto bumped = catalog_->GetRecordsByUri("acct", "viking://resources/d");
   ASSERT_TRUE(bumped.ok());
   ASSERT_EQ(bumped->size(), 2u);
-  for (const VectorRecord& r : *bumped) {
+  for (const Record& r : *bumped) {
     EXPECT_EQ(r.active_count, 2) << r.id;
   }
   EXPECT_EQ((*catalog_->GetRecordsByUri("acct", "viking://resources/e"))[0].active_count, 0);
@@ -263,7 +263,7 @@ TEST(CatalogMigrationTest, Version2DatabaseGainsJobsAndCacheKeepingData) {
   Catalog& catalog = **c;
   EXPECT_EQ(**catalog.GetMeta("schema_version"), std::to_string(Catalog::kSchemaVersion));
   EXPECT_TRUE(catalog.Get("a", "resources")->has_value());
-  auto rec = catalog.GetRecordsByKeys("a", std::vector<int64_t>{7}, true);
+  auto rec = catalog.GetRecordsByKeys("a", std::vector<uint64_t>{7}, true);
   ASSERT_TRUE(rec.ok());
   ASSERT_EQ(rec->size(), 1u);
   EXPECT_EQ((*rec)[0].vector, std::vector<float>{1.0f});

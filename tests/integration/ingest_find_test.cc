@@ -49,7 +49,7 @@ void MakeDocs(const std::string& root) {
   WriteLocal(root + "/logo.png", std::string("\x89PNG\r\n\x1a\n\0\0", 10));
 }
 
-Identity Root() { return Identity{}; }
+Identity Root() { return Identity{"default", "default", Role::kRoot}; }
 
 std::vector<std::string> Uris(const std::vector<MatchedContext>& hits) {
   std::vector<std::string> out;
@@ -74,7 +74,7 @@ void ImportWaiting(Db& db, const std::string& path) {
   AddResourceRequest add;
   add.path = path;
   add.wait = true;
-  auto added = db.AddResource(Identity{}, add);
+  auto added = db.AddResource(Root(), add);
   ASSERT_TRUE(added.ok()) << added.status().ToString();
 }
 
@@ -120,7 +120,7 @@ TEST(IngestFindTest, AddResourceMakesEveryLevelSearchable) {
   for (const MatchedContext& hit : found->resources) {
     EXPECT_GE(hit.score, 0.0);
     EXPECT_LE(hit.score, 1.0);
-    EXPECT_EQ(hit.context_type, "resource");
+    EXPECT_EQ(hit.context_type, ContextType::kResource);
   }
   EXPECT_TRUE(found->memories.empty());
 

@@ -169,7 +169,7 @@ class OpGenerator {
 };
 
 Status RunOnDb(Db& db, const Op& op) {
-  Identity who;
+  Identity who{"default", "default", Role::kRoot};
   std::string uri = "viking://" + op.path;
   switch (op.kind) {
     case OpKind::kCreate:
@@ -190,7 +190,7 @@ Status RunOnDb(Db& db, const Op& op) {
 
 // Reads the whole tree under viking://resources into a model.
 Result<Model> ReadModel(Db& db) {
-  Identity who;
+  Identity who{"default", "default", Role::kRoot};
   LsOptions all;
   all.show_all_hidden = true;
   all.node_limit = 1 << 30;
@@ -352,7 +352,7 @@ TEST(CrashTest, AcknowledgedWorkSurvivesSigkillAtManyPoints) {
     find.query = "op1 op2 op3 op10 op20";  // contents start with "op<index>:"
     find.limit = 200;
     find.score_threshold = 0.0;
-    auto hits = (*db)->Find(Identity{}, find);
+    auto hits = (*db)->Find(Identity{"default", "default", Role::kRoot}, find);
     ASSERT_TRUE(hits.ok()) << hits.status().ToString();
     for (const MatchedContext& hit : hits->resources) {
       if (hit.level != 2) continue;

@@ -25,7 +25,7 @@ Result<std::unique_ptr<Db>> OpenWorkspace(const std::string& dir) {
 // Every file and directory under viking://resources, uri -> content ("/" for
 // a directory).
 std::map<std::string, std::string> Snapshot(Db& db) {
-  Identity who;
+  Identity who{"default", "default", Role::kRoot};
   LsOptions all;
   all.node_limit = 1 << 20;
   all.level_limit = 100;
@@ -81,7 +81,7 @@ TEST(LongNamesTest, LongNamedTreeSurvivesCrashRecoveryAndFsckUnchanged) {
     close(fds[0]);
     auto db = OpenWorkspace(dir);
     if (!db.ok()) _exit(2);
-    Identity who;
+    Identity who{"default", "default", Role::kRoot};
     auto create = [&](const std::string& uri, const std::string& text) {
       if (!(*db)->Write(who, {uri, text, WriteMode::kCreate}).ok()) _exit(3);
     };

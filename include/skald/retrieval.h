@@ -1,0 +1,107 @@
+#pragma once
+
+// The retrieval vocabulary shared by the public API (skald/db.h,
+// skald/options.h) and the retriever (src/retrieve/): its options, one hit
+// and the trace of one retrieval. The retriever fills these types and the
+// facade hands them to callers as they are.
+//
+// Thread safety: value types.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skald/status.h"
+#include "skald/types.h"
+
+namespace skald {
+
+// How a search stage's BM25 scores (unbounded, > 0) are mapped into [0, 1]
+// before they are fused with vector similarities.
+enum class LexicalNormalization {
+  // s / max(s over the stage's lexical hits): the best lexical hit of every
+  // stage gets 1, however weak its match.
+  kMax,
+  // s / (s + saturation): an absolute scale, comparable across stages.
+  kSaturate,
+};
+
+// Retrieval tuning: config sections `retrieval` and `rerank` (hybrid_weight,
+// score_propagation_alpha, hotness_alpha, rerank.threshold,
+// rerank.max_input_tokens) plus the retriever's internal knobs, which only
+// code and benchmarks set. Every field has the default Skald ships with.
+struct RetrievalOptions {
+  // Share of the lexical (BM25) score in the fused score of every search
+  // stage: 0 = vector similarity only, 1 = BM25 only. Hybrid search finds
+  // exact words a weak embedder misses. Measured on SciFact with the built-in
+  // hashing embedder (bench/retrieval_eval.cc; figures in
+  // src/retrieve/README.md): nDCG@10 climbs from 0.477 (w 0) to a plateau of
+  // 0.701-0.708 for w in 0.6..1; 0.7 is on the plateau (0.705) while leaving
+  // the vector side a real share for semantic embedders.
+  double hybrid_weight = 0.7;
+  // How BM25 scores are mapped into [0, 1] before fusion. kMax beat
+  // kSaturate at every weight below 1 on SciFact.
+  LexicalNormalization lexical_normalization = LexicalNormalization::kMax;
+  // Half-way point of kSaturate: a BM25 score equal to it normalizes to 0.5. > 0.
+  double lexical_saturation = 10.0;
+  // Hierarchical (THINKING) retrieval: final = α·child + (1 − α)·parent
+  // (parent score 0 ⇒ child). 1.0 (OpenViking's default) ignores the parent.
+  double score_propagation_alpha = 1.0;
+  // Share of hotness (usage count and recency) in final scores; 0 = off.
+  double hotness_alpha = 0.0;
+  // `rerank.threshold`: results must score strictly above it unless a query
+  // gives its own. It applies to fused scores too when no reranker is
+  // configured, as in OpenViking. Finite.
+  double score_threshold = 0.1;
+  // `rerank.max_input_tokens`: reranker token budget per (query, document)
+  // pair; 0 = no truncation, else >= 128.
+  int rerank_max_input_tokens = 0;
+  // THINKING stops after this many consecutive rounds without a change of
+  // the top results ("converged") or without growth of the candidate pool
+  // ("stagnant"). 1..100.
+  int max_convergence_rounds = 3;
+  // THINKING: directories expanded per round. 1..256.
+  int directories_per_round = 4;
+
+  // InvalidArgument naming the field (by its config key).
+  Status Validate() const;
+};
+
+// How find runs: QUICK (one filtered hybrid search) or THINKING
+// (hierarchical, directory by directory; see src/retrieve/retriever.h).
+enum class RetrievalMode {
+  kAuto,  // THINKING iff a reranker is configured, else QUICK
+  kQuick,
+  kThinking,
+};
+
+// "auto" / "quick" / "thinking".
+std::string_view RetrievalModeName(RetrievalMode mode);
+
+// One retrieval hit.
+struct MatchedContext {
+  std::string uri;  // canonical node URI (+ "/.abstract.md" or "/.overview.md" for levels 0/1)
+  ContextType context_type = ContextType::kResource;
+  int level = 2;     // 0 abstract, 1 overview, 2 file
+  double score = 0;  // finite, in [0, 1]
+  std::string abstract;
+  std::vector<std::string> tags;
+  std::string match_reason;  // "vector", "lexical", "vector+lexical", "reranked"
+};
+
+// How one retrieval ran (find's include_provenance).
+struct RetrievalTrace {
+  std::string mode;                              // "quick" | "thinking"
+  std::vector<std::string> directories_visited;  // THINKING, in expansion order
+  int rounds = 0;                                // THINKING expansion rounds
+  // THINKING: "converged" (top results unchanged), "stagnant" (pool stopped
+  // growing), "exhausted" (no directory left); QUICK: "single_search".
+  std::string stop_reason;
+  int candidates_kept = 0;     // records that passed the threshold
+  int candidates_dropped = 0;  // records at or below the threshold
+  bool reranked = false;       // some stage's scores came from the reranker
+  std::string rerank_warning;  // why the reranker was not used ("" = it was, or none configured)
+  double latency_ms = 0;
+};
+
+}  // namespace skald

@@ -1,0 +1,103 @@
+#include "uri/uri_path.h"
+
+#include <algorithm>
+
+namespace skald {
+
+size_t UriSchemeEnd(std::string_view uri) {
+  size_t p = uri.find("://");
+  return p == std::string_view::npos ? 0 : p + 3;
+}
+
+std::string_view UriTrimTrailingSlashes(std::string_view uri) {
+  const size_t start = UriSchemeEnd(uri);
+  while (uri.size() > start && uri.back() == '/') uri.remove_suffix(1);
+  return uri;
+}
+
+int UriDepth(std::string_view uri) {
+  int depth = 0;
+  bool in_segment = false;
+  for (size_t i = UriSchemeEnd(uri); i < uri.size(); ++i) {
+    if (uri[i] == '/') {
+      in_segment = false;
+    } else if (!in_segment) {
+      in_segment = true;
+      ++depth;
+    }
+  }
+  return depth;
+}
+
+std::string_view UriParent(std::string_view uri) {
+  size_t start = UriSchemeEnd(uri);
+  while (uri.size() > start && uri.back() == '/') uri.remove_suffix(1);
+  if (uri.size() <= start) return {};
+  size_t slash = uri.rfind('/');
+  if (slash == std::string_view::npos || slash < start) return uri.substr(0, start);
+  while (slash > start && uri[slash - 1] == '/') --slash;
+  return uri.substr(0, std::max(slash, start));
+}
+
+bool UriWithin(std::string_view uri, std::string_view base) {
+  uri = UriTrimTrailingSlashes(uri);
+  base = UriTrimTrailingSlashes(base);
+  if (uri.size() < base.size() || uri.substr(0, base.size()) != base) return false;
+  if (base.size() == UriSchemeEnd(base)) return true;  // the root contains everything
+  return uri.size() == base.size() || uri[base.size()] == '/';
+}
+
+std::string UriOfPath(std::string_view path) {
+  std::string out = "viking://";
+  out += path;
+  return out;
+}
+
+std::string_view ParentPath(std::string_view path) {
+  size_t pos = path.rfind('/');
+  return pos == std::string_view::npos ? std::string_view() : path.substr(0, pos);
+}
+
+std::string_view BaseName(std::string_view path) {
+  size_t pos = path.rfind('/');
+  return pos == std::string_view::npos ? path : path.substr(pos + 1);
+}
+
+std::string JoinPath(std::string_view dir, std::string_view name) {
+  std::string out(dir);
+  if (!out.empty()) out += '/';
+  out += name;
+  return out;
+}
+
+std::vector<std::string_view> PathSegments(std::string_view path) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    if (slash > start) out.push_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return out;
+}
+
+bool PathHasHiddenSegment(std::string_view path) {
+  for (std::string_view seg : PathSegments(path)) {
+    if (seg.front() == '.') return true;
+  }
+  return false;
+}
+
+int NamespaceRootDepth(std::string_view path) {
+  std::vector<std::string_view> segs = PathSegments(path);
+  if (segs.empty()) return 0;
+  if (segs[0] == "resources") return 1;
+  if (segs[0] == "agent") return segs.size() >= 2 && segs[1] == "skills" ? 2 : 0;
+  if (segs[0] != "user" || segs.size() < 3) return 0;
+  if (segs[2] == "memories" || segs[2] == "resources" || segs[2] == "skills") return 3;
+  if (segs[2] == "peers" && segs.size() >= 5 && segs[4] != "sessions") return 5;
+  return 0;
+}
+
+}  // namespace skald

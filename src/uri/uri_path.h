@@ -1,0 +1,69 @@
+#pragma once
+
+// String helpers on canonical URIs ("viking://resources/a/b") and on URI
+// paths (the part after "viking://": "resources/a/b"), for code that holds
+// URIs as strings (the catalog, the indexes, the retriever) and must not
+// parse them again. The one place for parent / depth / join / is-under
+// arithmetic: no other module keeps its own copy.
+//
+// None of these validate: inputs are expected to be canonical (VikingUri::str()
+// or a catalog path). They only look at '/' separators and the "://" of a scheme.
+//
+// Thread safety: pure functions.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace skald {
+
+// ---- Full URIs ("scheme://a/b") ----
+
+// Index just past "://" of `uri` (0 when it has no scheme).
+size_t UriSchemeEnd(std::string_view uri);
+
+// `uri` without trailing slashes after its scheme ("viking://a/" -> "viking://a";
+// "viking://" stays "viking://").
+std::string_view UriTrimTrailingSlashes(std::string_view uri);
+
+// Number of non-empty segments after the scheme ("viking://" 0, "viking://a/b" 2).
+int UriDepth(std::string_view uri);
+
+// The parent URI ("viking://a/b" -> "viking://a"; "viking://a" -> "viking://");
+// "" for a root ("viking://") or an empty input. Trailing slashes are ignored.
+std::string_view UriParent(std::string_view uri);
+
+// True when `uri` is `base` or below it, on segment boundaries
+// ("viking://a/b" is within "viking://a", "viking://a/bc" is not). A base
+// without a path ("viking://") contains every URI of its scheme. Trailing
+// slashes of either are ignored.
+bool UriWithin(std::string_view uri, std::string_view base);
+
+// ---- URI paths without scheme ("resources/a/b") ----
+
+// The URI of a path: "viking://" + path.
+std::string UriOfPath(std::string_view path);
+
+// Parent path ("resources/a/b" -> "resources/a"; "resources" -> "").
+std::string_view ParentPath(std::string_view path);
+
+// Last segment of a path ("resources/a/b" -> "b").
+std::string_view BaseName(std::string_view path);
+
+// `dir` + "/" + `name`; just `name` when `dir` is "" (the root).
+std::string JoinPath(std::string_view dir, std::string_view name);
+
+// The non-empty segments of a path, in order (views into `path`).
+std::vector<std::string_view> PathSegments(std::string_view path);
+
+// True when a segment of `path` starts with '.' (a hidden name or a sidecar).
+bool PathHasHiddenSegment(std::string_view path);
+
+// Number of leading segments that form the namespace root of `path`
+// ("resources" → 1, "agent/skills" → 2, "user/u/memories" → 3,
+// "user/u/peers/p/memories" → 5); 0 when the path is never indexed
+// (sessions, unknown scopes).
+int NamespaceRootDepth(std::string_view path);
+
+}  // namespace skald

@@ -1,0 +1,60 @@
+#include "uri/uri_path.h"
+
+#include <gtest/gtest.h>
+
+namespace skald {
+namespace {
+
+TEST(UriPathTest, DepthAndParent) {
+  EXPECT_EQ(UriDepth("viking://"), 0);
+  EXPECT_EQ(UriDepth("viking://resources"), 1);
+  EXPECT_EQ(UriDepth("viking://resources/a/b.md"), 3);
+  EXPECT_EQ(UriDepth("viking://resources/a/"), 2);
+  EXPECT_EQ(UriDepth("viking://a//b/"), 2);
+  EXPECT_EQ(UriParent("viking://resources/a/b.md"), "viking://resources/a");
+  EXPECT_EQ(UriParent("viking://resources"), "viking://");
+  EXPECT_EQ(UriParent("viking://"), "");
+  EXPECT_EQ(UriParent("viking://resources/a/"), "viking://resources");
+}
+
+TEST(UriPathTest, WithinRespectsSegmentBoundaries) {
+  EXPECT_TRUE(UriWithin("viking://a/b", "viking://a"));
+  EXPECT_TRUE(UriWithin("viking://a/b", "viking://a/b/"));
+  EXPECT_TRUE(UriWithin("viking://a/b/c", "viking://"));
+  EXPECT_FALSE(UriWithin("viking://a/bc", "viking://a/b"));
+  EXPECT_FALSE(UriWithin("viking://a", "viking://a/b"));
+}
+
+TEST(UriPathTest, TrimsTrailingSlashesButKeepsTheRoot) {
+  EXPECT_EQ(UriSchemeEnd("viking://a"), 9u);
+  EXPECT_EQ(UriSchemeEnd("a/b"), 0u);
+  EXPECT_EQ(UriTrimTrailingSlashes("viking://a//"), "viking://a");
+  EXPECT_EQ(UriTrimTrailingSlashes("viking://"), "viking://");
+}
+
+TEST(UriPathTest, PathsWithoutScheme) {
+  EXPECT_EQ(UriOfPath("resources/a"), "viking://resources/a");
+  EXPECT_EQ(ParentPath("resources/a/b"), "resources/a");
+  EXPECT_EQ(ParentPath("resources"), "");
+  EXPECT_EQ(BaseName("resources/a/b.md"), "b.md");
+  EXPECT_EQ(BaseName("resources"), "resources");
+  EXPECT_EQ(PathSegments("user//u/x/"), (std::vector<std::string_view>{"user", "u", "x"}));
+  EXPECT_EQ(JoinPath("resources/a", "b.md"), "resources/a/b.md");
+  EXPECT_EQ(JoinPath("", "b.md"), "b.md");
+  EXPECT_TRUE(PathHasHiddenSegment(".git/config"));
+  EXPECT_TRUE(PathHasHiddenSegment("a/.abstract.md"));
+  EXPECT_FALSE(PathHasHiddenSegment("a.b/c.d"));
+  EXPECT_FALSE(PathHasHiddenSegment(""));
+}
+
+TEST(UriPathTest, KnowsTheNamespaceRoots) {
+  EXPECT_EQ(NamespaceRootDepth("resources/a"), 1);
+  EXPECT_EQ(NamespaceRootDepth("agent/skills/x"), 2);
+  EXPECT_EQ(NamespaceRootDepth("user/u/memories/x"), 3);
+  EXPECT_EQ(NamespaceRootDepth("user/u/peers/p/memories"), 5);
+  EXPECT_EQ(NamespaceRootDepth("user/u/sessions/s"), 0);
+  EXPECT_EQ(NamespaceRootDepth("session/x"), 0);
+}
+
+}  // namespace
+}  // namespace skald
