@@ -12,6 +12,7 @@
 #include "ingest/semantic_indexer.h"
 #include "model/embedder.h"
 #include "model/embedder_identity.h"
+#include "uri/uri_path.h"
 
 namespace skald {
 namespace {

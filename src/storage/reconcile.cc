@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/hash.h"
+#include "uri/uri_path.h"
 
 namespace skald {
 namespace {
