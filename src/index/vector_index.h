@@ -24,6 +24,10 @@
 #include "skald/result.h"
 
 namespace skald {
+class Env;  // common/env.h
+}  // namespace skald
+
+namespace skald {
 
 // How two vectors are compared. Both are "larger is better" similarities.
 enum class Metric : uint32_t {
@@ -216,6 +220,8 @@ struct VectorIndexOptions {
   double exact_max_fraction = 0.03;
   // Slots sampled to estimate a filter's selectivity.
   uint32_t estimate_sample = 512;
+  // Index files are saved and loaded through it; borrowed, null = Env::Default().
+  Env* env = nullptr;
 
   Status Validate() const;
 };

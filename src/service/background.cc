@@ -33,6 +33,7 @@ constexpr int64_t kRetryMaxNs = int64_t{5} * 60 * 1'000'000'000;
 // rate-limiting (the circuit breaker fails fast meanwhile), lock timeouts,
 // I/O errors — is retried with backoff.
 bool IsPermanentJobError(const Status& st) {
+  if (IsDiskFull(st)) return false;  // space may come back: retry with backoff
   switch (st.code()) {
     case StatusCode::kInvalidArgument:
     case StatusCode::kNotFound:
@@ -60,6 +61,7 @@ std::string PathOfPayload(const Job& job) {
 Status DbImpl::StartBackground() {
   JobQueueOptions queue_options;
   queue_options.poll_interval = std::chrono::milliseconds(500);
+  queue_options.env = env_;
   jobs_ = std::make_unique<JobQueue>(catalog_.get(), queue_options);
   // This process holds the workspace LOCK: jobs still marked running were
   // left by a process that died. Run them again now, not when their leases expire.
@@ -72,6 +74,7 @@ Status DbImpl::StartBackground() {
   // Tombstones are purged from the catalog once the lexical index applied
   // them, so its commits must be as durable as the catalog's.
   lexical_options.sync = options_.sync_writes;
+  lexical_options.env = env_;
   SKALD_ASSIGN_OR_RETURN(lexical_, OpenFts5LexicalIndex(lexical_options));
 
   RetrievalOptions retrieval;
@@ -88,6 +91,7 @@ Status DbImpl::StartBackground() {
     set_options.dir = options_.workspace + "/index";
     set_options.index.embedder = options_.embedder->Name();
     set_options.index.dim = options_.embedder->Dimension();
+    set_options.index.env = env_;
     // Linking new records into the HNSW graph is most of an import's CPU
     // time (ingest_bench + perf); large catch-up batches use every core.
     set_options.index.hnsw.build_threads =
@@ -206,7 +210,7 @@ Status DbImpl::RunJob(const Job& job) {
 
 void DbImpl::MaybeRunMaintenance() {
   constexpr int64_t kEveryNs = int64_t{3600} * 1'000'000'000;
-  int64_t now = NowNanos();
+  int64_t now = env_->NowNanos();
   int64_t last = last_maintenance_ns_.load();
   if (now - last < kEveryNs) return;
   if (!last_maintenance_ns_.compare_exchange_strong(last, now)) return;  // another worker
@@ -217,18 +221,20 @@ void DbImpl::MaybeRunMaintenance() {
 
 Status DbImpl::RunMaintenance() {
   constexpr int64_t kDayNs = int64_t{24} * 3600 * 1'000'000'000;
-  const int64_t now = NowNanos();
+  const int64_t now = env_->NowNanos();
   // Uploads never imported expire after a day (TempUpload's contract).
-  std::error_code ec;
-  std::filesystem::path uploads = std::filesystem::path(options_.workspace) / "temp" / "upload";
-  for (std::filesystem::directory_iterator it(uploads, ec), end; !ec && it != end;
-       it.increment(ec)) {
-    auto written = std::filesystem::last_write_time(it->path(), ec);
-    if (ec) continue;
-    auto age = std::filesystem::file_time_type::clock::now() - written;
-    // An upload claimed by an import lives as long as its task may retry.
-    bool claimed = it->path().extension() == ".claimed";
-    if (age > std::chrono::hours(claimed ? 24 * 7 : 24)) std::filesystem::remove(it->path(), ec);
+  const std::string uploads = options_.workspace + "/temp/upload";
+  if (Result<std::vector<std::string>> names = env_->ListDir(uploads); names.ok()) {
+    for (const std::string& name : *names) {
+      Result<FileInfo> info = env_->Stat(uploads + "/" + name);
+      if (!info.ok()) continue;
+      // An upload claimed by an import lives as long as its task may retry.
+      bool claimed = name.size() > 8 && name.substr(name.size() - 8) == ".claimed";
+      if (now - info->mtime_ns > (claimed ? 7 : 1) * kDayNs) {
+        Status removed = env_->RemoveFile(uploads + "/" + name);
+        (void)removed;  // retried at the next upkeep
+      }
+    }
   }
   SKALD_ASSIGN_OR_RETURN(uint64_t old_jobs, catalog_->PurgeFinishedJobs(now - 7 * kDayNs));
   // Tombstones can go once every index has applied them and saved that:

@@ -24,7 +24,9 @@
 #include "storage/catalog.h"
 #include "storage/job_queue.h"
 #include "text/summarizer.h"
+#include "common/env.h"
 #include "storage/content_store.h"
+#include "storage/disk_reserve.h"
 #include "storage/path_lock.h"
 #include "storage/reconcile.h"
 #include "storage/workspace_lock.h"
@@ -134,6 +136,8 @@ class DbImpl final : public Db {
   Status EnsureAccount(const std::string& account);
 
   DbOptions options_;
+  Env* env_ = nullptr;                    // options_.env or Env::Default()
+  std::unique_ptr<DiskReserve> reserve_;  // null when disk_reserve_bytes == 0
   std::unique_ptr<WorkspaceLock> workspace_lock_;
   std::unique_ptr<ContentStore> content_;
   std::unique_ptr<Catalog> catalog_;

@@ -107,6 +107,7 @@ Result<FindResult> DbImpl::Find(const Identity& who, const FindRequest& request)
   sources.lexical = lexical_.get();
   sources.embedder = options_.embedder.get();
   sources.reranker = options_.reranker.get();
+  sources.env = env_;
   sources.lookup = [this](std::string_view account, std::span<const uint64_t> keys)
       -> Result<std::vector<RetrievalRecord>> {
     std::vector<int64_t> ids(keys.begin(), keys.end());

@@ -93,19 +93,30 @@ Status DbImpl::EnsureDirectories(const Identity& who, const VikingUri& dir, bool
       continue;
     }
     Status made = content_->MakeDir(who.account, it->path());
+    if (ContentChangedDespiteError(made)) needs_recovery_ = true;
     if (made.code() == StatusCode::kAlreadyExists) {
       return Status::FailedPrecondition(
           fmt::format("parent is a file, not a directory: {}", it->str()));
     }
     SKALD_RETURN_IF_ERROR(made);
-    SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->Stat(who.account, it->path()));
+    Result<ContentAttr> attr = content_->Stat(who.account, it->path());
+    if (!attr.ok()) {
+      needs_recovery_ = true;  // made in content, not recorded
+      return attr.status();
+    }
     CatalogNode n;
     n.path = std::string(it->path());
     n.is_dir = true;
-    n.mtime_ns = n.ctime_ns = attr.mtime_ns;
+    n.mtime_ns = n.ctime_ns = attr->mtime_ns;
     created.push_back(std::move(n));
   }
-  if (!created.empty()) SKALD_RETURN_IF_ERROR(catalog_->Apply(who.account, created, {}));
+  if (!created.empty()) {
+    Status recorded = catalog_->Apply(who.account, created, {});
+    if (!recorded.ok()) {
+      needs_recovery_ = true;  // directories exist in content only
+      return recorded;
+    }
+  }
   return Status::Ok();
 }
 
@@ -114,7 +125,13 @@ Result<CatalogNode> DbImpl::StoreFile(const Identity& who, const VikingUri& uri,
                                       const std::optional<CatalogNode>& existing,
                                       const std::vector<JobSpec>& jobs,
                                       std::vector<Job>* enqueued) {
-  SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->WriteFile(who.account, uri.path(), bytes));
+  Result<ContentAttr> written = content_->WriteFile(who.account, uri.path(), bytes);
+  if (!written.ok()) {
+    // A failure after the rename leaves content ahead of the catalog.
+    if (ContentChangedDespiteError(written.status())) needs_recovery_ = true;
+    return written.status();
+  }
+  const ContentAttr& attr = *written;
   CatalogNode node;
   node.path = std::string(uri.path());
   node.size = bytes.size();
@@ -122,6 +139,12 @@ Result<CatalogNode> DbImpl::StoreFile(const Identity& who, const VikingUri& uri,
   node.ctime_ns = existing ? existing->ctime_ns : attr.mtime_ns;
   node.hash = Sha256Hex(bytes);
   Status recorded = catalog_->Apply(who.account, {node}, {}, jobs, enqueued);
+  if (IsDiskFull(recorded) && reserve_ && reserve_->Release()) {
+    // The bytes are in place: spend the reserve on recording them rather
+    // than leaving content the catalog does not know (later writes are
+    // refused until space is back).
+    recorded = catalog_->Apply(who.account, {node}, {}, jobs, enqueued);
+  }
   if (!recorded.ok()) {
     needs_recovery_ = true;  // the bytes are on disk, the catalog does not know
     return recorded;
@@ -173,6 +196,9 @@ Result<RmResult> DbImpl::Rm(const Identity& who, std::string_view uri_text, bool
                              &guard));
   RmResult result;
   result.uri = uri.str();
+  // On a (nearly) full disk the reserve makes room for the catalog and
+  // index commits of the delete: deleting must always work.
+  if (reserve_) reserve_->ReleaseIfLow();
   SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, uri.path()));
   if (!node) return result;  // idempotent: nothing to delete
   if (node->is_dir && !recursive) {
@@ -187,7 +213,10 @@ Result<RmResult> DbImpl::Rm(const Identity& who, std::string_view uri_text, bool
   // Content first (one atomic rename out of the tree), then the catalog: a
   // crash in between leaves rows without content, which recovery drops.
   SKALD_ASSIGN_OR_RETURN(uint64_t count, catalog_->CountSubtree(who.account, uri.path()));
-  SKALD_RETURN_IF_ERROR(content_->Remove(who.account, uri.path()));
+  if (Status removed = content_->Remove(who.account, uri.path()); !removed.ok()) {
+    if (ContentChangedDespiteError(removed)) needs_recovery_ = true;
+    return removed;
+  }
   // One transaction drops the nodes, tombstones their records and queues the
   // refresh of the summaries above (the outbox).
   std::vector<JobSpec> jobs;
@@ -241,12 +270,24 @@ Result<MvResult> DbImpl::Mv(const Identity& who, std::string_view from_text,
   // Creating the target's missing parents is idempotent, and our tree lock
   // on `to` keeps any delete of those parents out until we are done.
   SKALD_RETURN_IF_ERROR(EnsureDirectories(who, to, /*include_self=*/false));
-  SKALD_RETURN_IF_ERROR(content_->Rename(who.account, from.path(), to.path()));
-  SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->Stat(who.account, to.path()));
+  if (Status renamed = content_->Rename(who.account, from.path(), to.path()); !renamed.ok()) {
+    if (ContentChangedDespiteError(renamed)) needs_recovery_ = true;
+    return renamed;
+  }
+  Result<ContentAttr> moved_attr = content_->Stat(who.account, to.path());
+  if (!moved_attr.ok()) {
+    needs_recovery_ = true;  // moved in content, not in the catalog
+    return moved_attr.status();
+  }
+  const ContentAttr& attr = *moved_attr;
   int64_t mtime = source->is_dir ? source->mtime_ns : attr.mtime_ns;
   Status moved = catalog_->MoveSubtree(who.account, from.path(), to.path(), mtime);
   if (!moved.ok()) {
+    // Put the content back where the catalog says it is, so that a retry
+    // works now; the next open reconciles whatever this could not undo.
     needs_recovery_ = true;
+    Status undone = content_->Rename(who.account, to.path(), from.path());
+    (void)undone;
     return moved;
   }
   // Records are keyed by URI: the move tombstoned the old ones (search
