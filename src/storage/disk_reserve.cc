@@ -53,7 +53,7 @@ Status DiskReserve::Refill() {
     return st;
   }
   in_place_ = true;
-  spdlog::info("disk reserve of {} bytes in place", bytes_);
+  spdlog::debug("disk reserve of {} bytes in place", bytes_);
   return Status::Ok();
 }
 
