@@ -15,6 +15,7 @@
 namespace skald {
 
 class Embedder;  // src/model/embedder.h
+class Env;       // src/common/env.h
 class Reranker;  // src/model/reranker.h
 
 struct DbOptions {
@@ -48,6 +49,14 @@ struct DbOptions {
   // Threads running background jobs (ingestion, indexing). 0 runs none:
   // jobs stay queued (durably) until a Db with workers opens the workspace.
   int background_workers = 2;
+  // Everything the database does to files outside SQLite, and its clocks,
+  // go through this Env (tests pass a fault-injecting one). Borrowed: it
+  // must outlive the Db. Null = the POSIX env (Env::Default()).
+  Env* env = nullptr;
+  // Bytes of the disk reserve kept in the workspace (temp/reserve): released
+  // when a write finds the disk full, so that deletes, open and fsck still
+  // have room; writes are refused until space is back. 0 = no reserve.
+  uint64_t disk_reserve_bytes = uint64_t{4} << 20;
 
   Status Validate() const;
 };

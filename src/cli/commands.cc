@@ -206,7 +206,7 @@ int SaveDownload(const GlobalFlags& flags, const std::string& uri, const std::st
   }
   std::string path = ResolveDownloadPath(uri, local_path);
   if (Status written = WriteFileAtomically(path, *bytes); !written.ok()) {
-    std::cerr << "error: " << written.message() << '\n';
+    std::cerr << "error: cannot write " << path << ": " << written.message() << '\n';
     return kExitError;
   }
   Json result{{"uri", uri}, {"path", path}, {"bytes", bytes->size()}};

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstdlib>
+
+#include "common/env.h"
 #include "common/hash.h"
 #include "common/json_util.h"
 #include "common/strings.h"
@@ -8,6 +12,66 @@
 
 namespace skald {
 namespace {
+
+TEST(EnvTest, FullDiskIsDiskFullAndNoErrorNamesThePath) {
+  EXPECT_TRUE(IsDiskFull(ErrnoToStatus("write", ENOSPC)));
+  EXPECT_TRUE(IsDiskFull(ErrnoToStatus("write", EDQUOT)));
+  EXPECT_NE(ErrnoToStatus("write", ENOSPC).message().find("disk full"), std::string::npos);
+  EXPECT_EQ(ErrnoToStatus("write", ENOSPC).code(), StatusCode::kResourceExhausted);
+  EXPECT_FALSE(IsDiskFull(ErrnoToStatus("write", EIO)));
+  EXPECT_FALSE(IsDiskFull(Status::ResourceExhausted("too many files")));
+  EXPECT_EQ(ErrnoToStatus("open", ENOENT).code(), StatusCode::kNotFound);
+
+  Env* env = Env::Default();
+  const std::string missing = "/nonexistent-skald-dir/sub/file";
+  Result<std::unique_ptr<WritableFile>> file = env->NewWritableFile(missing);
+  ASSERT_FALSE(file.ok());
+  EXPECT_EQ(file.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(file.status().message().find("nonexistent-skald-dir"), std::string::npos)
+      << file.status().message();
+  EXPECT_FALSE(env->Stat(missing).ok());
+  EXPECT_TRUE(env->RemoveTree(missing).ok());  // nothing to remove is fine
+}
+
+TEST(EnvTest, PosixEnvWritesRenamesListsAndRemoves) {
+  Env* env = Env::Default();
+  char templ[] = "/tmp/skald-env-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(templ), nullptr);
+  const std::string dir = templ;
+  ASSERT_TRUE(env->CreateDirs(dir + "/a/b").ok());
+  auto file = env->NewWritableFile(dir + "/a/b/f");
+  ASSERT_TRUE(file.ok());
+  ASSERT_TRUE((*file)->Append("hello world").ok());
+  ASSERT_TRUE((*file)->WriteAt(0, "HELLO").ok());
+  ASSERT_TRUE((*file)->Sync().ok());
+  ASSERT_TRUE((*file)->Close().ok());
+  Result<std::string> read = ReadFileToString(env, dir + "/a/b/f");
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(*read, "HELLO world");
+  ASSERT_TRUE(env->SyncDir(dir + "/a/b").ok());
+  ASSERT_TRUE(env->RenameNoReplace(dir + "/a/b/f", dir + "/a/g").ok());
+  auto again = env->NewWritableFile(dir + "/a/h");
+  ASSERT_TRUE(again.ok());
+  ASSERT_TRUE((*again)->Close().ok());
+  EXPECT_EQ(env->RenameNoReplace(dir + "/a/h", dir + "/a/g").code(), StatusCode::kAlreadyExists);
+  WritableFileOptions exclusive;
+  exclusive.exclusive = true;
+  EXPECT_EQ(env->NewWritableFile(dir + "/a/g", exclusive).status().code(),
+            StatusCode::kAlreadyExists);
+  Result<FileInfo> info = env->Stat(dir + "/a/g");
+  ASSERT_TRUE(info.ok());
+  EXPECT_TRUE(info->is_regular());
+  EXPECT_EQ(info->size, 11u);
+  Result<std::vector<std::string>> names = env->ListDir(dir + "/a");
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(names->size(), 3u);  // b, g, h
+  Result<uint64_t> free_bytes = env->FreeSpace(dir);
+  ASSERT_TRUE(free_bytes.ok());
+  EXPECT_GT(*free_bytes, 0u);
+  EXPECT_TRUE(env->RemoveTree(dir).ok());
+  EXPECT_EQ(env->Stat(dir).status().code(), StatusCode::kNotFound);
+  EXPECT_GE(env->MonotonicNanos(), 0);
+}
 
 TEST(StatusTest, CarriesCodeReasonAndDetails) {
   Status s = Status::InvalidArgument("bad").WithReason("INVALID_URI").WithDetail("uri", "x");

@@ -7,15 +7,25 @@
 #include <string>
 #include <string_view>
 
+#include "common/env.h"
 #include "skald/status.h"
 
 namespace skald {
 
-// Writes `bytes` to `path` atomically: a temporary file in the same
-// directory, fsync, rename over `path`. Readers see the old file or the
-// complete new one, never a part. The file gets mode 0666 & ~umask.
-// The data is durable when this returns (the directory entry is not
-// fsync'd). IOError naming the path on failure (the temporary file is removed).
-Status WriteFileAtomically(const std::string& path, std::string_view bytes);
+// Writes `bytes` to `path` atomically through `env` (null = Env::Default()):
+// a temporary file in the same directory, fsync, rename over `path`. Readers
+// see the old file or the complete new one, never a part. The file gets mode
+// 0666 & ~umask. The data is durable when this returns (the directory entry
+// is not fsync'd). On failure the temporary file is removed and the status
+// (DiskFullError when the disk is full) names the step, never the path: the
+// caller adds the path where its reader may see it (the CLI does; the server
+// must not).
+Status WriteFileAtomically(Env* env, const std::string& path, std::string_view bytes);
+inline Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
+  return WriteFileAtomically(nullptr, path, bytes);
+}
+
+// A random lower-case hex string of 16 characters, for temporary file names.
+std::string RandomFileSuffix();
 
 }  // namespace skald

@@ -445,7 +445,7 @@ Status HnswIndex::SaveExtra(const Generation& gen, uint32_t slots, FileWriter* w
 Status HnswIndex::LoadExtra(Generation* gen, uint32_t slots, FileReader* r) const {
   auto* g = static_cast<GraphGeneration*>(gen);
   auto bad = [&](const std::string& what) {
-    return Status::Corruption("vector index file " + r->path() + ": " + what);
+    return Status::Corruption("vector index file: " + what);
   };
   SKALD_RETURN_IF_ERROR(r->BeginSection(kGraphTag));
   uint32_t m = 0, m0 = 0, entry = 0;
@@ -461,7 +461,7 @@ Status HnswIndex::LoadExtra(Generation* gen, uint32_t slots, FileReader* r) cons
   }
   SKALD_RETURN_IF_ERROR(r->EndSection());  // checksum verified: the fields can be trusted
   if (m != static_cast<uint32_t>(g->m) || m0 != static_cast<uint32_t>(g->m0)) {
-    return Status::FailedPrecondition("vector index file " + r->path() + " has graph degree M=" +
+    return Status::FailedPrecondition(std::string("vector index file has graph degree M=") +
                                       std::to_string(m) + ", the index is configured for M=" +
                                       std::to_string(g->m));
   }

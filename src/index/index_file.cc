@@ -1,12 +1,8 @@
 #include "index/index_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <spdlog/spdlog.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
+#include <algorithm>
 
 #include "index/vector_kernels.h"
 
@@ -14,58 +10,70 @@ namespace skald {
 namespace {
 
 constexpr uint32_t kHeadTag = SectionTag("HEAD");
+constexpr size_t kWriteBuffer = 1 << 20;
+constexpr size_t kReadBuffer = 1 << 20;
 
-Status ErrnoStatus(const std::string& what, const std::string& path) {
-  return Status::IOError(what + " " + path + ": " + std::strerror(errno));
-}
-
-Status SyncDirectory(const std::string& path) {
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("open directory", dir);
-  int rc = ::fsync(fd);
-  ::close(fd);
-  if (rc != 0) return ErrnoStatus("fsync directory", dir);
-  return Status::Ok();
+std::string ParentDir(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 }  // namespace
 
 // ---- FileWriter ----
 
-FileWriter::FileWriter(std::string path, std::string tmp, std::FILE* f)
-    : path_(std::move(path)), tmp_(std::move(tmp)), file_(f) {}
+FileWriter::FileWriter(Env* env, std::string path, std::string tmp,
+                       std::unique_ptr<WritableFile> file)
+    : env_(env), path_(std::move(path)), tmp_(std::move(tmp)), file_(std::move(file)) {}
 
 FileWriter::~FileWriter() {
-  if (file_ != nullptr) std::fclose(file_);
-  if (!committed_) ::unlink(tmp_.c_str());
+  if (file_ != nullptr) {
+    Status closed = file_->Close();
+    (void)closed;  // the write already failed or was abandoned
+  }
+  if (!committed_) {
+    Status removed = env_->RemoveFile(tmp_);
+    (void)removed;
+  }
 }
 
-Result<std::unique_ptr<FileWriter>> FileWriter::Create(const std::string& path) {
+Result<std::unique_ptr<FileWriter>> FileWriter::Create(const std::string& path, Env* env) {
+  env = EnvOrDefault(env);
   std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return ErrnoStatus("create", tmp);
-  std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
-  std::unique_ptr<FileWriter> w(new FileWriter(path, tmp, f));
-  if (std::fwrite(kIndexFileMagic, 1, 8, f) != 8) w->failed_ = true;
+  SKALD_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, env->NewWritableFile(tmp));
+  std::unique_ptr<FileWriter> w(new FileWriter(env, path, tmp, std::move(file)));
+  w->buffer_.reserve(kWriteBuffer);
+  w->Put(kIndexFileMagic, 8);
   uint32_t version = kIndexFormatVersion;
-  if (std::fwrite(&version, 4, 1, f) != 1) w->failed_ = true;
+  w->Put(&version, 4);
   return w;
 }
 
+void FileWriter::Put(const void* data, size_t n) {
+  buffer_.append(static_cast<const char*>(data), n);
+  if (buffer_.size() >= kWriteBuffer) Flush(false);
+}
+
+void FileWriter::Flush(bool force) {
+  if (buffer_.empty() || (!force && buffer_.size() < kWriteBuffer)) return;
+  if (error_.ok()) error_ = file_->Append(buffer_);
+  flushed_ += buffer_.size();
+  buffer_.clear();
+}
+
 void FileWriter::BeginSection(uint32_t tag) {
-  if (std::fwrite(&tag, 4, 1, file_) != 1) failed_ = true;
-  section_start_ = ::ftello(file_);
+  Put(&tag, 4);
+  section_start_ = static_cast<long long>(flushed_ + buffer_.size());
   uint64_t placeholder = 0;
-  if (std::fwrite(&placeholder, 8, 1, file_) != 1) failed_ = true;
+  Put(&placeholder, 8);
   section_len_ = 0;
   crc_ = 0;
 }
 
 void FileWriter::PutBytes(const void* data, size_t n) {
   if (n == 0) return;
-  if (std::fwrite(data, 1, n, file_) != n) failed_ = true;
+  Put(data, n);
   crc_ = Crc32c(crc_, data, n);
   section_len_ += n;
 }
@@ -77,62 +85,62 @@ void FileWriter::PutString(std::string_view s) {
 
 Status FileWriter::EndSection() {
   if (section_start_ < 0) return Status::Internal("EndSection without BeginSection");
-  if (std::fwrite(&crc_, 4, 1, file_) != 1) failed_ = true;
-  long long end = ::ftello(file_);
-  if (::fseeko(file_, section_start_, SEEK_SET) != 0 ||
-      std::fwrite(&section_len_, 8, 1, file_) != 1 || ::fseeko(file_, end, SEEK_SET) != 0) {
-    failed_ = true;
+  Put(&crc_, 4);
+  // Patch the length: in the buffer when it is still there, else on disk.
+  uint64_t at = static_cast<uint64_t>(section_start_);
+  if (at >= flushed_) {
+    std::memcpy(buffer_.data() + (at - flushed_), &section_len_, 8);
+  } else if (error_.ok()) {
+    error_ = file_->WriteAt(at, std::string_view(reinterpret_cast<const char*>(&section_len_), 8));
   }
   section_start_ = -1;
-  if (failed_) return ErrnoStatus("write", tmp_);
-  return Status::Ok();
+  return error_;
 }
 
 Status FileWriter::Commit() {
-  uint64_t end_offset = static_cast<uint64_t>(::ftello(file_));
+  uint64_t end_offset = flushed_ + buffer_.size();
   BeginSection(kIndexEndTag);
   PutU64(end_offset);
   SKALD_RETURN_IF_ERROR(EndSection());
-  if (std::fflush(file_) != 0 || ::fsync(::fileno(file_)) != 0) failed_ = true;
-  if (std::fclose(file_) != 0) failed_ = true;
-  file_ = nullptr;
-  if (failed_) return ErrnoStatus("write", tmp_);
-  if (::rename(tmp_.c_str(), path_.c_str()) != 0) return ErrnoStatus("rename", tmp_);
+  Flush(/*force=*/true);
+  if (error_.ok()) error_ = file_->Sync();
+  Status closed = file_->Close();
+  file_.reset();
+  if (error_.ok()) error_ = closed;
+  SKALD_RETURN_IF_ERROR(error_);
+  SKALD_RETURN_IF_ERROR(env_->Rename(tmp_, path_));
   committed_ = true;
-  return SyncDirectory(path_);
+  return env_->SyncDir(ParentDir(path_));
 }
 
 // ---- FileReader ----
 
-FileReader::FileReader(std::string path, std::FILE* f, uint64_t size)
-    : path_(std::move(path)), file_(f), file_size_(size) {}
+FileReader::FileReader(std::string path, std::unique_ptr<SequentialFile> file, uint64_t size)
+    : path_(std::move(path)), file_(std::move(file)), file_size_(size) {}
 
-FileReader::~FileReader() {
-  if (file_ != nullptr) std::fclose(file_);
-}
+FileReader::~FileReader() = default;
 
-Result<std::unique_ptr<FileReader>> FileReader::Open(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    if (errno == ENOENT) return Status::NotFound("no vector index file " + path);
-    return ErrnoStatus("open", path);
+Result<std::unique_ptr<FileReader>> FileReader::Open(const std::string& path, Env* env) {
+  env = EnvOrDefault(env);
+  Result<FileInfo> info = env->Stat(path);
+  if (!info.ok()) {
+    if (info.status().code() == StatusCode::kNotFound) {
+      return Status::NotFound("no vector index file");
+    }
+    return info.status();
   }
-  struct stat st;
-  if (::fstat(::fileno(f), &st) != 0) {
-    std::fclose(f);
-    return ErrnoStatus("stat", path);
-  }
-  std::setvbuf(f, nullptr, _IOFBF, 1 << 20);
-  std::unique_ptr<FileReader> r(new FileReader(path, f, static_cast<uint64_t>(st.st_size)));
+  SKALD_ASSIGN_OR_RETURN(std::unique_ptr<SequentialFile> file, env->NewSequentialFile(path));
+  std::unique_ptr<FileReader> r(new FileReader(path, std::move(file), info->size));
   char magic[8];
   uint32_t version = 0;
   if (r->Raw(magic, 8).ok() == false || std::memcmp(magic, kIndexFileMagic, 8) != 0) {
-    return Status::Corruption("vector index file " + path + ": bad magic");
+    spdlog::warn("vector index file {}: bad magic", path);
+    return Status::Corruption("vector index file: bad magic");
   }
   SKALD_RETURN_IF_ERROR(r->Raw(&version, 4));
-  if (version == 0) return Status::Corruption("vector index file " + path + ": bad version 0");
+  if (version == 0) return Status::Corruption("vector index file: bad version 0");
   if (version > kIndexFormatVersion) {
-    return Status::FailedPrecondition("vector index file " + path + " has format version " +
+    return Status::FailedPrecondition("vector index file has format version " +
                                       std::to_string(version) + "; this build reads up to " +
                                       std::to_string(kIndexFormatVersion));
   }
@@ -141,10 +149,23 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(const std::string& path) {
 
 Status FileReader::Raw(void* out, size_t n) {
   if (n > file_size_ - offset_) {
-    return Status::Corruption("vector index file " + path_ + " is truncated");
+    return Status::Corruption("vector index file is truncated");
   }
-  if (n > 0 && std::fread(out, 1, n, file_) != n) {
-    return Status::Corruption("vector index file " + path_ + ": short read");
+  char* dst = static_cast<char*>(out);
+  size_t need = n;
+  while (need > 0) {
+    if (buffer_pos_ == buffer_.size()) {
+      buffer_.resize(kReadBuffer);
+      buffer_pos_ = 0;
+      SKALD_ASSIGN_OR_RETURN(size_t got, file_->Read(buffer_.data(), buffer_.size()));
+      buffer_.resize(got);
+      if (got == 0) return Status::Corruption("vector index file: short read");
+    }
+    size_t take = std::min(need, buffer_.size() - buffer_pos_);
+    std::memcpy(dst, buffer_.data() + buffer_pos_, take);
+    buffer_pos_ += take;
+    dst += take;
+    need -= take;
   }
   offset_ += n;
   return Status::Ok();
@@ -157,11 +178,11 @@ Status FileReader::BeginSection(uint32_t tag) {
   SKALD_RETURN_IF_ERROR(Raw(&got, 4));
   SKALD_RETURN_IF_ERROR(Raw(&len, 8));
   if (got != tag) {
-    return Status::Corruption("vector index file " + path_ + ": unexpected section at offset " +
+    return Status::Corruption("vector index file: unexpected section at offset " +
                               std::to_string(offset_ - 12));
   }
   if (len > file_size_ - offset_ || file_size_ - offset_ - len < 4) {
-    return Status::Corruption("vector index file " + path_ + ": section length out of range");
+    return Status::Corruption("vector index file: section length out of range");
   }
   tag_ = tag;
   section_left_ = len;
@@ -179,7 +200,7 @@ Status FileReader::ReadSection(uint32_t tag, std::string* payload) {
 
 Status FileReader::GetBytes(void* out, size_t n) {
   if (!in_section_ || n > section_left_) {
-    return Status::Corruption("vector index file " + path_ + ": section overrun");
+    return Status::Corruption("vector index file: section overrun");
   }
   SKALD_RETURN_IF_ERROR(Raw(out, n));
   crc_ = Crc32c(crc_, out, n);
@@ -191,7 +212,7 @@ Status FileReader::GetString(std::string* s, size_t max_len) {
   uint32_t len = 0;
   SKALD_RETURN_IF_ERROR(GetU32(&len));
   if (len > max_len || len > section_left_) {
-    return Status::Corruption("vector index file " + path_ + ": string length out of range");
+    return Status::Corruption("vector index file: string length out of range");
   }
   s->resize(len);
   return GetBytes(s->data(), len);
@@ -200,14 +221,14 @@ Status FileReader::GetString(std::string* s, size_t max_len) {
 Status FileReader::EndSection() {
   if (!in_section_) return Status::Internal("EndSection outside a section");
   if (section_left_ != 0) {
-    return Status::Corruption("vector index file " + path_ + ": section has trailing bytes");
+    return Status::Corruption("vector index file: section has trailing bytes");
   }
   uint32_t stored = 0;
   SKALD_RETURN_IF_ERROR(Raw(&stored, 4));
   in_section_ = false;
   if (stored != crc_) {
     char tag[5] = {char(tag_), char(tag_ >> 8), char(tag_ >> 16), char(tag_ >> 24), 0};
-    return Status::Corruption("vector index file " + path_ + ": checksum mismatch in section " +
+    return Status::Corruption(std::string("vector index file: checksum mismatch in section ") +
                               tag);
   }
   return Status::Ok();
@@ -220,7 +241,7 @@ Status FileReader::Finish() {
   SKALD_RETURN_IF_ERROR(GetU64(&recorded));
   SKALD_RETURN_IF_ERROR(EndSection());
   if (recorded != end_offset || offset_ != file_size_) {
-    return Status::Corruption("vector index file " + path_ + ": bad end marker");
+    return Status::Corruption("vector index file: bad end marker");
   }
   return Status::Ok();
 }

@@ -13,12 +13,12 @@
 // Thread safety: a FileWriter/FileReader is used by one thread.
 
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
 
+#include "common/env.h"
 #include "skald/result.h"
 
 namespace skald {
@@ -33,10 +33,13 @@ constexpr uint32_t SectionTag(const char (&s)[5]) {
          uint32_t(uint8_t(s[3])) << 24;
 }
 
+// Errors of both classes name the step, never the host path (the path goes
+// to the server log); a full disk is DiskFullError.
 class FileWriter {
  public:
-  // Creates `path`.tmp; Commit() renames it over `path` durably.
-  static Result<std::unique_ptr<FileWriter>> Create(const std::string& path);
+  // Creates `path`.tmp through `env` (borrowed, null = Env::Default());
+  // Commit() renames it over `path` durably.
+  static Result<std::unique_ptr<FileWriter>> Create(const std::string& path, Env* env = nullptr);
   ~FileWriter();  // removes the temp file unless committed
 
   void BeginSection(uint32_t tag);
@@ -53,10 +56,16 @@ class FileWriter {
   Status Commit();
 
  private:
-  FileWriter(std::string path, std::string tmp, std::FILE* f);
+  FileWriter(Env* env, std::string path, std::string tmp, std::unique_ptr<WritableFile> file);
+  // Writes out the buffer when it is large (`force`: always).
+  void Flush(bool force);
+  void Put(const void* data, size_t n);
+  Env* const env_;
   std::string path_, tmp_;
-  std::FILE* file_;
-  bool failed_ = false;
+  std::unique_ptr<WritableFile> file_;
+  std::string buffer_;          // bytes not yet handed to file_
+  uint64_t flushed_ = 0;        // bytes handed to file_
+  Status error_;                // the first write error
   bool committed_ = false;
   long long section_start_ = -1;
   uint64_t section_len_ = 0;
@@ -65,9 +74,10 @@ class FileWriter {
 
 class FileReader {
  public:
-  // NotFound when the file is missing; Corruption on a bad magic.
-  // FailedPrecondition when written by a newer format version.
-  static Result<std::unique_ptr<FileReader>> Open(const std::string& path);
+  // Opens `path` through `env` (borrowed, null = Env::Default()). NotFound
+  // when the file is missing; Corruption on a bad magic; FailedPrecondition
+  // when written by a newer format version.
+  static Result<std::unique_ptr<FileReader>> Open(const std::string& path, Env* env = nullptr);
   ~FileReader();
 
   // Starts the next section, which must carry `tag`.
@@ -95,10 +105,12 @@ class FileReader {
   const std::string& path() const { return path_; }
 
  private:
-  FileReader(std::string path, std::FILE* f, uint64_t size);
+  FileReader(std::string path, std::unique_ptr<SequentialFile> file, uint64_t size);
   Status Raw(void* out, size_t n);
   std::string path_;
-  std::FILE* file_;
+  std::unique_ptr<SequentialFile> file_;
+  std::string buffer_;     // read ahead of offset_
+  size_t buffer_pos_ = 0;  // next unread byte in buffer_
   uint64_t file_size_;
   uint64_t offset_ = 0;
   uint32_t tag_ = 0;

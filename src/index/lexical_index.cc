@@ -4,6 +4,7 @@
 #include "index/lexical_index.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <atomic>
@@ -19,6 +20,7 @@
 #include "index/fts5_tokenizer.h"
 #include "index/lexical_query.h"
 #include "index/lexical_sql.h"
+#include "storage/sqlite_env_vfs.h"
 #include "uri/uri_path.h"
 
 namespace skald {
@@ -197,9 +199,12 @@ class Fts5LexicalIndex final : public LexicalIndex {
 Result<std::unique_ptr<LexicalConnection>> Fts5LexicalIndex::Connect(bool writer) const {
   sqlite3* raw = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (writer ? SQLITE_OPEN_CREATE : 0);
-  int rc = sqlite3_open_v2(options_.path.c_str(), &raw, flags, nullptr);
+  int rc = OpenSqliteWithEnv(options_.path, flags, options_.env, &raw);
   SqliteDbPtr db(raw);
-  if (rc != SQLITE_OK) return SqliteStatus(raw, rc, "open " + options_.path);
+  if (rc != SQLITE_OK) {
+    spdlog::error("cannot open lexical index {}: {}", options_.path, sqlite3_errstr(rc));
+    return SqliteStatus(raw, rc, "open");
+  }
   sqlite3_extended_result_codes(raw, 1);
   auto conn = std::make_unique<LexicalConnection>(std::move(db));
   SKALD_RETURN_IF_ERROR(RegisterFts5Tokenizer(conn->db(), tokenizer_));
@@ -268,7 +273,7 @@ Result<bool> Fts5LexicalIndex::OpenWriter() {
   sqlite3_reset(*read);
   if (meta["kind"] != kFileKind) {
     return Status::FailedPrecondition(
-        fmt::format("{} is not a Skald lexical index; refusing to reset it", options_.path));
+        "the lexical index file is not a Skald lexical index; refusing to reset it");
   }
   if (meta["format"] != std::to_string(kFormatVersion) || meta["tokenizer"] != tokenizer_name_) {
     return false;
@@ -290,7 +295,10 @@ Status Fts5LexicalIndex::Init() {
   std::error_code ec;
   std::filesystem::path parent = std::filesystem::path(options_.path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  if (ec) return Status::IOError(fmt::format("create {}: {}", parent.string(), ec.message()));
+  if (ec) {
+    spdlog::error("cannot create {}: {}", parent.string(), ec.message());
+    return Status::IOError("cannot create the lexical index directory: " + ec.message());
+  }
   SKALD_ASSIGN_OR_RETURN(bool usable, OpenWriter());
   if (!usable) {
     writer_.reset();

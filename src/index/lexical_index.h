@@ -77,6 +77,9 @@ struct LexicalIndexOptions {
   // process crashes; the index is a cache rebuilt from the catalog, and
   // applied_seq() moves back together with any lost commit.
   bool sync = false;
+  // SQLite's writes and syncs are offered to it first (storage/sqlite_env_vfs.h).
+  // Borrowed; null = Env::Default().
+  Env* env = nullptr;
 
   Status Validate() const;
 };

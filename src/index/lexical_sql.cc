@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 
+#include "common/env.h"
 #include "uri/uri_path.h"
 
 namespace skald {
@@ -22,6 +23,7 @@ Status SqliteStatus(sqlite3* db, int rc, std::string_view what) {
     case SQLITE_LOCKED:
       return Status::Unavailable(std::move(message));
     case SQLITE_FULL:
+      return DiskFullError(fmt::format("lexical index {}", what));
     case SQLITE_IOERR:
     case SQLITE_CANTOPEN:
     case SQLITE_READONLY:

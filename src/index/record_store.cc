@@ -583,7 +583,7 @@ Status RecordStore::WriteTo(FileWriter* w, uint32_t slots) const {
 Status RecordStore::ReadFrom(FileReader* r, uint32_t slots) {
   if (slots_ != 0) return Status::Internal("RecordStore::ReadFrom into a non-empty store");
   auto bad = [&](const std::string& what) {
-    return Status::Corruption("vector index file " + r->path() + ": " + what);
+    return Status::Corruption("vector index file: " + what);
   };
   std::string payload;
   SKALD_RETURN_IF_ERROR(r->ReadSection(kDictTag, &payload));

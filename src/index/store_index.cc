@@ -228,7 +228,7 @@ Status StoreIndex::Save(const std::string& path) const {
   // Holding write_mu_ freezes the generation (no appends, no tombstones).
   std::lock_guard lock(write_mu_);
   const Generation& gen = *gen_;
-  SKALD_ASSIGN_OR_RETURN(auto w, FileWriter::Create(path));
+  SKALD_ASSIGN_OR_RETURN(auto w, FileWriter::Create(path, options_.env));
   IndexFileHeader h;
   h.kind = std::string(Kind());
   h.embedder = options_.embedder;
@@ -246,13 +246,13 @@ Status StoreIndex::Save(const std::string& path) const {
 }
 
 Status StoreIndex::LoadFrom(const std::string& path) {
-  SKALD_ASSIGN_OR_RETURN(auto r, FileReader::Open(path));
+  SKALD_ASSIGN_OR_RETURN(auto r, FileReader::Open(path, options_.env));
   IndexFileHeader h;
   SKALD_RETURN_IF_ERROR(ReadHeader(r.get(), &h));
   SKALD_RETURN_IF_ERROR(r->EndSection());
   auto mismatch = [&](const std::string& what, const std::string& file_value,
                       const std::string& wanted) {
-    return Status::FailedPrecondition("vector index file " + path + " was built with " + what +
+    return Status::FailedPrecondition("vector index file was built with " + what +
                                       " " + file_value + ", the index is configured for " + wanted);
   };
   if (h.kind != Kind()) return mismatch("kind", h.kind, std::string(Kind()));
@@ -268,7 +268,7 @@ Status StoreIndex::LoadFrom(const std::string& path) {
                     std::string(EncodingName(options_.encoding)));
   }
   if (h.slots >= SegmentedArray<float>::kMaxRows || h.live > h.slots) {
-    return Status::Corruption("vector index file " + path + ": slot counts out of range");
+    return Status::Corruption("vector index file: slot counts out of range");
   }
   std::shared_ptr<Generation> gen = NewGeneration();
   SKALD_RETURN_IF_ERROR(gen->store.ReadFrom(r.get(), h.slots));
@@ -277,12 +277,12 @@ Status StoreIndex::LoadFrom(const std::string& path) {
   for (uint32_t s = 0; s < h.slots; ++s) {
     if (gen->store.deleted_at(s) != 0) continue;
     if (!gen->slot_of.emplace(gen->store.id(s), s).second) {
-      return Status::Corruption("vector index file " + path + ": id " +
+      return Status::Corruption("vector index file: id " +
                                 std::to_string(gen->store.id(s)) + " is live twice");
     }
   }
   if (gen->slot_of.size() != h.live) {
-    return Status::Corruption("vector index file " + path + ": live count mismatch");
+    return Status::Corruption("vector index file: live count mismatch");
   }
   std::lock_guard lock(write_mu_);
   live_.store(h.live);

@@ -27,6 +27,10 @@
 #include "storage/record.h"
 
 namespace skald {
+class Env;  // common/env.h
+}  // namespace skald
+
+namespace skald {
 
 // How two vectors are compared. Both are "larger is better" similarities.
 enum class Metric : uint32_t {
@@ -208,6 +212,8 @@ struct VectorIndexOptions {
   double exact_max_fraction = 0.03;
   // Slots sampled to estimate a filter's selectivity.
   uint32_t estimate_sample = 512;
+  // Index files are saved and loaded through it; borrowed, null = Env::Default().
+  Env* env = nullptr;
 
   Status Validate() const;
 };

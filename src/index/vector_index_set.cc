@@ -122,9 +122,8 @@ VectorIndexSet::~VectorIndexSet() = default;
 Result<std::unique_ptr<VectorIndexSet>> VectorIndexSet::Open(const VectorIndexSetOptions& options,
                                                              Catalog* catalog) {
   SKALD_RETURN_IF_ERROR(options.Validate());
+  SKALD_RETURN_IF_ERROR(EnvOrDefault(options.index.env)->CreateDirs(options.dir));
   std::error_code ec;
-  std::filesystem::create_directories(options.dir, ec);
-  if (ec) return Status::IOError("create " + options.dir + ": " + ec.message());
   std::unique_ptr<VectorIndexSet> set(new VectorIndexSet(options, catalog));
 
   SKALD_ASSIGN_OR_RETURN(std::vector<std::string> accounts, catalog->ListAccounts());
@@ -194,9 +193,8 @@ Status VectorIndexSet::RebuildFromCatalog(const std::string& account, Entry* ent
 
 Status VectorIndexSet::SaveEntry(const std::string& account, Entry* entry) {
   std::string path = PathFor(options_.dir, account);
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  if (ec) return Status::IOError("create index directory for " + account + ": " + ec.message());
+  SKALD_RETURN_IF_ERROR(EnvOrDefault(options_.index.env)
+                            ->CreateDirs(std::filesystem::path(path).parent_path().string()));
   uint64_t changes = entry->changes.load();
   int64_t seq = entry->index->applied_seq();
   SKALD_RETURN_IF_ERROR(entry->index->Save(path));

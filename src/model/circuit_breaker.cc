@@ -18,11 +18,12 @@ Status CircuitBreakerOptions::Validate() const {
   return Status::Ok();
 }
 
-CircuitBreaker::CircuitBreaker(CircuitBreakerOptions options, ClockFn now)
-    : options_(options), now_(std::move(now)), current_timeout_(options.reset_timeout) {}
+CircuitBreaker::CircuitBreaker(CircuitBreakerOptions options, Env* env)
+    : options_(options), env_(EnvOrDefault(env)), current_timeout_(options.reset_timeout) {}
 
 std::chrono::steady_clock::time_point CircuitBreaker::Now() const {
-  return now_ ? now_() : std::chrono::steady_clock::now();
+  return std::chrono::steady_clock::time_point(
+      std::chrono::nanoseconds(env_->MonotonicNanos()));
 }
 
 bool CircuitBreaker::Allow(std::chrono::milliseconds* retry_in) {

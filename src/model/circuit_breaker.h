@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 
+#include "common/env.h"
 #include "model/retry.h"
 #include "skald/status.h"
 
@@ -35,8 +36,8 @@ class CircuitBreaker {
  public:
   enum class State { kClosed, kOpen, kHalfOpen };
 
-  // `now` = the monotonic clock when null.
-  explicit CircuitBreaker(CircuitBreakerOptions options, ClockFn now = nullptr);
+  // Times come from `env`'s monotonic clock (borrowed; null = Env::Default()).
+  explicit CircuitBreaker(CircuitBreakerOptions options, Env* env = nullptr);
 
   // Whether a call may proceed now. When false, *retry_in (if given) is set
   // to the time until a probe will be allowed. A true answer in the open
@@ -55,7 +56,7 @@ class CircuitBreaker {
   std::chrono::steady_clock::time_point Now() const;
 
   const CircuitBreakerOptions options_;
-  const ClockFn now_;
+  Env* const env_;
   mutable std::mutex mu_;
   State state_ = State::kClosed;                       // GUARDED_BY(mu_)
   int failures_ = 0;                                   // GUARDED_BY(mu_)

@@ -12,6 +12,7 @@
 
 #include "model/factory.h"
 #include "model/fake_model_server.h"
+#include "tests/testutil/fault_injection_env.h"
 
 namespace skald {
 namespace {
@@ -29,14 +30,7 @@ class HttpEmbedderTest : public ::testing::Test {
     ASSERT_TRUE(transport.ok());
     transport_ = std::move(transport).value();
     env_.transport = transport_;
-    env_.sleep = [this](milliseconds d) {
-      std::lock_guard<std::mutex> lock(mu_);
-      sleeps_.push_back(d);
-    };
-    env_.now = [this] {
-      std::lock_guard<std::mutex> lock(mu_);
-      return now_;
-    };
+    env_.env = &clock_;
     config_.provider = "openai";
     config_.model = "fake-embed";
     config_.api_base = server_.base_url() + "/v1";
@@ -60,21 +54,17 @@ class HttpEmbedderTest : public ::testing::Test {
   }
 
   std::vector<milliseconds> sleeps() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return sleeps_;
+    std::vector<milliseconds> out;
+    for (auto d : clock_.sleeps()) out.push_back(std::chrono::duration_cast<milliseconds>(d));
+    return out;
   }
-  void Advance(milliseconds d) {
-    std::lock_guard<std::mutex> lock(mu_);
-    now_ += d;
-  }
+  void Advance(milliseconds d) { clock_.Advance(d); }
 
   FakeModelServer server_{8};
   std::shared_ptr<HttpTransport> transport_;
   ModelEnv env_;
   EmbeddingConfig config_;
-  std::mutex mu_;
-  std::vector<milliseconds> sleeps_;
-  std::chrono::steady_clock::time_point now_{};
+  skald::testing::FakeClock clock_;
 };
 
 TEST_F(HttpEmbedderTest, SendsOneRequestPerBatchAndPlacesVectorsByIndex) {
@@ -167,7 +157,7 @@ TEST_F(HttpEmbedderTest, RetryAfterReplacesTheBackoff) {
 }
 
 TEST_F(HttpEmbedderTest, RetryAfterIsReallyWaitedFor) {
-  env_.sleep = nullptr;  // real sleeping
+  env_.env = nullptr;  // real sleeping
   Fault limited;
   limited.status = 429;
   limited.retry_after = "1";

@@ -80,7 +80,7 @@ std::string JoinUrl(std::string_view base, std::string_view path) {
 ProviderClient::ProviderClient(ProviderClientOptions options, ModelEnv env)
     : options_(std::move(options)),
       env_(std::move(env)),
-      breaker_(options_.breaker, env_.now),
+      breaker_(options_.breaker, env_.env),
       slots_(std::clamp(options_.max_concurrent, 1, 1024)) {}
 
 std::string ProviderClient::Redact(std::string text) const {
@@ -158,7 +158,8 @@ ProviderClient::Attempt ProviderClient::SendOnce(const HttpRequest& request,
   // 401/403/404: wrong key, wrong URL or unknown model; every call fails.
   attempt.provider_fault = attempt.retryable || status == 401 || status == 403 || status == 404;
   if (attempt.retryable) {
-    attempt.retry_after = ParseRetryAfter(response.Header("Retry-After"), NowNanos() / 1000000000);
+    attempt.retry_after = ParseRetryAfter(response.Header("Retry-After"),
+                                            EnvOrDefault(env_.env)->NowNanos() / 1000000000);
   }
   return attempt;
 }
@@ -231,11 +232,8 @@ Result<Json> ProviderClient::PostJson(const std::string& url, const Json& body,
                                           attempt.error.message(), attempt_no,
                                           options_.retry.max_retries, delay.count())));
     ++retries_;
-    if (env_.sleep) {
-      env_.sleep(delay);
-    } else {
-      std::this_thread::sleep_for(delay);
-    }
+    EnvOrDefault(env_.env)->SleepForNanos(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(delay).count());
   }
 }
 

@@ -18,6 +18,7 @@
 #include <semaphore>
 #include <string>
 
+#include "common/env.h"
 #include "common/json_util.h"
 #include "model/circuit_breaker.h"
 #include "model/embedder.h"
@@ -30,10 +31,10 @@ namespace skald {
 struct ModelEnv {
   // Shared by every client; null = the factory creates a libcurl transport.
   std::shared_ptr<HttpTransport> transport;
-  // Sleep between retries; null = std::this_thread::sleep_for.
-  SleepFn sleep;
-  // Monotonic clock of the circuit breakers; null = steady_clock.
-  ClockFn now;
+  // Sleeping between retries, the circuit breakers' monotonic clock and the
+  // wall clock for Retry-After dates. Borrowed (must outlive the clients);
+  // null = Env::Default(). Tests pass a FakeClock so that nothing waits.
+  Env* env = nullptr;
 };
 
 struct ProviderClientOptions {

@@ -11,6 +11,7 @@
 #include "model/reranker.h"
 #include "model/retry.h"
 #include "model/token_budget.h"
+#include "tests/testutil/fault_injection_env.h"
 
 namespace skald {
 namespace {
@@ -49,21 +50,12 @@ TEST(RetryTest, ParsesRetryAfterSecondsAndDates) {
   EXPECT_FALSE(ParseRetryAfter("-3", 0).has_value());
 }
 
-class FakeClock {
- public:
-  ClockFn fn() {
-    return [this] { return now_; };
-  }
-  void Advance(milliseconds d) { now_ += d; }
-
- private:
-  std::chrono::steady_clock::time_point now_{};
-};
+using testing::FakeClock;
 
 TEST(CircuitBreakerTest, OpensAfterThresholdAndProbesAfterTimeoutWithDoubling) {
   FakeClock clock;
   CircuitBreakerOptions options;  // OpenViking's defaults: 5, 60 s, 600 s
-  CircuitBreaker breaker(options, clock.fn());
+  CircuitBreaker breaker(options, &clock);
   for (int i = 0; i < 4; ++i) {
     ASSERT_TRUE(breaker.Allow());
     breaker.RecordFailure();

@@ -43,8 +43,5 @@ std::chrono::milliseconds BackoffDelay(const RetryPolicy& policy, int attempt);
 std::optional<std::chrono::milliseconds> ParseRetryAfter(std::string_view value,
                                                          int64_t now_unix_s);
 
-// Sleeping and the monotonic clock, replaceable so tests need not wait.
-using SleepFn = std::function<void(std::chrono::milliseconds)>;
-using ClockFn = std::function<std::chrono::steady_clock::time_point()>;
 
 }  // namespace skald

@@ -188,7 +188,7 @@ class RetrievalRun {
   // Applies hotness (when on), sorts and cuts to the limit.
   std::vector<MatchedContext> Finish(std::vector<Scored> pool) const {
     if (options_.hotness_alpha > 0) {
-      const int64_t now = sources_.clock ? sources_.clock() : NowNanos();
+      const int64_t now = EnvOrDefault(sources_.env)->NowNanos();
       for (Scored& s : pool) {
         s.score = BlendHotness(s.score, Hotness(s.record->active_count, s.record->updated_ns, now),
                                options_.hotness_alpha);

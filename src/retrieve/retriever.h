@@ -36,6 +36,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/env.h"
 #include "index/lexical_index.h"
 #include "index/vector_index.h"
 #include "model/embedder.h"
@@ -65,8 +66,8 @@ struct RetrievalSources {
   Embedder* embedder = nullptr;  // REQUIRES: non-null
   Reranker* reranker = nullptr;
   RecordLookup lookup;  // REQUIRES: set
-  // Current time in ns since the epoch, for hotness; empty = the system clock.
-  std::function<int64_t()> clock;
+  // Its wall clock dates hotness (recency); borrowed, null = Env::Default().
+  Env* env = nullptr;
 };
 
 // RetrievalOptions (skald/retrieval.h) configure the retriever: the public

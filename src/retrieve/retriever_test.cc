@@ -13,6 +13,7 @@
 #include "model/factory.h"
 #include "model/fake_model_server.h"
 #include "model/hashing_embedder.h"
+#include "tests/testutil/fault_injection_env.h"
 #include "tests/testutil/temp_dir.h"
 #include "uri/uri_path.h"
 
@@ -149,7 +150,8 @@ class RetrieverTest : public ::testing::Test {
       }
       return out;
     };
-    sources.clock = [] { return 1000 * kDay; };
+    static testing::FakeClock clock(1000 * kDay);
+    sources.env = &clock;
     return sources;
   }
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/env.h"
 #include "common/strings.h"
 #include "uri/viking_uri.h"
 
@@ -513,6 +514,11 @@ int HttpStatusForCode(std::string_view code) {
     if (name == code) return status;
   }
   return 500;
+}
+
+int HttpStatusFor(const Status& status, std::string_view wire_code) {
+  if (IsDiskFull(status)) return 507;
+  return HttpStatusForCode(wire_code);
 }
 
 // ---- headers and identity ----------------------------------------------------

@@ -158,6 +158,11 @@ std::string ErrorEnvelopeExcludeNone(std::string_view code, std::string_view mes
 // HTTP status of a wire error code (reference §1.4); unknown codes -> 500.
 int HttpStatusForCode(std::string_view code);
 
+// HTTP status of a failed operation: 507 Insufficient Storage for a full
+// disk (IsDiskFull: the client must free space, retrying does not help),
+// else HttpStatusForCode(`wire_code`). REQUIRES: !status.ok().
+int HttpStatusFor(const Status& status, std::string_view wire_code);
+
 // ---- headers and identity ----------------------------------------------------
 
 inline constexpr std::string_view kRequestIdHeader = "X-Request-ID";

@@ -55,7 +55,7 @@ void Call::Bytes(std::string bytes, const std::string& content_type) {
 
 void Call::Fail(const Status& status) {
   const std::string code = WireErrorCode(status);
-  const int http_status = HttpStatusForCode(code);
+  const int http_status = HttpStatusFor(status, code);
   // 501 is a request for something not built yet, not a server fault.
   if (http_status >= 500 && http_status != 501) {
     spdlog::error("{} {} failed: {}", request_.method, request_.path, status.ToString());

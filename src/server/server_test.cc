@@ -1,6 +1,7 @@
 // Unit tests of the server's socket-free parts: query parsing, FastAPI-style
 // validation, envelopes, status table, request ids and header encodings.
 
+#include "common/env.h"
 #include "server/http_util.h"
 
 #include <set>
@@ -188,6 +189,13 @@ TEST(EnvelopeTest, ErrorEnvelopes) {
 
   Json lean = ParseOrDie(ErrorEnvelopeExcludeNone("NOT_FOUND", "Not Found"));
   EXPECT_EQ(lean, ParseOrDie(R"({"status":"error","error":{"code":"NOT_FOUND","message":"Not Found"}})"));
+}
+
+TEST(EnvelopeTest, DiskFullIs507NotTheRetryable429) {
+  EXPECT_EQ(HttpStatusFor(DiskFullError("write failed"), "RESOURCE_EXHAUSTED"), 507);
+  // Other exhausted resources keep the table's status.
+  EXPECT_EQ(HttpStatusFor(Status::ResourceExhausted("too many files"), "RESOURCE_EXHAUSTED"), 429);
+  EXPECT_EQ(HttpStatusFor(Status::NotFound("x"), "NOT_FOUND"), 404);
 }
 
 TEST(EnvelopeTest, StatusTableMatchesReference) {

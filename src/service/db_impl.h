@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "common/env.h"
 #include "index/lexical_index.h"
 #include "index/vector_index_set.h"
 #include "ingest/index_catch_up.h"
@@ -36,6 +37,7 @@
 #include "skald/db.h"
 #include "storage/catalog.h"
 #include "storage/content_store.h"
+#include "storage/disk_reserve.h"
 #include "storage/job_runner.h"
 #include "storage/node_writer.h"
 #include "storage/path_lock.h"
@@ -92,6 +94,8 @@ class DbImpl final : public Db {
   void StopBackground();
 
   DbOptions options_;
+  Env* env_ = nullptr;                    // options_.env or Env::Default()
+  std::unique_ptr<DiskReserve> reserve_;  // null when disk_reserve_bytes == 0
   std::unique_ptr<WorkspaceLock> workspace_lock_;
   std::unique_ptr<ContentStore> content_;
   std::unique_ptr<Catalog> catalog_;

@@ -3,8 +3,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
-
 #include <fmt/format.h>
 
 #include "common/strings.h"
@@ -30,35 +28,47 @@ Result<std::unique_ptr<Db>> Db::Open(const DbOptions& options) { return DbImpl::
 
 Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
   SKALD_RETURN_IF_ERROR(options.Validate());
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(options.workspace, ec);
-  if (ec) {
-    return Status::IOError(fmt::format("create workspace {}: {}", options.workspace, ec.message()));
+  Env* env = EnvOrDefault(options.env);
+  if (Status made = env->CreateDirs(options.workspace); !made.ok()) {
+    spdlog::error("cannot create workspace {}: {}", options.workspace, made.ToString());
+    return made;
   }
   std::unique_ptr<DbImpl> db(new DbImpl());
   db->options_ = options;
+  db->env_ = env;
   SKALD_ASSIGN_OR_RETURN(db->workspace_lock_, WorkspaceLock::Acquire(options.workspace));
+  SKALD_RETURN_IF_ERROR(env->CreateDirs(options.workspace + "/temp"));
+  if (options.disk_reserve_bytes > 0) {
+    db->reserve_ = std::make_unique<DiskReserve>(env, options.workspace + "/temp/reserve",
+                                                 options.disk_reserve_bytes);
+    // On a full disk, give the reserve back first: the catalog's migrations
+    // and the clean-shutdown marker need room to commit.
+    db->reserve_->ReleaseIfLow();
+  }
 
   LocalContentStoreOptions content_options;
   content_options.root = options.workspace + "/content";
   content_options.trash_dir = options.workspace + "/temp/trash";
   content_options.sync = options.sync_writes;
+  content_options.env = env;
+  content_options.reserve = db->reserve_.get();
   SKALD_ASSIGN_OR_RETURN(db->content_, NewLocalContentStore(content_options));
 
   CatalogOptions catalog_options;
   catalog_options.path = options.workspace + "/skald.db";
   catalog_options.sync = options.sync_writes;
+  catalog_options.env = env;
   SKALD_ASSIGN_OR_RETURN(db->catalog_, Catalog::Open(catalog_options));
-  db->nodes_ = std::make_unique<NodeWriter>(db->content_.get(), db->catalog_.get());
+  db->nodes_ =
+      std::make_unique<NodeWriter>(db->content_.get(), db->catalog_.get(), db->reserve_.get());
   db->resolver_ = std::make_unique<UriResolver>(db->content_.get(), db->catalog_.get(),
                                                 &db->locks_, options.lock_timeout_ms);
 
   SKALD_ASSIGN_OR_RETURN(auto backend, db->catalog_->GetMeta(kContentBackendKey));
   if (backend && *backend != db->content_->Name()) {
-    return Status::FailedPrecondition(fmt::format(
-        "workspace {} was created with content backend '{}', not '{}'", options.workspace,
-        *backend, db->content_->Name()));
+    return Status::FailedPrecondition(
+        fmt::format("the workspace was created with content backend '{}', not '{}'", *backend,
+                    db->content_->Name()));
   }
   SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kContentBackendKey, db->content_->Name()));
 
@@ -98,11 +108,17 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
   }
   // After a clean shutdown there are no temporary files to sweep, so opening
   // does not walk the content tree (startup stays independent of its size).
-  SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kSessionStartKey, std::to_string(NowNanos())));
+  SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kSessionStartKey, std::to_string(env->NowNanos())));
   SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kCleanShutdownKey, "0"));
   SKALD_RETURN_IF_ERROR(db->resolver_->EnsureAccount("default"));
   SKALD_RETURN_IF_ERROR(db->StartBackground());
   db->opened_ = true;
+  if (db->reserve_) {
+    // Space may be short now; the first write that finds room re-makes it.
+    if (Status refilled = db->reserve_->Refill(); !refilled.ok()) {
+      spdlog::warn("no disk reserve yet: {}", refilled.ToString());
+    }
+  }
   // A reindex is due when the identity changed now, or when a previous open
   // recorded the change but stopped before its job was queued.
   SKALD_ASSIGN_OR_RETURN(auto reindex_from, db->catalog_->GetMeta(kEmbedderReindexMetaKey));
@@ -140,6 +156,7 @@ DbImpl::~DbImpl() {
 Status DbImpl::StartBackground() {
   JobRunnerOptions runner_options;
   runner_options.queue.poll_interval = std::chrono::milliseconds(500);
+  runner_options.queue.env = env_;
   runner_options.job_lock = &maintenance_mu_;
   // Without an embedder nothing can be indexed: jobs wait in the queue for
   // an open with the configuration.
@@ -156,6 +173,7 @@ Status DbImpl::StartBackground() {
   // Tombstones are purged from the catalog once the lexical index applied
   // them, so its commits must be as durable as the catalog's.
   lexical_options.sync = options_.sync_writes;
+  lexical_options.env = env_;
   SKALD_ASSIGN_OR_RETURN(lexical_, OpenFts5LexicalIndex(lexical_options));
 
   SKALD_RETURN_IF_ERROR(options_.retrieval.Validate());
@@ -166,6 +184,7 @@ Status DbImpl::StartBackground() {
     set_options.dir = options_.workspace + "/index";
     set_options.index.embedder = options_.embedder->Name();
     set_options.index.dim = options_.embedder->Dimension();
+    set_options.index.env = env_;
     // Linking new records into the HNSW graph is most of an import's CPU
     // time (ingest_bench + perf); large catch-up batches use every core.
     set_options.index.hnsw.build_threads =
@@ -219,6 +238,7 @@ Status DbImpl::StartBackground() {
   fs.nodes = nodes_.get();
   fs.indexes = indexes_.get();
   fs.runner = runner_.get();
+  fs.reserve = reserve_.get();
   fs.indexing = indexing;
   fs.lock_timeout_ms = options_.lock_timeout_ms;
   writer_ = std::make_unique<FsWriter>(fs);
@@ -226,7 +246,7 @@ Status DbImpl::StartBackground() {
                                      lexical_.get(), retriever_.get());
   resources_ = std::make_unique<ResourceOps>(&options_, resolver_.get(), catalog_.get(), &locks_,
                                              nodes_.get(), runner_.get(), &maintenance_mu_,
-                                             indexing);
+                                             indexing, reserve_.get());
 
   SKALD_RETURN_IF_ERROR(indexes_->CatchUpIndexes());
   if (indexing) runner_->Start(options_.background_workers);

@@ -97,6 +97,7 @@ Result<FindResult> Finder::Find(const Identity& who, const FindRequest& request)
   sources.lexical = lexical_;
   sources.embedder = options_.embedder.get();
   sources.reranker = options_.reranker.get();
+  sources.env = EnvOrDefault(options_.env);
   sources.lookup = [this](std::string_view account, std::span<const uint64_t> keys) {
     return catalog_->GetRecordsByKeys(account, keys);
   };

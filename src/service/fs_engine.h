@@ -100,6 +100,7 @@ struct FsWriterServices {
   NodeWriter* nodes = nullptr;
   IndexCatchUp* indexes = nullptr;
   JobRunner* runner = nullptr;
+  DiskReserve* reserve = nullptr;  // null = none; released by Rm on a nearly full disk
   // False without an embedder: changes queue no index jobs.
   bool indexing = false;
   int lock_timeout_ms = 5000;
@@ -114,6 +115,7 @@ class FsWriter {
         nodes_(services.nodes),
         indexes_(services.indexes),
         runner_(services.runner),
+        reserve_(services.reserve),
         indexing_(services.indexing),
         lock_timeout_ms_(services.lock_timeout_ms) {}
 
@@ -140,6 +142,7 @@ class FsWriter {
   NodeWriter* const nodes_;
   IndexCatchUp* const indexes_;
   JobRunner* const runner_;
+  DiskReserve* const reserve_;
   const bool indexing_;
   const int lock_timeout_ms_;
 };

@@ -96,6 +96,9 @@ Result<std::string> FsWriter::Mkdir(const Identity& who, const VikingUri& uri,
 }
 
 Result<RmResult> FsWriter::Rm(const Identity& who, const VikingUri& uri, bool recursive) {
+  // On a (nearly) full disk the reserve makes room for the catalog and
+  // index commits of the delete: deleting must always work.
+  if (reserve_ != nullptr) reserve_->ReleaseIfLow();
   PathLockGuard guard;
   SKALD_RETURN_IF_ERROR(Lock({{who.account, std::string(uri.path()), PathLockKind::kTree}},
                              &guard));
@@ -115,7 +118,10 @@ Result<RmResult> FsWriter::Rm(const Identity& who, const VikingUri& uri, bool re
   // Content first (one atomic rename out of the tree), then the catalog: a
   // crash in between leaves rows without content, which recovery drops.
   SKALD_ASSIGN_OR_RETURN(uint64_t count, catalog_->CountSubtree(who.account, uri.path()));
-  SKALD_RETURN_IF_ERROR(content_->Remove(who.account, uri.path()));
+  if (Status removed = content_->Remove(who.account, uri.path()); !removed.ok()) {
+    if (ContentChangedDespiteError(removed)) nodes_->MarkNeedsRecovery();
+    return removed;
+  }
   // One transaction drops the nodes, tombstones their records and queues the
   // refresh of the summaries above (the outbox).
   std::vector<JobSpec> jobs;
@@ -161,12 +167,24 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
   // Creating the target's missing parents is idempotent, and our tree lock
   // on `to` keeps any delete of those parents out until we are done.
   SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, to, /*include_self=*/false));
-  SKALD_RETURN_IF_ERROR(content_->Rename(who.account, from.path(), to.path()));
-  SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->Stat(who.account, to.path()));
+  if (Status renamed = content_->Rename(who.account, from.path(), to.path()); !renamed.ok()) {
+    if (ContentChangedDespiteError(renamed)) nodes_->MarkNeedsRecovery();
+    return renamed;
+  }
+  Result<ContentAttr> moved_attr = content_->Stat(who.account, to.path());
+  if (!moved_attr.ok()) {
+    nodes_->MarkNeedsRecovery();  // moved in content, not in the catalog
+    return moved_attr.status();
+  }
+  const ContentAttr& attr = *moved_attr;
   int64_t mtime = source->is_dir ? source->mtime_ns : attr.mtime_ns;
   Status moved = catalog_->MoveSubtree(who.account, from.path(), to.path(), mtime);
   if (!moved.ok()) {
+    // Put the content back where the catalog says it is, so that a retry
+    // works now; the next open reconciles whatever this could not undo.
     nodes_->MarkNeedsRecovery();
+    Status undone = content_->Rename(who.account, to.path(), from.path());
+    (void)undone;
     return moved;
   }
   // Records are keyed by URI: the move tombstoned the old ones (search

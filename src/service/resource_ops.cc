@@ -64,16 +64,19 @@ Result<std::string> ResourceOps::TempUpload(const Identity& who, std::string_vie
   if (!std::regex_match(ext, ext_pattern)) ext.clear();
   std::string id = fmt::format("{}{}{}", kUploadPrefix, RandomHex32(), ext);
   fs::path dir = fs::path(options_.workspace) / "temp" / "upload";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Status::IOError(fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  SKALD_RETURN_IF_ERROR(env_->CreateDirs(dir.string()));
+  if (reserve_) SKALD_RETURN_IF_ERROR(reserve_->CheckWrite());
   nlohmann::json meta = {{"original_filename", std::string(filename)},
-                         {"upload_time", static_cast<double>(NowNanos()) / 1e9},
+                         {"upload_time", static_cast<double>(env_->NowNanos()) / 1e9},
                          {"account", who.account},
                          {"user", who.user}};
-  SKALD_RETURN_IF_ERROR(WriteFileAtomically((dir / id).string(), bytes));
-  SKALD_RETURN_IF_ERROR(
-      WriteFileAtomically((dir / (id + std::string(kUploadMetaSuffix))).string(), meta.dump()));
+  auto write = [&](const fs::path& path, std::string_view data) {
+    Status st = WriteFileAtomically(env_, path.string(), data);
+    if (IsDiskFull(st) && reserve_) reserve_->Release();  // deletes need the room
+    return st;
+  };
+  SKALD_RETURN_IF_ERROR(write(dir / id, bytes));
+  SKALD_RETURN_IF_ERROR(write(dir / (id + std::string(kUploadMetaSuffix)), meta.dump()));
   return id;
 }
 

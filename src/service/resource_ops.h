@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/env.h"
 #include "service/uri_resolver.h"
 #include "skald/db.h"
 #include "storage/catalog.h"
@@ -24,18 +25,22 @@ class ResourceOps {
  public:
   // `indexing` is false without an embedder (AddResource then fails with
   // FailedPrecondition). `maintenance_mu` is held shared while a request
-  // changes the tree (fsck takes it exclusively).
+  // changes the tree (fsck takes it exclusively). `reserve` (null = none)
+  // is checked before an upload is written and released when it finds the
+  // disk full.
   ResourceOps(const DbOptions* options, UriResolver* resolver, Catalog* catalog,
               PathLockManager* locks, NodeWriter* nodes, JobRunner* runner,
-              std::shared_mutex* maintenance_mu, bool indexing)
+              std::shared_mutex* maintenance_mu, bool indexing, DiskReserve* reserve)
       : options_(*options),
+        env_(EnvOrDefault(options->env)),
         resolver_(resolver),
         catalog_(catalog),
         locks_(locks),
         nodes_(nodes),
         runner_(runner),
         maintenance_mu_(*maintenance_mu),
-        indexing_(indexing) {}
+        indexing_(indexing),
+        reserve_(reserve) {}
 
   // Db::TempUpload: stores the bytes under temp/upload and returns their id.
   Result<std::string> TempUpload(const Identity& who, std::string_view filename,
@@ -51,6 +56,7 @@ class ResourceOps {
   Status Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard);
 
   const DbOptions& options_;
+  Env* const env_;
   UriResolver* const resolver_;
   Catalog* const catalog_;
   PathLockManager* const locks_;
@@ -58,6 +64,7 @@ class ResourceOps {
   JobRunner* const runner_;
   std::shared_mutex& maintenance_mu_;
   const bool indexing_;
+  DiskReserve* const reserve_;
 };
 
 }  // namespace skald

@@ -4,16 +4,14 @@
 
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
-
-#include "common/time_util.h"
+#include "common/env.h"
 #include "ingest/ingest_jobs.h"
 
 namespace skald {
 
 void Upkeep::MaybeRunMaintenance() {
   constexpr int64_t kEveryNs = int64_t{3600} * 1'000'000'000;
-  int64_t now = NowNanos();
+  int64_t now = EnvOrDefault(options_.env)->NowNanos();
   int64_t last = last_maintenance_ns_.load();
   if (now - last < kEveryNs) return;
   if (!last_maintenance_ns_.compare_exchange_strong(last, now)) return;  // another worker
@@ -24,18 +22,21 @@ void Upkeep::MaybeRunMaintenance() {
 
 Status Upkeep::RunMaintenance() {
   constexpr int64_t kDayNs = int64_t{24} * 3600 * 1'000'000'000;
-  const int64_t now = NowNanos();
+  Env* env = EnvOrDefault(options_.env);
+  const int64_t now = env->NowNanos();
   // Uploads never imported expire after a day (TempUpload's contract).
-  std::error_code ec;
-  std::filesystem::path uploads = std::filesystem::path(options_.workspace) / "temp" / "upload";
-  for (std::filesystem::directory_iterator it(uploads, ec), end; !ec && it != end;
-       it.increment(ec)) {
-    auto written = std::filesystem::last_write_time(it->path(), ec);
-    if (ec) continue;
-    auto age = std::filesystem::file_time_type::clock::now() - written;
-    // An upload claimed by an import lives as long as its task may retry.
-    bool claimed = it->path().extension() == ".claimed";
-    if (age > std::chrono::hours(claimed ? 24 * 7 : 24)) std::filesystem::remove(it->path(), ec);
+  const std::string uploads = options_.workspace + "/temp/upload";
+  if (Result<std::vector<std::string>> names = env->ListDir(uploads); names.ok()) {
+    for (const std::string& name : *names) {
+      Result<FileInfo> info = env->Stat(uploads + "/" + name);
+      if (!info.ok()) continue;
+      // An upload claimed by an import lives as long as its task may retry.
+      bool claimed = name.size() > 8 && name.substr(name.size() - 8) == ".claimed";
+      if (now - info->mtime_ns > (claimed ? 7 : 1) * kDayNs) {
+        Status removed = env->RemoveFile(uploads + "/" + name);
+        (void)removed;  // retried at the next upkeep
+      }
+    }
   }
   SKALD_ASSIGN_OR_RETURN(uint64_t old_jobs, catalog_->PurgeFinishedJobs(now - 7 * kDayNs));
   // Tombstones can go once every index has applied them and saved that:

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
+
 #include "common/strings.h"
 #include "storage/catalog_internal.h"
+#include "storage/sqlite_env_vfs.h"
 #include "uri/uri_path.h"
 
 namespace skald {
@@ -124,12 +127,14 @@ CatalogNode ReadNode(const Stmt& s) {
 std::string SubtreeEnd(std::string_view path) { return std::string(path) + "0"; }
 std::string SubtreeBegin(std::string_view path) { return std::string(path) + "/"; }
 
-Result<sqlite3*> OpenConnection(const std::string& path, bool sync) {
+Result<sqlite3*> OpenConnection(const std::string& path, bool sync, Env* env) {
   sqlite3* db = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
-    Status st = Status::IOError(fmt::format("open catalog {}: {}", path,
-                                            db ? sqlite3_errmsg(db) : "out of memory"));
+  if (OpenSqliteWithEnv(path, flags, env, &db) != SQLITE_OK) {
+    // The path goes to the server log only: statuses reach API clients.
+    spdlog::error("cannot open catalog {}: {}", path, db ? sqlite3_errmsg(db) : "out of memory");
+    Status st = Status::IOError(
+        fmt::format("cannot open the catalog: {}", db ? sqlite3_errmsg(db) : "out of memory"));
     sqlite3_close(db);
     return st;
   }
@@ -197,12 +202,12 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& options) {
   std::unique_ptr<Catalog> catalog(new Catalog());
   Impl& impl = *catalog->impl_;
   impl.options = options;
-  SKALD_ASSIGN_OR_RETURN(impl.writer, OpenConnection(options.path, options.sync));
+  SKALD_ASSIGN_OR_RETURN(impl.writer, OpenConnection(options.path, options.sync, options.env));
   // A file that is not SQLite fails here, on the first real read.
   SKALD_RETURN_IF_ERROR(Exec(impl.writer, "SELECT count(*) FROM sqlite_master", "read schema"));
   SKALD_RETURN_IF_ERROR(Migrate(impl.writer));
   for (int i = 0; i < options.read_connections; ++i) {
-    SKALD_ASSIGN_OR_RETURN(sqlite3 * db, OpenConnection(options.path, options.sync));
+    SKALD_ASSIGN_OR_RETURN(sqlite3 * db, OpenConnection(options.path, options.sync, options.env));
     Exec(db, "PRAGMA query_only=ON", "configure reader").ok();
     impl.all_readers.push_back(db);
     impl.idle_readers.push_back(db);

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/env.h"
 #include "skald/result.h"
 #include "storage/record.h"
 
@@ -90,6 +91,9 @@ struct CatalogOptions {
   // synchronous=FULL: a commit survives power loss. Off = NORMAL, which
   // survives process crashes but may lose the last commits on power loss.
   bool sync = true;
+  // SQLite's writes and syncs are offered to it first (storage/sqlite_env_vfs.h),
+  // so a fault-injecting env can fail them. Borrowed; null = Env::Default().
+  Env* env = nullptr;
 };
 
 class Catalog {

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "common/env.h"
 #include "storage/catalog.h"
 
 namespace skald {
@@ -23,7 +24,7 @@ inline Status SqlError(sqlite3* db, std::string_view what) {
   int code = sqlite3_errcode(db);
   std::string msg = fmt::format("catalog {}: {}", what, sqlite3_errmsg(db));
   if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) return Status::Corruption(msg);
-  if (code == SQLITE_FULL) return Status::ResourceExhausted(msg);
+  if (code == SQLITE_FULL) return DiskFullError(fmt::format("catalog {}", what));
   if (code == SQLITE_BUSY || code == SQLITE_LOCKED) return Status::Unavailable(msg);
   return Status::IOError(msg);
 }
@@ -86,6 +87,7 @@ inline Status Exec(sqlite3* db, const char* sql, std::string_view what) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
     Status base = SqlError(db, what);
+    if (IsDiskFull(base)) return base;
     return Status(base.code(), fmt::format("catalog {}: {}", what, msg));
   }
   return Status::Ok();

@@ -18,6 +18,9 @@
 
 namespace skald {
 
+class DiskReserve;  // storage/disk_reserve.h
+class Env;          // common/env.h
+
 // What a scan found on disk.
 struct ContentEntry {
   std::string path;  // stored path, "resources/a/b.md" (long segments as StoredSegmentName())
@@ -33,6 +36,19 @@ struct ContentAttr {
   int64_t mtime_ns = 0;
 };
 
+// Detail that a failed ContentStore call attaches when its change was
+// already visible when the error struck (e.g. the directory fsync after the
+// rename failed): the content may now be ahead of the catalog, and the
+// caller must have the workspace reconciled (recovery at the next open).
+inline constexpr std::string_view kContentChangedDetail = "content_changed";
+
+// `st` with the kContentChangedDetail marker.
+Status MarkContentChanged(Status st);
+// True when a failed call's change may be visible (see kContentChangedDetail).
+bool ContentChangedDespiteError(const Status& st);
+
+// Errors never name a host path (they may reach API clients); a full disk
+// is DiskFullError (common/env.h).
 class ContentStore {
  public:
   virtual ~ContentStore() = default;
@@ -87,6 +103,12 @@ struct LocalContentStoreOptions {
   std::string trash_dir;
   // fsync data and directories (off only for benchmarks and tests).
   bool sync = true;
+  // Every file-system call goes through it; borrowed, null = Env::Default().
+  Env* env = nullptr;
+  // Borrowed; when set, writes and mkdirs are refused (disk full) while the
+  // reserve is spent and space is short, and a write that finds the disk
+  // full releases it so that deletions can proceed. Null = no reserve.
+  DiskReserve* reserve = nullptr;
 };
 
 // The local file-system backend: <root>/<account>/<stored path>, where the

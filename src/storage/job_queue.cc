@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "common/time_util.h"
 
 namespace skald {
 
@@ -14,7 +13,7 @@ JobQueue::JobQueue(Catalog* catalog, JobQueueOptions options)
 
 JobQueue::~JobQueue() = default;
 
-int64_t JobQueue::Now() const { return options_.now ? options_.now() : NowNanos(); }
+int64_t JobQueue::Now() const { return EnvOrDefault(options_.env)->NowNanos(); }
 
 JobQueue::SteadyTime JobQueue::DeadlineAfter(std::chrono::milliseconds timeout) {
   // Saturate so that milliseconds::max() means "forever" without overflow.

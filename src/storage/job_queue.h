@@ -24,15 +24,17 @@
 #include <string>
 #include <string_view>
 
+#include "common/env.h"
 #include "skald/result.h"
 #include "storage/catalog.h"
 
 namespace skald {
 
 struct JobQueueOptions {
-  // The clock used for scheduling (leases, not_before, backoff), in ns since
-  // the epoch. Empty = the wall clock. Tests inject a fake one.
-  std::function<int64_t()> now;
+  // Its wall clock schedules jobs (leases, not_before, backoff). Borrowed,
+  // null = Env::Default(); tests pass a FakeClock. Waits themselves are
+  // real-time condition-variable waits bounded by `poll_interval`.
+  Env* env = nullptr;
   // How often a waiter re-polls the catalog when nothing woke it. Shorter
   // picks up expired backoffs and leases sooner at the cost of idle queries.
   std::chrono::milliseconds poll_interval{1000};

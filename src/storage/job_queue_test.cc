@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "storage/catalog.h"
+#include "tests/testutil/fault_injection_env.h"
 #include "tests/testutil/temp_dir.h"
 
 namespace skald {
@@ -336,14 +337,14 @@ class JobQueueTest : public JobsTest {
  protected:
   std::unique_ptr<JobQueue> MakeQueue(std::chrono::milliseconds poll) {
     JobQueueOptions options;
-    options.now = [this] { return clock_.load(); };
+    options.env = &clock_;
     options.poll_interval = poll;
     return std::make_unique<JobQueue>(catalog_.get(), options);
   }
   static void AwaitBlocked(const JobQueue& q, int n) {
     while (q.blocked_waiters() < n) std::this_thread::yield();
   }
-  std::atomic<int64_t> clock_{1000 * kSecond};
+  testing::FakeClock clock_{1000 * kSecond};
 };
 
 TEST_F(JobQueueTest, WaitAndLeaseWakesOnEnqueue) {
@@ -357,7 +358,7 @@ TEST_F(JobQueueTest, WaitAndLeaseWakesOnEnqueue) {
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   ASSERT_TRUE(got->has_value());
   EXPECT_EQ((*got)->task_id, enq->task_id);
-  EXPECT_EQ((*got)->lease_until_ns, clock_.load() + 30 * kSecond);
+  EXPECT_EQ((*got)->lease_until_ns, clock_.NowNanos() + 30 * kSecond);
 }
 
 TEST_F(JobQueueTest, WaitAndLeaseReturnsNothingOnShutdown) {
@@ -388,7 +389,7 @@ TEST_F(JobQueueTest, BackoffExpiryIsPickedUpByPollingWithoutEnqueue) {
   Result<std::optional<Job>> got = Status::Internal("not run");
   std::thread worker([&] { got = q->WaitAndLease({}, kSecond, kLongWait); });
   AwaitBlocked(*q, 1);
-  clock_ += 10 * kSecond;  // no Notify: only the periodic re-poll can see this
+  clock_.Advance(10 * kSecond);  // no Notify: only the periodic re-poll can see this
   worker.join();
   ASSERT_TRUE(got.ok() && got->has_value());
   EXPECT_EQ((*got)->task_id, enq->task_id);

@@ -5,9 +5,12 @@
 
 #include <utility>
 
+#include "common/env.h"
+
 namespace skald {
 
 bool IsPermanentJobError(const Status& st) {
+  if (IsDiskFull(st)) return false;  // space may come back: retry with backoff
   switch (st.code()) {
     case StatusCode::kInvalidArgument:
     case StatusCode::kNotFound:

@@ -95,7 +95,8 @@ using JobHandler = std::function<Status(JobContext& context)>;
 
 // True for errors no retry can fix: InvalidArgument, NotFound,
 // PermissionDenied, FailedPrecondition, AlreadyExists, Corruption and
-// ResourceExhausted (e.g. a source over the file-count limit).
+// ResourceExhausted (e.g. a source over the file-count limit) — except a full
+// disk (IsDiskFull), which is retried with backoff since space may come back.
 bool IsPermanentJobError(const Status& status);
 
 struct JobRunnerOptions {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "storage/catalog.h"
+#include "tests/testutil/fault_injection_env.h"
 #include "tests/testutil/temp_dir.h"
 
 namespace skald {
@@ -30,7 +31,7 @@ class JobRunnerTest : public ::testing::Test {
     auto c = Catalog::Open({dir_.Sub("skald.db")});
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     catalog_ = std::move(c).value();
-    options_.queue.now = [this] { return clock_.load(); };
+    options_.queue.env = &clock_;
     options_.queue.poll_interval = std::chrono::milliseconds(5);
     options_.idle_wait = std::chrono::milliseconds(5);
     options_.retry_base_ns = 7 * kSecond;
@@ -56,7 +57,7 @@ class JobRunnerTest : public ::testing::Test {
 
   testing::TempDir dir_;
   std::unique_ptr<Catalog> catalog_;
-  std::atomic<int64_t> clock_{1000 * kSecond};
+  testing::FakeClock clock_{1000 * kSecond};
   JobRunnerOptions options_;
   std::unique_ptr<JobRunner> runner_;
 };
@@ -168,7 +169,7 @@ TEST_F(JobRunnerTest, ATransientErrorIsRetriedAfterABackoff) {
   runner.RegisterHandler(JobKind::kIndex, [&](JobContext&) {
     return ++calls == 1 ? Status::Unavailable("provider is down") : Status::Ok();
   });
-  const int64_t enqueued_at = clock_.load();
+  const int64_t enqueued_at = clock_.NowNanos();
   auto job = runner.queue()->Enqueue(Spec(JobKind::kIndex));
   ASSERT_TRUE(job.ok());
   runner.Start(1);
@@ -185,7 +186,7 @@ TEST_F(JobRunnerTest, ATransientErrorIsRetriedAfterABackoff) {
   EXPECT_NE(waiting.error.find("provider is down"), std::string::npos);
   EXPECT_EQ(calls.load(), 1);
 
-  clock_ += options_.retry_base_ns;  // the backoff is over
+  clock_.Advance(options_.retry_base_ns);  // the backoff is over
   Result<Job> done = runner.AwaitTask(job->task_id, kLongWaitS);
   ASSERT_TRUE(done.ok()) << done.status().ToString();
   EXPECT_EQ(done->state, JobState::kCompleted);

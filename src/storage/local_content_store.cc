@@ -5,226 +5,169 @@
 // crash at any point leaves either the old or the new file, plus at worst a
 // temporary file that CleanLeftovers() removes.
 
-#include <fcntl.h>
-#include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <spdlog/spdlog.h>
 
-#include <atomic>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <algorithm>
-#include <random>
+#include <functional>
 
 #include <fmt/format.h>
 
+#include "common/env.h"
+#include "common/file_util.h"
 #include "common/hash.h"
 #include "common/strings.h"
 #include "storage/content_store.h"
+#include "storage/disk_reserve.h"
 
 namespace skald {
 namespace {
 
-namespace fs = std::filesystem;
-
 constexpr std::string_view kTempPrefix = ".skald-tmp.";
 
-Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
-  std::string msg = fmt::format("{} {}: {}", what, path, std::strerror(err));
-  if (err == ENOENT) return Status::NotFound(msg);
-  if (err == ENOSPC || err == EDQUOT) return Status::ResourceExhausted(msg);
-  if (err == EACCES || err == EPERM) return Status::PermissionDenied(msg);
-  return Status::IOError(msg);
+std::string ParentDir(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
 }
 
-int64_t MtimeNanos(const struct stat& st) {
-  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+std::string BaseName(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-ContentAttr AttrFromStat(const struct stat& st) {
+// A failure after the change became visible (see kContentChangedDetail).
+Status Changed(Status st) { return st.ok() ? st : MarkContentChanged(std::move(st)); }
+
+ContentAttr AttrFromInfo(const FileInfo& info) {
   ContentAttr attr;
-  attr.is_dir = S_ISDIR(st.st_mode);
-  attr.size = attr.is_dir ? 0 : static_cast<uint64_t>(st.st_size);
-  attr.mtime_ns = MtimeNanos(st);
+  attr.is_dir = info.is_dir();
+  attr.size = attr.is_dir ? 0 : info.size;
+  attr.mtime_ns = info.mtime_ns;
   return attr;
-}
-
-Status FsyncPath(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("open for fsync", path, errno);
-  int rc = ::fsync(fd);
-  int err = errno;
-  ::close(fd);
-  if (rc != 0) return ErrnoStatus("fsync", path, err);
-  return Status::Ok();
-}
-
-std::string RandomSuffix() {
-  static std::atomic<uint64_t> counter{0};
-  thread_local std::mt19937_64 rng(std::random_device{}());
-  return fmt::format("{:x}{:x}", rng(), counter.fetch_add(1));
 }
 
 class LocalContentStore final : public ContentStore {
  public:
-  explicit LocalContentStore(LocalContentStoreOptions options) : options_(std::move(options)) {}
+  explicit LocalContentStore(LocalContentStoreOptions options)
+      : options_(std::move(options)), env_(EnvOrDefault(options_.env)) {}
 
   std::string Name() const override { return "local"; }
 
   Result<std::string> ReadFile(std::string_view account, std::string_view path) override {
     std::string full = FsPath(account, path);
-    int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return ErrnoStatus("open", full, errno);
-    struct stat st;
-    if (::fstat(fd, &st) != 0) {
-      int err = errno;
-      ::close(fd);
-      return ErrnoStatus("stat", full, err);
-    }
-    if (S_ISDIR(st.st_mode)) {
-      ::close(fd);
-      return Status::InvalidArgument("is a directory: " + std::string(path));
-    }
-    std::string data;
-    data.resize(static_cast<size_t>(st.st_size));
-    size_t done = 0;
-    while (true) {
-      if (done == data.size()) data.resize(data.size() + 65536);  // file grew: keep reading
-      ssize_t n = ::read(fd, data.data() + done, data.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        int err = errno;
-        ::close(fd);
-        return ErrnoStatus("read", full, err);
-      }
-      if (n == 0) break;
-      done += static_cast<size_t>(n);
-    }
-    ::close(fd);
-    data.resize(done);
-    return data;
+    SKALD_ASSIGN_OR_RETURN(FileInfo info, env_->Stat(full));
+    if (info.is_dir()) return Status::InvalidArgument("is a directory: " + std::string(path));
+    return ReadFileToString(env_, full);
   }
 
   Result<ContentAttr> WriteFile(std::string_view account, std::string_view path,
                                 std::string_view data) override {
+    SKALD_RETURN_IF_ERROR(CheckSpace());
     std::string full = FsPath(account, path);
-    std::string dir = fs::path(full).parent_path().string();
-    std::string name = fs::path(full).filename().string();
+    std::string dir = ParentDir(full);
     std::string tmp = fmt::format("{}/{}{}.{}", dir, kTempPrefix,
-                                  std::string(TruncateUtf8(name, 64)), RandomSuffix());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) return ErrnoStatus("create", tmp, errno);
-    Status st = WriteAll(fd, tmp, data);
-    if (st.ok() && options_.sync && ::fsync(fd) != 0) st = ErrnoStatus("fsync", tmp, errno);
-    if (::close(fd) != 0 && st.ok()) st = ErrnoStatus("close", tmp, errno);
-    if (st.ok() && ::rename(tmp.c_str(), full.c_str()) != 0) st = ErrnoStatus("rename", full, errno);
-    if (!st.ok()) {
-      ::unlink(tmp.c_str());
-      return st;
+                                  std::string(TruncateUtf8(BaseName(full), 64)),
+                                  RandomFileSuffix());
+    WritableFileOptions create;
+    create.exclusive = true;
+    Status st;
+    {
+      Result<std::unique_ptr<WritableFile>> file = env_->NewWritableFile(tmp, create);
+      if (!file.ok()) return Noted(file.status());
+      st = (*file)->Append(data);
+      if (st.ok() && options_.sync) st = (*file)->Sync();
+      Status closed = (*file)->Close();
+      if (st.ok()) st = closed;
     }
-    if (options_.sync) SKALD_RETURN_IF_ERROR(FsyncPath(dir));
-    struct stat s;
-    if (::stat(full.c_str(), &s) != 0) return ErrnoStatus("stat", full, errno);
-    return AttrFromStat(s);
+    if (st.ok()) st = env_->Rename(tmp, full);
+    if (!st.ok()) {
+      Status removed = env_->RemoveFile(tmp);
+      (void)removed;  // best effort; CleanLeftovers() sweeps what remains
+      return Noted(st);
+    }
+    if (options_.sync) SKALD_RETURN_IF_ERROR(Changed(Noted(env_->SyncDir(dir))));
+    Result<FileInfo> info = env_->Stat(full);
+    if (!info.ok()) return Changed(info.status());
+    return AttrFromInfo(*info);
   }
 
   Status MakeDir(std::string_view account, std::string_view path) override {
     std::string full = FsPath(account, path);
-    if (::mkdir(full.c_str(), 0755) != 0) {
-      int err = errno;
-      if (err != EEXIST) return ErrnoStatus("mkdir", full, err);
-      struct stat s;
-      if (::stat(full.c_str(), &s) != 0 || !S_ISDIR(s.st_mode)) {
+    Result<FileInfo> existing = env_->Stat(full);
+    if (existing.ok()) {
+      if (!existing->is_dir()) {
         return Status::AlreadyExists("a file exists at " + std::string(path));
       }
       return Status::Ok();
     }
-    if (options_.sync) return FsyncPath(fs::path(full).parent_path().string());
+    SKALD_RETURN_IF_ERROR(CheckSpace());
+    Status made = env_->CreateDir(full);
+    if (made.code() == StatusCode::kAlreadyExists) {
+      SKALD_ASSIGN_OR_RETURN(FileInfo info, env_->Stat(full));
+      if (!info.is_dir()) return Status::AlreadyExists("a file exists at " + std::string(path));
+      return Status::Ok();
+    }
+    SKALD_RETURN_IF_ERROR(Noted(made));
+    if (options_.sync) return Changed(Noted(env_->SyncDir(ParentDir(full))));
     return Status::Ok();
   }
 
   Status Remove(std::string_view account, std::string_view path) override {
     std::string full = FsPath(account, path);
-    struct stat s;
-    if (::lstat(full.c_str(), &s) != 0) {
-      if (errno == ENOENT) return Status::Ok();
-      return ErrnoStatus("stat", full, errno);
+    Result<FileInfo> info = env_->LinkStat(full);
+    if (!info.ok()) {
+      if (info.status().code() == StatusCode::kNotFound) return Status::Ok();
+      return info.status();
     }
     // One rename takes the whole tree out of the namespace; the slow
     // recursive delete then works on the trash copy.
-    std::string trash = fmt::format("{}/{}", options_.trash_dir, RandomSuffix());
-    if (::rename(full.c_str(), trash.c_str()) != 0) return ErrnoStatus("rename", full, errno);
-    if (options_.sync) {
-      SKALD_RETURN_IF_ERROR(FsyncPath(fs::path(full).parent_path().string()));
-    }
-    std::error_code ec;
-    fs::remove_all(trash, ec);  // leftovers are retried by CleanLeftovers()
+    std::string trash = fmt::format("{}/{}", options_.trash_dir, RandomFileSuffix());
+    SKALD_RETURN_IF_ERROR(env_->Rename(full, trash));
+    if (options_.sync) SKALD_RETURN_IF_ERROR(Changed(env_->SyncDir(ParentDir(full))));
+    Status removed = env_->RemoveTree(trash);
+    (void)removed;  // leftovers are retried by CleanLeftovers()
     return Status::Ok();
   }
 
   Status Rename(std::string_view account, std::string_view from, std::string_view to) override {
     std::string src = FsPath(account, from);
     std::string dst = FsPath(account, to);
-    if (::renameat2(AT_FDCWD, src.c_str(), AT_FDCWD, dst.c_str(), RENAME_NOREPLACE) != 0) {
-      int err = errno;
-      if (err == EEXIST) return Status::AlreadyExists("already exists: " + std::string(to));
-      return ErrnoStatus("rename", src, err);
+    Status renamed = env_->RenameNoReplace(src, dst);
+    if (renamed.code() == StatusCode::kAlreadyExists) {
+      return Status::AlreadyExists("already exists: " + std::string(to));
     }
+    SKALD_RETURN_IF_ERROR(Noted(renamed));
     if (options_.sync) {
-      std::string src_dir = fs::path(src).parent_path().string();
-      std::string dst_dir = fs::path(dst).parent_path().string();
-      SKALD_RETURN_IF_ERROR(FsyncPath(dst_dir));
-      if (src_dir != dst_dir) SKALD_RETURN_IF_ERROR(FsyncPath(src_dir));
+      std::string src_dir = ParentDir(src);
+      std::string dst_dir = ParentDir(dst);
+      SKALD_RETURN_IF_ERROR(Changed(env_->SyncDir(dst_dir)));
+      if (src_dir != dst_dir) SKALD_RETURN_IF_ERROR(Changed(env_->SyncDir(src_dir)));
     }
     return Status::Ok();
   }
 
   Result<ContentAttr> Stat(std::string_view account, std::string_view path) override {
-    std::string full = FsPath(account, path);
-    struct stat s;
-    if (::stat(full.c_str(), &s) != 0) return ErrnoStatus("stat", full, errno);
-    return AttrFromStat(s);
+    SKALD_ASSIGN_OR_RETURN(FileInfo info, env_->Stat(FsPath(account, path)));
+    return AttrFromInfo(info);
   }
 
   Result<std::vector<ContentEntry>> Scan(std::string_view account) override {
     std::vector<ContentEntry> out;
     std::string base = AccountRoot(account);
-    std::error_code ec;
-    if (!fs::exists(base, ec)) return out;
-    fs::recursive_directory_iterator it(base, fs::directory_options::none, ec), end;
-    if (ec) return Status::IOError(fmt::format("scan {}: {}", base, ec.message()));
-    for (; it != end; it.increment(ec)) {
-      if (ec) return Status::IOError(fmt::format("scan {}: {}", base, ec.message()));
-      const fs::directory_entry& entry = *it;
-      std::string name = entry.path().filename().string();
-      if (name.rfind(kTempPrefix, 0) == 0) continue;
-      struct stat s;
-      if (::lstat(entry.path().c_str(), &s) != 0) continue;  // vanished meanwhile
-      if (!S_ISDIR(s.st_mode) && !S_ISREG(s.st_mode)) {
-        if (S_ISLNK(s.st_mode)) continue;  // never created by Skald; not followed
-        continue;
-      }
-      ContentEntry e;
-      e.path = fs::relative(entry.path(), base, ec).string();
-      if (ec) return Status::IOError(fmt::format("scan {}: {}", base, ec.message()));
-      ContentAttr attr = AttrFromStat(s);
-      e.is_dir = attr.is_dir;
-      e.size = attr.size;
-      e.mtime_ns = attr.mtime_ns;
-      out.push_back(std::move(e));
-    }
+    Result<FileInfo> root = env_->Stat(base);
+    if (!root.ok() && root.status().code() == StatusCode::kNotFound) return out;
+    SKALD_RETURN_IF_ERROR(root.status());
+    SKALD_RETURN_IF_ERROR(ScanDir(base, "", &out));
     return out;
   }
 
   Result<std::vector<std::string>> ListAccounts() override {
     std::vector<std::string> out;
-    std::error_code ec;
-    fs::directory_iterator it(options_.root, ec), end;
-    if (ec) return Status::IOError(fmt::format("list {}: {}", options_.root, ec.message()));
-    for (; it != end; it.increment(ec)) {
-      if (ec) break;
-      if (it->is_directory(ec)) out.push_back(it->path().filename().string());
+    SKALD_ASSIGN_OR_RETURN(std::vector<std::string> names, env_->ListDir(options_.root));
+    for (std::string& name : names) {
+      Result<FileInfo> info = env_->Stat(options_.root + "/" + name);
+      if (info.ok() && info->is_dir()) out.push_back(std::move(name));
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -232,35 +175,72 @@ class LocalContentStore final : public ContentStore {
 
   Result<uint64_t> CleanLeftovers() override {
     uint64_t removed = 0;
-    std::error_code ec;
-    for (fs::directory_iterator it(options_.trash_dir, ec), end; !ec && it != end;
-         it.increment(ec)) {
-      std::error_code rm_ec;
-      fs::remove_all(it->path(), rm_ec);
-      ++removed;
+    if (Result<std::vector<std::string>> trash = env_->ListDir(options_.trash_dir); trash.ok()) {
+      for (const std::string& name : *trash) {
+        Status st = env_->RemoveTree(options_.trash_dir + "/" + name);
+        (void)st;  // retried at the next open
+        ++removed;
+      }
     }
-    std::vector<fs::path> temps;
-    fs::recursive_directory_iterator it(options_.root, ec), end;
-    for (; !ec && it != end; it.increment(ec)) {
-      if (it->path().filename().string().rfind(kTempPrefix, 0) == 0) temps.push_back(it->path());
-    }
-    for (const auto& p : temps) {
-      std::error_code rm_ec;
-      if (fs::remove(p, rm_ec)) ++removed;
+    std::vector<std::string> temps;
+    std::function<void(const std::string&)> walk = [&](const std::string& dir) {
+      Result<std::vector<std::string>> names = env_->ListDir(dir);
+      if (!names.ok()) return;
+      for (const std::string& name : *names) {
+        std::string child = dir + "/" + name;
+        if (name.rfind(kTempPrefix, 0) == 0) {
+          temps.push_back(child);
+          continue;
+        }
+        Result<FileInfo> info = env_->LinkStat(child);
+        if (info.ok() && info->is_dir()) walk(child);
+      }
+    };
+    walk(options_.root);
+    for (const std::string& p : temps) {
+      if (env_->RemoveTree(p).ok()) ++removed;
     }
     return removed;
   }
 
  private:
-  static Status WriteAll(int fd, const std::string& path, std::string_view data) {
-    size_t done = 0;
-    while (done < data.size()) {
-      ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return ErrnoStatus("write", path, errno);
-      }
-      done += static_cast<size_t>(n);
+  // Writes are refused while the disk reserve is spent and space is short.
+  Status CheckSpace() {
+    return options_.reserve != nullptr ? options_.reserve->CheckWrite() : Status::Ok();
+  }
+
+  // A failed write that found the disk full gives the reserve back, so that
+  // deletions (and their catalog commits) can still go through.
+  Status Noted(Status st) {
+    if (IsDiskFull(st) && options_.reserve != nullptr) options_.reserve->Release();
+    return st;
+  }
+
+  // Pre-order walk of `dir` (URI path `rel`), parents before children.
+  Status ScanDir(const std::string& dir, const std::string& rel, std::vector<ContentEntry>* out) {
+    Result<std::vector<std::string>> names = env_->ListDir(dir);
+    if (!names.ok()) {
+      // Vanished meanwhile (a concurrent delete): nothing to report.
+      if (names.status().code() == StatusCode::kNotFound) return Status::Ok();
+      return names.status();
+    }
+    std::sort(names->begin(), names->end());
+    for (const std::string& name : *names) {
+      if (name.rfind(kTempPrefix, 0) == 0) continue;
+      std::string child = dir + "/" + name;
+      Result<FileInfo> info = env_->LinkStat(child);
+      if (!info.ok()) continue;  // vanished meanwhile
+      // Symlinks are never created by Skald and not followed.
+      if (!info->is_dir() && !info->is_regular()) continue;
+      ContentEntry e;
+      e.path = rel.empty() ? name : rel + "/" + name;
+      ContentAttr attr = AttrFromInfo(*info);
+      e.is_dir = attr.is_dir;
+      e.size = attr.size;
+      e.mtime_ns = attr.mtime_ns;
+      std::string child_rel = e.path;
+      out->push_back(std::move(e));
+      if (info->is_dir()) SKALD_RETURN_IF_ERROR(ScanDir(child, child_rel, out));
     }
     return Status::Ok();
   }
@@ -279,10 +259,22 @@ class LocalContentStore final : public ContentStore {
     return out;
   }
 
-  LocalContentStoreOptions options_;
+  const LocalContentStoreOptions options_;
+  Env* const env_;
 };
 
 }  // namespace
+
+Status MarkContentChanged(Status st) {
+  return std::move(st).WithDetail(std::string(kContentChangedDetail), "true");
+}
+
+bool ContentChangedDespiteError(const Status& st) {
+  for (const auto& [key, value] : st.details()) {
+    if (key == kContentChangedDetail) return true;
+  }
+  return false;
+}
 
 std::string StoredSegmentName(std::string_view segment) {
   if (segment.size() <= kMaxStoredSegmentBytes) return std::string(segment);
@@ -307,11 +299,9 @@ Result<std::unique_ptr<ContentStore>> NewLocalContentStore(
   if (options.root.empty() || options.trash_dir.empty()) {
     return Status::InvalidArgument("content store needs a root and a trash directory");
   }
-  std::error_code ec;
-  fs::create_directories(options.root, ec);
-  if (ec) return Status::IOError(fmt::format("create {}: {}", options.root, ec.message()));
-  fs::create_directories(options.trash_dir, ec);
-  if (ec) return Status::IOError(fmt::format("create {}: {}", options.trash_dir, ec.message()));
+  Env* env = EnvOrDefault(options.env);
+  SKALD_RETURN_IF_ERROR(env->CreateDirs(options.root));
+  SKALD_RETURN_IF_ERROR(env->CreateDirs(options.trash_dir));
   return std::unique_ptr<ContentStore>(std::make_unique<LocalContentStore>(options));
 }
 

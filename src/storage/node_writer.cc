@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/env.h"
 #include "common/hash.h"
 
 namespace skald {
@@ -22,19 +23,30 @@ Status NodeWriter::EnsureDirectories(const Identity& who, const VikingUri& dir, 
       continue;
     }
     Status made = content_->MakeDir(who.account, it->path());
+    if (ContentChangedDespiteError(made)) needs_recovery_ = true;
     if (made.code() == StatusCode::kAlreadyExists) {
       return Status::FailedPrecondition(
           fmt::format("parent is a file, not a directory: {}", it->str()));
     }
     SKALD_RETURN_IF_ERROR(made);
-    SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->Stat(who.account, it->path()));
+    Result<ContentAttr> attr = content_->Stat(who.account, it->path());
+    if (!attr.ok()) {
+      needs_recovery_ = true;  // made in content, not recorded
+      return attr.status();
+    }
     CatalogNode n;
     n.path = std::string(it->path());
     n.is_dir = true;
-    n.mtime_ns = n.ctime_ns = attr.mtime_ns;
+    n.mtime_ns = n.ctime_ns = attr->mtime_ns;
     created.push_back(std::move(n));
   }
-  if (!created.empty()) SKALD_RETURN_IF_ERROR(catalog_->Apply(who.account, created, {}));
+  if (!created.empty()) {
+    Status recorded = catalog_->Apply(who.account, created, {});
+    if (!recorded.ok()) {
+      needs_recovery_ = true;  // directories exist in content only
+      return recorded;
+    }
+  }
   return Status::Ok();
 }
 
@@ -43,7 +55,13 @@ Result<CatalogNode> NodeWriter::StoreFile(const Identity& who, const VikingUri& 
                                           const std::optional<CatalogNode>& existing,
                                           const std::vector<JobSpec>& jobs,
                                           std::vector<Job>* enqueued) {
-  SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->WriteFile(who.account, uri.path(), bytes));
+  Result<ContentAttr> written = content_->WriteFile(who.account, uri.path(), bytes);
+  if (!written.ok()) {
+    // A failure after the rename leaves content ahead of the catalog.
+    if (ContentChangedDespiteError(written.status())) needs_recovery_ = true;
+    return written.status();
+  }
+  const ContentAttr& attr = *written;
   CatalogNode node;
   node.path = std::string(uri.path());
   node.size = bytes.size();
@@ -51,6 +69,12 @@ Result<CatalogNode> NodeWriter::StoreFile(const Identity& who, const VikingUri& 
   node.ctime_ns = existing ? existing->ctime_ns : attr.mtime_ns;
   node.hash = Sha256Hex(bytes);
   Status recorded = catalog_->Apply(who.account, {node}, {}, jobs, enqueued);
+  if (IsDiskFull(recorded) && reserve_ != nullptr && reserve_->Release()) {
+    // The bytes are in place: spend the reserve on recording them rather
+    // than leaving content the catalog does not know (later writes are
+    // refused until space is back).
+    recorded = catalog_->Apply(who.account, {node}, {}, jobs, enqueued);
+  }
   if (!recorded.ok()) {
     needs_recovery_ = true;  // the bytes are on disk, the catalog does not know
     return recorded;

@@ -22,14 +22,18 @@
 #include "skald/types.h"
 #include "storage/catalog.h"
 #include "storage/content_store.h"
+#include "storage/disk_reserve.h"
 #include "uri/viking_uri.h"
 
 namespace skald {
 
 class NodeWriter {
  public:
-  // REQUIRES: both non-null and outlive the writer.
-  NodeWriter(ContentStore* content, Catalog* catalog) : content_(content), catalog_(catalog) {}
+  // REQUIRES: `content` and `catalog` non-null; all three outlive the writer.
+  // `reserve` (null = none) is spent on recording bytes already written when
+  // the catalog commit finds the disk full.
+  NodeWriter(ContentStore* content, Catalog* catalog, DiskReserve* reserve = nullptr)
+      : content_(content), catalog_(catalog), reserve_(reserve) {}
 
   // Creates the missing directories on the way to (and including, when
   // `include_self`) `dir` of `who.account`, in content and catalog.
@@ -56,6 +60,7 @@ class NodeWriter {
  private:
   ContentStore* const content_;
   Catalog* const catalog_;
+  DiskReserve* const reserve_;
   std::atomic<bool> needs_recovery_{false};
 };
 
