@@ -70,7 +70,9 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
         fmt::format("the workspace was created with content backend '{}', not '{}'", *backend,
                     db->content_->Name()));
   }
-  SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kContentBackendKey, db->content_->Name()));
+  if (!backend) {
+    SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kContentBackendKey, db->content_->Name()));
+  }
 
   // Vectors are only comparable within one embedder: refuse another one
   // unless the caller asked for the reindex.
@@ -108,8 +110,24 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
   }
   // After a clean shutdown there are no temporary files to sweep, so opening
   // does not walk the content tree (startup stays independent of its size).
-  SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kSessionStartKey, std::to_string(env->NowNanos())));
-  SKALD_RETURN_IF_ERROR(db->catalog_->SetMeta(kCleanShutdownKey, "0"));
+  auto mark_session_open = [&]() -> Status {
+    SKALD_RETURN_IF_ERROR(
+        db->catalog_->SetMeta(kSessionStartKey, std::to_string(env->NowNanos())));
+    return db->catalog_->SetMeta(kCleanShutdownKey, "0");
+  };
+  Status marked = mark_session_open();
+  if (IsDiskFull(marked)) {
+    // Not even the marker fits (something filled the space the reserve
+    // freed). The index files are caches rebuilt from the catalog: give
+    // their space to the catalog rather than refuse to open.
+    spdlog::warn("disk full at open: discarding the index files of {} (rebuilt from the "
+                 "catalog) to make room",
+                 options.workspace);
+    Status discarded = env->RemoveTree(options.workspace + "/index");
+    if (!discarded.ok()) spdlog::warn("could not discard the index files: {}", discarded.ToString());
+    marked = mark_session_open();
+  }
+  SKALD_RETURN_IF_ERROR(marked);
   SKALD_RETURN_IF_ERROR(db->resolver_->EnsureAccount("default"));
   SKALD_RETURN_IF_ERROR(db->StartBackground());
   db->opened_ = true;
@@ -248,7 +266,12 @@ Status DbImpl::StartBackground() {
                                              nodes_.get(), runner_.get(), &maintenance_mu_,
                                              indexing, reserve_.get());
 
-  SKALD_RETURN_IF_ERROR(indexes_->CatchUpIndexes());
+  if (Status caught_up = indexes_->CatchUpIndexes(); !caught_up.ok()) {
+    // On a full disk the indexes catch up later (after the next change, or
+    // the next open); search meanwhile serves what they already hold.
+    if (!IsDiskFull(caught_up)) return caught_up;
+    spdlog::warn("the indexes could not catch up at open: {}", caught_up.ToString());
+  }
   if (indexing) runner_->Start(options_.background_workers);
   return Status::Ok();
 }

@@ -4,6 +4,7 @@
 #include <array>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "common/hash.h"
 #include "common/strings.h"
@@ -137,8 +138,15 @@ Result<RmResult> FsWriter::Rm(const Identity& who, const VikingUri& uri, bool re
   }
   result.deleted_count = count;
   if (!jobs.empty()) runner_->queue()->Notify();
-  // Deleted content must not be found, not even until a job runs.
-  SKALD_RETURN_IF_ERROR(indexes_->CatchUpIndexes());
+  // Bring the indexes up to the delete now. The delete is committed either
+  // way, and search cannot return it meanwhile (hits are looked up in the
+  // catalog, which no longer has the records), so an index that cannot
+  // catch up now — e.g. no room on a full disk — does not fail the delete:
+  // its tombstones stay in the catalog until a later catch-up applies them.
+  if (Status caught_up = indexes_->CatchUpIndexes(); !caught_up.ok()) {
+    spdlog::warn("rm {}: the indexes will apply the delete later: {}", uri.str(),
+                 caught_up.ToString());
+  }
   if (uri.depth() == 1) {
     // A scope root (ROOT may empty `viking://resources`) comes back empty:
     // every account always has its resources root.

@@ -172,6 +172,11 @@ Status Migrate(sqlite3* writer) {
         "catalog schema version {} is newer than this binary supports ({}); upgrade Skald",
         version, Catalog::kSchemaVersion));
   }
+  if (version == Catalog::kSchemaVersion) {
+    // Nothing to migrate: write nothing, so that a workspace on a full disk
+    // still opens.
+    return Exec(writer, "ROLLBACK", "end migration check");
+  }
   for (int v = version; v < Catalog::kSchemaVersion; ++v) {
     Status st = Exec(writer, kMigrations[v], fmt::format("migrate to v{}", v + 1));
     if (!st.ok()) {

@@ -28,9 +28,9 @@ class DiskFullHttpTest : public ::testing::Test {
   DbOptions Options() {
     DbOptions options;
     options.workspace = workspace_;
-    options.background_workers = 0;
+    options.background_workers = workers_;
     options.env = &env_;
-    options.disk_reserve_bytes = 256 << 10;
+    options.disk_reserve_bytes = reserve_bytes_;
     return options;
   }
   void Start() {
@@ -62,6 +62,22 @@ class DiskFullHttpTest : public ::testing::Test {
     return client_->Post("/api/v1/content/write", body.dump(), "application/json");
   }
 
+  // Uris of the resources a find for `query` returns.
+  std::vector<std::string> FindUris(const std::string& query) {
+    httplib::Result r = client_->Post("/api/v1/search/find", Json({{"query", query}}).dump(),
+                                      "application/json");
+    std::vector<std::string> uris;
+    EXPECT_TRUE(r);
+    if (!r) return uris;
+    EXPECT_EQ(r->status, 200) << r->body;
+    Json body = Json::parse(r->body, nullptr, false);
+    if (!body.is_object() || !body["result"].is_object()) return uris;
+    for (const Json& hit : body["result"]["resources"]) uris.push_back(hit["uri"]);
+    return uris;
+  }
+
+  int workers_ = 0;
+  uint64_t reserve_bytes_ = 256 << 10;
   testing::TempDir dir_;
   std::string workspace_ = dir_.Sub("ws");
   FaultInjectionEnv env_;
@@ -153,6 +169,85 @@ TEST_F(DiskFullHttpTest, FullDiskAnswers507ButReadsDeletesOpenAndFsckWork) {
   Result<std::string> kept = (*reopened)->Read(root, "viking://resources/after.md", 0, -1);
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   EXPECT_EQ(*kept, "space is back");
+}
+
+// A delete whose index update finds no room (the lexical index cannot
+// write) still succeeds: it is committed in the catalog, search no longer
+// returns the file, and the index applies the delete once it can write.
+TEST_F(DiskFullHttpTest, DeleteSucceedsWhenAnIndexCannotWrite) {
+  workers_ = 1;
+  Start();
+  ASSERT_TRUE(client_);
+  for (auto [uri, text] : {std::pair{"viking://resources/keep.md", "alpha bravo charlie"},
+                           std::pair{"viking://resources/gone.md", "zebra quokka narwhal"}}) {
+    Json body = {{"uri", uri}, {"content", text}, {"mode", "create"}, {"wait", true}};
+    httplib::Result r = client_->Post("/api/v1/content/write", body.dump(), "application/json");
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 200) << r->body;
+  }
+  std::vector<std::string> before = FindUris("zebra quokka narwhal");
+  ASSERT_FALSE(before.empty());
+  EXPECT_EQ(before[0], "viking://resources/gone.md");
+
+  env_.FailForeignWritesTo("lexical.db", FaultInjectionEnv::Error::kNoSpace);
+  const uint64_t injected = env_.injected();
+  httplib::Result removed = client_->Delete("/api/v1/fs?uri=viking://resources/gone.md");
+  ASSERT_TRUE(removed);
+  EXPECT_EQ(removed->status, 200) << removed->body;
+  EXPECT_GT(env_.injected(), injected) << "the delete never tried to write the lexical index";
+  httplib::Result gone = client_->Get("/api/v1/fs/stat?uri=viking://resources/gone.md");
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->status, 404) << gone->body;
+  for (const std::string& uri : FindUris("zebra quokka narwhal")) {
+    EXPECT_NE(uri, "viking://resources/gone.md") << "search returned a deleted file";
+  }
+
+  // Once the index can write again, the next change brings it up to date.
+  env_.Clear();
+  Json body = {{"uri", "viking://resources/later.md"}, {"content", "delta echo"},
+               {"mode", "create"}, {"wait", true}};
+  httplib::Result later = client_->Post("/api/v1/content/write", body.dump(), "application/json");
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->status, 200) << later->body;
+  for (const std::string& uri : FindUris("zebra quokka narwhal")) {
+    EXPECT_NE(uri, "viking://resources/gone.md");
+  }
+  Stop();
+  auto reopened = Db::Open(Options());
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  Result<FsckReport> report = (*reopened)->Fsck(false);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_TRUE(report->issues.empty());
+}
+
+// A disk with no byte left and no reserve to give back (something else took
+// the space): the workspace still opens — the index files are caches, and
+// their space goes to the catalog — fsck is clean, reads work, and search
+// works again once the indexes are rebuilt.
+TEST_F(DiskFullHttpTest, OpensWhenNothingIsLeftByDiscardingIndexCaches) {
+  workers_ = 1;
+  reserve_bytes_ = 0;
+  Start();
+  ASSERT_TRUE(client_);
+  Json body = {{"uri", "viking://resources/kept.md"}, {"content", "walrus harbour lantern"},
+               {"mode", "create"}, {"wait", true}};
+  httplib::Result r = client_->Post("/api/v1/content/write", body.dump(), "application/json");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  Stop();
+
+  env_.FillAfter(0);  // not one byte left
+  Start();
+  ASSERT_TRUE(db_) << "open failed on a disk with no space left";
+  httplib::Result read = client_->Get("/api/v1/content/read?uri=viking://resources/kept.md");
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->status, 200) << read->body;
+  std::vector<std::string> found = FindUris("walrus harbour lantern");
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found[0], "viking://resources/kept.md");
+  Result<FsckReport> report = db_->Fsck(false);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_TRUE(report->issues.empty());
 }
 
 }  // namespace

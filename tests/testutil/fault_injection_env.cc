@@ -78,6 +78,7 @@ void FaultInjectionEnv::Clear() {
   for (Rule& r : rules_) r = Rule();
   full_armed_ = false;
   space_left_ = 0;
+  foreign_part_.clear();
 }
 
 uint64_t FaultInjectionEnv::count(FaultOp op) const {
@@ -185,7 +186,20 @@ Result<uint64_t> FaultInjectionEnv::FreeSpace(const std::string& path) {
   return full_armed_ ? std::min(real, space_left_) : real;
 }
 
+void FaultInjectionEnv::FailForeignWritesTo(std::string path_part, Error error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  foreign_part_ = std::move(path_part);
+  foreign_error_ = error;
+}
+
 Status FaultInjectionEnv::BeforeForeignWrite(const std::string& path, uint64_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!foreign_part_.empty() && path.find(foreign_part_) != std::string::npos) {
+      injected_.fetch_add(1);
+      return Make(foreign_error_, bytes > 0 ? FaultOp::kWrite : FaultOp::kSync);
+    }
+  }
   SKALD_RETURN_IF_ERROR(Check(bytes > 0 ? FaultOp::kWrite : FaultOp::kSync, bytes));
   return target()->BeforeForeignWrite(path, bytes);
 }
