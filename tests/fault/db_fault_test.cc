@@ -11,8 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/env.h"
 #include "common/file_util.h"
@@ -26,20 +28,15 @@ namespace {
 using testing::FaultInjectionEnv;
 using testing::FaultOp;
 
-struct FaultKind {
-  const char* name;
-  FaultOp op;
-  FaultInjectionEnv::Error error;
-};
+using testing::FaultKind;
 
-const FaultKind kFaults[] = {
-    {"write_enospc", FaultOp::kWrite, FaultInjectionEnv::Error::kNoSpace},
-    {"write_eio", FaultOp::kWrite, FaultInjectionEnv::Error::kIo},
-    {"fsync_eio", FaultOp::kSync, FaultInjectionEnv::Error::kIo},
-    {"rename_eio", FaultOp::kRename, FaultInjectionEnv::Error::kIo},
-    {"create_enospc", FaultOp::kCreate, FaultInjectionEnv::Error::kNoSpace},
-    {"remove_eio", FaultOp::kRemove, FaultInjectionEnv::Error::kIo},
-};
+// The write-path faults, and a failed removal (rm's trash, upload clean-up).
+const std::vector<FaultKind> kFaults = [] {
+  std::vector<FaultKind> faults(std::begin(testing::kWritePathFaults),
+                                std::end(testing::kWritePathFaults));
+  faults.push_back({"remove_eio", FaultOp::kRemove, FaultInjectionEnv::Error::kIo});
+  return faults;
+}();
 
 // An operation under test; `n` makes its arguments unique per attempt.
 // Returns the status and records in `model` what it acknowledged.

@@ -21,19 +21,8 @@ namespace {
 using testing::FaultInjectionEnv;
 using testing::FaultOp;
 
-struct FaultKind {
-  const char* name;
-  FaultOp op;
-  FaultInjectionEnv::Error error;
-};
-
-const FaultKind kFaults[] = {
-    {"write_enospc", FaultOp::kWrite, FaultInjectionEnv::Error::kNoSpace},
-    {"write_eio", FaultOp::kWrite, FaultInjectionEnv::Error::kIo},
-    {"fsync_eio", FaultOp::kSync, FaultInjectionEnv::Error::kIo},
-    {"rename_eio", FaultOp::kRename, FaultInjectionEnv::Error::kIo},
-    {"create_enospc", FaultOp::kCreate, FaultInjectionEnv::Error::kNoSpace},
-};
+using testing::FaultKind;
+using testing::kWritePathFaults;
 
 class StorageFaultTest : public ::testing::Test {
  protected:
@@ -76,7 +65,7 @@ class StorageFaultTest : public ::testing::Test {
 
 TEST_F(StorageFaultTest, WriteFileIsOldOrNewAtEveryFault) {
   ASSERT_TRUE(store_->WriteFile("acct", "f.md", "old bytes").ok());
-  for (const FaultKind& fault : kFaults) {
+  for (const FaultKind& fault : kWritePathFaults) {
     int hits = 0;
     for (int n = 1; n < 32; ++n) {
       std::string context = std::string(fault.name) + " at step " + std::to_string(n);
@@ -105,7 +94,7 @@ TEST_F(StorageFaultTest, WriteFileIsOldOrNewAtEveryFault) {
 }
 
 TEST_F(StorageFaultTest, MakeDirRenameRemoveRecoverAfterFaults) {
-  for (const FaultKind& fault : kFaults) {
+  for (const FaultKind& fault : kWritePathFaults) {
     for (int n = 1; n < 16; ++n) {
       std::string context = std::string(fault.name) + " at step " + std::to_string(n);
       ASSERT_TRUE(store_->WriteFile("acct", "a.md", "a").ok());
@@ -157,7 +146,7 @@ Result<uint64_t> ReadIndexFile(const std::string& path) {
 TEST_F(StorageFaultTest, IndexSaveKeepsThePreviousFileAtEveryFault) {
   std::string path = dir_.Sub("index.bin");
   ASSERT_TRUE(WriteIndexFile(path, &env_, 1).ok());
-  for (const FaultKind& fault : kFaults) {
+  for (const FaultKind& fault : kWritePathFaults) {
     for (int n = 1; n < 32; ++n) {
       std::string context = std::string(fault.name) + " at step " + std::to_string(n);
       uint64_t before = env_.injected();
@@ -183,7 +172,7 @@ TEST_F(StorageFaultTest, IndexSaveKeepsThePreviousFileAtEveryFault) {
 TEST_F(StorageFaultTest, UploadWriteIsAtomicAtEveryFault) {
   std::string path = dir_.Sub("upload.bin");
   ASSERT_TRUE(WriteFileAtomically(&env_, path, "old").ok());
-  for (const FaultKind& fault : kFaults) {
+  for (const FaultKind& fault : kWritePathFaults) {
     for (int n = 1; n < 16; ++n) {
       std::string context = std::string(fault.name) + " at step " + std::to_string(n);
       uint64_t before = env_.injected();

@@ -136,4 +136,21 @@ class FakeClock final : public EnvWrapper {
   std::atomic<int64_t> slept_ns_{0};
 };
 
+// One kind of injected fault, named for test messages.
+struct FaultKind {
+  const char* name;
+  FaultOp op;
+  FaultInjectionEnv::Error error;
+};
+
+// The faults every write path is run under: ENOSPC and EIO on writes, a
+// failed fsync, a failed rename, no room for a new file.
+inline constexpr FaultKind kWritePathFaults[] = {
+    {"write_enospc", FaultOp::kWrite, FaultInjectionEnv::Error::kNoSpace},
+    {"write_eio", FaultOp::kWrite, FaultInjectionEnv::Error::kIo},
+    {"fsync_eio", FaultOp::kSync, FaultInjectionEnv::Error::kIo},
+    {"rename_eio", FaultOp::kRename, FaultInjectionEnv::Error::kIo},
+    {"create_enospc", FaultOp::kCreate, FaultInjectionEnv::Error::kNoSpace},
+};
+
 }  // namespace skald::testing
