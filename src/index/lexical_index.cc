@@ -255,8 +255,10 @@ Result<bool> Fts5LexicalIndex::OpenWriter() {
   if (!read.ok() && IsCorruption(read.status())) return false;
   if (!read.ok()) {
     // Some other SQLite database: never overwrite what is not ours.
+    spdlog::error("{} is not a Skald lexical index (no meta table)", options_.path);
     return Status::FailedPrecondition(fmt::format(
-        "{} is not a Skald lexical index (no meta table); refusing to reset it", options_.path));
+        "index file {} is not a Skald lexical index (no meta table); refusing to reset it",
+        std::filesystem::path(options_.path).filename().string()));
   }
   while ((rc = sqlite3_step(*read)) == SQLITE_ROW) {
     auto text = [&](int col) {

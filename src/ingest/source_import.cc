@@ -1,6 +1,7 @@
 #include "ingest/source_import.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -50,12 +51,21 @@ std::string LowerExtension(const fs::path& path) {
   return ext;
 }
 
+// Errors name no path: the caller names the file by its source-relative
+// name, and the host path (an upload's lives in the workspace) stays in the
+// server log.
 Result<std::string> ReadLocalFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError(fmt::format("cannot read {}", path.string()));
+  if (!in) {
+    spdlog::warn("import: cannot open {}", path.string());
+    return Status::IOError("cannot read the file");
+  }
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  if (in.bad()) return Status::IOError(fmt::format("error reading {}", path.string()));
+  if (in.bad()) {
+    spdlog::warn("import: read error in {}", path.string());
+    return Status::IOError("error reading the file");
+  }
   return std::move(buffer).str();
 }
 
@@ -181,7 +191,8 @@ class Planner {
     }
     if (ec) {
       if (rel_source.empty()) {
-        return Status::IOError(fmt::format("cannot list {}: {}", dir.string(), ec.message()));
+        spdlog::warn("import: cannot list {}: {}", dir.string(), ec.message());
+        return Status::IOError(fmt::format("cannot list the source directory: {}", ec.message()));
       }
       plan_->warnings.push_back(fmt::format("{}/: skipped ({})", rel_source, ec.message()));
       return Status::Ok();
@@ -281,21 +292,27 @@ Result<ImportPlan> PlanImport(const std::string& source_path, std::string_view d
   std::error_code ec;
   fs::path path(source_path);
   fs::file_status status = fs::status(path, ec);
+  // Messages name the source by its display name, never by its host path
+  // (which for an upload is a file in the workspace); the log has the path.
+  std::string name = display_name.empty() ? path.filename().string() : std::string(display_name);
+  if (name.empty()) {
+    std::error_code canon_ec;
+    name = fs::weakly_canonical(path, canon_ec).filename().string();
+  }
   if (ec || !fs::exists(status)) {
-    return Status::NotFound(fmt::format("source path does not exist: {}", source_path));
+    spdlog::warn("import: source path does not exist: {}", source_path);
+    return Status::NotFound(fmt::format("source does not exist: {}", name));
   }
   ImportPlan plan;
   Planner planner(options, &plan);
   SKALD_RETURN_IF_ERROR(planner.Compile());
-  std::string name = display_name.empty() ? path.filename().string() : std::string(display_name);
-  if (name.empty()) name = fs::weakly_canonical(path, ec).filename().string();
   if (fs::is_regular_file(status)) {
     ++plan.source_files;
     plan.root_name = SegmentFor(StemOf(name));
     SKALD_RETURN_IF_ERROR(planner.AddContent(path, name, name, "", /*single=*/true));
     if (plan.files.empty()) {
       return Status::InvalidArgument(fmt::format(
-          "nothing to import from {}: {}", source_path,
+          "nothing to import from {}: {}", name,
           plan.warnings.empty() ? "no content" : plan.warnings.front()));
     }
     planner.FinishDirs();
@@ -303,13 +320,13 @@ Result<ImportPlan> PlanImport(const std::string& source_path, std::string_view d
   }
   if (!fs::is_directory(status)) {
     return Status::InvalidArgument(
-        fmt::format("{} is neither a regular file nor a directory", source_path));
+        fmt::format("{} is neither a regular file nor a directory", name));
   }
   plan.root_name = SegmentFor(name);
   SKALD_RETURN_IF_ERROR(planner.Walk(path, "", ""));
   if (plan.files.empty()) {
     return Status::InvalidArgument(fmt::format(
-        "nothing to import from {}: no text files found ({} files looked at)", source_path,
+        "nothing to import from {}: no text files found ({} files looked at)", name,
         plan.source_files));
   }
   planner.FinishDirs();

@@ -92,6 +92,43 @@ TEST(SourceImportTest, IncludeExcludeAndIgnoreDirs) {
   EXPECT_EQ(Paths(*plan), (std::vector<std::string>{"a.md"}));
 }
 
+// A source that is missing, empty or unreadable is named by its display
+// name (for an upload: the original file name), never by its host path.
+TEST(SourceImportTest, ErrorsNameTheSourceNotItsHostPath) {
+  TempDir tmp;
+  auto missing = PlanImport(tmp.Sub("upload_0123.claimed"), "report.md", ImportOptions{});
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("does not exist: report.md"), std::string::npos)
+      << missing.status().ToString();
+  EXPECT_EQ(missing.status().message().find(tmp.path()), std::string::npos)
+      << missing.status().ToString();
+
+  Put(tmp.Sub("upload_4567.claimed"), "");
+  auto empty = PlanImport(tmp.Sub("upload_4567.claimed"), "empty.md", ImportOptions{});
+  EXPECT_EQ(empty.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(empty.status().message().find("empty.md"), std::string::npos)
+      << empty.status().ToString();
+  EXPECT_EQ(empty.status().message().find(tmp.path()), std::string::npos)
+      << empty.status().ToString();
+
+  // A file the process cannot read (root reads everything: then only the
+  // missing and empty cases above run).
+  Put(tmp.Sub("locked/secret.md"), "# Secret\n");
+  fs::permissions(tmp.Sub("locked/secret.md"), fs::perms::none);
+  std::ifstream probe(tmp.Sub("locked/secret.md"));
+  if (!probe) {
+    auto unreadable = PlanImport(tmp.Sub("locked/secret.md"), "", ImportOptions{});
+    EXPECT_FALSE(unreadable.ok());
+    EXPECT_NE(unreadable.status().message().find("secret.md"), std::string::npos)
+        << unreadable.status().ToString();
+    EXPECT_NE(unreadable.status().message().find("cannot read"), std::string::npos)
+        << unreadable.status().ToString();
+    EXPECT_EQ(unreadable.status().message().find(tmp.path()), std::string::npos)
+        << unreadable.status().ToString();
+  }
+  fs::permissions(tmp.Sub("locked/secret.md"), fs::perms::owner_all);
+}
+
 TEST(SourceImportTest, ClearErrorsForMissingAndEmptySources) {
   TempDir tmp;
   auto missing = PlanImport(tmp.Sub("nope"), "", ImportOptions{});

@@ -57,12 +57,15 @@ Result<EmbedderCheck> CheckEmbedderIdentity(Catalog& catalog, const Embedder& em
     return EmbedderCheck::kRecorded;
   }
   if (!allow_reindex) {
+    // The message names no host path (it can reach a client); the log does.
+    spdlog::error("workspace {}: vectors were made by embedder {}, the configured one is {}",
+                  workspace, stored.Describe(), current.Describe());
     return Status::FailedPrecondition(fmt::format(
-        "workspace {} holds vectors made by embedder {}, but the configured embedder is {}; "
+        "the workspace holds vectors made by embedder {}, but the configured embedder is {}; "
         "vectors of different embedders cannot be mixed. Either restore the previous "
         "`embedding.dense` configuration, or reindex: reopen with reindexing allowed to "
         "re-embed every record with the new embedder",
-        workspace, stored.Describe(), current.Describe()));
+        stored.Describe(), current.Describe()));
   }
   // Keep the oldest pending source: an interrupted reindex must still redo everything.
   SKALD_ASSIGN_OR_RETURN(std::optional<std::string> pending,

@@ -81,7 +81,8 @@ class DbImpl final : public Db {
   Status WaitIdle(int64_t timeout_ms, bool wait_for_retries) override;
 
  private:
-  DbImpl() = default;
+  // `env` is options.env or Env::Default(); its clock times path locks.
+  explicit DbImpl(Env* env) : env_(env), locks_(env) {}
 
   Result<VikingUri> Resolve(const Identity& who, std::string_view text) {
     return resolver_->Resolve(who, text);

@@ -33,9 +33,8 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
     spdlog::error("cannot create workspace {}: {}", options.workspace, made.ToString());
     return made;
   }
-  std::unique_ptr<DbImpl> db(new DbImpl());
+  std::unique_ptr<DbImpl> db(new DbImpl(env));
   db->options_ = options;
-  db->env_ = env;
   SKALD_ASSIGN_OR_RETURN(db->workspace_lock_, WorkspaceLock::Acquire(options.workspace));
   SKALD_RETURN_IF_ERROR(env->CreateDirs(options.workspace + "/temp"));
   if (options.disk_reserve_bytes > 0) {

@@ -66,6 +66,13 @@ TEST_F(DbTest, SecondOpenOfWorkspaceIsRefused) {
   auto second = Db::Open(options);
   EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(second.status().message().find("in use"), std::string::npos);
+  // The message names the workspace file, not where the workspace lives.
+  EXPECT_NE(second.status().message().find("LOCK"), std::string::npos)
+      << second.status().ToString();
+  EXPECT_EQ(second.status().message().find(dir_.path()), std::string::npos)
+      << second.status().ToString();
+  EXPECT_EQ(second.status().message().find('/'), std::string::npos)
+      << second.status().ToString();
 }
 
 TEST_F(DbTest, MkdirCreatesParentsAndRefusesExisting) {

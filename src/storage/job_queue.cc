@@ -15,28 +15,35 @@ JobQueue::~JobQueue() = default;
 
 int64_t JobQueue::Now() const { return EnvOrDefault(options_.env)->NowNanos(); }
 
-JobQueue::SteadyTime JobQueue::DeadlineAfter(std::chrono::milliseconds timeout) {
+int64_t JobQueue::DeadlineAfter(std::chrono::milliseconds timeout) const {
   // Saturate so that milliseconds::max() means "forever" without overflow.
   constexpr auto kForever = std::chrono::hours(24 * 365 * 100);
   auto bounded = std::clamp<std::chrono::milliseconds>(
       timeout, std::chrono::milliseconds(0),
       std::chrono::duration_cast<std::chrono::milliseconds>(kForever));
-  return std::chrono::steady_clock::now() + bounded;
+  return EnvOrDefault(options_.env)->MonotonicNanos() +
+         std::chrono::duration_cast<std::chrono::nanoseconds>(bounded).count();
 }
 
 bool JobQueue::WaitForChange(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
-                             const uint64_t* generation, uint64_t seen, SteadyTime deadline) {
+                             const uint64_t* generation, uint64_t seen, int64_t deadline) {
   if (shutdown_) return false;
-  SteadyTime now = std::chrono::steady_clock::now();
+  Env* env = EnvOrDefault(options_.env);
+  int64_t now = env->MonotonicNanos();
   if (now >= deadline) return false;
-  SteadyTime wake = std::min(deadline, now + options_.poll_interval);
+  // The deadline is on the Env's clock, the wait itself a real
+  // condition-variable wait of at most one poll interval.
+  int64_t wait_ns = std::min<int64_t>(
+      deadline - now,
+      std::chrono::duration_cast<std::chrono::nanoseconds>(options_.poll_interval).count());
   ++blocked_waiters_;
-  bool changed = cv.wait_until(lock, wake, [&] { return shutdown_ || *generation != seen; });
+  bool changed = cv.wait_for(lock, std::chrono::nanoseconds(wait_ns),
+                             [&] { return shutdown_ || *generation != seen; });
   --blocked_waiters_;
   if (shutdown_) return false;
   // Poll again after a wake-up or a poll tick, but not once the deadline has
   // passed with nothing new: a timeout then means the wait saw nothing.
-  return changed || std::chrono::steady_clock::now() < deadline;
+  return changed || env->MonotonicNanos() < deadline;
 }
 
 void JobQueue::BumpWork() {
@@ -74,7 +81,7 @@ Result<std::optional<Job>> JobQueue::TryLease(std::span<const std::string> kinds
 Result<std::optional<Job>> JobQueue::WaitAndLease(std::span<const std::string> kinds,
                                                   int64_t lease_ns,
                                                   std::chrono::milliseconds timeout) {
-  SteadyTime deadline = DeadlineAfter(timeout);
+  int64_t deadline = DeadlineAfter(timeout);
   while (true) {
     uint64_t seen;
     {
@@ -118,7 +125,7 @@ Status JobQueue::Fail(int64_t id, std::string_view error, int64_t retry_delay_ns
 }
 
 Result<Job> JobQueue::WaitForTask(std::string_view task_id, std::chrono::milliseconds timeout) {
-  SteadyTime deadline = DeadlineAfter(timeout);
+  int64_t deadline = DeadlineAfter(timeout);
   while (true) {
     uint64_t seen;
     {
@@ -139,7 +146,7 @@ Result<Job> JobQueue::WaitForTask(std::string_view task_id, std::chrono::millise
 
 Result<bool> JobQueue::WaitForIdle(std::string_view account, std::string_view resource,
                                    std::chrono::milliseconds timeout) {
-  SteadyTime deadline = DeadlineAfter(timeout);
+  int64_t deadline = DeadlineAfter(timeout);
   while (true) {
     uint64_t seen;
     {

@@ -31,9 +31,11 @@
 namespace skald {
 
 struct JobQueueOptions {
-  // Its wall clock schedules jobs (leases, not_before, backoff). Borrowed,
-  // null = Env::Default(); tests pass a FakeClock. Waits themselves are
-  // real-time condition-variable waits bounded by `poll_interval`.
+  // Its wall clock schedules jobs (leases, not_before, backoff) and its
+  // monotonic clock measures wait timeouts. Borrowed, null = Env::Default();
+  // tests pass a FakeClock. Waits themselves are real-time
+  // condition-variable waits bounded by `poll_interval`, so a FakeClock
+  // moved past a deadline is noticed within one poll interval.
   Env* env = nullptr;
   // How often a waiter re-polls the catalog when nothing woke it. Shorter
   // picks up expired backoffs and leases sooner at the cost of idle queries.
@@ -107,14 +109,14 @@ class JobQueue {
   static int64_t RetryDelay(int attempts, int64_t base_ns, int64_t max_ns);
 
  private:
-  using SteadyTime = std::chrono::steady_clock::time_point;
-  static SteadyTime DeadlineAfter(std::chrono::milliseconds timeout);
+  // `timeout` from now on the Env's monotonic clock (ns).
+  int64_t DeadlineAfter(std::chrono::milliseconds timeout) const;
   // Waits on `cv` until `*generation` differs from `seen`, shutdown, the
   // next poll or `deadline`. True when the caller should poll again; false
   // on shutdown or when the deadline passed with no wake-up (the caller
   // stops). REQUIRES: `lock` holds mu_.
   bool WaitForChange(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
-                     const uint64_t* generation, uint64_t seen, SteadyTime deadline);
+                     const uint64_t* generation, uint64_t seen, int64_t deadline);
   void BumpWork();
   void BumpDone();
 

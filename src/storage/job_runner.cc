@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "common/env.h"
@@ -87,7 +88,7 @@ void JobRunner::WorkerLoop() {
     if (leased.ok() && !leased->has_value() && queue_->is_shut_down()) return;
     if (!leased.ok()) {
       spdlog::error("job queue: {}", leased.status().ToString());
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      EnvOrDefault(options_.queue.env)->SleepForNanos(200'000'000);  // back off 200 ms
       continue;
     }
     if (!leased->has_value()) {
@@ -145,7 +146,11 @@ Result<Job> JobRunner::AwaitTask(const std::string& task_id, std::optional<doubl
 }
 
 Status JobRunner::WaitIdle(int64_t timeout_ms, bool wait_for_retries) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  // The deadline is on the Env's monotonic clock (a FakeClock that does not
+  // move never times out). The 20 ms between polls stays a real pause: it
+  // measures nothing, and a FakeClock's sleep would return at once and spin.
+  Env* env = EnvOrDefault(options_.queue.env);
+  const int64_t deadline = env->MonotonicNanos() + std::max<int64_t>(timeout_ms, 0) * 1'000'000;
   while (true) {
     SKALD_ASSIGN_OR_RETURN(uint64_t pending, catalog_->CountJobs(JobState::kPending));
     SKALD_ASSIGN_OR_RETURN(uint64_t running, catalog_->CountJobs(JobState::kRunning));
@@ -163,7 +168,7 @@ Status JobRunner::WaitIdle(int64_t timeout_ms, bool wait_for_retries) {
       return Status::FailedPrecondition("background jobs are queued but no worker runs them" +
                                         options_.no_workers_note);
     }
-    if (std::chrono::steady_clock::now() >= deadline) {
+    if (env->MonotonicNanos() >= deadline) {
       return Status::DeadlineExceeded(
           fmt::format("{} background jobs still pending or running", pending + running));
     }

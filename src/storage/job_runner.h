@@ -160,7 +160,8 @@ class JobRunner {
 
   // Waits until no job is pending or running (`wait_for_retries` false:
   // jobs waiting out a retry backoff do not count). FailedPrecondition when
-  // jobs are queued but no worker runs; DeadlineExceeded after `timeout_ms`.
+  // jobs are queued but no worker runs; DeadlineExceeded after `timeout_ms`
+  // on the queue Env's monotonic clock.
   Status WaitIdle(int64_t timeout_ms, bool wait_for_retries);
 
  private:

@@ -248,6 +248,39 @@ TEST_F(JobRunnerTest, WaitIdleReturnsOnceEveryJobIsDone) {
   EXPECT_EQ(*catalog_->CountJobs(JobState::kCompleted), 5u);
 }
 
+// WaitIdle's timeout runs on the queue Env's clock: while a job runs and
+// the FakeClock stands still it keeps waiting; moved past the deadline, it
+// gives up with DeadlineExceeded.
+TEST_F(JobRunnerTest, WaitIdleTimesOutOnTheEnvClock) {
+  JobRunner& runner = MakeRunner();
+  std::atomic<bool> started{false};
+  std::atomic<bool> release{false};
+  runner.RegisterHandler(JobKind::kIndex, [&](JobContext&) {
+    started = true;
+    while (!release.load()) std::this_thread::yield();
+    return Status::Ok();
+  });
+  ASSERT_TRUE(runner.queue()->Enqueue(Spec(JobKind::kIndex)).ok());
+  runner.Start(1);
+  while (!started.load()) std::this_thread::yield();
+  std::atomic<bool> returned{false};
+  Status waited;
+  std::thread waiter([&] {
+    waited = runner.WaitIdle(1000, true);
+    returned = true;
+  });
+  // Well over a second of real polls would pass a real-clock deadline.
+  for (int i = 0; i < 25 && !returned.load(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  }
+  EXPECT_FALSE(returned.load()) << "WaitIdle timed out on the real clock: " << waited.ToString();
+  clock_.Advance(2 * kSecond);
+  waiter.join();
+  EXPECT_EQ(waited.code(), StatusCode::kDeadlineExceeded) << waited.ToString();
+  release = true;
+  ASSERT_TRUE(runner.WaitIdle(120'000, true).ok());
+}
+
 TEST(JobKindTest, NamesRoundTrip) {
   for (JobKind kind :
        {JobKind::kAddResource, JobKind::kIndex, JobKind::kRefresh, JobKind::kReindex}) {

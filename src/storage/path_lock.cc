@@ -1,5 +1,9 @@
 #include "storage/path_lock.h"
 
+#include <algorithm>
+
+#include "common/env.h"
+
 namespace skald {
 namespace {
 
@@ -39,6 +43,8 @@ PathLockGuard::~PathLockGuard() {
   if (manager_) manager_->Release(id_);
 }
 
+PathLockManager::PathLockManager(Env* env) : env_(EnvOrDefault(env)) {}
+
 const PathLockRequest* PathLockManager::FindConflict(const PathLockRequest& req) const {
   for (const Held& h : held_) {
     if (Conflicts(h.lock, req)) return &h.lock;
@@ -48,7 +54,12 @@ const PathLockRequest* PathLockManager::FindConflict(const PathLockRequest& req)
 
 Status PathLockManager::Acquire(const std::vector<PathLockRequest>& requests,
                                 std::chrono::milliseconds timeout, PathLockGuard* guard) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
+  // Deadline on the Env's monotonic clock; a huge timeout means "forever".
+  constexpr auto kForever =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::hours(24 * 365 * 100));
+  const auto bounded = std::clamp(timeout, std::chrono::milliseconds(0), kForever);
+  const int64_t deadline =
+      env_->MonotonicNanos() + std::chrono::duration_cast<std::chrono::nanoseconds>(bounded).count();
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     const PathLockRequest* blocked_by = nullptr;
@@ -61,10 +72,17 @@ Status PathLockManager::Acquire(const std::vector<PathLockRequest>& requests,
       }
     }
     if (!blocked_by) break;
-    ++waiting_;
-    const std::cv_status waited = cv_.wait_until(lock, deadline);
-    --waiting_;
-    if (waited == std::cv_status::timeout && std::chrono::steady_clock::now() >= deadline) {
+    const int64_t now = env_->MonotonicNanos();
+    if (now < deadline) {
+      // A real timed wait (a condition variable has no other kind), at most
+      // one slice long; the loop re-reads the Env's clock after it.
+      const auto slice = std::min<int64_t>(
+          deadline - now, std::chrono::nanoseconds(kWaitSlice).count());
+      ++waiting_;
+      cv_.wait_for(lock, std::chrono::nanoseconds(slice));
+      --waiting_;
+    }
+    if (env_->MonotonicNanos() >= deadline) {
       // One last look: the holder may have released just now.
       bool still = false;
       for (const PathLockRequest& req : requests) still = still || FindConflict(req) != nullptr;

@@ -24,6 +24,8 @@
 
 namespace skald {
 
+class Env;
+
 enum class PathLockKind { kExact, kTree };
 
 struct PathLockRequest {
@@ -51,12 +53,18 @@ class PathLockGuard {
 
 class PathLockManager {
  public:
-  PathLockManager() = default;
+  // `env` supplies the clock that lock timeouts are measured on (its
+  // MonotonicNanos). Borrowed; null = Env::Default(). Tests pass a FakeClock
+  // and advance it to time a waiter out. REQUIRES: env outlives the manager.
+  explicit PathLockManager(Env* env = nullptr);
   PathLockManager(const PathLockManager&) = delete;
   PathLockManager& operator=(const PathLockManager&) = delete;
 
-  // Waits up to `timeout` for all of `requests` to be free, then holds them.
-  // Conflict "resource is locked: <path>" on timeout.
+  // Waits up to `timeout` (on the Env's monotonic clock) for all of
+  // `requests` to be free, then holds them. Conflict "resource is locked:
+  // viking://<path>" on timeout. The wait itself is a real condition-variable
+  // wait in slices of at most kWaitSlice, so a waiter notices a release at
+  // once and a FakeClock that moves past the deadline within one slice.
   Status Acquire(const std::vector<PathLockRequest>& requests, std::chrono::milliseconds timeout,
                  PathLockGuard* guard);
 
@@ -78,6 +86,9 @@ class PathLockManager {
   // First held lock that conflicts with `req`, or nullptr. REQUIRES: mu_ held.
   const PathLockRequest* FindConflict(const PathLockRequest& req) const;
 
+  static constexpr std::chrono::milliseconds kWaitSlice{50};
+
+  Env* const env_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Held> held_;  // guarded by mu_

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "storage/path_lock.h"
+#include "tests/testutil/fault_injection_env.h"
 
 namespace skald {
 namespace {
@@ -67,6 +68,33 @@ TEST(PathLockTest, ReleaseWakesWaiter) {
   EXPECT_TRUE(got.load());
   EXPECT_EQ(m.waiting(), 0u);
   EXPECT_FALSE(m.IsLocked("a", "resources"));
+}
+
+// Lock timeouts run on the Env's clock: a waiter under a frozen FakeClock
+// keeps waiting however long it really takes, and times out with a Conflict
+// naming the URI once the clock is moved past its deadline.
+TEST(PathLockTest, TimeoutIsMeasuredOnTheEnvClock) {
+  testing::FakeClock clock;
+  PathLockManager m(&clock);
+  PathLockGuard held;
+  ASSERT_TRUE(m.Acquire({Tree("resources")}, milliseconds(0), &held).ok());
+  std::atomic<bool> returned{false};
+  Status result;
+  std::thread waiter([&] {
+    PathLockGuard g;
+    result = m.Acquire({Exact("resources/x")}, milliseconds(10), &g);
+    returned = true;
+  });
+  while (m.waiting() == 0 && !returned.load()) std::this_thread::yield();
+  EXPECT_FALSE(returned.load()) << "the waiter timed out although the clock stood still";
+  // Several wait slices of real time pass; the fake clock has not moved.
+  for (int i = 0; i < 3 && !returned.load(); ++i) std::this_thread::sleep_for(milliseconds(60));
+  EXPECT_FALSE(returned.load()) << "the timeout was measured on the real clock";
+  clock.Advance(milliseconds(11));
+  waiter.join();
+  EXPECT_EQ(result.code(), StatusCode::kConflict) << result.ToString();
+  EXPECT_NE(result.message().find("viking://resources/x"), std::string::npos) << result.ToString();
+  EXPECT_EQ(m.waiting(), 0u);
 }
 
 TEST(PathLockTest, MutualExclusionUnderContention) {

@@ -8,14 +8,19 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 namespace skald {
 
 Result<std::unique_ptr<WorkspaceLock>> WorkspaceLock::Acquire(const std::string& workspace) {
+  // Errors name the workspace file ("LOCK"), never its host path; the log
+  // has the full path for the operator.
   std::string path = workspace + "/LOCK";
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
-    return Status::IOError(fmt::format("open {}: {}", path, std::strerror(errno)));
+    int err = errno;
+    spdlog::error("cannot open the workspace lock {}: {}", path, std::strerror(err));
+    return Status::IOError(fmt::format("open LOCK: {}", std::strerror(err)));
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
@@ -25,10 +30,12 @@ Result<std::unique_ptr<WorkspaceLock>> WorkspaceLock::Acquire(const std::string&
     if (err == EWOULDBLOCK) {
       std::string pid = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "unknown";
       while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-      return Status::Unavailable(
-          fmt::format("workspace is in use by another process (pid {}): {}", pid, workspace));
+      spdlog::warn("workspace {} is in use by another process (pid {})", workspace, pid);
+      return Status::Unavailable(fmt::format(
+          "workspace is in use by another process (pid {} holds its LOCK file)", pid));
     }
-    return Status::IOError(fmt::format("lock {}: {}", path, std::strerror(err)));
+    spdlog::error("cannot lock the workspace lock {}: {}", path, std::strerror(err));
+    return Status::IOError(fmt::format("lock LOCK: {}", std::strerror(err)));
   }
   std::string pid = fmt::format("{}\n", ::getpid());
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {

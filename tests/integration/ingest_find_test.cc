@@ -326,6 +326,46 @@ TEST(IngestFindTest, ErrorsNoRetryCanFixFailTheTaskAtOnce) {
   EXPECT_NE(task->error.find("does not exist"), std::string::npos) << task->error;
 }
 
+// An upload lives in the workspace; when it cannot be read by the time its
+// import runs, the task's error names the uploaded file, never a host path.
+TEST(IngestFindTest, AnUnreadableUploadFailsWithoutAHostPath) {
+  TempDir tmp;
+  DbOptions options = TestOptions(tmp);
+  options.background_workers = 0;
+  std::string task_id;
+  {
+    auto db = Db::Open(options);
+    ASSERT_TRUE(db.ok());
+    auto upload = (*db)->TempUpload(Root(), "notes.md", "# Notes\n\nkeepers of the light\n");
+    ASSERT_TRUE(upload.ok()) << upload.status().ToString();
+    AddResourceRequest add;
+    add.temp_file_id = *upload;
+    auto added = (*db)->AddResource(Root(), add);
+    ASSERT_TRUE(added.ok()) << added.status().ToString();
+    task_id = added->task_id;
+  }
+  // The claimed upload disappears before the job runs.
+  size_t removed = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(options.workspace + "/temp/upload")) {
+    if (entry.path().filename().string().rfind("upload_", 0) == 0 &&
+        entry.path().string().find(".meta") == std::string::npos) {
+      fs::remove(entry.path());
+      ++removed;
+    }
+  }
+  ASSERT_EQ(removed, 1u);
+  options.background_workers = 1;
+  auto db = Db::Open(options);
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE((*db)->WaitIdle(30000).ok());
+  auto task = (*db)->GetTask(Root(), task_id);
+  ASSERT_TRUE(task.ok());
+  EXPECT_EQ(task->status, "failed");
+  EXPECT_NE(task->error.find("notes.md"), std::string::npos) << task->error;
+  EXPECT_EQ(task->error.find(tmp.path()), std::string::npos) << task->error;
+  EXPECT_EQ(task->error.find("temp/upload"), std::string::npos) << task->error;
+}
+
 TEST(IngestFindTest, ResourceTagsFilterFindAndSurviveRewrites) {
   TempDir tmp;
   MakeDocs(tmp.Sub("docs"));
