@@ -110,7 +110,7 @@ struct FsckReport {
 struct TaskInfo {
   std::string task_id;
   std::string task_type;   // "add_resource", "index", ...
-  std::string status;      // "pending" | "running" | "completed" | "failed"
+  TaskState status = TaskState::kPending;
   int64_t created_ns = 0;
   int64_t updated_ns = 0;
   std::string resource_id; // the URI the task works on
@@ -125,9 +125,9 @@ struct AddResourceResult {
   std::string task_id;     // "" when the call waited
   std::vector<std::string> errors;
   std::vector<std::string> warnings;
-  // With `wait`: the task's final state ("completed"), or "pending"/"running"
-  // when timeout_s expired first.
-  std::string task_status;
+  // With `wait`: the task's final state (kCompleted), or kPending/kRunning
+  // when timeout_s expired first. Without `wait`: kPending.
+  TaskState task_status = TaskState::kPending;
 };
 
 struct FindResult {

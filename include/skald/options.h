@@ -11,6 +11,7 @@
 
 #include "skald/retrieval.h"
 #include "skald/status.h"
+#include "skald/types.h"
 
 namespace skald {
 
@@ -178,7 +179,7 @@ struct FindRequest {
 // Task listing filter (GET /api/v1/tasks).
 struct TaskFilter {
   std::string task_type;
-  std::string status;  // "pending" | "running" | "completed" | "failed" ("" = any)
+  std::optional<TaskState> status;  // nullopt = any
   std::string resource_id;
   int limit = 50;  // 0..200
 };

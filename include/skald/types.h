@@ -34,4 +34,15 @@ std::string_view ContextTypeName(ContextType type);
 // Inverse of ContextTypeName; nullopt for any other text.
 std::optional<ContextType> ParseContextType(std::string_view name);
 
+// State of a background task (a queued job): pending -> running ->
+// completed | failed; a failed attempt with retries left goes back to
+// pending. Inside the core a task's state is this enum; its name is the text
+// the tasks API shows and the catalog stores (names never change).
+enum class TaskState { kPending, kRunning, kCompleted, kFailed };
+
+// "pending" | "running" | "completed" | "failed".
+std::string_view TaskStateName(TaskState state);
+// Inverse of TaskStateName; nullopt for any other text.
+std::optional<TaskState> ParseTaskState(std::string_view name);
+
 }  // namespace skald

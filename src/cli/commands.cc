@@ -167,6 +167,7 @@ struct CommandArgs {
   FindArgs find;
   // tasks / task
   TaskFilter tasks;
+  std::string tasks_status;  // --status as typed; parsed into tasks.status
   std::string task_id;
   // serve
   std::string config_path;
@@ -590,7 +591,7 @@ int RunCli(int argc, char** argv) {
   });
 
   CLI::App* tasks = app.add_subcommand("tasks", "List background tasks, newest first");
-  tasks->add_option("--status", a.tasks.status, "pending, running, completed or failed");
+  tasks->add_option("--status", a.tasks_status, "pending, running, completed or failed");
   tasks->add_option("--type", a.tasks.task_type, "Task type, e.g. add_resource");
   tasks->add_option("--resource", a.tasks.resource_id, "Only tasks working on this URI");
   tasks->add_option("-n,--limit", a.tasks.limit, "Maximum number of tasks (0-200)")
@@ -598,7 +599,18 @@ int RunCli(int argc, char** argv) {
   tasks->callback([&] {
     action = [&] {
       return Execute(
-          flags, [&](Backend& b) { return b.ListTasks(a.tasks); }, RenderTasks);
+          flags,
+          [&](Backend& b) -> Result<Json> {
+            if (!a.tasks_status.empty()) {
+              a.tasks.status = ParseTaskState(a.tasks_status);
+              if (!a.tasks.status) {
+                return Status::InvalidArgument(
+                    fmt::format("unknown task status '{}'", a.tasks_status));
+              }
+            }
+            return b.ListTasks(a.tasks);
+          },
+          RenderTasks);
     };
   });
   CLI::App* task = app.add_subcommand("task", "Show one background task");

@@ -229,7 +229,7 @@ class RemoteBackend final : public Backend {
   Result<Json> ListTasks(const TaskFilter& filter) override {
     Params params{{"limit", std::to_string(filter.limit)}};
     if (!filter.task_type.empty()) params.emplace_back("task_type", filter.task_type);
-    if (!filter.status.empty()) params.emplace_back("status", filter.status);
+    if (filter.status) params.emplace_back("status", std::string(TaskStateName(*filter.status)));
     if (!filter.resource_id.empty()) params.emplace_back("resource_id", filter.resource_id);
     return GetJson("/api/v1/tasks", params);
   }

@@ -218,7 +218,7 @@ TEST(RemoteBackendTest, FindAndTasksSendTheWireRequests) {
   EXPECT_EQ(server.last().method, "GET");
   EXPECT_EQ(server.last().path, "/api/v1/tasks/a b");
   TaskFilter filter;
-  filter.status = "running";
+  filter.status = TaskState::kRunning;
   filter.limit = 7;
   ASSERT_TRUE(backend->ListTasks(filter).ok());
   EXPECT_EQ(server.last().path, "/api/v1/tasks");

@@ -90,7 +90,7 @@ TEST(WireCodecTest, TaskDictShape) {
   TaskInfo task;
   task.task_id = "t1";
   task.task_type = "add_resource";
-  task.status = "completed";
+  task.status = TaskState::kCompleted;
   task.created_ns = kJan31 + 1500000;  // +1.5 ms
   task.updated_ns = kJan31 + 2 * kSecond;
   task.resource_id = "viking://resources/doc";
@@ -128,7 +128,7 @@ TEST(WireCodecTest, AddResourceResultShape) {
                            {"errors", Json::array()},
                            {"task_id", "t1"}}));
   added.task_id.clear();
-  added.task_status = "completed";
+  added.task_status = TaskState::kCompleted;
   added.warnings = {"w"};
   Json waited = AddResourceResultToJson(added, /*waited=*/true);
   EXPECT_FALSE(waited.contains("task_id"));

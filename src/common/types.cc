@@ -27,4 +27,22 @@ std::optional<ContextType> ParseContextType(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view TaskStateName(TaskState state) {
+  switch (state) {
+    case TaskState::kPending: return "pending";
+    case TaskState::kRunning: return "running";
+    case TaskState::kCompleted: return "completed";
+    case TaskState::kFailed: return "failed";
+  }
+  return "pending";
+}
+
+std::optional<TaskState> ParseTaskState(std::string_view name) {
+  for (TaskState state :
+       {TaskState::kPending, TaskState::kRunning, TaskState::kCompleted, TaskState::kFailed}) {
+    if (name == TaskStateName(state)) return state;
+  }
+  return std::nullopt;
+}
+
 }  // namespace skald

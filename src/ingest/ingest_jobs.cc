@@ -84,7 +84,7 @@ std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path, J
   int root = NamespaceRootDepth(path);
   if (root == 0) return std::nullopt;
   JobSpec spec;
-  spec.kind = std::string(JobKindName(kind));
+  spec.kind = kind;
   spec.account = who.account;
   spec.user = who.user;
   spec.resource_id = fmt::format("viking://{}", path);

@@ -1,6 +1,8 @@
 // Task routes (reference §2.8): GET /api/v1/tasks/{task_id} and
 // GET /api/v1/tasks. Answered with the default envelope (nulls kept).
 
+#include <fmt/format.h>
+
 #include "server/routes.h"
 #include "service/json_codec.h"
 
@@ -33,7 +35,7 @@ void ListTasks(Call& call) {
   QueryReader q(call.query(), &errors);
   TaskFilter filter;
   filter.task_type = q.String("task_type", "");
-  filter.status = q.String("status", "");
+  const std::string status = q.String("status", "");
   filter.resource_id = q.String("resource_id", "");
   const int64_t limit = q.Int("limit", filter.limit);
   if (errors.empty() && limit > kMaxTaskListLimit) {
@@ -44,6 +46,12 @@ void ListTasks(Call& call) {
   }
   if (!errors.empty()) return call.FailValidation(errors);
   filter.limit = static_cast<int>(limit);
+  if (!status.empty()) {
+    filter.status = ParseTaskState(status);
+    if (!filter.status) {
+      return call.Fail(Status::InvalidArgument(fmt::format("unknown task status '{}'", status)));
+    }
+  }
 
   Result<std::vector<TaskInfo>> tasks = call.db().ListTasks(call.who(), filter);
   if (!tasks.ok()) return call.Fail(tasks.status());

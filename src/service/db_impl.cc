@@ -26,8 +26,8 @@ Status CheckContentWriteTarget(const VikingUri& uri) {
 TaskInfo ToTaskInfo(const Job& job) {
   TaskInfo info;
   info.task_id = job.task_id;
-  info.task_type = job.kind;
-  info.status = std::string(JobStateName(job.state));
+  info.task_type = job.kind_name;
+  info.status = job.state;
   info.created_ns = job.created_ns;
   info.updated_ns = job.updated_ns;
   info.resource_id = job.resource_id;
@@ -167,14 +167,13 @@ Result<std::vector<TaskInfo>> DbImpl::ListTasks(const Identity& who, const TaskF
     return Status::InvalidArgument("limit must be between 0 and 200");
   }
   JobFilter query;
-  query.kind = filter.task_type;
-  query.resource_id = filter.resource_id;
-  if (!filter.status.empty()) {
-    query.state = ParseJobState(filter.status);
-    if (!query.state) {
-      return Status::InvalidArgument(fmt::format("unknown task status '{}'", filter.status));
-    }
+  if (!filter.task_type.empty()) {
+    // A type this binary does not know names no job it could list by kind:
+    // select the rows of unknown kinds and keep those stored with this name.
+    query.kind = ParseJobKind(filter.task_type).value_or(JobKind::kUnknown);
   }
+  query.resource_id = filter.resource_id;
+  query.state = filter.status;
   if (who.role != Role::kRoot) {
     query.account = who.account;
     query.user = who.user;
@@ -182,8 +181,13 @@ Result<std::vector<TaskInfo>> DbImpl::ListTasks(const Identity& who, const TaskF
   std::vector<TaskInfo> out;
   if (filter.limit == 0) return out;
   query.limit = filter.limit;
+  if (query.kind == JobKind::kUnknown) query.limit = 0;  // filtered by name below
   SKALD_ASSIGN_OR_RETURN(std::vector<Job> jobs, catalog_->ListJobs(query));
-  for (const Job& job : jobs) out.push_back(ToTaskInfo(job));
+  for (const Job& job : jobs) {
+    if (job.kind_name != filter.task_type && !filter.task_type.empty()) continue;
+    out.push_back(ToTaskInfo(job));
+    if (out.size() == static_cast<size_t>(filter.limit)) break;
+  }
   return out;
 }
 

@@ -140,15 +140,14 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
   // recorded the change but stopped before its job was queued.
   SKALD_ASSIGN_OR_RETURN(auto reindex_from, db->catalog_->GetMeta(kEmbedderReindexMetaKey));
   if (!reindex && reindex_from && !reindex_from->empty() && db->indexer_) {
-    SKALD_ASSIGN_OR_RETURN(uint64_t queued, db->catalog_->CountJobs(
-                                                JobState::kPending, JobKindName(JobKind::kReindex)));
+    SKALD_ASSIGN_OR_RETURN(uint64_t queued, db->catalog_->CountJobs(JobState::kPending, JobKind::kReindex));
     reindex = queued == 0;
   }
   SKALD_RETURN_IF_ERROR(db->upkeep_->IndexRepairedNodes(recovered));
   if (reindex) {
     // Every vector must be remade with the new embedder: one durable job.
     JobSpec spec;
-    spec.kind = std::string(JobKindName(JobKind::kReindex));
+    spec.kind = JobKind::kReindex;
     spec.resource_id = "viking://";
     spec.max_attempts = kModelJobAttempts;
     SKALD_ASSIGN_OR_RETURN(Job job, db->runner_->queue()->Enqueue(spec));

@@ -320,7 +320,7 @@ Json TaskInfoToJson(const TaskInfo& task) {
   Json out = Json::object();
   out["task_id"] = task.task_id;
   out["task_type"] = task.task_type;
-  out["status"] = task.status;
+  out["status"] = TaskStateName(task.status);
   out["created_at"] = EpochSeconds(task.created_ns);
   out["updated_at"] = EpochSeconds(task.updated_ns);
   out["created_at_iso"] = IsoMicros(task.created_ns);
@@ -349,7 +349,7 @@ Json AddResourceResultToJson(const AddResourceResult& result, bool waited) {
   out["errors"] = result.errors;
   if (!result.warnings.empty()) out["warnings"] = result.warnings;
   if (waited) {
-    out["queue_status"] = Json{{"task_status", result.task_status}};
+    out["queue_status"] = Json{{"task_status", TaskStateName(result.task_status)}};
   } else {
     out["task_id"] = result.task_id;
   }

@@ -178,7 +178,7 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
                             {"ignore_dirs", request.ignore_dirs}, {"tags", request.tags},
                             {"reason", request.reason}};
   JobSpec spec;
-  spec.kind = std::string(JobKindName(JobKind::kAddResource));
+  spec.kind = JobKind::kAddResource;
   spec.account = who.account;
   spec.user = who.user;
   spec.resource_id = root.str();
@@ -207,11 +207,11 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   no_fsck.unlock();  // the job takes its own share
   if (!request.wait) {
     result.task_id = job.task_id;
-    result.task_status = "pending";
+    result.task_status = TaskState::kPending;
     return result;
   }
   SKALD_ASSIGN_OR_RETURN(Job done, runner_->AwaitTask(job.task_id, request.timeout_s));
-  result.task_status = std::string(JobStateName(done.state));
+  result.task_status = done.state;
   if (done.state != JobState::kCompleted) result.task_id = done.task_id;
   nlohmann::json summary = nlohmann::json::parse(done.result, nullptr, false);
   if (summary.is_object() && summary.contains("warnings") && summary["warnings"].is_array()) {

@@ -20,6 +20,8 @@
 
 #include "common/env.h"
 #include "skald/result.h"
+#include "skald/types.h"
+#include "storage/job_kind.h"
 #include "storage/record.h"
 
 namespace skald {
@@ -41,7 +43,7 @@ inline constexpr int kJobPriorityInteractive = 100;
 
 // What to enqueue. Thread safety: a value type.
 struct JobSpec {
-  std::string kind;            // what the job does ("semantic", "embed", ...); required
+  JobKind kind = JobKind::kUnknown;  // what the job does; required (not kUnknown)
   std::string account;         // tenant; "" inside Apply() means Apply's account
   std::string user;            // who asked for it ("" for system work)
   std::string resource_id;     // what it works on, usually a URI ("viking://resources/a")
@@ -52,17 +54,21 @@ struct JobSpec {
   std::string task_id;        // "" = a new random UUID (version 4)
 };
 
-enum class JobState { kPending, kRunning, kCompleted, kFailed };
-
-// "pending" | "running" | "completed" | "failed" (as stored and shown by the API).
-std::string_view JobStateName(JobState state);
-// Inverse of JobStateName; nullopt for anything else.
-std::optional<JobState> ParseJobState(std::string_view name);
+// A job's state is the state its task shows (skald/types.h); the `state`
+// column stores TaskStateName().
+using JobState = TaskState;
 
 // One row of the job queue. Thread safety: a value type.
 struct Job {
   int64_t id = 0;  // catalog-assigned, increasing with enqueue order
-  std::string task_id, kind, account, user, resource_id, payload;
+  std::string task_id;
+  // What the job does. kUnknown for a stored kind this binary does not know
+  // (written by a newer version, or a damaged row): such a job is still
+  // listed and leased, so that the runner can fail it with a clear error.
+  JobKind kind = JobKind::kUnknown;
+  // The kind as stored: JobKindName(kind), or the unknown text for kUnknown.
+  std::string kind_name;
+  std::string account, user, resource_id, payload;
   int priority = 0;
   JobState state = JobState::kPending;
   int attempts = 0;  // times leased so far
@@ -76,9 +82,11 @@ struct Job {
   std::string error;           // last failure message (kept through retries)
 };
 
-// Selection for ListJobs; empty strings match anything.
+// Selection for ListJobs; empty strings and nullopt match anything.
 struct JobFilter {
-  std::string kind, account, user, resource_id;  // resource_id: exact match
+  // kUnknown selects the jobs whose stored kind this binary does not know.
+  std::optional<JobKind> kind;
+  std::string account, user, resource_id;  // resource_id: exact match
   std::optional<JobState> state;
   int limit = 50;  // <= 0: no limit
 };
@@ -200,11 +208,12 @@ class Catalog {
   // ---- Job queue (table `jobs`). Scheduling times (`now_ns`, leases,
   // not_before) are the caller's clock; created_ns/updated_ns are wall clock.
 
-  // Stores a pending job. InvalidArgument for an empty kind, max_attempts < 1
+  // Stores a pending job. InvalidArgument for kind kUnknown, max_attempts < 1
   // or a payload that is not JSON; AlreadyExists for a task_id in use.
   Result<Job> EnqueueJob(const JobSpec& spec);
 
-  // Leases the next runnable job whose kind is in `kinds` (empty = any):
+  // Leases the next runnable job whose kind is in `kinds` (empty = any;
+  // kUnknown in `kinds` matches every stored kind this binary does not know):
   // highest priority first, then oldest. Runnable = pending with
   // not_before_ns <= now_ns, or running with lease_until_ns < now_ns (its
   // worker died; the job runs again). The job becomes running with
@@ -214,7 +223,7 @@ class Catalog {
   // A lease is not a fence: a worker that outlived its lease can still
   // complete or fail the job another worker re-leased, so jobs must be
   // idempotent and workers renew leases well before they expire.
-  Result<std::optional<Job>> LeaseJob(std::span<const std::string> kinds, int64_t now_ns,
+  Result<std::optional<Job>> LeaseJob(std::span<const JobKind> kinds, int64_t now_ns,
                                       int64_t lease_ns);
 
   // Extends a running job's lease. NotFound for an unknown id,
@@ -248,8 +257,10 @@ class Catalog {
   // Jobs matching `filter`, newest first.
   Result<std::vector<Job>> ListJobs(const JobFilter& filter);
 
-  // Number of jobs in `state` (nullopt = any) of `kind` ("" = any).
-  Result<uint64_t> CountJobs(std::optional<JobState> state, std::string_view kind = "");
+  // Number of jobs in `state` (nullopt = any) of `kind` (nullopt = any;
+  // kUnknown = every stored kind this binary does not know).
+  Result<uint64_t> CountJobs(std::optional<JobState> state,
+                             std::optional<JobKind> kind = std::nullopt);
 
   // Pending or running jobs of `account` whose resource_id is `resource` or
   // below it ("" = every job of the account; "viking://resources" covers

@@ -4,6 +4,9 @@
 #include <openssl/rand.h>
 
 #include <random>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "common/json_util.h"
 #include "common/time_util.h"
@@ -14,46 +17,57 @@ namespace skald {
 
 using namespace catalog_internal;  // NOLINT: part of the catalog itself
 
-std::string_view JobStateName(JobState state) {
-  switch (state) {
-    case JobState::kPending:
-      return "pending";
-    case JobState::kRunning:
-      return "running";
-    case JobState::kCompleted:
-      return "completed";
-    case JobState::kFailed:
-      return "failed";
-  }
-  return "pending";
-}
-
-std::optional<JobState> ParseJobState(std::string_view name) {
-  for (JobState s :
-       {JobState::kPending, JobState::kRunning, JobState::kCompleted, JobState::kFailed}) {
-    if (JobStateName(s) == name) return s;
-  }
-  return std::nullopt;
-}
-
 namespace {
 
 constexpr const char* kJobColumns =
     "id, task_id, kind, account, user, resource_id, payload, priority, state, attempts, "
     "max_attempts, not_before_ns, lease_until_ns, stage, result, error, created_ns, updated_ns";
 
+// A SQL condition on the `kind` column matching any of `kinds` (kUnknown:
+// any stored kind this binary does not know). The names are this binary's
+// constants, so they are inlined as literals.
+std::string KindCondition(std::span<const JobKind> kinds) {
+  auto quoted_list = [](auto&& names) {
+    std::string out;
+    for (std::string_view name : names) {
+      if (!out.empty()) out += ", ";
+      out += fmt::format("'{}'", name);
+    }
+    return out;
+  };
+  std::vector<std::string_view> known, all;
+  bool unknown = false;
+  for (JobKind k : kinds) {
+    if (k == JobKind::kUnknown) {
+      unknown = true;
+    } else {
+      known.push_back(JobKindName(k));
+    }
+  }
+  std::vector<std::string> terms;
+  if (!known.empty()) terms.push_back(fmt::format("kind IN ({})", quoted_list(known)));
+  if (unknown) {
+    for (JobKind k : KnownJobKinds()) all.push_back(JobKindName(k));
+    terms.push_back(fmt::format("kind NOT IN ({})", quoted_list(all)));
+  }
+  if (terms.empty()) return "1";
+  if (terms.size() == 1) return terms[0];
+  return fmt::format("({} OR {})", terms[0], terms[1]);
+}
+
 Result<Job> ReadJob(const Stmt& s) {
   Job j;
   j.id = s.Int(0);
   j.task_id = s.Text(1);
-  j.kind = s.Text(2);
+  j.kind_name = s.Text(2);
+  j.kind = ParseJobKind(j.kind_name).value_or(JobKind::kUnknown);
   j.account = s.Text(3);
   j.user = s.Text(4);
   j.resource_id = s.Text(5);
   j.payload = s.Text(6);
   j.priority = static_cast<int>(s.Int(7));
   std::string state = s.Text(8);
-  std::optional<JobState> parsed = ParseJobState(state);
+  std::optional<JobState> parsed = ParseTaskState(state);
   if (!parsed) {
     return Status::Corruption(fmt::format("catalog job {}: unknown state '{}'", j.id, state));
   }
@@ -112,7 +126,7 @@ Result<JobState> JobStateLocked(sqlite3* db, int64_t id) {
   int rc = s.Step();
   if (rc == SQLITE_DONE) return Status::NotFound(fmt::format("job {} not found", id));
   if (rc != SQLITE_ROW) return SqlError(db, "job state");
-  std::optional<JobState> st = ParseJobState(s.Text(0));
+  std::optional<JobState> st = ParseTaskState(s.Text(0));
   if (!st) return Status::Corruption(fmt::format("catalog job {}: unknown state", id));
   return *st;
 }
@@ -124,7 +138,7 @@ Status UpdateRunningJob(sqlite3* db, Stmt& update, int64_t id, std::string_view 
   if (sqlite3_changes(db) > 0) return Status::Ok();
   SKALD_ASSIGN_OR_RETURN(JobState state, JobStateLocked(db, id));
   return Status::FailedPrecondition(
-      fmt::format("{}: job {} is {}, not running", what, id, JobStateName(state)));
+      fmt::format("{}: job {} is {}, not running", what, id, TaskStateName(state)));
 }
 
 Status CheckJson(std::string_view text, std::string_view what) {
@@ -142,7 +156,7 @@ Status CheckJson(std::string_view text, std::string_view what) {
 namespace catalog_internal {
 
 Result<Job> InsertJobLocked(sqlite3* db, const JobSpec& spec) {
-  if (spec.kind.empty()) return Status::InvalidArgument("job kind is empty");
+  if (spec.kind == JobKind::kUnknown) return Status::InvalidArgument("job kind is unknown");
   if (spec.max_attempts < 1) {
     return Status::InvalidArgument(
         fmt::format("job max_attempts must be at least 1, got {}", spec.max_attempts));
@@ -158,7 +172,7 @@ Result<Job> InsertJobLocked(sqlite3* db, const JobSpec& spec) {
                          "RETURNING {}",
                          kJobColumns));
   if (!s.prepared()) return SqlError(db, "enqueue job");
-  s.Bind(1, task_id).Bind(2, spec.kind).Bind(3, spec.account).Bind(4, spec.user);
+  s.Bind(1, task_id).Bind(2, JobKindName(spec.kind)).Bind(3, spec.account).Bind(4, spec.user);
   s.Bind(5, spec.resource_id).Bind(6, spec.payload).Bind(7, int64_t{spec.priority});
   s.Bind(8, int64_t{spec.max_attempts}).Bind(9, spec.not_before_ns).Bind(10, now).Bind(11, now);
   int rc = s.Step();
@@ -186,7 +200,7 @@ Result<Job> Catalog::EnqueueJob(const JobSpec& spec) {
   return std::move(*job);
 }
 
-Result<std::optional<Job>> Catalog::LeaseJob(std::span<const std::string> kinds, int64_t now_ns,
+Result<std::optional<Job>> Catalog::LeaseJob(std::span<const JobKind> kinds, int64_t now_ns,
                                              int64_t lease_ns) {
   if (lease_ns <= 0) return Status::InvalidArgument("job lease must be positive");
   std::lock_guard<std::mutex> lock(impl_->write_mu);
@@ -209,7 +223,7 @@ Result<std::optional<Job>> Catalog::LeaseJob(std::span<const std::string> kinds,
     // The best pending and the best expired job are each found by walking
     // jobs_by_state in (priority DESC, id) order, so a lease costs no sort
     // however many jobs wait; the better of the two wins.
-    std::string kind_filter = kinds.empty() ? "" : " AND kind IN (SELECT value FROM json_each(?4))";
+    std::string kind_filter = kinds.empty() ? "" : " AND " + KindCondition(kinds);
     Stmt s(db, fmt::format(
                    "UPDATE jobs SET state='running', attempts=attempts+1, lease_until_ns=?1 + ?2, "
                    "updated_ns=?3 WHERE id = (SELECT id FROM ("
@@ -221,7 +235,6 @@ Result<std::optional<Job>> Catalog::LeaseJob(std::span<const std::string> kinds,
                    kind_filter, kJobColumns));
     if (!s.prepared()) return SqlError(db, "lease job");
     s.Bind(1, now_ns).Bind(2, lease_ns).Bind(3, wall);
-    if (!kinds.empty()) s.Bind(4, JsonArrayOf(kinds));
     int rc = s.Step();
     if (rc == SQLITE_DONE) return Status::Ok();
     if (rc != SQLITE_ROW) return SqlError(db, "lease job");
@@ -332,7 +345,7 @@ Result<std::vector<Job>> Catalog::ListJobs(const JobFilter& filter) {
   Impl::Lease lease(impl_.get());
   std::string sql = fmt::format("SELECT {} FROM jobs WHERE 1", kJobColumns);
   // Parameters are numbered so that unused filters need no placeholder.
-  if (!filter.kind.empty()) sql += " AND kind=?1";
+  if (filter.kind) sql += " AND " + KindCondition(std::span<const JobKind>(&*filter.kind, 1));
   if (!filter.account.empty()) sql += " AND account=?2";
   if (!filter.user.empty()) sql += " AND user=?3";
   if (!filter.resource_id.empty()) sql += " AND resource_id=?4";
@@ -341,24 +354,22 @@ Result<std::vector<Job>> Catalog::ListJobs(const JobFilter& filter) {
   if (filter.limit > 0) sql += " LIMIT ?6";
   Stmt s(lease.db(), sql);
   if (!s.prepared()) return SqlError(lease.db(), "list jobs");
-  if (!filter.kind.empty()) s.Bind(1, filter.kind);
   if (!filter.account.empty()) s.Bind(2, filter.account);
   if (!filter.user.empty()) s.Bind(3, filter.user);
   if (!filter.resource_id.empty()) s.Bind(4, filter.resource_id);
-  if (filter.state) s.Bind(5, JobStateName(*filter.state));
+  if (filter.state) s.Bind(5, TaskStateName(*filter.state));
   if (filter.limit > 0) s.Bind(6, int64_t{filter.limit});
   return ReadJobs(lease.db(), s, "list jobs");
 }
 
-Result<uint64_t> Catalog::CountJobs(std::optional<JobState> state, std::string_view kind) {
+Result<uint64_t> Catalog::CountJobs(std::optional<JobState> state, std::optional<JobKind> kind) {
   Impl::Lease lease(impl_.get());
   std::string sql = "SELECT count(*) FROM jobs WHERE 1";
   if (state) sql += " AND state=?1";
-  if (!kind.empty()) sql += " AND kind=?2";
+  if (kind) sql += " AND " + KindCondition(std::span<const JobKind>(&*kind, 1));
   Stmt s(lease.db(), sql);
   if (!s.prepared()) return SqlError(lease.db(), "count jobs");
-  if (state) s.Bind(1, JobStateName(*state));
-  if (!kind.empty()) s.Bind(2, kind);
+  if (state) s.Bind(1, TaskStateName(*state));
   if (s.Step() != SQLITE_ROW) return SqlError(lease.db(), "count jobs");
   return static_cast<uint64_t>(s.Int(0));
 }

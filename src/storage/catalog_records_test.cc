@@ -271,7 +271,7 @@ TEST(CatalogMigrationTest, Version2DatabaseGainsJobsAndCacheKeepingData) {
   EXPECT_EQ(*catalog.MaxRecordSeq(), 5);
   // The new tables work.
   JobSpec spec;
-  spec.kind = "semantic";
+  spec.kind = JobKind::kIndex;
   spec.account = "a";
   EXPECT_TRUE(catalog.EnqueueJob(spec).ok());
   std::vector<std::vector<float>> v = {{1}};

@@ -13,7 +13,12 @@ constexpr std::array<std::pair<JobKind, std::string_view>, 4> kNames = {{
     {JobKind::kReindex, "reindex"},
 }};
 
+constexpr std::array<JobKind, kNames.size()> kKnown = {
+    JobKind::kAddResource, JobKind::kIndex, JobKind::kRefresh, JobKind::kReindex};
+
 }  // namespace
+
+std::span<const JobKind> KnownJobKinds() { return kKnown; }
 
 std::string_view JobKindName(JobKind kind) {
   for (const auto& [k, name] : kNames) {

@@ -13,6 +13,7 @@
 // Thread safety: pure functions.
 
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace skald {
@@ -22,10 +23,18 @@ enum class JobKind {
   kIndex,        // "index": summarize and embed a subtree, then its ancestors
   kRefresh,      // "refresh": refresh the summaries above a changed path
   kReindex,      // "reindex": re-embed every record after an embedder change
+  // A stored kind this binary does not know (a job written by a newer
+  // version, or a damaged row). Never enqueued; Job::kind_name keeps the
+  // stored text for messages.
+  kUnknown,
 };
 
-// The stored name of `kind` ("add_resource", "index", "refresh", "reindex").
+// The stored name of `kind` ("add_resource", "index", "refresh", "reindex";
+// "unknown" for kUnknown, which has no stored name of its own).
 std::string_view JobKindName(JobKind kind);
+
+// Every kind this binary knows (kUnknown excluded).
+std::span<const JobKind> KnownJobKinds();
 
 // Inverse of JobKindName; nullopt for a name this binary does not know (a
 // job written by a newer version, or a damaged row).

@@ -73,12 +73,12 @@ void JobQueue::Notify() {
   BumpDone();
 }
 
-Result<std::optional<Job>> JobQueue::TryLease(std::span<const std::string> kinds,
+Result<std::optional<Job>> JobQueue::TryLease(std::span<const JobKind> kinds,
                                               int64_t lease_ns) {
   return catalog_->LeaseJob(kinds, Now(), lease_ns);
 }
 
-Result<std::optional<Job>> JobQueue::WaitAndLease(std::span<const std::string> kinds,
+Result<std::optional<Job>> JobQueue::WaitAndLease(std::span<const JobKind> kinds,
                                                   int64_t lease_ns,
                                                   std::chrono::milliseconds timeout) {
   int64_t deadline = DeadlineAfter(timeout);

@@ -62,11 +62,11 @@ class JobQueue {
 
   // Leases a runnable job of `kinds` (empty = any) for `lease_ns` without
   // waiting; nullopt when there is none (see Catalog::LeaseJob for the order).
-  Result<std::optional<Job>> TryLease(std::span<const std::string> kinds, int64_t lease_ns);
+  Result<std::optional<Job>> TryLease(std::span<const JobKind> kinds, int64_t lease_ns);
 
   // Like TryLease, but blocks until a job can be leased, `timeout` passes or
   // the queue shuts down (both give nullopt). Errors are the catalog's.
-  Result<std::optional<Job>> WaitAndLease(std::span<const std::string> kinds, int64_t lease_ns,
+  Result<std::optional<Job>> WaitAndLease(std::span<const JobKind> kinds, int64_t lease_ns,
                                           std::chrono::milliseconds timeout);
 
   // Extends a running job's lease to Now() + lease_ns (Catalog::RenewJobLease).

@@ -20,9 +20,9 @@ constexpr auto kLongWait = std::chrono::minutes(2);
 // No periodic re-poll within a test, so only an explicit wake-up can end a wait.
 constexpr auto kNoPolling = std::chrono::hours(24);
 
-JobSpec Spec(std::string kind, int priority = kJobPriorityBulk, std::string resource = "") {
+JobSpec Spec(JobKind kind, int priority = kJobPriorityBulk, std::string resource = "") {
   JobSpec s;
-  s.kind = std::move(kind);
+  s.kind = kind;
   s.account = "acct";
   s.user = "alice";
   s.resource_id = std::move(resource);
@@ -39,7 +39,7 @@ class JobsTest : public ::testing::Test {
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     catalog_ = std::move(c).value();
   }
-  std::optional<Job> Lease(int64_t now, std::vector<std::string> kinds = {}) {
+  std::optional<Job> Lease(int64_t now, std::vector<JobKind> kinds = {}) {
     auto leased = catalog_->LeaseJob(kinds, now, 30 * kSecond);
     EXPECT_TRUE(leased.ok()) << leased.status().ToString();
     return leased.ok() ? *leased : std::nullopt;
@@ -55,7 +55,7 @@ class JobsTest : public ::testing::Test {
 };
 
 TEST_F(JobsTest, EnqueueLeaseComplete) {
-  JobSpec spec = Spec("semantic", kJobPriorityBulk, "viking://resources/a");
+  JobSpec spec = Spec(JobKind::kIndex, kJobPriorityBulk, "viking://resources/a");
   spec.payload = R"({"uri":"viking://resources/a"})";
   auto enq = catalog_->EnqueueJob(spec);
   ASSERT_TRUE(enq.ok()) << enq.status().ToString();
@@ -92,14 +92,14 @@ TEST_F(JobsTest, EnqueueLeaseComplete) {
 }
 
 TEST_F(JobsTest, InvalidSpecsAndDuplicateTaskIdsAreRejected) {
-  EXPECT_EQ(catalog_->EnqueueJob(Spec("")).status().code(), StatusCode::kInvalidArgument);
-  JobSpec bad_attempts = Spec("embed");
+  EXPECT_EQ(catalog_->EnqueueJob(Spec(JobKind::kUnknown)).status().code(), StatusCode::kInvalidArgument);
+  JobSpec bad_attempts = Spec(JobKind::kReindex);
   bad_attempts.max_attempts = 0;
   EXPECT_EQ(catalog_->EnqueueJob(bad_attempts).status().code(), StatusCode::kInvalidArgument);
-  JobSpec bad_payload = Spec("embed");
+  JobSpec bad_payload = Spec(JobKind::kReindex);
   bad_payload.payload = "{not json";
   EXPECT_EQ(catalog_->EnqueueJob(bad_payload).status().code(), StatusCode::kInvalidArgument);
-  JobSpec named = Spec("embed");
+  JobSpec named = Spec(JobKind::kReindex);
   named.task_id = "task-1";
   ASSERT_TRUE(catalog_->EnqueueJob(named).ok());
   EXPECT_EQ(catalog_->EnqueueJob(named).status().code(), StatusCode::kAlreadyExists);
@@ -110,9 +110,9 @@ TEST_F(JobsTest, InvalidSpecsAndDuplicateTaskIdsAreRejected) {
 }
 
 TEST_F(JobsTest, InteractiveJobsRunBeforeBulkThenOldestFirst) {
-  auto bulk1 = catalog_->EnqueueJob(Spec("embed", kJobPriorityBulk));
-  auto bulk2 = catalog_->EnqueueJob(Spec("embed", kJobPriorityBulk));
-  auto commit = catalog_->EnqueueJob(Spec("session_commit", kJobPriorityInteractive));
+  auto bulk1 = catalog_->EnqueueJob(Spec(JobKind::kReindex, kJobPriorityBulk));
+  auto bulk2 = catalog_->EnqueueJob(Spec(JobKind::kReindex, kJobPriorityBulk));
+  auto commit = catalog_->EnqueueJob(Spec(JobKind::kAddResource, kJobPriorityInteractive));
   ASSERT_TRUE(bulk1.ok() && bulk2.ok() && commit.ok());
   EXPECT_EQ(Lease(1)->task_id, commit->task_id);
   EXPECT_EQ(Lease(1)->task_id, bulk1->task_id);
@@ -121,17 +121,17 @@ TEST_F(JobsTest, InteractiveJobsRunBeforeBulkThenOldestFirst) {
 }
 
 TEST_F(JobsTest, LeaseFiltersByKind) {
-  auto semantic = catalog_->EnqueueJob(Spec("semantic", kJobPriorityInteractive));
-  auto embed = catalog_->EnqueueJob(Spec("embed"));
+  auto semantic = catalog_->EnqueueJob(Spec(JobKind::kIndex, kJobPriorityInteractive));
+  auto embed = catalog_->EnqueueJob(Spec(JobKind::kReindex));
   ASSERT_TRUE(semantic.ok() && embed.ok());
-  EXPECT_EQ(Lease(1, {"embed", "delete"})->task_id, embed->task_id);
-  EXPECT_FALSE(Lease(1, {"embed"}).has_value());
-  EXPECT_EQ(Lease(1, {"semantic"})->task_id, semantic->task_id);
+  EXPECT_EQ(Lease(1, {JobKind::kReindex, JobKind::kRefresh})->task_id, embed->task_id);
+  EXPECT_FALSE(Lease(1, {JobKind::kReindex}).has_value());
+  EXPECT_EQ(Lease(1, {JobKind::kIndex})->task_id, semantic->task_id);
 }
 
 TEST_F(JobsTest, FailedJobBacksOffWhileOthersRun) {
-  auto poison = catalog_->EnqueueJob(Spec("embed"));
-  auto healthy = catalog_->EnqueueJob(Spec("embed"));
+  auto poison = catalog_->EnqueueJob(Spec(JobKind::kReindex));
+  auto healthy = catalog_->EnqueueJob(Spec(JobKind::kReindex));
   ASSERT_TRUE(poison.ok() && healthy.ok());
   std::optional<Job> first = Lease(10);
   ASSERT_EQ(first->task_id, poison->task_id);
@@ -153,7 +153,7 @@ TEST_F(JobsTest, FailedJobBacksOffWhileOthersRun) {
 }
 
 TEST_F(JobsTest, FailsTerminallyAfterMaxAttemptsKeepingTheError) {
-  JobSpec spec = Spec("embed");
+  JobSpec spec = Spec(JobKind::kReindex);
   spec.max_attempts = 2;
   auto enq = catalog_->EnqueueJob(spec);
   ASSERT_TRUE(enq.ok());
@@ -168,12 +168,12 @@ TEST_F(JobsTest, FailsTerminallyAfterMaxAttemptsKeepingTheError) {
   EXPECT_EQ(failed.attempts, 2);
   EXPECT_FALSE(Lease(1000 * kSecond).has_value());
   EXPECT_EQ(catalog_->FailJob(a2->id, "again", 4).code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(*catalog_->CountJobs(JobState::kFailed, "embed"), 1u);
-  EXPECT_EQ(*catalog_->CountJobs(JobState::kFailed, "semantic"), 0u);
+  EXPECT_EQ(*catalog_->CountJobs(JobState::kFailed, JobKind::kReindex), 1u);
+  EXPECT_EQ(*catalog_->CountJobs(JobState::kFailed, JobKind::kIndex), 0u);
 }
 
 TEST_F(JobsTest, RunningJobComesBackAfterCrashAndReopen) {
-  auto enq = catalog_->EnqueueJob(Spec("semantic"));
+  auto enq = catalog_->EnqueueJob(Spec(JobKind::kIndex));
   ASSERT_TRUE(enq.ok());
   std::optional<Job> job = Lease(kSecond);  // lease until 31 s
   ASSERT_TRUE(job.has_value());
@@ -188,11 +188,11 @@ TEST_F(JobsTest, RunningJobComesBackAfterCrashAndReopen) {
 }
 
 TEST_F(JobsTest, ReleaseRunningJobsResumesOrphansAtOnceButNotPoison) {
-  auto orphan = catalog_->EnqueueJob(Spec("semantic"));
-  JobSpec last_try = Spec("semantic");
+  auto orphan = catalog_->EnqueueJob(Spec(JobKind::kIndex));
+  JobSpec last_try = Spec(JobKind::kIndex);
   last_try.max_attempts = 1;
   auto poison = catalog_->EnqueueJob(last_try);
-  auto waiting = catalog_->EnqueueJob(Spec("semantic"));
+  auto waiting = catalog_->EnqueueJob(Spec(JobKind::kIndex));
   ASSERT_TRUE(orphan.ok() && poison.ok() && waiting.ok());
   ASSERT_TRUE(Lease(0).has_value());
   ASSERT_TRUE(Lease(0).has_value());
@@ -213,7 +213,7 @@ TEST_F(JobsTest, ReleaseRunningJobsResumesOrphansAtOnceButNotPoison) {
 }
 
 TEST_F(JobsTest, PermanentFailureEndsTheJobWithAttemptsLeft) {
-  auto enq = catalog_->EnqueueJob(Spec("embed"));  // 5 attempts
+  auto enq = catalog_->EnqueueJob(Spec(JobKind::kReindex));  // 5 attempts
   ASSERT_TRUE(enq.ok());
   std::optional<Job> job = Lease(0);
   ASSERT_TRUE(job.has_value());
@@ -226,7 +226,7 @@ TEST_F(JobsTest, PermanentFailureEndsTheJobWithAttemptsLeft) {
 }
 
 TEST_F(JobsTest, ExpiredLeaseOnLastAttemptFailsInsteadOfLooping) {
-  JobSpec spec = Spec("semantic");
+  JobSpec spec = Spec(JobKind::kIndex);
   spec.max_attempts = 1;
   auto enq = catalog_->EnqueueJob(spec);
   ASSERT_TRUE(enq.ok());
@@ -240,18 +240,19 @@ TEST_F(JobsTest, ExpiredLeaseOnLastAttemptFailsInsteadOfLooping) {
 TEST_F(JobsTest, OutboxCommitsNodesAndJobsTogether) {
   CatalogNode node{"resources/a.md", false, 3, 1, 1, "abc"};
   std::vector<Job> enqueued;
-  JobSpec other_account = Spec("embed");
+  JobSpec other_account = Spec(JobKind::kReindex);
   other_account.account = "other";
   ASSERT_TRUE(
-      catalog_->Apply("acct", {node}, {}, {Spec("semantic"), other_account}, &enqueued).ok());
+      catalog_->Apply("acct", {node}, {}, {Spec(JobKind::kIndex), other_account}, &enqueued).ok());
   ASSERT_EQ(enqueued.size(), 2u);
-  EXPECT_EQ(enqueued[0].kind, "semantic");
+  EXPECT_EQ(enqueued[0].kind, JobKind::kIndex);
+  EXPECT_EQ(enqueued[0].kind_name, "index");
   EXPECT_EQ(enqueued[1].account, "other");
   EXPECT_TRUE(catalog_->Get("acct", "resources/a.md")->has_value());
   EXPECT_EQ(Get(enqueued[0].task_id).state, JobState::kPending);
 
   // An Apply with the empty account default fills in Apply's account.
-  JobSpec unscoped = Spec("semantic");
+  JobSpec unscoped = Spec(JobKind::kIndex);
   unscoped.account.clear();
   std::vector<Job> second;
   ASSERT_TRUE(catalog_->Apply("acct2", {}, {}, {unscoped}, &second).ok());
@@ -259,31 +260,31 @@ TEST_F(JobsTest, OutboxCommitsNodesAndJobsTogether) {
 }
 
 TEST_F(JobsTest, FailedOutboxApplyLeavesNeitherNodesNorJobs) {
-  JobSpec taken = Spec("semantic");
+  JobSpec taken = Spec(JobKind::kIndex);
   taken.task_id = "taken";
   ASSERT_TRUE(catalog_->EnqueueJob(taken).ok());
   CatalogNode node{"resources/b.md", false, 3, 1, 1, "abc"};
-  Status st = catalog_->Apply("acct", {node}, {}, {Spec("semantic"), taken});
+  Status st = catalog_->Apply("acct", {node}, {}, {Spec(JobKind::kIndex), taken});
   EXPECT_EQ(st.code(), StatusCode::kAlreadyExists);
   EXPECT_FALSE(catalog_->Get("acct", "resources/b.md")->has_value());
   EXPECT_EQ(*catalog_->CountJobs(std::nullopt), 1u);  // only the first "taken"
-  JobSpec bad = Spec("semantic");
+  JobSpec bad = Spec(JobKind::kIndex);
   bad.payload = "[";
   EXPECT_EQ(catalog_->Apply("acct", {node}, {}, {bad}).code(), StatusCode::kInvalidArgument);
   EXPECT_FALSE(catalog_->Get("acct", "resources/b.md")->has_value());
 }
 
 TEST_F(JobsTest, ListCountUnfinishedAndPurge) {
-  auto a = catalog_->EnqueueJob(Spec("semantic", 0, "viking://resources/docs"));
-  auto b = catalog_->EnqueueJob(Spec("embed", 0, "viking://resources/docs/x.md"));
-  auto c = catalog_->EnqueueJob(Spec("embed", 0, "viking://resources/docs-old"));
+  auto a = catalog_->EnqueueJob(Spec(JobKind::kIndex, 0, "viking://resources/docs"));
+  auto b = catalog_->EnqueueJob(Spec(JobKind::kReindex, 0, "viking://resources/docs/x.md"));
+  auto c = catalog_->EnqueueJob(Spec(JobKind::kReindex, 0, "viking://resources/docs-old"));
   ASSERT_TRUE(a.ok() && b.ok() && c.ok());
   auto all = catalog_->ListJobs({});
   ASSERT_TRUE(all.ok());
   ASSERT_EQ(all->size(), 3u);
   EXPECT_EQ((*all)[0].task_id, c->task_id);  // newest first
   JobFilter embeds;
-  embeds.kind = "embed";
+  embeds.kind = JobKind::kReindex;
   embeds.limit = 1;
   EXPECT_EQ(catalog_->ListJobs(embeds)->size(), 1u);
   JobFilter by_resource;
@@ -317,9 +318,10 @@ TEST_F(JobsTest, ListCountUnfinishedAndPurge) {
 TEST(JobStateTest, NamesRoundTrip) {
   for (JobState s :
        {JobState::kPending, JobState::kRunning, JobState::kCompleted, JobState::kFailed}) {
-    EXPECT_EQ(ParseJobState(JobStateName(s)), s);
+    EXPECT_EQ(ParseTaskState(TaskStateName(s)), s);
   }
-  EXPECT_FALSE(ParseJobState("done").has_value());
+  EXPECT_EQ(TaskStateName(TaskState::kCompleted), "completed");
+  EXPECT_FALSE(ParseTaskState("done").has_value());
 }
 
 TEST(JobQueueRetryDelayTest, DoublesUpToTheCap) {
@@ -352,7 +354,7 @@ TEST_F(JobQueueTest, WaitAndLeaseWakesOnEnqueue) {
   Result<std::optional<Job>> got = Status::Internal("not run");
   std::thread worker([&] { got = q->WaitAndLease({}, 30 * kSecond, kLongWait); });
   AwaitBlocked(*q, 1);
-  auto enq = q->Enqueue(Spec("semantic"));
+  auto enq = q->Enqueue(Spec(JobKind::kIndex));
   worker.join();
   ASSERT_TRUE(enq.ok());
   ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -374,13 +376,13 @@ TEST_F(JobQueueTest, WaitAndLeaseReturnsNothingOnShutdown) {
   EXPECT_FALSE(got->has_value());
   EXPECT_TRUE(q->is_shut_down());
   // After shutdown nothing is handed out, even with work queued.
-  ASSERT_TRUE(catalog_->EnqueueJob(Spec("semantic")).ok());
+  ASSERT_TRUE(catalog_->EnqueueJob(Spec(JobKind::kIndex)).ok());
   EXPECT_FALSE(q->WaitAndLease({}, kSecond, kLongWait)->has_value());
 }
 
 TEST_F(JobQueueTest, BackoffExpiryIsPickedUpByPollingWithoutEnqueue) {
   auto q = MakeQueue(std::chrono::milliseconds(5));
-  auto enq = q->Enqueue(Spec("embed"));
+  auto enq = q->Enqueue(Spec(JobKind::kReindex));
   ASSERT_TRUE(enq.ok());
   std::optional<Job> first = *q->TryLease({}, kSecond);
   ASSERT_TRUE(first.has_value());
@@ -398,8 +400,8 @@ TEST_F(JobQueueTest, BackoffExpiryIsPickedUpByPollingWithoutEnqueue) {
 
 TEST_F(JobQueueTest, WaitForTaskReturnsWhenTheJobFinishes) {
   auto q = MakeQueue(kNoPolling);
-  auto ok_job = q->Enqueue(Spec("session_commit", kJobPriorityInteractive));
-  JobSpec doomed_spec = Spec("embed");
+  auto ok_job = q->Enqueue(Spec(JobKind::kAddResource, kJobPriorityInteractive));
+  JobSpec doomed_spec = Spec(JobKind::kReindex);
   doomed_spec.max_attempts = 1;
   auto doomed = q->Enqueue(doomed_spec);
   ASSERT_TRUE(ok_job.ok() && doomed.ok());
@@ -434,7 +436,7 @@ TEST_F(JobQueueTest, WaitForTaskReturnsWhenTheJobFinishes) {
 
 TEST_F(JobQueueTest, WaitForIdleCoversFollowUpJobs) {
   auto q = MakeQueue(kNoPolling);
-  ASSERT_TRUE(q->Enqueue(Spec("semantic", 0, "viking://resources/r")).ok());
+  ASSERT_TRUE(q->Enqueue(Spec(JobKind::kIndex, 0, "viking://resources/r")).ok());
   EXPECT_FALSE(*q->WaitForIdle("acct", "viking://resources/r", std::chrono::milliseconds(0)));
   Result<bool> idle = Status::Internal("not run");
   std::thread waiter([&] { idle = q->WaitForIdle("acct", "viking://resources/r", kLongWait); });
@@ -442,11 +444,11 @@ TEST_F(JobQueueTest, WaitForIdleCoversFollowUpJobs) {
   // The first job enqueues a follow-up below the resource before completing,
   // so the waiter wakes, still sees work, and sleeps again.
   std::optional<Job> parent = *q->TryLease({}, kSecond);
-  EXPECT_TRUE(q->Enqueue(Spec("embed", 0, "viking://resources/r/a.md")).ok());
+  EXPECT_TRUE(q->Enqueue(Spec(JobKind::kReindex, 0, "viking://resources/r/a.md")).ok());
   EXPECT_TRUE(q->Complete(parent->id, "{}").ok());
   std::optional<Job> child = *q->TryLease({}, kSecond);
   EXPECT_TRUE(child.has_value());
-  EXPECT_EQ(child->kind, "embed");
+  EXPECT_EQ(child->kind, JobKind::kReindex);
   EXPECT_TRUE(q->Complete(child->id, "{}").ok());
   waiter.join();
   ASSERT_TRUE(idle.ok());

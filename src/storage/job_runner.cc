@@ -111,7 +111,7 @@ void JobRunner::RunOne(const Job& job) {
   }
   int64_t delay = JobQueue::RetryDelay(job.attempts, options_.retry_base_ns, options_.retry_max_ns);
   bool permanent = IsPermanentJobError(st);
-  spdlog::warn("job {} ({} {}) failed (attempt {}/{}{}): {}", job.task_id, job.kind,
+  spdlog::warn("job {} ({} {}) failed (attempt {}/{}{}): {}", job.task_id, job.kind_name,
                job.resource_id, job.attempts, job.max_attempts, permanent ? ", not retried" : "",
                st.ToString());
   Status failed = queue_->Fail(job.id, st.ToString(), delay, permanent);
@@ -120,15 +120,14 @@ void JobRunner::RunOne(const Job& job) {
 
 Status JobRunner::Dispatch(JobContext& context) {
   const Job& job = context.job();
-  std::optional<JobKind> kind = ParseJobKind(job.kind);
-  if (!kind) {
-    return Status::InvalidArgument(
-        fmt::format("unknown job kind '{}' (written by a newer version of Skald?)", job.kind));
+  if (job.kind == JobKind::kUnknown) {
+    return Status::InvalidArgument(fmt::format(
+        "unknown job kind '{}' (written by a newer version of Skald?)", job.kind_name));
   }
-  auto handler = handlers_.find(*kind);
+  auto handler = handlers_.find(job.kind);
   if (handler == handlers_.end()) {
     return Status::FailedPrecondition(
-        fmt::format("no handler is registered for job kind '{}'", job.kind));
+        fmt::format("no handler is registered for job kind '{}'", job.kind_name));
   }
   return handler->second(context);
 }

@@ -1,6 +1,7 @@
 #include "storage/job_runner.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <atomic>
 #include <mutex>
@@ -19,7 +20,7 @@ constexpr double kLongWaitS = 120;  // a correct runner finishes long before
 
 JobSpec Spec(JobKind kind, std::string resource = "viking://resources/a") {
   JobSpec s;
-  s.kind = std::string(JobKindName(kind));
+  s.kind = kind;
   s.account = "acct";
   s.resource_id = std::move(resource);
   return s;
@@ -38,6 +39,25 @@ class JobRunnerTest : public ::testing::Test {
     options_.retry_max_ns = 60 * kSecond;
   }
   void TearDown() override { runner_.reset(); }
+  // Rewrites the stored kind of `task_id` to `raw` behind the catalog's back,
+  // as a newer version of Skald would have queued it. REQUIRES: no runner yet.
+  void WriteRawKind(const std::string& task_id, const std::string& raw) {
+    catalog_.reset();
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(dir_.Sub("skald.db").c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* s = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "UPDATE jobs SET kind=? WHERE task_id=?", -1, &s, nullptr),
+              SQLITE_OK);
+    sqlite3_bind_text(s, 1, raw.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s, 2, task_id.c_str(), -1, SQLITE_TRANSIENT);
+    EXPECT_EQ(sqlite3_step(s), SQLITE_DONE);
+    sqlite3_finalize(s);
+    EXPECT_EQ(sqlite3_changes(db), 1);
+    sqlite3_close(db);
+    auto c = Catalog::Open({dir_.Sub("skald.db")});
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    catalog_ = std::move(c).value();
+  }
   JobRunner& MakeRunner() {
     runner_ = std::make_unique<JobRunner>(catalog_.get(), options_);
     return *runner_;
@@ -105,19 +125,24 @@ TEST_F(JobRunnerTest, AHandlerMayCompleteItsJobWithAResult) {
 }
 
 TEST_F(JobRunnerTest, AnUnknownKindFailsThatJobAndTheQueueGoesOn) {
+  JobSpec future = Spec(JobKind::kAddResource);
+  future.priority = kJobPriorityInteractive;  // leased first
+  auto unknown = catalog_->EnqueueJob(future);
+  auto known = catalog_->EnqueueJob(Spec(JobKind::kIndex));
+  ASSERT_TRUE(unknown.ok() && known.ok());
+  WriteRawKind(unknown->task_id, "session_commit_v9");  // e.g. queued by a newer version
+  Job stored = Get(unknown->task_id);
+  EXPECT_EQ(stored.kind, JobKind::kUnknown);
+  EXPECT_EQ(stored.kind_name, "session_commit_v9");
+  EXPECT_EQ(*catalog_->CountJobs(JobState::kPending, JobKind::kUnknown), 1u);
+  EXPECT_EQ(*catalog_->CountJobs(JobState::kPending, JobKind::kIndex), 1u);
+
   JobRunner& runner = MakeRunner();
   std::atomic<int> ran{0};
   runner.RegisterHandler(JobKind::kIndex, [&](JobContext&) {
     ++ran;
     return Status::Ok();
   });
-  JobSpec future;
-  future.kind = "session_commit_v9";  // e.g. queued by a newer version
-  future.account = "acct";
-  future.priority = kJobPriorityInteractive;  // leased first
-  auto unknown = runner.queue()->Enqueue(future);
-  auto known = runner.queue()->Enqueue(Spec(JobKind::kIndex));
-  ASSERT_TRUE(unknown.ok() && known.ok());
   runner.Start(1);
   Result<Job> failed = runner.AwaitTask(unknown->task_id, kLongWaitS);
   EXPECT_EQ(failed.status().code(), StatusCode::kInternal);
@@ -282,10 +307,8 @@ TEST_F(JobRunnerTest, WaitIdleTimesOutOnTheEnvClock) {
 }
 
 TEST(JobKindTest, NamesRoundTrip) {
-  for (JobKind kind :
-       {JobKind::kAddResource, JobKind::kIndex, JobKind::kRefresh, JobKind::kReindex}) {
-    EXPECT_EQ(ParseJobKind(JobKindName(kind)), kind);
-  }
+  for (JobKind kind : KnownJobKinds()) EXPECT_EQ(ParseJobKind(JobKindName(kind)), kind);
+  EXPECT_EQ(KnownJobKinds().size(), 4u);
   EXPECT_EQ(JobKindName(JobKind::kAddResource), "add_resource");
   EXPECT_FALSE(ParseJobKind("semantic").has_value());
   EXPECT_FALSE(ParseJobKind("").has_value());

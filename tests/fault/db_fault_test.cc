@@ -279,7 +279,7 @@ TEST(DbJobFaultTest, ImportJobsFinishAfterFaultsClear) {
       ASSERT_TRUE((*db)->WaitIdle(60000, /*wait_for_retries=*/true).ok());
       Result<TaskInfo> task = (*db)->GetTask(Root(), added->task_id);
       ASSERT_TRUE(task.ok());
-      EXPECT_EQ(task->status, "completed") << task->error;
+      EXPECT_EQ(task->status, TaskState::kCompleted) << task->error;
       roots.push_back(add.to);
     }
   }

@@ -98,7 +98,7 @@ TEST(IngestFindTest, AddResourceMakesEveryLevelSearchable) {
   auto added = (*db)->AddResource(Root(), add);
   ASSERT_TRUE(added.ok()) << added.status().ToString();
   EXPECT_EQ(added->root_uri, "viking://resources/docs");
-  EXPECT_EQ(added->task_status, "completed");
+  EXPECT_EQ(added->task_status, TaskState::kCompleted);
   // The PNG is named in a warning instead of being imported as text.
   ASSERT_EQ(added->warnings.size(), 1u);
   EXPECT_NE(added->warnings[0].find("logo.png"), std::string::npos);
@@ -204,7 +204,7 @@ TEST(IngestFindTest, AsyncTaskIsPolledAndSurvivesReopen) {
     task_id = added->task_id;
     auto task = (*db)->GetTask(Root(), task_id);
     ASSERT_TRUE(task.ok());
-    EXPECT_EQ(task->status, "pending");
+    EXPECT_EQ(task->status, TaskState::kPending);
     EXPECT_EQ(task->task_type, "add_resource");
   }
   DbOptions options;
@@ -214,7 +214,7 @@ TEST(IngestFindTest, AsyncTaskIsPolledAndSurvivesReopen) {
   ASSERT_TRUE((*db)->WaitIdle(60000).ok());
   auto task = (*db)->GetTask(Root(), task_id);
   ASSERT_TRUE(task.ok());
-  EXPECT_EQ(task->status, "completed");
+  EXPECT_EQ(task->status, TaskState::kCompleted);
   EXPECT_NE(task->result_json.find("\"files\""), std::string::npos) << task->result_json;
   auto hits = (*db)->Find(Root(), Query("nightly backups object storage"));
   ASSERT_TRUE(hits.ok());
@@ -291,7 +291,7 @@ TEST(IngestFindTest, EmbedderChangeIsRefusedUnlessReindexedThenReembedsEverythin
   auto db = Db::Open(options);
   ASSERT_TRUE(db.ok()) << db.status().ToString();
   ASSERT_TRUE((*db)->WaitIdle(60000).ok());
-  auto tasks = (*db)->ListTasks(Root(), TaskFilter{"reindex", "completed", "", 10});
+  auto tasks = (*db)->ListTasks(Root(), TaskFilter{"reindex", TaskState::kCompleted, "", 10});
   ASSERT_TRUE(tasks.ok());
   EXPECT_EQ(tasks->size(), 1u);
   auto hits = (*db)->Find(Root(), Query("signing keys rotation"));
@@ -322,7 +322,7 @@ TEST(IngestFindTest, ErrorsNoRetryCanFixFailTheTaskAtOnce) {
   ASSERT_TRUE((*db)->WaitIdle(30000).ok());
   auto task = (*db)->GetTask(Root(), task_id);
   ASSERT_TRUE(task.ok());
-  EXPECT_EQ(task->status, "failed");
+  EXPECT_EQ(task->status, TaskState::kFailed);
   EXPECT_NE(task->error.find("does not exist"), std::string::npos) << task->error;
 }
 
@@ -592,7 +592,7 @@ TEST_F(ProviderTest, AccountsNeverShareTheEmbeddingCache) {
     auto task = (*db)->GetTask(who, added->task_id);
     EXPECT_TRUE(task.ok()) << task.status().ToString();
     if (!task.ok()) return nlohmann::json();
-    EXPECT_EQ(task->status, "completed") << task->error;
+    EXPECT_EQ(task->status, TaskState::kCompleted) << task->error;
     return nlohmann::json::parse(task->result_json.empty() ? "{}" : task->result_json);
   };
   const Identity first{"default", "default", Role::kRoot};
@@ -656,13 +656,13 @@ TEST_F(ProviderTest, ProviderOutageFailsClearlyAndRecovers) {
   auto task = (*db)->GetTask(Root(), added->task_id);
   ASSERT_TRUE(task.ok());
   EXPECT_NE(task->error.find("500"), std::string::npos) << task->error;
-  EXPECT_EQ(task->status, "pending");  // waiting for its retry
+  EXPECT_EQ(task->status, TaskState::kPending);  // waiting for its retry
 
   server_.SetDefaultFault(testing::Fault{});  // the provider is back
   ASSERT_TRUE((*db)->WaitIdle(60000).ok());
   task = (*db)->GetTask(Root(), added->task_id);
   ASSERT_TRUE(task.ok());
-  EXPECT_EQ(task->status, "completed") << task->error;
+  EXPECT_EQ(task->status, TaskState::kCompleted) << task->error;
   hits = (*db)->Find(Root(), Query("nightly backups"));
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   EXPECT_FALSE(hits->resources.empty());
