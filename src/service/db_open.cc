@@ -173,6 +173,11 @@ Status DbImpl::StartBackground() {
   JobRunnerOptions runner_options;
   runner_options.queue.poll_interval = std::chrono::milliseconds(500);
   runner_options.queue.env = env_;
+  if (reserve_) {
+    // On a full disk, background work waits: the space the reserve gave
+    // back is for deletes.
+    runner_options.admit = [reserve = reserve_.get()] { return reserve->CheckWrite(); };
+  }
   runner_options.job_lock = &maintenance_mu_;
   // Without an embedder nothing can be indexed: jobs wait in the queue for
   // an open with the configuration.

@@ -143,7 +143,12 @@ Result<RmResult> FsWriter::Rm(const Identity& who, const VikingUri& uri, bool re
   // catalog, which no longer has the records), so an index that cannot
   // catch up now — e.g. no room on a full disk — does not fail the delete:
   // its tombstones stay in the catalog until a later catch-up applies them.
-  if (Status caught_up = indexes_->CatchUpIndexes(); !caught_up.ok()) {
+  // On a full disk (the reserve given back) the catch-up waits for space
+  // altogether: it would also index pending changes, and spend on them the
+  // room this delete freed.
+  if (reserve_ != nullptr && !reserve_->in_place() && !reserve_->CheckWrite().ok()) {
+    spdlog::warn("rm {}: disk full, the indexes will apply the delete later", uri.str());
+  } else if (Status caught_up = indexes_->CatchUpIndexes(); !caught_up.ok()) {
     spdlog::warn("rm {}: the indexes will apply the delete later: {}", uri.str(),
                  caught_up.ToString());
   }

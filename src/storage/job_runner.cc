@@ -83,6 +83,15 @@ void JobRunner::Stop() {
 
 void JobRunner::WorkerLoop() {
   while (true) {
+    if (options_.admit) {
+      if (Status admitted = options_.admit(); !admitted.ok()) {
+        if (queue_->is_shut_down()) return;
+        // A real wait, not the Env's sleep: it measures nothing, and a fake
+        // clock's sleep would return at once and spin.
+        std::this_thread::sleep_for(options_.idle_wait);
+        continue;
+      }
+    }
     Result<std::optional<Job>> leased =
         queue_->WaitAndLease({}, options_.lease_ns, options_.idle_wait);
     if (leased.ok() && !leased->has_value() && queue_->is_shut_down()) return;
@@ -161,6 +170,8 @@ Status JobRunner::WaitIdle(int64_t timeout_ms, bool wait_for_retries) {
       int64_t now = queue_->Now();
       pending = 0;
       for (const Job& job : jobs) pending += job.not_before_ns <= now ? 1 : 0;
+      // Jobs the admission check holds back (a full disk) wait, like retries.
+      if (pending > 0 && options_.admit && !options_.admit().ok()) pending = 0;
     }
     if (pending + running == 0) return Status::Ok();
     if (workers_.empty()) {

@@ -115,6 +115,11 @@ struct JobRunnerOptions {
   // it exclusively (fsck) never runs beside a job. Borrowed; must outlive
   // the runner.
   std::shared_mutex* job_lock = nullptr;
+  // When set, asked before each lease; while it answers an error no job is
+  // leased (workers wait idle_wait and ask again). The workspace sets it to
+  // its disk reserve's check, so that on a full disk background work does
+  // not take the room a delete needs.
+  std::function<Status()> admit;
   // Appended to WaitIdle's error when jobs are queued but no worker runs,
   // e.g. " (no embedder configured)".
   std::string no_workers_note;
@@ -159,7 +164,7 @@ class JobRunner {
   Result<Job> AwaitTask(const std::string& task_id, std::optional<double> timeout_s);
 
   // Waits until no job is pending or running (`wait_for_retries` false:
-  // jobs waiting out a retry backoff do not count). FailedPrecondition when
+  // jobs waiting out a retry backoff, or held back by `admit`, do not count). FailedPrecondition when
   // jobs are queued but no worker runs; DeadlineExceeded after `timeout_ms`
   // on the queue Env's monotonic clock.
   Status WaitIdle(int64_t timeout_ms, bool wait_for_retries);

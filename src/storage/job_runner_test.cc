@@ -273,6 +273,34 @@ TEST_F(JobRunnerTest, WaitIdleReturnsOnceEveryJobIsDone) {
   EXPECT_EQ(*catalog_->CountJobs(JobState::kCompleted), 5u);
 }
 
+// While the admission check fails (a full disk), no job is leased and
+// WaitIdle without retries does not wait for the held-back jobs; once it
+// passes, the jobs run.
+TEST_F(JobRunnerTest, AdmissionHoldsJobsBackUntilItPasses) {
+  std::atomic<bool> admit{false};
+  std::atomic<int> asked{0};
+  options_.admit = [&] {
+    ++asked;
+    return admit.load() ? Status::Ok() : Status::ResourceExhausted("disk full: test");
+  };
+  JobRunner& runner = MakeRunner();
+  std::atomic<int> ran{0};
+  runner.RegisterHandler(JobKind::kIndex, [&](JobContext&) {
+    ++ran;
+    return Status::Ok();
+  });
+  ASSERT_TRUE(runner.queue()->Enqueue(Spec(JobKind::kIndex)).ok());
+  runner.Start(1);
+  while (asked.load() < 3) std::this_thread::yield();  // the worker asked, and asked again
+  EXPECT_EQ(ran.load(), 0);
+  EXPECT_EQ(*catalog_->CountJobs(JobState::kPending), 1u);
+  ASSERT_TRUE(runner.WaitIdle(120'000, /*wait_for_retries=*/false).ok());
+  admit = true;
+  ASSERT_TRUE(runner.WaitIdle(120'000, /*wait_for_retries=*/true).ok());
+  EXPECT_EQ(ran.load(), 1);
+  EXPECT_EQ(*catalog_->CountJobs(JobState::kCompleted), 1u);
+}
+
 // WaitIdle's timeout runs on the queue Env's clock: while a job runs and
 // the FakeClock stands still it keeps waiting; moved past the deadline, it
 // gives up with DeadlineExceeded.

@@ -360,7 +360,7 @@ TEST(IngestFindTest, AnUnreadableUploadFailsWithoutAHostPath) {
   ASSERT_TRUE((*db)->WaitIdle(30000).ok());
   auto task = (*db)->GetTask(Root(), task_id);
   ASSERT_TRUE(task.ok());
-  EXPECT_EQ(task->status, "failed");
+  EXPECT_EQ(task->status, TaskState::kFailed);
   EXPECT_NE(task->error.find("notes.md"), std::string::npos) << task->error;
   EXPECT_EQ(task->error.find(tmp.path()), std::string::npos) << task->error;
   EXPECT_EQ(task->error.find("temp/upload"), std::string::npos) << task->error;
