@@ -557,19 +557,6 @@ std::string ContentDispositionAttachment(std::string_view filename) {
   return "attachment; filename*=UTF-8''" + encoded;
 }
 
-bool IsValidIdentifier(std::string_view id, bool is_account) {
-  if (id.empty() || id.size() > kMaxIdentifierBytes || id == "." || id == "..") return false;
-  if (is_account && id.front() == '_') return false;
-  int ats = 0;
-  for (char c : id) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '.' || c == '@' || c == '-';
-    if (!ok) return false;
-    if (c == '@') ++ats;
-  }
-  return ats <= 1;
-}
-
 namespace {
 
 // InvalidArgument naming the header and the limit; the value is not echoed

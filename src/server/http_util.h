@@ -177,10 +177,6 @@ std::string NewRequestId();
 // "attachment; filename*=UTF-8''<name percent-encoded like Python's quote()>".
 std::string ContentDispositionAttachment(std::string_view filename);
 
-// Identifier rule for account/user ids (as skald::IsValidIdentifier): ^[a-zA-Z0-9_.@-]+$,
-// at most kMaxIdentifierBytes (128) bytes, not "."/"..", at most one '@';
-// accounts must not start with '_'.
-bool IsValidIdentifier(std::string_view id, bool is_account);
 
 // Dev-mode identity: ROOT, account/user from the X-OpenViking-Account/User
 // header values (empty = "default"). InvalidArgument for a bad identifier.

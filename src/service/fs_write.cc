@@ -120,8 +120,7 @@ Result<RmResult> FsWriter::Rm(const Identity& who, const VikingUri& uri, bool re
   // crash in between leaves rows without content, which recovery drops.
   SKALD_ASSIGN_OR_RETURN(uint64_t count, catalog_->CountSubtree(who.account, uri.path()));
   if (Status removed = content_->Remove(who.account, uri.path()); !removed.ok()) {
-    if (ContentChangedDespiteError(removed)) nodes_->MarkNeedsRecovery();
-    return removed;
+    return nodes_->NoteContentFailure(std::move(removed));
   }
   // One transaction drops the nodes, tombstones their records and queues the
   // refresh of the summaries above (the outbox).
@@ -146,7 +145,7 @@ Result<RmResult> FsWriter::Rm(const Identity& who, const VikingUri& uri, bool re
   // On a full disk (the reserve given back) the catch-up waits for space
   // altogether: it would also index pending changes, and spend on them the
   // room this delete freed.
-  if (reserve_ != nullptr && !reserve_->in_place() && !reserve_->CheckWrite().ok()) {
+  if (reserve_ != nullptr && !reserve_->CheckWrite().ok()) {
     spdlog::warn("rm {}: disk full, the indexes will apply the delete later", uri.str());
   } else if (Status caught_up = indexes_->CatchUpIndexes(); !caught_up.ok()) {
     spdlog::warn("rm {}: the indexes will apply the delete later: {}", uri.str(),
@@ -181,8 +180,7 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
   // on `to` keeps any delete of those parents out until we are done.
   SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, to, /*include_self=*/false));
   if (Status renamed = content_->Rename(who.account, from.path(), to.path()); !renamed.ok()) {
-    if (ContentChangedDespiteError(renamed)) nodes_->MarkNeedsRecovery();
-    return renamed;
+    return nodes_->NoteContentFailure(std::move(renamed));
   }
   Result<ContentAttr> moved_attr = content_->Stat(who.account, to.path());
   if (!moved_attr.ok()) {

@@ -7,6 +7,17 @@
 
 namespace skald {
 
+Status NodeWriter::NoteContentFailure(Status status) {
+  if (!ContentChangedDespiteError(status)) return status;
+  needs_recovery_ = true;
+  Status out(status.code(), status.message());
+  if (!status.reason().empty()) out.WithReason(status.reason());
+  for (const auto& [key, value] : status.details()) {
+    if (key != kContentChangedDetail) out.WithDetail(key, value);
+  }
+  return out;
+}
+
 Status NodeWriter::EnsureDirectories(const Identity& who, const VikingUri& dir, bool include_self) {
   std::vector<VikingUri> chain;
   for (VikingUri d = include_self ? dir : dir.Parent(); !d.is_root(); d = d.Parent()) {
@@ -23,7 +34,7 @@ Status NodeWriter::EnsureDirectories(const Identity& who, const VikingUri& dir, 
       continue;
     }
     Status made = content_->MakeDir(who.account, it->path());
-    if (ContentChangedDespiteError(made)) needs_recovery_ = true;
+    made = NoteContentFailure(std::move(made));
     if (made.code() == StatusCode::kAlreadyExists) {
       return Status::FailedPrecondition(
           fmt::format("parent is a file, not a directory: {}", it->str()));
@@ -58,8 +69,7 @@ Result<CatalogNode> NodeWriter::StoreFile(const Identity& who, const VikingUri& 
   Result<ContentAttr> written = content_->WriteFile(who.account, uri.path(), bytes);
   if (!written.ok()) {
     // A failure after the rename leaves content ahead of the catalog.
-    if (ContentChangedDespiteError(written.status())) needs_recovery_ = true;
-    return written.status();
+    return NoteContentFailure(written.status());
   }
   const ContentAttr& attr = *written;
   CatalogNode node;

@@ -51,6 +51,12 @@ class NodeWriter {
                                 const std::vector<JobSpec>& jobs = {},
                                 std::vector<Job>* enqueued = nullptr);
 
+  // A failed content-store call's status, for the caller to return: when its
+  // change may already be visible (ContentChangedDespiteError) the workspace
+  // is marked for recovery, and the marker — for the write path, not for API
+  // clients — is dropped from the status. Ok passes through.
+  Status NoteContentFailure(Status status);
+
   // Records that content changed but its catalog commit failed (callers
   // that change content and catalog themselves, e.g. rm and mv, call it).
   void MarkNeedsRecovery() { needs_recovery_ = true; }
