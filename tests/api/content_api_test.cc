@@ -136,17 +136,28 @@ TEST_F(ContentApiTest, ReadOfDirectoryIs400WithExpectedActual) {
 }
 
 TEST_F(ContentApiTest, AbstractAndOverviewPlaceholders) {
-  Create(Root() + "/f.md", "x");
+  // A directory made without a description queues no summarizing job, so it
+  // stays unsummarized for as long as this test looks (a written file would
+  // queue one, and a background worker could summarize the directory
+  // between two requests).
+  ASSERT_EQ(PostJson("/api/v1/fs/mkdir", {{"uri", Root()}}).status, 200);
   Reply abstract = Get("/api/v1/content/abstract?uri=" + Q(Root()));
   ASSERT_EQ(abstract.status, 200) << abstract.raw;
   EXPECT_EQ(abstract.json["result"], "# " + Root() + " [Directory abstract is not ready]");
-  // A file's abstract is its parent directory's.
-  Reply of_file = Get("/api/v1/content/abstract?uri=" + Q(Root() + "/f.md"));
-  EXPECT_EQ(of_file.json["result"], abstract.json["result"]);
-
   Reply overview = Get("/api/v1/content/overview?uri=" + Q(Root()));
   ASSERT_EQ(overview.status, 200) << overview.raw;
   EXPECT_EQ(overview.json["result"], "# " + Root() + "\n\n[Directory overview is not ready]");
+
+  // A file's abstract is its parent directory's (read once the write's
+  // indexing is done, so both reads see the same directory abstract).
+  ASSERT_EQ(PostJson("/api/v1/content/write",
+                     {{"uri", Root() + "/f.md"}, {"content", "x"}, {"mode", "create"},
+                      {"wait", true}})
+                .status,
+            200);
+  Reply of_file = Get("/api/v1/content/abstract?uri=" + Q(Root() + "/f.md"));
+  Reply of_dir = Get("/api/v1/content/abstract?uri=" + Q(Root()));
+  EXPECT_EQ(of_file.json["result"], of_dir.json["result"]);
 
   EXPECT_EQ(Get("/api/v1/content/abstract?uri=" + Q(Root() + "/nope")).status, 404);
   EXPECT_EQ(Get("/api/v1/content/overview").status, 400);
