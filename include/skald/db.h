@@ -10,6 +10,16 @@
 //
 // URIs are accepted in any form the reference allows (trailing slash, path
 // variables, `~` for non-ROOT callers) and returned in canonical form.
+//
+// Visibility (uri/access.h, every operation): a USER or ADMIN sees the
+// account's `resources` and `agent` trees and their own `user/{uid}`; ROOT
+// sees the whole account it acts in; no one sees another account. What a
+// caller cannot see is absent: left out of listings, walks (tree, glob,
+// grep) and search candidates, and any operation naming it — read, stat,
+// ls, download, abstract, overview, and as a target of mkdir, write, rm or
+// mv — fails with the NotFound a missing path gets ("File not found: <uri>",
+// details {type: file, resource: <uri>}). Tasks and uploads belong to the
+// user who made them.
 
 #include <cstdint>
 #include <memory>
@@ -165,7 +175,8 @@ class Db {
                                     std::string_view description) = 0;
   // Deletes a file, or a directory with `recursive`. Missing paths succeed
   // with deleted_count 0; a directory without `recursive` is
-  // FailedPrecondition; protected roots are PermissionDenied.
+  // FailedPrecondition; protected roots are PermissionDenied; a path the
+  // caller cannot see is NotFound.
   virtual Result<RmResult> Rm(const Identity& who, std::string_view uri, bool recursive) = 0;
   // Moves a file or a directory tree. NotFound when `from` is missing,
   // AlreadyExists when `to` exists, InvalidArgument when `to` is inside `from`.
@@ -189,7 +200,9 @@ class Db {
 
 
   // Stores an uploaded file under <workspace>/temp/upload and returns its id
-  // ("upload_<32 hex><ext>") for AddResource. Uploads expire after a day.
+  // ("upload_<32 hex><ext>") for AddResource. Uploads expire after a day and
+  // can be claimed only by the same account and user (anyone else's id is
+  // PermissionDenied "unknown or expired temp_file_id", like an unknown id).
   virtual Result<std::string> TempUpload(const Identity& who, std::string_view filename,
                                          std::string_view bytes) = 0;
   // Imports a file or directory as a resource: reserves the root URI, then a
@@ -199,8 +212,10 @@ class Db {
   // timeout passed); a failed task is returned as its error.
   virtual Result<AddResourceResult> AddResource(const Identity& who,
                                                 const AddResourceRequest& request) = 0;
-  // Semantic + lexical search over the caller's visible context.
-  // InvalidArgument for an empty query; Unavailable when the embedding
+  // Semantic + lexical search over the caller's visible context: targets
+  // are narrowed to what the caller may see before any index is searched
+  // (a target the caller cannot see contributes no results, as a missing
+  // one). InvalidArgument for an empty query; Unavailable when the embedding
   // provider cannot be reached.
   virtual Result<FindResult> Find(const Identity& who, const FindRequest& request) = 0;
   // A task by id; NotFound ("Task not found or expired") for unknown ids and

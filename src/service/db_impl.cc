@@ -151,9 +151,8 @@ Result<FindResult> DbImpl::Find(const Identity& who, const FindRequest& request)
 Result<TaskInfo> DbImpl::GetTask(const Identity& who, std::string_view task_id) {
   SKALD_ASSIGN_OR_RETURN(std::optional<Job> job, catalog_->GetJobByTaskId(task_id));
   // Tasks name the caller's paths, stages and errors: a user sees their own
-  // (OpenViking: "own; ROOT: all").
-  bool visible = job && (who.role == Role::kRoot ||
-                         (job->account == who.account && job->user == who.user));
+  // (OpenViking: "own; ROOT: all"); anyone else's answers like an unknown id.
+  bool visible = job && CanSeeOwned(who, job->account, job->user);
   if (!visible) {
     return Status::NotFound("Task not found or expired")
         .WithDetail("resource", std::string(task_id))
@@ -174,7 +173,7 @@ Result<std::vector<TaskInfo>> DbImpl::ListTasks(const Identity& who, const TaskF
   }
   query.resource_id = filter.resource_id;
   query.state = filter.status;
-  if (who.role != Role::kRoot) {
+  if (who.role != Role::kRoot) {  // the CanSeeOwned rule, as the query's filter
     query.account = who.account;
     query.user = who.user;
   }

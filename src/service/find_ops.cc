@@ -10,19 +10,10 @@
 namespace skald {
 namespace {
 
-// What a caller may see of an account: ROOT everything, others the shared
-// namespaces and their own user tree.
-std::vector<VikingUri> VisibleRoots(const Identity& who) {
-  std::vector<VikingUri> roots;
-  for (const char* text : {"viking://resources", "viking://agent"}) {
-    roots.push_back(*VikingUri::Parse(text));
-  }
-  if (who.role == Role::kRoot) {
-    roots.push_back(*VikingUri::Parse("viking://user"));
-  } else {
-    roots.push_back(VikingUri::FromSegments({"user", who.user}));
-  }
-  return roots;
+// The scopes a search over all of `viking://` covers (the public ones).
+std::vector<VikingUri> PublicScopes() {
+  return {VikingUri::FromSegments({"resources"}), VikingUri::FromSegments({"agent"}),
+          VikingUri::FromSegments({"user"})};
 }
 
 // OpenViking's default targets when the caller names none.
@@ -34,7 +25,7 @@ std::vector<VikingUri> DefaultTargets(const Identity& who,
     return {user_root.Child("skills"), *VikingUri::Parse("viking://agent/skills")};
   }
   if (context_types.size() == 1 && context_types[0] == "memory") return {user_root};
-  if (who.role == Role::kRoot) return VisibleRoots(who);
+  if (who.role == Role::kRoot) return PublicScopes();
   return {user_root, *VikingUri::Parse("viking://resources")};
 }
 
@@ -47,23 +38,29 @@ Result<FindResult> Finder::Find(const Identity& who, const FindRequest& request)
     return Status::FailedPrecondition(
         "find needs the embedding model of this workspace: configure embedding.dense");
   }
-  // Scopes: the targets, narrowed to what the caller may see.
-  std::vector<VikingUri> scopes;
+  // Scopes: the targets, narrowed to what the caller may see (uri/access.h
+  // VisibleSubtrees). They become the candidate filter of every index
+  // search, so other users' spaces are never candidates; a target the
+  // caller cannot see adds nothing, as a missing one would.
+  std::vector<VikingUri> targets;
   if (request.target_uris.empty()) {
-    scopes = DefaultTargets(who, request.context_types);
+    targets = DefaultTargets(who, request.context_types);
   } else {
-    std::vector<VikingUri> visible = VisibleRoots(who);
     for (const std::string& text : request.target_uris) {
-      SKALD_ASSIGN_OR_RETURN(VikingUri target, resolver_->Resolve(who, text));
-      bool inside = false;
-      for (const VikingUri& root : visible) inside = inside || root.Contains(target);
-      if (inside) {
-        scopes.push_back(target);
-        continue;
+      SKALD_ASSIGN_OR_RETURN(VikingUri target, resolver_->ParseOnly(who, text));
+      if (target.is_root()) {
+        for (VikingUri& scope : PublicScopes()) targets.push_back(std::move(scope));
+      } else {
+        targets.push_back(std::move(target));
       }
-      for (const VikingUri& root : visible) {
-        if (target.Contains(root)) scopes.push_back(root);
-      }
+    }
+  }
+  std::vector<VikingUri> scopes;
+  for (const VikingUri& target : targets) {
+    for (VikingUri& part : VisibleSubtrees(who, target)) {
+      bool seen = false;
+      for (const VikingUri& scope : scopes) seen = seen || scope.str() == part.str();
+      if (!seen) scopes.push_back(std::move(part));
     }
   }
 

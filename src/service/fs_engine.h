@@ -41,7 +41,8 @@ namespace skald {
 // temporary files.
 Status CheckNotReserved(const VikingUri& uri);
 
-// NotFound "File not found: <uri>" with details {type: file, resource: uri}.
+// NotFound "File not found: <uri>" with details {type: file, resource: uri}
+// (uri/access.h AbsentStatus: an invisible path answers the same).
 Status FileNotFound(const VikingUri& uri);
 
 class FsReader {
@@ -77,6 +78,12 @@ class FsReader {
   Result<VikingUri> Resolve(const Identity& who, std::string_view text) {
     return resolver_->Resolve(who, text);
   }
+  // The descendants of `base` (not `base` itself) that `who` may see, at most
+  // `max_depth` levels below it (0 = unlimited), ordered by path. Walks only
+  // the caller's visible subtrees (VisibleSubtrees): a non-ROOT walk of
+  // `viking://` or `viking://user` never enters another user's space.
+  Result<std::vector<CatalogNode>> WalkVisible(const Identity& who, const VikingUri& base,
+                                               int max_depth);
   // Body of a sidecar of directory `dir`, or nullopt when it does not exist.
   Result<std::optional<std::string>> ReadSidecarBody(const Identity& who, const VikingUri& dir,
                                                      std::string_view name);

@@ -2,6 +2,7 @@
 // abstract, overview.
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -56,11 +57,7 @@ std::vector<std::string_view> SplitLinesKeepEnds(std::string_view text) {
 
 }  // namespace
 
-Status FileNotFound(const VikingUri& uri) {
-  return Status::NotFound("File not found: " + uri.str())
-      .WithDetail("type", "file")
-      .WithDetail("resource", uri.str());
-}
+Status FileNotFound(const VikingUri& uri) { return AbsentStatus(uri); }
 
 Result<CatalogNode> FsReader::GetNode(const Identity& who, const VikingUri& uri) {
   if (uri.is_root()) {
@@ -100,6 +97,44 @@ Result<std::optional<std::string>> FsReader::ReadSidecarBody(const Identity& who
   return std::optional<std::string>(ParseSidecar(*bytes).body);
 }
 
+Result<std::vector<CatalogNode>> FsReader::WalkVisible(const Identity& who,
+                                                        const VikingUri& base, int max_depth) {
+  std::vector<VikingUri> parts = VisibleSubtrees(who, base);
+  std::vector<CatalogNode> rows;
+  if (parts.size() == 1 && parts[0].depth() == base.depth()) {
+    SKALD_ASSIGN_OR_RETURN(rows, catalog_->ListSubtree(who.account, base.path(), max_depth));
+  } else {
+    // Only the caller's parts, with the containers between `base` and them
+    // (`user` above user/{uid}); the names of other users' spaces are
+    // never read.
+    std::set<std::string> seen;
+    for (const VikingUri& part : parts) {
+      const int below = static_cast<int>(part.depth() - base.depth());
+      if (max_depth > 0 && below > max_depth) continue;
+      for (size_t d = base.depth() + 1; d <= part.depth(); ++d) {
+        std::vector<std::string> prefix(part.segments().begin(),
+                                        part.segments().begin() + static_cast<long>(d));
+        VikingUri dir = VikingUri::FromSegments(std::move(prefix));
+        if (!seen.insert(std::string(dir.path())).second) continue;
+        SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, dir.path()));
+        if (node) rows.push_back(std::move(*node));
+      }
+      if (max_depth > 0 && below == max_depth) continue;
+      SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> subtree,
+                             catalog_->ListSubtree(who.account, part.path(),
+                                                   max_depth > 0 ? max_depth - below : 0));
+      for (CatalogNode& row : subtree) rows.push_back(std::move(row));
+    }
+    std::sort(rows.begin(), rows.end(),
+              [](const CatalogNode& a, const CatalogNode& b) { return a.path < b.path; });
+  }
+  // Single entries inside a visible part may still be hidden.
+  std::erase_if(rows, [&](const CatalogNode& row) {
+    return !IsAccessible(who, VikingUri::FromSegments(Split(row.path, '/')));
+  });
+  return rows;
+}
+
 Result<std::vector<LsEntry>> FsReader::List(const Identity& who, const VikingUri& uri,
                                             const LsOptions& options, bool recursive) {
   SKALD_RETURN_IF_ERROR(options.Validate());
@@ -110,8 +145,7 @@ Result<std::vector<LsEntry>> FsReader::List(const Identity& who, const VikingUri
   } else {
     std::vector<CatalogNode> rows;
     if (recursive) {
-      SKALD_ASSIGN_OR_RETURN(rows, catalog_->ListSubtree(who.account, uri.path(),
-                                                         options.level_limit));
+      SKALD_ASSIGN_OR_RETURN(rows, WalkVisible(who, uri, options.level_limit));
     } else {
       SKALD_ASSIGN_OR_RETURN(rows, catalog_->ListChildren(who.account, uri.path()));
     }

@@ -47,12 +47,13 @@ Result<GlobResult> FsReader::Glob(const Identity& who, const GlobRequest& reques
   }
   std::vector<CatalogNode> rows;
   if (walk_root == base.path()) {
-    SKALD_ASSIGN_OR_RETURN(rows, catalog_->ListSubtree(who.account, walk_root, max_depth));
+    SKALD_ASSIGN_OR_RETURN(rows, WalkVisible(who, base, max_depth));
   } else {
+    VikingUri start_uri = VikingUri::FromSegments(Split(walk_root, '/'));
     SKALD_ASSIGN_OR_RETURN(auto start, catalog_->Get(who.account, walk_root));
-    if (start) {
+    if (start && IsAccessible(who, start_uri)) {
       rows.push_back(*start);
-      SKALD_ASSIGN_OR_RETURN(auto below, catalog_->ListSubtree(who.account, walk_root, max_depth));
+      SKALD_ASSIGN_OR_RETURN(auto below, WalkVisible(who, start_uri, max_depth));
       rows.insert(rows.end(), below.begin(), below.end());
     }
   }
@@ -64,7 +65,6 @@ Result<GlobResult> FsReader::Glob(const Identity& who, const GlobRequest& reques
     if (!pattern.Matches(rel)) continue;
     VikingUri uri = VikingUri::FromSegments(Split(row.path, '/'));
     if (base.is_root() && !IsPublicScope(uri.scope())) continue;
-    if (!IsAccessible(who, uri)) continue;
     result.matches.push_back(uri.str());
   }
   std::sort(result.matches.begin(), result.matches.end());
@@ -87,13 +87,15 @@ Result<GrepResult> FsReader::Grep(const Identity& who, const GrepRequest& reques
   SKALD_ASSIGN_OR_RETURN(VikingUri base, Resolve(who, request.uri));
   std::optional<VikingUri> exclude;
   if (!request.exclude_uri.empty()) {
-    SKALD_ASSIGN_OR_RETURN(exclude, Resolve(who, request.exclude_uri));
+    // Only narrows what is searched: an exclusion naming something the
+    // caller cannot see excludes nothing they could see (no check needed,
+    // and no answer that would tell it apart from a missing path).
+    SKALD_ASSIGN_OR_RETURN(exclude, resolver_->ParseOnly(who, request.exclude_uri));
   }
   SKALD_ASSIGN_OR_RETURN(CatalogNode base_node, GetNode(who, base));
   std::vector<CatalogNode> files;
   if (base_node.is_dir) {
-    SKALD_ASSIGN_OR_RETURN(files,
-                           catalog_->ListSubtree(who.account, base.path(), request.level_limit));
+    SKALD_ASSIGN_OR_RETURN(files, WalkVisible(who, base, request.level_limit));
   } else {
     base_node.path = std::string(base.path());
     files.push_back(base_node);
@@ -109,7 +111,6 @@ Result<GrepResult> FsReader::Grep(const Identity& who, const GrepRequest& reques
     if (PathHasHiddenSegment(rel)) continue;
     if (exclude && exclude->Contains(uri)) continue;
     if (base.is_root() && !IsPublicScope(uri.scope())) continue;
-    if (!IsAccessible(who, uri)) continue;
     auto bytes = content_->ReadFile(who.account, row.path);
     if (bytes.status().code() == StatusCode::kNotFound) continue;  // deleted meanwhile
     if (!bytes.ok()) return bytes.status();

@@ -102,8 +102,16 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
     std::ifstream meta_in(dir / (temp_file_id + std::string(kUploadMetaSuffix)));
     nlohmann::json meta = nlohmann::json::parse(meta_in, nullptr, false);
     if (!fs::exists(source_path) || !meta.is_object()) return UnknownUpload(temp_file_id);
-    if (meta.value("account", "") != who.account) return UnknownUpload(temp_file_id);
-    display_name = meta.value("original_filename", "");
+    // Claimable only by the user who uploaded it; anyone else's id answers
+    // like an unknown one.
+    auto field = [&](const char* key) {
+      auto it = meta.find(key);
+      return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    if (!IsOwner(who, field("account"), field("user"))) {
+      return UnknownUpload(temp_file_id);
+    }
+    display_name = field("original_filename");
     if (display_name.empty()) display_name = temp_file_id;
   } else {
     std::error_code ec;

@@ -50,11 +50,15 @@ Status UriResolver::EnsureAccount(const Identity& who) {
   return EnsureAccount(who.account);
 }
 
-Result<VikingUri> UriResolver::Resolve(const Identity& who, std::string_view text) {
+Result<VikingUri> UriResolver::ParseOnly(const Identity& who, std::string_view text) {
   SKALD_RETURN_IF_ERROR(EnsureAccount(who));
   UriParseOptions parse;
   parse.identity = &who;
-  SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(text, parse));
+  return VikingUri::Parse(text, parse);
+}
+
+Result<VikingUri> UriResolver::Resolve(const Identity& who, std::string_view text) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, ParseOnly(who, text));
   SKALD_RETURN_IF_ERROR(CheckReadAccess(who, uri));
   return uri;
 }

@@ -1,8 +1,14 @@
 #pragma once
 
 // UriResolver: turns a caller's URI text into a VikingUri the caller may
-// read — `~` expanded for non-ROOT callers, read access checked — and
+// read — `~` expanded for non-ROOT callers, visibility checked — and
 // creates the caller's account (its preset directories) on first use.
+//
+// It is the service layer's entry to the visibility rule (uri/access.h):
+// every Db operation resolves its URIs here, so a URI in another user's
+// space answers NotFound exactly like a missing path; walks and search
+// candidates narrow with VisibleSubtrees; owned objects (tasks, uploads,
+// sessions) use CanSeeOwned / IsOwner.
 //
 // Thread safety: safe for concurrent use. Everything passed in is borrowed
 // and must outlive the resolver.
@@ -34,9 +40,15 @@ class UriResolver {
   Status EnsureAccount(const Identity& who);
 
   // Parses a caller's URI (with `~` expansion for non-ROOT callers) and
-  // checks that the caller may see it; creates the account's preset
+  // checks that the caller may see it (NotFound "File not found: <uri>",
+  // the body of a missing path, when not); creates the account's preset
   // directories on first use.
   Result<VikingUri> Resolve(const Identity& who, std::string_view text);
+
+  // The same without the visibility check, for URIs that only narrow what
+  // a caller sees (a find target, a grep exclusion): the caller must pass
+  // the result through VisibleSubtrees / IsAccessible before reading.
+  Result<VikingUri> ParseOnly(const Identity& who, std::string_view text);
 
  private:
   ContentStore* const content_;

@@ -11,11 +11,20 @@ bool IsSharedAgentTree(std::string_view name) {
   return name == "skills" || name == "endpoints" || name == "tools" || name == "payments";
 }
 
+// Scopes whose second segment is a user id: a user sees only their own.
+bool IsPerUserScope(std::string_view scope) { return scope == "user" || scope == "temp"; }
+
 Status Denied(const VikingUri& uri, std::string why) {
   return Status::PermissionDenied(std::move(why)).WithDetail("resource", uri.str());
 }
 
 }  // namespace
+
+Status AbsentStatus(const VikingUri& uri) {
+  return Status::NotFound("File not found: " + uri.str())
+      .WithDetail("type", "file")
+      .WithDetail("resource", uri.str());
+}
 
 bool IsAccessible(const Identity& who, const VikingUri& uri) {
   if (who.role == Role::kRoot || uri.is_root()) return true;
@@ -24,13 +33,37 @@ bool IsAccessible(const Identity& who, const VikingUri& uri) {
   if (scope == "resources") return uri.str() != kWatchTaskControlUri;
   if (scope == "agent") return true;
   // The `user` and `temp` containers are visible; below them only one's own.
-  if (scope == "user" || scope == "temp") return s.size() == 1 || s[1] == who.user;
+  if (IsPerUserScope(scope)) return s.size() == 1 || s[1] == who.user;
   return false;
+}
+
+std::vector<VikingUri> VisibleSubtrees(const Identity& who, const VikingUri& base) {
+  if (who.role == Role::kRoot) return {base};
+  if (!IsAccessible(who, base)) return {};
+  // Inside a shared scope or the caller's own space: all of it.
+  if (!base.is_root() && (!IsPerUserScope(base.scope()) || base.depth() >= 2)) return {base};
+  // `viking://`, `viking://user`, `viking://temp`: only the caller's parts.
+  std::vector<VikingUri> parts;
+  for (VikingUri part : {VikingUri::FromSegments({"resources"}), VikingUri::FromSegments({"agent"}),
+                         VikingUri::FromSegments({"user", who.user}),
+                         VikingUri::FromSegments({"temp", who.user})}) {
+    if (base.Contains(part)) parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
+bool IsOwner(const Identity& who, std::string_view account, std::string_view user) {
+  return who.account == account && who.user == user;
+}
+
+bool CanSeeOwned(const Identity& who, std::string_view account, std::string_view user) {
+  return who.role == Role::kRoot || IsOwner(who, account, user);
 }
 
 Status CheckReadAccess(const Identity& who, const VikingUri& uri) {
   if (IsAccessible(who, uri)) return Status::Ok();
-  return Denied(uri, "Access denied for " + uri.str());
+  // As if absent: the body a missing path gets, whatever is stored there.
+  return AbsentStatus(uri);
 }
 
 Status CheckWriteAccess(const Identity& who, const VikingUri& uri) {
