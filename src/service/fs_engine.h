@@ -51,8 +51,9 @@ class FsReader {
            const PathLockManager* locks)
       : resolver_(resolver), content_(content), catalog_(catalog), locks_(locks) {}
 
-  // The catalog node at `uri`, NotFound ("File not found: <uri>") when
-  // missing. The root is a virtual directory.
+  // The catalog node at `uri` as `who` sees it (SeenBy), NotFound ("File
+  // not found: <uri>") when missing or hidden. The root is a virtual
+  // directory.
   Result<CatalogNode> GetNode(const Identity& who, const VikingUri& uri);
 
   // Directory listing shared by Ls (`recursive` as asked) and Tree (always).
@@ -78,6 +79,14 @@ class FsReader {
   Result<VikingUri> Resolve(const Identity& who, std::string_view text) {
     return resolver_->Resolve(who, text);
   }
+  // How the node `node` at `uri` appears to `who` (the one existence rule
+  // over uri/access.h VisibleSubtrees): nullopt when `who` may not see it;
+  // a container of per-user spaces (`viking://user`) seen by a non-ROOT
+  // caller exists only while the caller's own space in it does, with that
+  // space's times — as if no other user's space were there; any other node
+  // as stored.
+  Result<std::optional<CatalogNode>> SeenBy(const Identity& who, const VikingUri& uri,
+                                            CatalogNode node);
   // The descendants of `base` (not `base` itself) that `who` may see, at most
   // `max_depth` levels below it (0 = unlimited), ordered by path. Walks only
   // the caller's visible subtrees (VisibleSubtrees): a non-ROOT walk of

@@ -67,7 +67,31 @@ Result<CatalogNode> FsReader::GetNode(const Identity& who, const VikingUri& uri)
   }
   SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, uri.path()));
   if (!node) return FileNotFound(uri);
-  return *node;
+  SKALD_ASSIGN_OR_RETURN(auto seen, SeenBy(who, uri, std::move(*node)));
+  if (!seen) return FileNotFound(uri);
+  return std::move(*seen);
+}
+
+Result<std::optional<CatalogNode>> FsReader::SeenBy(const Identity& who, const VikingUri& uri,
+                                                    CatalogNode node) {
+  std::vector<VikingUri> parts = VisibleSubtrees(who, uri);
+  if (parts.empty()) return std::optional<CatalogNode>();
+  if (parts.size() == 1 && parts[0].depth() == uri.depth()) {
+    // Visible as a whole; a single hidden entry (the watch-task file) aside.
+    if (!IsAccessible(who, uri)) return std::optional<CatalogNode>();
+    return std::optional<CatalogNode>(std::move(node));
+  }
+  // A container above other users' spaces: there for `who` only with their
+  // own space in it, and as new as that space.
+  std::optional<CatalogNode> own;
+  for (const VikingUri& part : parts) {
+    SKALD_ASSIGN_OR_RETURN(auto found, catalog_->Get(who.account, part.path()));
+    if (found && (!own || found->mtime_ns > own->mtime_ns)) own = std::move(found);
+  }
+  if (!own) return std::optional<CatalogNode>();
+  node.mtime_ns = own->mtime_ns;
+  node.ctime_ns = own->ctime_ns;
+  return std::optional<CatalogNode>(std::move(node));
 }
 
 NodeInfo FsReader::ToNodeInfo(const Identity& who, const VikingUri& uri,
@@ -128,11 +152,15 @@ Result<std::vector<CatalogNode>> FsReader::WalkVisible(const Identity& who,
     std::sort(rows.begin(), rows.end(),
               [](const CatalogNode& a, const CatalogNode& b) { return a.path < b.path; });
   }
-  // Single entries inside a visible part may still be hidden.
-  std::erase_if(rows, [&](const CatalogNode& row) {
-    return !IsAccessible(who, VikingUri::FromSegments(Split(row.path, '/')));
-  });
-  return rows;
+  // Containers show as SeenBy says; single entries may still be hidden.
+  std::vector<CatalogNode> visible;
+  visible.reserve(rows.size());
+  for (CatalogNode& row : rows) {
+    VikingUri uri = VikingUri::FromSegments(Split(row.path, '/'));
+    SKALD_ASSIGN_OR_RETURN(auto shown, SeenBy(who, uri, std::move(row)));
+    if (shown) visible.push_back(std::move(*shown));
+  }
+  return visible;
 }
 
 Result<std::vector<LsEntry>> FsReader::List(const Identity& who, const VikingUri& uri,
@@ -152,7 +180,9 @@ Result<std::vector<LsEntry>> FsReader::List(const Identity& who, const VikingUri
     for (CatalogNode& row : rows) {
       VikingUri child = VikingUri::FromSegments(Split(row.path, '/'));
       if (uri.is_root() && !IsListedScope(child.segments().front())) continue;
-      if (!IsAccessible(who, child)) continue;
+      SKALD_ASSIGN_OR_RETURN(auto shown, SeenBy(who, child, std::move(row)));
+      if (!shown) continue;
+      row = std::move(*shown);
       // Hidden files are skipped unless asked for; directories always show,
       // but nothing below a hidden directory's name is hidden by that alone.
       if (!row.is_dir && IsHiddenName(child.name()) && !options.show_all_hidden) continue;

@@ -51,7 +51,10 @@ Result<GlobResult> FsReader::Glob(const Identity& who, const GlobRequest& reques
   } else {
     VikingUri start_uri = VikingUri::FromSegments(Split(walk_root, '/'));
     SKALD_ASSIGN_OR_RETURN(auto start, catalog_->Get(who.account, walk_root));
-    if (start && IsAccessible(who, start_uri)) {
+    if (start) {
+      SKALD_ASSIGN_OR_RETURN(start, SeenBy(who, start_uri, std::move(*start)));
+    }
+    if (start) {
       rows.push_back(*start);
       SKALD_ASSIGN_OR_RETURN(auto below, WalkVisible(who, start_uri, max_depth));
       rows.insert(rows.end(), below.begin(), below.end());

@@ -290,6 +290,38 @@ TEST_F(IsolationTest, DirectAccessToAnotherUsersSpaceAnswersAsAbsent) {
   for (const LsEntry& e : *ls) EXPECT_EQ(e.node.uri.find("planted"), std::string::npos);
 }
 
+// The `viking://user` container holds other users' spaces: a user without
+// a space of their own finds it absent, as if no one else had one, and one
+// with a space sees it as new as their own.
+TEST_F(IsolationTest, TheUserContainerShowsOnlyTheCallersOwnSpace) {
+  Identity dave = User("acme", "dave");
+  ExpectAbsent(db_->Stat(dave, "viking://user").status(), "viking://user", "stat");
+  ExpectAbsent(db_->Ls(dave, "viking://user", LsOptions{}).status(), "viking://user", "ls");
+  ExpectAbsent(db_->Ls(dave, "viking://~", LsOptions{}).status(), "viking://user/dave", "ls ~");
+  auto top = db_->Ls(dave, "viking://", LsOptions{});
+  ASSERT_TRUE(top.ok());
+  std::vector<std::string> uris;
+  for (const LsEntry& e : *top) uris.push_back(e.node.uri);
+  EXPECT_EQ(uris, (std::vector<std::string>{"viking://agent", "viking://resources"}));
+  GlobRequest glob;
+  glob.pattern = "/*";  // anchored: the top level only
+  auto globbed = db_->Glob(dave, glob);
+  ASSERT_TRUE(globbed.ok());
+  EXPECT_EQ(globbed->matches, (std::vector<std::string>{"viking://agent", "viking://resources"}));
+  glob.pattern = "/user";
+  EXPECT_TRUE(db_->Glob(dave, glob)->matches.empty());
+
+  Create(dave, "viking://user/dave/memories/first.md", "dave's first memory\n");
+  auto container = db_->Stat(dave, "viking://user");
+  auto own = db_->Stat(dave, "viking://user/dave");
+  ASSERT_TRUE(container.ok() && own.ok()) << container.status().ToString();
+  EXPECT_EQ(container->mtime_ns, own->mtime_ns);
+  auto listed = db_->Ls(dave, "viking://user", LsOptions{});
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].node.uri, "viking://user/dave");
+}
+
 TEST_F(IsolationTest, UploadsAreClaimableOnlyByTheirUser) {
   const Seeded& alice = seeded_[0];
   AddResourceRequest unknown;
