@@ -134,8 +134,8 @@ Result<std::vector<CatalogNode>> FsReader::WalkVisible(const Identity& who,
     std::set<std::string> seen;
     for (const VikingUri& part : parts) {
       const int below = static_cast<int>(part.depth() - base.depth());
-      if (max_depth > 0 && below > max_depth) continue;
       for (size_t d = base.depth() + 1; d <= part.depth(); ++d) {
+        if (max_depth > 0 && static_cast<int>(d - base.depth()) > max_depth) break;
         std::vector<std::string> prefix(part.segments().begin(),
                                         part.segments().begin() + static_cast<long>(d));
         VikingUri dir = VikingUri::FromSegments(std::move(prefix));
@@ -143,7 +143,7 @@ Result<std::vector<CatalogNode>> FsReader::WalkVisible(const Identity& who,
         SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, dir.path()));
         if (node) rows.push_back(std::move(*node));
       }
-      if (max_depth > 0 && below == max_depth) continue;
+      if (max_depth > 0 && below >= max_depth) continue;
       SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> subtree,
                              catalog_->ListSubtree(who.account, part.path(),
                                                    max_depth > 0 ? max_depth - below : 0));

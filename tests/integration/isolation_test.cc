@@ -263,6 +263,14 @@ TEST_F(IsolationTest, DirectAccessToAnotherUsersSpaceAnswersAsAbsent) {
       ExpectAbsent(db_->Rm(who, uri, /*recursive=*/true).status(), uri, "rm");
       ExpectAbsent(db_->Mv(who, uri, "viking://resources/stolen").status(), uri, "mv from");
     }
+    // Refusals that say nothing about alice stay what they are for anyone:
+    // traversal (403) and internal namespaces (400).
+    for (const char* uri : {"viking://user/bob/../alice/memories/secret.md",
+                            "viking://~/../alice/memories/secret.md"}) {
+      EXPECT_EQ(db_->Read(who, uri, 0, -1).status().code(), StatusCode::kPermissionDenied) << uri;
+    }
+    EXPECT_EQ(db_->Stat(who, "viking://temp/alice").status().code(),
+              StatusCode::kInvalidArgument);
     // The other account's shared resource is simply not in this account.
     if (who.account != "acme") reads_absent("viking://resources/acme-shared.md");
     // Moving or placing one's own things into alice's space.
@@ -316,6 +324,18 @@ TEST_F(IsolationTest, TheUserContainerShowsOnlyTheCallersOwnSpace) {
   auto own = db_->Stat(dave, "viking://user/dave");
   ASSERT_TRUE(container.ok() && own.ok()) << container.status().ToString();
   EXPECT_EQ(container->mtime_ns, own->mtime_ns);
+  glob.pattern = "/*";
+  EXPECT_EQ(db_->Glob(dave, glob)->matches,
+            (std::vector<std::string>{"viking://agent", "viking://resources", "viking://user"}));
+  LsOptions shallow;
+  shallow.recursive = true;
+  shallow.level_limit = 1;
+  std::vector<std::string> top_uris;
+  auto tree = db_->Tree(dave, "viking://", shallow);
+  ASSERT_TRUE(tree.ok()) << tree.status().ToString();
+  for (const LsEntry& e : *tree) top_uris.push_back(e.node.uri);
+  EXPECT_EQ(top_uris,
+            (std::vector<std::string>{"viking://agent", "viking://resources", "viking://user"}));
   auto listed = db_->Ls(dave, "viking://user", LsOptions{});
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 1u);
