@@ -123,10 +123,15 @@ Result<std::optional<std::string>> FsReader::ReadSidecarBody(const Identity& who
 
 Result<std::vector<CatalogNode>> FsReader::WalkVisible(const Identity& who,
                                                         const VikingUri& base, int max_depth) {
+  // Descendants of `path` down to `depth` (direct children by their index).
+  auto descendants = [&](std::string_view path, int depth) {
+    return depth == 1 ? catalog_->ListChildren(who.account, path)
+                      : catalog_->ListSubtree(who.account, path, depth);
+  };
   std::vector<VikingUri> parts = VisibleSubtrees(who, base);
   std::vector<CatalogNode> rows;
   if (parts.size() == 1 && parts[0].depth() == base.depth()) {
-    SKALD_ASSIGN_OR_RETURN(rows, catalog_->ListSubtree(who.account, base.path(), max_depth));
+    SKALD_ASSIGN_OR_RETURN(rows, descendants(base.path(), max_depth));
   } else {
     // Only the caller's parts, with the containers between `base` and them
     // (`user` above user/{uid}); the names of other users' spaces are
@@ -145,8 +150,7 @@ Result<std::vector<CatalogNode>> FsReader::WalkVisible(const Identity& who,
       }
       if (max_depth > 0 && below >= max_depth) continue;
       SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> subtree,
-                             catalog_->ListSubtree(who.account, part.path(),
-                                                   max_depth > 0 ? max_depth - below : 0));
+                             descendants(part.path(), max_depth > 0 ? max_depth - below : 0));
       for (CatalogNode& row : subtree) rows.push_back(std::move(row));
     }
     std::sort(rows.begin(), rows.end(),
@@ -171,18 +175,11 @@ Result<std::vector<LsEntry>> FsReader::List(const Identity& who, const VikingUri
   if (!base.is_dir) {
     found.emplace_back(uri, base);
   } else {
-    std::vector<CatalogNode> rows;
-    if (recursive) {
-      SKALD_ASSIGN_OR_RETURN(rows, WalkVisible(who, uri, options.level_limit));
-    } else {
-      SKALD_ASSIGN_OR_RETURN(rows, catalog_->ListChildren(who.account, uri.path()));
-    }
+    SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> rows,
+                           WalkVisible(who, uri, recursive ? options.level_limit : 1));
     for (CatalogNode& row : rows) {
       VikingUri child = VikingUri::FromSegments(Split(row.path, '/'));
       if (uri.is_root() && !IsListedScope(child.segments().front())) continue;
-      SKALD_ASSIGN_OR_RETURN(auto shown, SeenBy(who, child, std::move(row)));
-      if (!shown) continue;
-      row = std::move(*shown);
       // Hidden files are skipped unless asked for; directories always show,
       // but nothing below a hidden directory's name is hidden by that alone.
       if (!row.is_dir && IsHiddenName(child.name()) && !options.show_all_hidden) continue;
