@@ -342,6 +342,52 @@ TEST_F(IsolationTest, TheUserContainerShowsOnlyTheCallersOwnSpace) {
   EXPECT_EQ((*listed)[0].node.uri, "viking://user/dave");
 }
 
+// A user's walk enters only their own parts, yet returns exactly what a
+// walk of everything filtered to what they may see would, at every depth.
+TEST_F(IsolationTest, NarrowedWalksMatchTheFilteredFullWalk) {
+  Identity root = User("acme", "default", Role::kRoot);
+  // Everything but other users' spaces (alice and bob both have one, so
+  // the `user` container shows to both).
+  auto visible_to = [](const Identity& who, const std::string& uri) {
+    const std::string user_prefix = "viking://user/";
+    if (uri.rfind(user_prefix, 0) != 0) return true;
+    std::string rest = uri.substr(user_prefix.size());
+    return rest.substr(0, rest.find('/')) == who.user;
+  };
+  for (const Identity& who : {alice_, bob_}) {
+    for (int level = 1; level <= 6; ++level) {
+      LsOptions options;
+      options.recursive = true;
+      options.level_limit = level;
+      options.show_all_hidden = true;
+      for (const char* base : {"viking://", "viking://user"}) {
+        auto full = db_->Tree(root, base, options);
+        auto mine = db_->Tree(who, base, options);
+        ASSERT_TRUE(full.ok() && mine.ok()) << mine.status().ToString();
+        std::vector<std::string> expected, got;
+        for (const LsEntry& e : *full) {
+          if (visible_to(who, e.node.uri)) expected.push_back(e.node.uri);
+        }
+        for (const LsEntry& e : *mine) got.push_back(e.node.uri);
+        EXPECT_EQ(got, expected) << Name(who) << " tree " << base << " level " << level;
+      }
+    }
+    for (const char* pattern : {"*", "/*", "*/*", "**/*.md", "user/*/*", "/user/*", "**"}) {
+      GlobRequest g;
+      g.pattern = pattern;
+      g.node_limit = 10000;
+      auto full = db_->Glob(root, g);
+      auto mine = db_->Glob(who, g);
+      ASSERT_TRUE(full.ok() && mine.ok()) << mine.status().ToString();
+      std::vector<std::string> expected;
+      for (const std::string& uri : full->matches) {
+        if (visible_to(who, uri)) expected.push_back(uri);
+      }
+      EXPECT_EQ(mine->matches, expected) << Name(who) << " glob " << pattern;
+    }
+  }
+}
+
 TEST_F(IsolationTest, UploadsAreClaimableOnlyByTheirUser) {
   const Seeded& alice = seeded_[0];
   AddResourceRequest unknown;
