@@ -6,7 +6,6 @@
 
 #include "common/strings.h"
 #include "service/fs_engine.h"
-#include "uri/access.h"
 #include "uri/glob_pattern.h"
 #include "uri/uri_path.h"
 
