@@ -41,6 +41,11 @@ Status UriResolver::EnsureAccount(const std::string& account) {
   return Status::Ok();
 }
 
+void UriResolver::ForgetAccount(const std::string& account) {
+  std::lock_guard<std::mutex> lock(accounts_mu_);
+  ready_accounts_.erase(account);
+}
+
 Status UriResolver::EnsureAccount(const Identity& who) {
   if (who.user.size() > kMaxIdentifierBytes) {
     return Status::InvalidArgument(fmt::format(
