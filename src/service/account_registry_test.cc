@@ -88,6 +88,15 @@ TEST_F(AccountRegistryTest, DefaultAccountExistsWithoutUsers) {
   EXPECT_EQ((*accounts)[0].account_id, "default");
   EXPECT_EQ((*accounts)[0].user_count, 0u);
   EXPECT_GT((*accounts)[0].created_ns, 0);
+
+  // An account first used through identity headers (dev mode) is registered.
+  const Identity dev{"devco", "someone", Role::kRoot};
+  ASSERT_TRUE(db_->Write(dev, Write("viking://resources/a.md", "a")).ok());
+  accounts = db_->ListAccounts(kRoot);
+  ASSERT_TRUE(accounts.ok());
+  ASSERT_EQ(accounts->size(), 2u);
+  EXPECT_EQ((*accounts)[1].account_id, "devco");
+  EXPECT_TRUE(db_->DeleteAccount(kRoot, "devco").ok());
 }
 
 TEST_F(AccountRegistryTest, CreatedKeysAuthenticateAndAreStoredOnlyHashed) {
@@ -303,15 +312,15 @@ TEST_F(AccountRegistryTest, DeletedAccountLosesItsDataAndKeysAtOnce) {
   // The bytes are gone from disk (checked before anything touches the id again).
   EXPECT_FALSE(std::filesystem::exists(dir_.Sub("ws") + "/content/acme"));
   EXPECT_TRUE(std::filesystem::exists(dir_.Sub("ws") + "/content/default/resources/keep.md"));
-  const Identity acme_root{"acme", "default", Role::kRoot};
-  EXPECT_EQ(db_->Stat(acme_root, "viking://resources/doc.md").status().code(),
-            StatusCode::kNotFound);
   EXPECT_TRUE(db_->Stat(kRoot, "viking://resources/keep.md").ok());
 
   // The id can be used again, starting empty.
   auto again = db_->CreateAccount(kRoot, "acme", "zoe");
-  ASSERT_TRUE(again.ok());
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(db_->Authenticate(made->user_key).status().code(), StatusCode::kUnauthenticated);
+  const Identity acme_root{"acme", "default", Role::kRoot};
+  EXPECT_EQ(db_->Stat(acme_root, "viking://resources/doc.md").status().code(),
+            StatusCode::kNotFound);
   auto listing = db_->Ls(acme_root, "viking://resources", {});
   ASSERT_TRUE(listing.ok()) << listing.status().ToString();
   EXPECT_TRUE(listing->empty());

@@ -319,6 +319,9 @@ class Catalog {
   // is registered.
   Status InsertAccount(std::string_view account_id, int64_t created_ns,
                        const UserRow* first_user = nullptr);
+  // Registers `account_id` unless it is (an account first used through
+  // dev/trusted-mode identity headers). Ok either way.
+  Status EnsureAccountRow(std::string_view account_id, int64_t created_ns);
   // The account, or nullopt.
   Result<std::optional<AccountRow>> GetAccount(std::string_view account_id);
   // Every registered account, ordered by id.

@@ -80,6 +80,19 @@ Status Catalog::InsertAccount(std::string_view account_id, int64_t created_ns,
   });
 }
 
+Status Catalog::EnsureAccountRow(std::string_view account_id, int64_t created_ns) {
+  {
+    Impl::Lease lease(impl_.get());
+    SKALD_ASSIGN_OR_RETURN(bool exists, AccountExistsLocked(lease.db(), account_id));
+    if (exists) return Status::Ok();  // the common case writes nothing
+  }
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  Stmt s(impl_->writer, "INSERT OR IGNORE INTO accounts(account_id, created_ns) VALUES(?, ?)");
+  if (!s.prepared()) return SqlError(impl_->writer, "register account");
+  s.Bind(1, account_id).Bind(2, created_ns);
+  return s.Run("register account");
+}
+
 Result<std::optional<AccountRow>> Catalog::GetAccount(std::string_view account_id) {
   Impl::Lease lease(impl_.get());
   Stmt s(lease.db(),
