@@ -309,7 +309,8 @@ Status AccountRegistry::RunUserDelete(JobContext& context) {
       payload.is_object() && payload.contains("user_id") && payload["user_id"].is_string()
           ? payload["user_id"].get<std::string>()
           : std::string();
-  if (CheckId(user_id, false).ok() == false || CheckId(job.account, true).ok() == false) {
+  if (!CheckId(user_id, /*is_account=*/false).ok() ||
+      !CheckId(job.account, /*is_account=*/true).ok()) {
     return Status::InvalidArgument("user_delete job without a valid account and user_id");
   }
   // 1. The user's tree (memories, sessions, everything under viking://user/{uid}).
