@@ -325,5 +325,46 @@ TEST_F(AdminApiTest, AdminRoutesAre403InDevMode) {
   EXPECT_EQ(dev->Stop(SIGTERM), 0);
 }
 
+TEST_F(AdminApiTest, TrustedModeBehindAGateway) {
+  // A second server in trusted mode: identities come from the headers, the
+  // root key must come with every request.
+  TempDir trusted_workspace;
+  const std::string config = config_dir_->Sub("trusted.conf");
+  std::ofstream(config) << Json{{"server", {{"auth_mode", "trusted"}, {"root_api_key", kRootKey}}}}
+                               .dump();
+  auto trusted = SkaldProcess::Start(trusted_workspace.path(), {"--config", config});
+  ASSERT_NE(trusted, nullptr);
+  auto client = trusted->NewClient();
+  const httplib::Headers alice = {{"X-API-Key", kRootKey},
+                                  {"X-OpenViking-Account", "acme"},
+                                  {"X-OpenViking-User", "alice"}};
+  const std::string ls = "/api/v1/fs/ls?uri=viking://resources";
+  ExpectError(ToReply(client->Get(ls, {{"X-OpenViking-Account", "acme"},
+                                       {"X-OpenViking-User", "alice"}})),
+              401, "UNAUTHENTICATED", kMissing);
+  ExpectError(ToReply(client->Get(ls, KeyHeader(kRootKey))), 400, "INVALID_ARGUMENT");
+  EXPECT_EQ(ToReply(client->Get(ls, alice)).status, 200);
+  httplib::Headers as_root_role = alice;
+  as_root_role.emplace("X-OpenViking-Role", "root");
+  ExpectError(ToReply(client->Get(ls, as_root_role)), 403, "PERMISSION_DENIED");
+  Reply health = ToReply(client->Get("/health", alice));
+  EXPECT_EQ(health.json.value("auth_mode", ""), "trusted") << health.raw;
+  EXPECT_EQ(health.json.value("user_id", ""), "alice") << health.raw;
+
+  // The admin API works with the root key and shows no keys.
+  Reply made = ToReply(client->Post("/api/v1/admin/accounts", KeyHeader(kRootKey),
+                                    Json{{"account_id", "globex"}, {"admin_user_id", "gina"}}.dump(),
+                                    "application/json"));
+  ASSERT_EQ(made.status, 200) << made.raw;
+  EXPECT_EQ(made.json["result"].value("account_id", ""), "globex");
+  EXPECT_FALSE(made.json["result"].contains("user_key")) << made.raw;
+  // The account used through the headers is listed too.
+  Reply accounts = ToReply(client->Get("/api/v1/admin/accounts", KeyHeader(kRootKey)));
+  ASSERT_EQ(accounts.status, 200) << accounts.raw;
+  EXPECT_EQ(accounts.json["result"].size(), 3u) << accounts.raw;
+  client.reset();
+  EXPECT_EQ(trusted->Stop(SIGTERM), 0);
+}
+
 }  // namespace
 }  // namespace skald::apitest
