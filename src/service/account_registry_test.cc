@@ -297,11 +297,19 @@ TEST_F(AccountRegistryTest, RemovedUserIsDeletedByADurableJobAcrossReopen) {
 }
 
 TEST_F(AccountRegistryTest, DeletedAccountLosesItsDataAndKeysAtOnce) {
+  Reopen(/*workers=*/1);  // indexed, so that search has something to forget
   auto made = db_->CreateAccount(kRoot, "acme", "alice");
   ASSERT_TRUE(made.ok());
   const Identity alice = *db_->Authenticate(made->user_key);
   ASSERT_TRUE(db_->Write(alice, Write("viking://resources/doc.md", "acme secret plans")).ok());
   ASSERT_TRUE(db_->Write(kRoot, Write("viking://resources/keep.md", "default stays")).ok());
+  ASSERT_TRUE(db_->WaitIdle(60000).ok());
+  FindRequest find;
+  find.query = "secret plans";
+  find.score_threshold = 0.0;
+  auto before = db_->Find(alice, find);
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  ASSERT_GT(before->total(), 0u);
 
   ASSERT_TRUE(db_->DeleteAccount(kRoot, "acme").ok());
   EXPECT_EQ(db_->Authenticate(made->user_key).status().code(), StatusCode::kUnauthenticated);
@@ -321,6 +329,10 @@ TEST_F(AccountRegistryTest, DeletedAccountLosesItsDataAndKeysAtOnce) {
   const Identity acme_root{"acme", "default", Role::kRoot};
   EXPECT_EQ(db_->Stat(acme_root, "viking://resources/doc.md").status().code(),
             StatusCode::kNotFound);
+  const Identity zoe = *db_->Authenticate(again->user_key);
+  auto after = db_->Find(zoe, find);
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->total(), 0u);
   auto listing = db_->Ls(acme_root, "viking://resources", {});
   ASSERT_TRUE(listing.ok()) << listing.status().ToString();
   EXPECT_TRUE(listing->empty());
