@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "skald/accounts.h"
 #include "skald/options.h"
 #include "skald/result.h"
 #include "skald/retrieval.h"
@@ -229,6 +230,46 @@ class Db {
   // do not count (a command-line call should not sit through a provider
   // outage; the retry runs at a later open).
   virtual Status WaitIdle(int64_t timeout_ms, bool wait_for_retries = true) = 0;
+
+  // ---- Accounts, users and keys (auth; reference §2.9, §5). `who` is the
+  // caller: creating, listing and deleting accounts is ROOT only; an ADMIN
+  // manages the users of its own account only (PermissionDenied otherwise).
+  // Ids must pass IsValidIdentifier (InvalidArgument); a missing account or
+  // user is NotFound; duplicates are AlreadyExists (reason ALREADY_EXISTS).
+  // Keys are `b64url(account).b64url(user).b64url(secret)`, shown only when
+  // made; the workspace keeps their SHA-256. See service/account_registry.h.
+
+  // Creates an account whose first user `admin_user_id` is an ADMIN; returns its key.
+  virtual Result<NewAccount> CreateAccount(const Identity& who, std::string_view account_id,
+                                           std::string_view admin_user_id) = 0;
+  virtual Result<std::vector<AccountInfo>> ListAccounts(const Identity& who) = 0;
+  // Deletes the account with every node, record, index entry, job and upload
+  // of it; its keys fail at once. The `default` account cannot be deleted.
+  virtual Status DeleteAccount(const Identity& who, std::string_view account_id) = 0;
+  // Adds a user with role "user" or "admin" ("root": PermissionDenied;
+  // anything else InvalidArgument); returns its key.
+  virtual Result<std::string> RegisterUser(const Identity& who, std::string_view account_id,
+                                           std::string_view user_id, std::string_view role) = 0;
+  virtual Result<std::vector<UserInfo>> ListUsers(const Identity& who,
+                                                  std::string_view account_id,
+                                                  const UserFilter& filter) = 0;
+  // Revokes the user's key at once and queues the durable `user_delete` task
+  // that deletes viking://user/{uid}, its tasks and uploads, then the user.
+  virtual Result<UserRemoval> RemoveUser(const Identity& who, std::string_view account_id,
+                                         std::string_view user_id) = 0;
+  // Only "admin" is accepted (promotion).
+  virtual Status SetUserRole(const Identity& who, std::string_view account_id,
+                             std::string_view user_id, std::string_view role) = 0;
+  // A new key for the user; the old one fails at once.
+  virtual Result<std::string> RegenerateKey(const Identity& who, std::string_view account_id,
+                                            std::string_view user_id) = 0;
+  // The identity of a user key; Unauthenticated "Invalid API Key" otherwise.
+  virtual Result<Identity> Authenticate(std::string_view user_key) = 0;
+  // True while a removed user's data is being deleted.
+  virtual Result<bool> IsUserDeleting(std::string_view account_id, std::string_view user_id) = 0;
+  // The registered role of a live user; nullopt when not registered.
+  virtual Result<std::optional<Role>> RegisteredRole(std::string_view account_id,
+                                                     std::string_view user_id) = 0;
 
   // Compares content with the catalog for every account; with `repair`
   // brings the catalog in line with the content on disk.

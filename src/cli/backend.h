@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "common/json_util.h"
+#include "skald/accounts.h"
 #include "skald/options.h"
 #include "skald/result.h"
 #include "skald/status.h"
@@ -58,6 +59,25 @@ struct FindArgs {
   std::string until;
   // POST /api/v1/search/search (list mode) instead of /api/v1/search/find.
   bool search = false;
+};
+
+// One `skald admin ...` operation (accounts, users, keys; reference §2.9).
+enum class AdminOp {
+  kCreateAccount,  // account_id, user_id (the first admin)
+  kListAccounts,
+  kDeleteAccount,  // account_id
+  kRegisterUser,   // account_id, user_id, role
+  kListUsers,      // account_id, filter
+  kRemoveUser,     // account_id, user_id
+  kSetRole,        // account_id, user_id, role
+  kRegenerateKey,  // account_id, user_id
+};
+struct AdminRequest {
+  AdminOp op = AdminOp::kListAccounts;
+  std::string account_id;
+  std::string user_id;
+  std::string role = "user";
+  UserFilter filter;
 };
 
 class Backend {
@@ -109,6 +129,10 @@ class Backend {
   virtual Result<Json> GetTask(const std::string& task_id) = 0;
   // A list of task dicts, newest first.
   virtual Result<Json> ListTasks(const TaskFilter& filter) = 0;
+  // The `result` of the matching /api/v1/admin/* route (cli/admin_commands.h).
+  // Embedded: acts as ROOT. Remote: needs the root key (or an ADMIN's key for
+  // the user operations of its own account).
+  virtual Result<Json> Admin(const AdminRequest& request) = 0;
 };
 
 // Opens the workspace `data_dir` in this process; `who` is the identity every

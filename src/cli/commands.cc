@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/admin_commands.h"
 #include "cli/backend.h"
 #include "cli/doctor.h"
 #include "cli/local_file.h"
@@ -621,6 +622,14 @@ int RunCli(int argc, char** argv) {
           flags, [&](Backend& b) { return b.GetTask(a.task_id); }, RenderTask);
     };
   });
+
+  AddAdminCommands(
+      app,
+      [&](const AdminRequest& request) {
+        return Execute(
+            flags, [&](Backend& b) { return b.Admin(request); }, RenderAdmin);
+      },
+      &action);
 
   CLI::App* fsck = app.add_subcommand(
       "fsck", "Check the workspace's content against its catalog (embedded only)");

@@ -9,6 +9,7 @@
 #include <system_error>
 #include <utility>
 
+#include "cli/admin_commands.h"
 #include "cli/backend.h"
 #include "common/time_util.h"
 #include "service/json_codec.h"
@@ -152,6 +153,10 @@ class EmbeddedBackend final : public Backend {
     Json out = Json::array();
     for (const TaskInfo& task : tasks) out.push_back(TaskInfoToJson(task));
     return out;
+  }
+
+  Result<Json> Admin(const AdminRequest& request) override {
+    return RunAdminOnDb(*db_, who_, request);
   }
 
  private:

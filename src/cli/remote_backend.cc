@@ -14,6 +14,7 @@
 #include <system_error>
 #include <utility>
 
+#include "cli/admin_commands.h"
 #include "cli/backend.h"
 #include "cli/local_file.h"
 #include "common/strings.h"
@@ -234,6 +235,12 @@ class RemoteBackend final : public Backend {
     return GetJson("/api/v1/tasks", params);
   }
 
+  Result<Json> Admin(const AdminRequest& request) override {
+    const AdminHttpCall call = AdminToHttp(request);
+    SKALD_ASSIGN_OR_RETURN(HttpReply reply, Send(call.method, call.path, call.params, call.body));
+    return UnwrapEnvelope(reply.status, reply.body, options_.url);
+  }
+
   Result<Json> Fsck(bool /*repair*/) override {
     return UsageError(
         "fsck checks a workspace's files directly and has no HTTP API; it cannot run with "
@@ -297,7 +304,8 @@ class RemoteBackend final : public Backend {
     httplib::Result res = method == "GET" ? client_.Get(target, headers_)
                           : method == "POST"
                               ? client_.Post(target, headers_, body, "application/json")
-                              : client_.Delete(target, headers_);
+                          : method == "PUT" ? client_.Put(target, headers_, body, "application/json")
+                                            : client_.Delete(target, headers_);
     if (!res) return TransportError(res.error());
     return HttpReply{res->status, std::move(res->body)};
   }

@@ -41,6 +41,7 @@ class ScriptedTaskBackend final : public Backend {
   Result<Json> AddResource(const AddResourceRequest&) override { return Unused(); }
   Result<Json> Find(const FindArgs&) override { return Unused(); }
   Result<Json> ListTasks(const TaskFilter&) override { return Unused(); }
+  Result<Json> Admin(const AdminRequest&) override { return Unused(); }
 
  private:
   static Status Unused() { return Status::Internal("not used by this test"); }

@@ -38,6 +38,8 @@ class Call {
 
   // 200 with the default envelope (null siblings kept).
   void Ok(const Json& result);
+  // The default envelope with another success status (e.g. 202 Accepted).
+  void OkWithStatus(int http_status, const Json& result);
   // 200 with the exclude-none envelope (content/write and friends).
   void OkExcludeNone(const Json& result, const Json* telemetry = nullptr);
   // 200 with a body that is not enveloped (/health).
@@ -80,6 +82,11 @@ class Router {
   // (a path parameter, read by the handler with PathParameter()). Exact
   // routes win over parameter routes. REQUIRES: `prefix` ends with '/'.
   void AddWithParameter(const std::string& method, const std::string& prefix, RouteHandler handler);
+  // Routes every path that matches `pattern`, where each "{}" stands for one
+  // non-empty segment without '/' (read with PatternParameters()), e.g.
+  // "/api/v1/admin/accounts/{}/users/{}/role". Exact and one-parameter
+  // routes win over patterns.
+  void AddPattern(const std::string& method, const std::string& pattern, RouteHandler handler);
   // Looks up `method` (HEAD is served by GET handlers) on `path`. On
   // kMethodNotAllowed, *allowed lists the path's methods.
   Match Find(std::string_view method, std::string_view path, const RouteHandler** handler,
@@ -94,7 +101,15 @@ class Router {
 
   std::map<std::string, Methods, std::less<>> routes_;
   std::map<std::string, Methods, std::less<>> parameter_routes_;  // keyed by prefix
+  std::map<std::string, Methods, std::less<>> pattern_routes_;    // keyed by pattern
 };
+
+// The segments of `path` that the "{}" of `pattern` stand for, in order;
+// nullopt when `path` does not match `pattern`.
+std::optional<std::vector<std::string>> MatchPattern(std::string_view pattern,
+                                                     std::string_view path);
+// MatchPattern on the request path (empty when it does not match).
+std::vector<std::string> PatternParameters(const Call& call, std::string_view pattern);
 
 // The segment after `prefix` in the request path (the {task_id} of a route
 // registered with Router::AddWithParameter(prefix)); "" when the path does
@@ -111,6 +126,11 @@ void RegisterSearchRoutes(Router& router);
 void RegisterResourceRoutes(Router& router);
 // GET /api/v1/tasks and GET /api/v1/tasks/{task_id}.
 void RegisterTaskRoutes(Router& router);
+
+class Authenticator;
+// /api/v1/admin/accounts* (reference §2.9). `auth` (which must outlive the
+// router) tells whether keys are shown (not in trusted mode).
+void RegisterAdminRoutes(Router& router, const Authenticator& auth);
 
 // Clamps a wire integer into the int range the option structs use.
 int ClampToInt(int64_t value);

@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/strings.h"
+#include "server/auth.h"
 #include "server/http_util.h"
 #include "server/routes.h"
 #include "service/json_codec.h"
@@ -34,6 +35,11 @@ constexpr const char* kJsonType = "application/json";
 
 void Call::Ok(const Json& result) {
   response_.status = 200;
+  response_.set_content(OkEnvelope(result), kJsonType);
+}
+
+void Call::OkWithStatus(int http_status, const Json& result) {
+  response_.status = http_status;
   response_.set_content(OkEnvelope(result), kJsonType);
 }
 
@@ -106,6 +112,37 @@ void Router::AddWithParameter(const std::string& method, const std::string& pref
   parameter_routes_[prefix][method] = std::move(handler);
 }
 
+void Router::AddPattern(const std::string& method, const std::string& pattern,
+                        RouteHandler handler) {
+  pattern_routes_[pattern][method] = std::move(handler);
+}
+
+std::optional<std::vector<std::string>> MatchPattern(std::string_view pattern,
+                                                     std::string_view path) {
+  std::vector<std::string> out;
+  size_t p = 0, q = 0;
+  while (p < pattern.size()) {
+    if (pattern.substr(p, 2) == "{}") {
+      size_t end = path.find('/', q);
+      if (end == std::string_view::npos) end = path.size();
+      if (end == q) return std::nullopt;
+      out.emplace_back(path.substr(q, end - q));
+      q = end;
+      p += 2;
+    } else {
+      if (q >= path.size() || path[q] != pattern[p]) return std::nullopt;
+      ++p;
+      ++q;
+    }
+  }
+  if (q != path.size()) return std::nullopt;
+  return out;
+}
+
+std::vector<std::string> PatternParameters(const Call& call, std::string_view pattern) {
+  return MatchPattern(pattern, call.request().path).value_or(std::vector<std::string>());
+}
+
 const Router::Methods* Router::FindParameterRoute(std::string_view path) const {
   const size_t slash = path.rfind('/');
   if (slash == std::string_view::npos || slash + 1 == path.size()) return nullptr;
@@ -121,6 +158,9 @@ Router::Match Router::Find(std::string_view method, std::string_view path,
   } else {
     methods = FindParameterRoute(path);
   }
+  for (auto it = pattern_routes_.begin(); methods == nullptr && it != pattern_routes_.end(); ++it) {
+    if (MatchPattern(it->first, path)) methods = &it->second;
+  }
   if (methods == nullptr) return Match::kNotFound;
   std::string_view effective = method == "HEAD" ? std::string_view("GET") : method;
   for (const auto& [name, h] : *methods) {
@@ -135,7 +175,11 @@ Router::Match Router::Find(std::string_view method, std::string_view path,
 }
 
 bool Router::HasPath(std::string_view path) const {
-  return routes_.find(path) != routes_.end() || FindParameterRoute(path) != nullptr;
+  if (routes_.find(path) != routes_.end() || FindParameterRoute(path) != nullptr) return true;
+  for (const auto& [pattern, unused] : pattern_routes_) {
+    if (MatchPattern(pattern, path)) return true;
+  }
+  return false;
 }
 
 std::string PathParameter(const Call& call, std::string_view prefix) {
@@ -219,20 +263,18 @@ std::string InternalErrorBody() {
   return ErrorEnvelope("INTERNAL", "Internal server error", Json(nullptr));
 }
 
-void HealthRoute(Call& call) {
+// /health needs no identity; it reports the auth mode and, when the request
+// establishes one (a valid key, or identity headers in dev/trusted mode), who it is.
+void HealthRoute(Call& call, const Authenticator& auth) {
   Json body = {{"status", "ok"},
                {"healthy", true},
                {"version", std::string(kSkaldVersion)},
-               {"auth_mode", "dev"}};
-  const auto& req = call.request();
-  if (req.has_header("X-OpenViking-Account") || req.has_header("X-OpenViking-User")) {
-    Result<Identity> who = DevIdentity(req.get_header_value("X-OpenViking-Account"),
-                                       req.get_header_value("X-OpenViking-User"));
-    if (who.ok()) {  // /health never fails on identity problems
-      body["account_id"] = who->account;
-      body["user_id"] = who->user;
-      body["role"] = std::string(RoleName(who->role));
-    }
+               {"auth_mode", std::string(AuthModeName(auth.mode()))}};
+  std::optional<Identity> who = auth.Probe(call.db(), AuthHeaders::From(call.request()));
+  if (who) {  // /health never fails on identity problems
+    body["account_id"] = who->account;
+    body["user_id"] = who->user;
+    body["role"] = std::string(RoleName(who->role));
   }
   call.Raw(body);
 }
@@ -255,7 +297,7 @@ Status ServerOptions::Validate() const {
     return Status::InvalidArgument("keep_alive_max_count must be at least 1");
   }
   if (max_body_bytes < 1) return Status::InvalidArgument("max_body_bytes must be positive");
-  return Status::Ok();
+  return server::Authenticator::Create(auth_mode, root_api_key, host).status();
 }
 
 HttpServer::HttpServer(Db& db, ServerOptions options)
@@ -269,8 +311,15 @@ HttpServer::~HttpServer() { Stop(); }
 Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptions& options) {
   SKALD_RETURN_IF_ERROR(options.Validate());
   std::unique_ptr<HttpServer> server(new HttpServer(db, options));
+  SKALD_ASSIGN_OR_RETURN(server::Authenticator auth,
+                         server::Authenticator::Create(options.auth_mode, options.root_api_key,
+                                                       options.host));
+  server->auth_ = std::make_unique<server::Authenticator>(std::move(auth));
+  const server::Authenticator* authenticator = server->auth_.get();
   server::Router& router = *server->router_;
-  router.Add("GET", "/health", server::HealthRoute);
+  router.Add("GET", "/health",
+             [authenticator](server::Call& call) { server::HealthRoute(call, *authenticator); });
+  server::RegisterAdminRoutes(router, *authenticator);
   server::RegisterFsRoutes(router);
   server::RegisterContentRoutes(router);
   server::RegisterSearchRoutes(router);
@@ -401,8 +450,11 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
     call.FailValidation(errors);
     return;
   }
-  Result<Identity> who = server::DevIdentity(req.get_header_value("X-OpenViking-Account"),
-                                             req.get_header_value("X-OpenViking-User"));
+  // Who is calling (server/auth.h); /health, /ready and /metrics need no one.
+  Result<Identity> who = Identity();
+  if (!server::IsUnauthenticatedRoute(req.path)) {
+    who = auth_->Resolve(db_, req.path, server::AuthHeaders::From(req));
+  }
   if (!who.ok()) {
     call.Fail(who.status());
     return;

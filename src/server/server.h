@@ -27,11 +27,12 @@ namespace skald {
 class Db;
 
 namespace server {
+class Authenticator;
 class Router;
 }  // namespace server
 
 struct ServerOptions {
-  // Interface to bind; dev mode requires a loopback host (checked by Config).
+  // Interface to bind; dev mode requires a loopback host (checked by Validate).
   std::string host = "127.0.0.1";
   // 0 binds an ephemeral port; HttpServer::port() reports the real one.
   int port = 1933;
@@ -45,6 +46,12 @@ struct ServerOptions {
   int keep_alive_max_count = 1000;
   // Larger request bodies are refused with HTTP 413 before they are read.
   int64_t max_body_bytes = int64_t{32} << 20;
+  // Authentication (server/auth.h): "" = api_key when root_api_key is set,
+  // else dev; "dev", "api_key" or "trusted".
+  std::string auth_mode;
+  // The ROOT key ("" = none). Required by api_key mode, and by trusted mode
+  // off loopback.
+  std::string root_api_key;
 
   Status Validate() const;
 };
@@ -78,6 +85,7 @@ class HttpServer {
 
   Db& db_;
   const ServerOptions options_;
+  std::unique_ptr<server::Authenticator> auth_;  // set by Create
   std::unique_ptr<server::Router> router_;
   std::unique_ptr<httplib::Server> http_;
   std::atomic<int> port_{0};

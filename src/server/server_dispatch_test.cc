@@ -60,6 +60,36 @@ class FakeDb : public Db {
     return failure;
   }
   Status WaitIdle(int64_t, bool) override { return failure; }
+  // Accounts (auth): no user is ever being deleted, every other call fails.
+  Result<NewAccount> CreateAccount(const Identity&, std::string_view, std::string_view) override {
+    return failure;
+  }
+  Result<std::vector<AccountInfo>> ListAccounts(const Identity&) override { return failure; }
+  Status DeleteAccount(const Identity&, std::string_view) override { return failure; }
+  Result<std::string> RegisterUser(const Identity&, std::string_view, std::string_view,
+                                   std::string_view) override {
+    return failure;
+  }
+  Result<std::vector<UserInfo>> ListUsers(const Identity&, std::string_view,
+                                          const UserFilter&) override {
+    return failure;
+  }
+  Result<UserRemoval> RemoveUser(const Identity&, std::string_view, std::string_view) override {
+    return failure;
+  }
+  Status SetUserRole(const Identity&, std::string_view, std::string_view,
+                     std::string_view) override {
+    return failure;
+  }
+  Result<std::string> RegenerateKey(const Identity&, std::string_view,
+                                    std::string_view) override {
+    return failure;
+  }
+  Result<Identity> Authenticate(std::string_view) override { return failure; }
+  Result<bool> IsUserDeleting(std::string_view, std::string_view) override { return false; }
+  Result<std::optional<Role>> RegisteredRole(std::string_view, std::string_view) override {
+    return std::optional<Role>();
+  }
 
   std::string last_account;
 };

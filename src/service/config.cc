@@ -455,16 +455,29 @@ Status Config::Validate() const {
         "server.root_api_key must not be empty (remove it to run in dev mode)");
   }
   const std::string mode = EffectiveAuthMode();
-  if (mode != "dev") {
+  const bool loopback =
+      server.host == "127.0.0.1" || server.host == "localhost" || server.host == "::1";
+  const bool has_root_key = server.root_api_key.has_value();
+  if (mode != "dev" && mode != "api_key" && mode != "trusted") {
     return Status::InvalidArgument(fmt::format(
-        "server.auth_mode \"{}\" is not implemented by Skald yet (only \"dev\" is); "
-        "remove server.auth_mode and server.root_api_key",
+        "server.auth_mode \"{}\" is not supported by Skald: use \"dev\", \"api_key\" or "
+        "\"trusted\" (or leave it out: api_key when server.root_api_key is set, else dev)",
         mode));
   }
-  if (server.host != "127.0.0.1" && server.host != "localhost" && server.host != "::1") {
+  if (mode == "api_key" && !has_root_key) {
+    return Status::InvalidArgument(
+        "server.auth_mode \"api_key\" needs server.root_api_key");
+  }
+  if (mode == "dev" && !loopback) {
     return Status::InvalidArgument(fmt::format(
         "server.host \"{}\" is not a loopback address: dev mode (no root_api_key) serves "
         "unauthenticated requests and only binds 127.0.0.1, localhost or ::1",
+        server.host));
+  }
+  if (mode == "trusted" && !has_root_key && !loopback) {
+    return Status::InvalidArgument(fmt::format(
+        "server.host \"{}\" is not a loopback address: trusted mode off loopback needs "
+        "server.root_api_key",
         server.host));
   }
   if (storage.workspace.empty()) {

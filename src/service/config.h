@@ -40,10 +40,11 @@ struct ServerConfig {
   // pool threads sooner (cpp-httplib gives a connection one thread for its
   // whole keep-alive life); long values save reconnects.
   int timeout_keep_alive = 5;
-  // "" = automatic (dev when there is no root_api_key). Only "dev" is
-  // implemented so far; other modes are rejected by Validate().
+  // "" = automatic: api_key when root_api_key is set, else dev. "dev",
+  // "api_key" or "trusted" (server/auth.h); other modes are rejected by Validate().
   std::string auth_mode;
-  // Root API key. Setting one selects api_key mode (not implemented yet).
+  // Root API key (ROOT role; the admin API). Setting one selects api_key
+  // mode unless auth_mode says otherwise. "" is an error.
   std::optional<std::string> root_api_key;
   // Accepted for compatibility; CORS headers are not emitted yet.
   std::vector<std::string> cors_origins = {"*"};
@@ -106,7 +107,8 @@ struct Config {
   }
 
   // Checks values and their combinations: port range, positive sizes, log
-  // level, implemented auth modes, and that dev mode binds a loopback host
+  // level, supported auth modes (api_key needs a root key), and that dev mode
+  // — and trusted mode without a root key — binds a loopback host
   // (127.0.0.1, localhost or ::1) only, and the model sections
   // (EmbeddingConfig/LlmConfig/RerankConfig::Validate). InvalidArgument
   // naming the key.

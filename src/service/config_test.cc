@@ -221,13 +221,14 @@ TEST(ConfigTest, DevModeRefusesNonLoopbackHost) {
   }
 }
 
-TEST(ConfigTest, UnimplementedAuthModesAreRefused) {
+TEST(ConfigTest, AuthModes) {
   auto config = Parse(R"({"server": {"root_api_key": "secret"}})");
   ASSERT_TRUE(config.ok());
   EXPECT_EQ(config->EffectiveAuthMode(), "api_key");
-  Status status = config->Validate();
-  ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("not implemented"), std::string::npos);
+  EXPECT_TRUE(config->Validate().ok());
+  // With a root key the server may listen beyond loopback.
+  config->server.host = "0.0.0.0";
+  EXPECT_TRUE(config->Validate().ok());
 
   auto empty_key = Parse(R"({"server": {"root_api_key": ""}})");
   ASSERT_TRUE(empty_key.ok());
@@ -236,6 +237,20 @@ TEST(ConfigTest, UnimplementedAuthModesAreRefused) {
   auto explicit_dev = Parse(R"({"server": {"auth_mode": "dev", "root_api_key": null}})");
   ASSERT_TRUE(explicit_dev.ok());
   EXPECT_TRUE(explicit_dev->Validate().ok());
+
+  auto keyless_api_key = Parse(R"({"server": {"auth_mode": "api_key"}})");
+  ASSERT_TRUE(keyless_api_key.ok());
+  EXPECT_NE(keyless_api_key->Validate().message().find("root_api_key"), std::string::npos);
+
+  auto trusted = Parse(R"({"server": {"auth_mode": "trusted", "host": "0.0.0.0"}})");
+  ASSERT_TRUE(trusted.ok());
+  EXPECT_NE(trusted->Validate().message().find("loopback"), std::string::npos);
+  trusted->server.root_api_key = "gateway-secret";
+  EXPECT_TRUE(trusted->Validate().ok());
+
+  auto oidc = Parse(R"({"server": {"auth_mode": "oidc"}})");
+  ASSERT_TRUE(oidc.ok());
+  EXPECT_NE(oidc->Validate().message().find("not supported"), std::string::npos);
 }
 
 TEST(ConfigTest, LoadConfigReadsFileAndNamesItInErrors) {

@@ -29,6 +29,7 @@
 #include "ingest/index_catch_up.h"
 #include "ingest/semantic_indexer.h"
 #include "retrieve/retriever.h"
+#include "service/account_registry.h"
 #include "service/finder.h"
 #include "service/fs_engine.h"
 #include "service/resource_ops.h"
@@ -80,6 +81,48 @@ class DbImpl final : public Db {
   Result<std::vector<TaskInfo>> ListTasks(const Identity& who, const TaskFilter& filter) override;
   Status WaitIdle(int64_t timeout_ms, bool wait_for_retries) override;
 
+  // ---- Accounts, users and keys (auth): forwarded to AccountRegistry.
+  Result<NewAccount> CreateAccount(const Identity& who, std::string_view account_id,
+                                   std::string_view admin_user_id) override {
+    return accounts_->CreateAccount(who, account_id, admin_user_id);
+  }
+  Result<std::vector<AccountInfo>> ListAccounts(const Identity& who) override {
+    return accounts_->ListAccounts(who);
+  }
+  Status DeleteAccount(const Identity& who, std::string_view account_id) override {
+    return accounts_->DeleteAccount(who, account_id);
+  }
+  Result<std::string> RegisterUser(const Identity& who, std::string_view account_id,
+                                   std::string_view user_id, std::string_view role) override {
+    return accounts_->RegisterUser(who, account_id, user_id, role);
+  }
+  Result<std::vector<UserInfo>> ListUsers(const Identity& who, std::string_view account_id,
+                                          const UserFilter& filter) override {
+    return accounts_->ListUsers(who, account_id, filter);
+  }
+  Result<UserRemoval> RemoveUser(const Identity& who, std::string_view account_id,
+                                 std::string_view user_id) override {
+    return accounts_->RemoveUser(who, account_id, user_id);
+  }
+  Status SetUserRole(const Identity& who, std::string_view account_id, std::string_view user_id,
+                     std::string_view role) override {
+    return accounts_->SetRole(who, account_id, user_id, role);
+  }
+  Result<std::string> RegenerateKey(const Identity& who, std::string_view account_id,
+                                    std::string_view user_id) override {
+    return accounts_->RegenerateKey(who, account_id, user_id);
+  }
+  Result<Identity> Authenticate(std::string_view user_key) override {
+    return accounts_->Authenticate(user_key);
+  }
+  Result<bool> IsUserDeleting(std::string_view account_id, std::string_view user_id) override {
+    return accounts_->IsUserDeleting(account_id, user_id);
+  }
+  Result<std::optional<Role>> RegisteredRole(std::string_view account_id,
+                                             std::string_view user_id) override {
+    return accounts_->UserRole(account_id, user_id);
+  }
+
  private:
   // `env` is options.env or Env::Default(); its clock times path locks.
   explicit DbImpl(Env* env) : env_(env), locks_(env) {}
@@ -120,6 +163,7 @@ class DbImpl final : public Db {
   std::unique_ptr<FsWriter> writer_;
   std::unique_ptr<Finder> finder_;
   std::unique_ptr<ResourceOps> resources_;
+  std::unique_ptr<AccountRegistry> accounts_;
   bool opened_ = false;  // set once OpenImpl succeeded
 };
 

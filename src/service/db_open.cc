@@ -269,6 +269,20 @@ Status DbImpl::StartBackground() {
                                              nodes_.get(), runner_.get(), &maintenance_mu_,
                                              indexing, reserve_.get());
 
+  AccountRegistryServices account_services;
+  account_services.catalog = catalog_.get();
+  account_services.content = content_.get();
+  account_services.resolver = resolver_.get();
+  account_services.writer = writer_.get();
+  account_services.indexes = indexes_.get();
+  account_services.runner = runner_.get();
+  account_services.locks = &locks_;
+  account_services.env = env_;
+  account_services.workspace = options_.workspace;
+  account_services.lock_timeout_ms = options_.lock_timeout_ms;
+  accounts_ = std::make_unique<AccountRegistry>(std::move(account_services));
+  accounts_->RegisterJobs(runner_.get());
+
   if (Status caught_up = indexes_->CatchUpIndexes(); !caught_up.ok()) {
     // On a full disk the indexes catch up later (after the next change, or
     // the next open); search meanwhile serves what they already hold.

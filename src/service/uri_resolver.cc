@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/time_util.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -26,6 +27,9 @@ Status UriResolver::EnsureAccount(const std::string& account) {
   SKALD_RETURN_IF_ERROR(locks_->Acquire({{account, "resources", PathLockKind::kExact}},
                                         std::chrono::milliseconds(lock_timeout_ms_), &guard));
   SKALD_RETURN_IF_ERROR(content_->MakeDir(account, ""));
+  // An account used through identity headers (dev/trusted mode) is listed
+  // and deletable like one made with the admin API.
+  SKALD_RETURN_IF_ERROR(catalog_->EnsureAccountRow(account, NowNanos()));
   SKALD_ASSIGN_OR_RETURN(auto existing, catalog_->Get(account, "resources"));
   if (!existing) {
     SKALD_RETURN_IF_ERROR(content_->MakeDir(account, "resources"));
@@ -39,6 +43,11 @@ Status UriResolver::EnsureAccount(const std::string& account) {
   std::lock_guard<std::mutex> lock(accounts_mu_);
   ready_accounts_.insert(account);
   return Status::Ok();
+}
+
+void UriResolver::ForgetAccount(const std::string& account) {
+  std::lock_guard<std::mutex> lock(accounts_mu_);
+  ready_accounts_.erase(account);
 }
 
 Status UriResolver::EnsureAccount(const Identity& who) {

@@ -38,6 +38,9 @@ class UriResolver {
   // The same, after checking the caller's ids: InvalidArgument for an
   // account or user id over kMaxIdentifierBytes (the API's identity check).
   Status EnsureAccount(const Identity& who);
+  // Forgets that `account`'s preset directories exist (after the account was
+  // deleted), so that its next use makes them again.
+  void ForgetAccount(const std::string& account);
 
   // Parses a caller's URI (with `~` expansion for non-ROOT callers) and
   // checks that the caller may see it (NotFound "File not found: <uri>",

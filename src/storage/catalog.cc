@@ -105,6 +105,30 @@ CREATE TABLE embed_cache(
   PRIMARY KEY(account, embedder, text_hash)
 ) WITHOUT ROWID;
 )sql",
+    // 4 -> 5: the account registry (accounts, users, hashed API keys). The
+    // `default` account exists from the start (with no users); accounts that
+    // already hold data (made through dev-mode identity headers) are
+    // registered so that they keep being listed.
+    R"sql(
+CREATE TABLE IF NOT EXISTS accounts(
+  account_id TEXT    PRIMARY KEY,
+  created_ns INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS users(
+  account_id TEXT    NOT NULL,
+  user_id    TEXT    NOT NULL,
+  role       TEXT    NOT NULL,
+  key_hash   TEXT    NOT NULL,
+  key_prefix TEXT    NOT NULL,
+  created_ns INTEGER NOT NULL,
+  deleting   INTEGER NOT NULL,
+  PRIMARY KEY(account_id, user_id)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO accounts(account_id, created_ns)
+  VALUES('default', CAST(strftime('%s', 'now') AS INTEGER) * 1000000000);
+INSERT OR IGNORE INTO accounts(account_id, created_ns)
+  SELECT DISTINCT account, CAST(strftime('%s', 'now') AS INTEGER) * 1000000000 FROM nodes;
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == Catalog::kSchemaVersion);

@@ -91,6 +91,25 @@ struct JobFilter {
   int limit = 50;  // <= 0: no limit
 };
 
+// One registered account (table `accounts`). Thread safety: a value type.
+struct AccountRow {
+  std::string account_id;
+  int64_t created_ns = 0;  // wall clock
+  uint64_t user_count = 0;  // users of the account, those being deleted included
+};
+
+// One user of an account (table `users`). Only a hash of the API key is
+// stored. Thread safety: a value type.
+struct UserRow {
+  std::string account_id;
+  std::string user_id;
+  std::string role;        // "user" | "admin"
+  std::string key_hash;    // hex SHA-256 of the whole key; "" = no valid key (revoked)
+  std::string key_prefix;  // first characters of the key's secret, for listings
+  int64_t created_ns = 0;  // wall clock
+  bool deleting = false;   // removed; its user_delete job has not finished yet
+};
+
 struct CatalogOptions {
   // Path of the database file.
   std::string path;
@@ -108,7 +127,7 @@ class Catalog {
  public:
   // The schema version this binary writes; older databases are migrated
   // forward on open, newer ones are refused (FailedPrecondition).
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // Opens or creates the database and migrates it.
   static Result<std::unique_ptr<Catalog>> Open(const CatalogOptions& options);
@@ -290,6 +309,53 @@ class Catalog {
   // Deletes the entries (of every account) of every embedder but
   // `keep_embedder`; returns how many.
   Result<uint64_t> PurgeEmbeddingCache(std::string_view keep_embedder);
+
+  // ---- Account registry (tables `accounts` and `users`). Policy (who may
+  // do what, key format) lives in service/account_registry.h; these are the
+  // rows.
+
+  // Registers `account_id` (created at `created_ns`) and, when `first_user`
+  // is given, that user, in one transaction. AlreadyExists when the account
+  // is registered.
+  Status InsertAccount(std::string_view account_id, int64_t created_ns,
+                       const UserRow* first_user = nullptr);
+  // Registers `account_id` unless it is (an account first used through
+  // dev/trusted-mode identity headers). Ok either way.
+  Status EnsureAccountRow(std::string_view account_id, int64_t created_ns);
+  // The account, or nullopt.
+  Result<std::optional<AccountRow>> GetAccount(std::string_view account_id);
+  // Every registered account, ordered by id.
+  Result<std::vector<AccountRow>> ListAccountRows();
+  // Adds a user. NotFound when its account is not registered, AlreadyExists
+  // when the user exists (being deleted included).
+  Status InsertUser(const UserRow& user);
+  // The user, or nullopt.
+  Result<std::optional<UserRow>> GetUser(std::string_view account_id, std::string_view user_id);
+  // The users of an account, ordered by id.
+  Result<std::vector<UserRow>> ListUsers(std::string_view account_id);
+  // Replaces a user's key hash and prefix. NotFound for an unknown user or
+  // one being deleted.
+  Status SetUserKey(std::string_view account_id, std::string_view user_id,
+                    std::string_view key_hash, std::string_view key_prefix);
+  // Changes a user's role. NotFound for an unknown user or one being deleted.
+  Status SetUserRole(std::string_view account_id, std::string_view user_id,
+                     std::string_view role);
+  // In one transaction: revokes the user's key, marks it deleting and
+  // enqueues `cleanup` (its deletion job). NotFound for an unknown user,
+  // FailedPrecondition when it is already being deleted.
+  Result<Job> BeginUserDeletion(std::string_view account_id, std::string_view user_id,
+                                const JobSpec& cleanup);
+  // Drops the user row (the end of its deletion). Ok when it is gone already.
+  Status DeleteUserRow(std::string_view account_id, std::string_view user_id);
+  // Deletes the jobs of `user_id` in `account_id` that are not running,
+  // except the job with task id `keep_task_id`. Returns how many.
+  Result<uint64_t> DeleteUserJobs(std::string_view account_id, std::string_view user_id,
+                                  std::string_view keep_task_id);
+  // In one transaction removes everything of an account from the catalog:
+  // its registry row and users, its nodes, its records (tombstoned, so the
+  // indexes drop them at their next catch-up), its jobs that are not running
+  // and its cached embeddings. NotFound when the account is not registered.
+  Status PurgeAccount(std::string_view account_id);
 
   // Workspace metadata (key/value).
   Result<std::optional<std::string>> GetMeta(std::string_view key);

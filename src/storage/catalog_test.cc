@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <fstream>
 
@@ -97,6 +98,36 @@ TEST_F(CatalogTest, NewerSchemaIsRefused) {
   catalog_.reset();
   auto c = Catalog::Open({dir_.Sub("skald.db")});
   EXPECT_EQ(c.status().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST(CatalogOpenTest, Version4IsMigratedWithItsAccountsRegistered) {
+  testing::TempDir dir;
+  const std::string path = dir.Sub("skald.db");
+  {
+    auto c = Catalog::Open({path});
+    ASSERT_TRUE(c.ok());
+    ASSERT_TRUE((*c)->Put("legacy", Dir("resources")).ok());
+  }
+  // Make it the version-4 database an older Skald left behind.
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP TABLE accounts; DROP TABLE users; "
+                         "UPDATE meta SET value='4' WHERE key='schema_version';",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+
+  auto c = Catalog::Open({path});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(**(*c)->GetMeta("schema_version"), "5");
+  auto accounts = (*c)->ListAccountRows();
+  ASSERT_TRUE(accounts.ok());
+  ASSERT_EQ(accounts->size(), 2u);
+  EXPECT_EQ((*accounts)[0].account_id, "default");
+  EXPECT_EQ((*accounts)[1].account_id, "legacy");
+  EXPECT_EQ((*accounts)[1].user_count, 0u);
+  EXPECT_TRUE((*c)->Get("legacy", "resources")->has_value());
 }
 
 TEST(CatalogOpenTest, GarbageFileIsCorruption) {

@@ -6,15 +6,17 @@
 namespace skald {
 namespace {
 
-constexpr std::array<std::pair<JobKind, std::string_view>, 4> kNames = {{
+constexpr std::array<std::pair<JobKind, std::string_view>, 5> kNames = {{
     {JobKind::kAddResource, "add_resource"},
     {JobKind::kIndex, "index"},
     {JobKind::kRefresh, "refresh"},
     {JobKind::kReindex, "reindex"},
+    {JobKind::kUserDelete, "user_delete"},
 }};
 
 constexpr std::array<JobKind, kNames.size()> kKnown = {
-    JobKind::kAddResource, JobKind::kIndex, JobKind::kRefresh, JobKind::kReindex};
+    JobKind::kAddResource, JobKind::kIndex, JobKind::kRefresh, JobKind::kReindex,
+    JobKind::kUserDelete};
 
 }  // namespace
 

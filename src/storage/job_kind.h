@@ -23,13 +23,15 @@ enum class JobKind {
   kIndex,        // "index": summarize and embed a subtree, then its ancestors
   kRefresh,      // "refresh": refresh the summaries above a changed path
   kReindex,      // "reindex": re-embed every record after an embedder change
+  kUserDelete,   // "user_delete": remove a deleted user's data (service/account_registry.h)
   // A stored kind this binary does not know (a job written by a newer
   // version, or a damaged row). Never enqueued; Job::kind_name keeps the
   // stored text for messages.
   kUnknown,
 };
 
-// The stored name of `kind` ("add_resource", "index", "refresh", "reindex";
+// The stored name of `kind` ("add_resource", "index", "refresh", "reindex",
+// "user_delete";
 // "unknown" for kUnknown, which has no stored name of its own).
 std::string_view JobKindName(JobKind kind);
 

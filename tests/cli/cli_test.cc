@@ -457,5 +457,123 @@ TEST_F(CliRemoteTest, EmbeddedOnAServedWorkspaceSuggestsUrl) {
   EXPECT_NE(r.err.find("--url"), std::string::npos) << r.err;
 }
 
+// `skald admin ...` against a server in api_key mode (root key in the
+// config), and embedded on a workspace (acting as ROOT).
+class CliAdminTest : public CliTest {
+ protected:
+  static constexpr const char* kRootKey = "cli-admin-test-root-key";
+
+  void SetUp() override {
+    const std::string config = server_dir_.path() + "/skald.conf";
+    std::ofstream(config) << Json{{"server", {{"root_api_key", kRootKey}}}}.dump();
+    std::string log = server_dir_.path() + "/server.log";
+    ASSERT_TRUE(server_.Start(kSkald,
+                              {"serve", "--config", config, "--port", "0", "--data",
+                               server_dir_.path() + "/ws"},
+                              log));
+    std::string line = server_.WaitForLine("skald: listening on http://", 30);
+    ASSERT_FALSE(line.empty()) << "server did not start; log:\n" << Slurp(log);
+    size_t start = line.find("http://");
+    url_ = line.substr(start, line.find(' ', start) - start);
+  }
+  void TearDown() override { EXPECT_EQ(server_.Stop(), 0); }
+
+  // `skald --url <server> --api-key <key> [--json] args...`
+  ProcessResult As(const std::string& key, const Args& args, bool json = true) {
+    Args full{"--url", url_, "--api-key", key};
+    if (json) full.push_back("--json");
+    full.insert(full.end(), args.begin(), args.end());
+    return RunProcess(kSkald, full);
+  }
+
+  TempDir server_dir_;
+  BackgroundProcess server_;
+  std::string url_;
+};
+
+TEST_F(CliAdminTest, RemoteAdminCommands) {
+  ProcessResult r = As(kRootKey, {"admin", "create-account", "acme", "--admin", "alice"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Json made = Json::parse(r.out);
+  EXPECT_EQ(made.value("account_id", ""), "acme");
+  const std::string alice = made.value("user_key", "");
+  ASSERT_FALSE(alice.empty()) << r.out;
+
+  r = As(kRootKey, {"admin", "create-account", "acme", "--admin", "zed"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.err.find("ALREADY_EXISTS"), std::string::npos) << Describe(r);
+
+  r = As(kRootKey, {"admin", "list-accounts"}, /*json=*/false);
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("acme"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("default"), std::string::npos) << r.out;
+
+  // The account's admin manages its users.
+  r = As(alice, {"admin", "register-user", "acme", "bob"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const std::string bob = Json::parse(r.out).value("user_key", "");
+  r = As(alice, {"admin", "register-user", "acme", "carl", "--role", "admin"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  r = As(alice, {"admin", "list-users", "acme", "--role", "user"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Json users = Json::parse(r.out);
+  ASSERT_EQ(users.size(), 1u) << r.out;
+  EXPECT_EQ(users[0].value("user_id", ""), "bob");
+  EXPECT_EQ(bob.find(users[0].value("key_prefix", "?")), bob.rfind('.') + 1) << r.out;
+  r = As(alice, {"admin", "list-users", "acme", "--name", "c*", "--limit", "5"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Json::parse(r.out).size(), 1u) << r.out;
+
+  r = As(alice, {"admin", "set-role", "acme", "bob", "admin"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Json::parse(r.out).value("role", ""), "admin");
+
+  // A new key for bob: the old one fails at once.
+  r = As(alice, {"admin", "regenerate-key", "acme", "bob"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const std::string bob2 = Json::parse(r.out).value("user_key", "");
+  ASSERT_FALSE(bob2.empty());
+  r = As(bob, {"ls", "viking://resources"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.err.find("UNAUTHENTICATED"), std::string::npos) << Describe(r);
+  EXPECT_EQ(As(bob2, {"ls", "viking://resources"}).exit_code, 0);
+
+  r = As(alice, {"admin", "remove-user", "acme", "carl"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Json removal = Json::parse(r.out);
+  EXPECT_EQ(removal.value("status", ""), "deleting");
+  EXPECT_FALSE(removal.value("task_id", "").empty());
+
+  // Without the root key, account commands are refused.
+  r = As(alice, {"admin", "list-accounts"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.err.find("PERMISSION_DENIED"), std::string::npos) << Describe(r);
+
+  r = As(kRootKey, {"admin", "delete-account", "acme"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Json::parse(r.out), Json({{"deleted", true}}));
+  EXPECT_EQ(As(bob2, {"ls", "viking://resources"}).exit_code, 1);
+}
+
+TEST_F(CliTest, EmbeddedAdminActsAsRoot) {
+  ProcessResult r = Embedded({"--json", "admin", "create-account", "acme", "--admin", "alice"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_FALSE(Json::parse(r.out).value("user_key", "").empty()) << r.out;
+  r = Embedded({"admin", "register-user", "acme", "bob"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("user_key: "), std::string::npos) << r.out;
+  r = Embedded({"--json", "admin", "list-users", "acme"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Json::parse(r.out).size(), 2u) << r.out;
+  r = Embedded({"admin", "register-user", "nope", "bob"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.err.find("NOT_FOUND"), std::string::npos) << Describe(r);
+  r = Embedded({"admin", "set-role", "acme", "bob", "root"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.err.find("PERMISSION_DENIED"), std::string::npos) << Describe(r);
+  r = Embedded({"admin"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+}
+
 }  // namespace
 }  // namespace skald::testing

@@ -1,0 +1,266 @@
+#include "server/auth.h"
+
+#include <httplib.h>
+
+#include <array>
+
+#include <fmt/format.h>
+
+#include "common/hash.h"
+#include "server/http_util.h"
+
+namespace skald::server {
+namespace {
+
+constexpr std::string_view kMissingKey = "Missing API Key when resolving identity.";
+constexpr std::string_view kInvalidKey = "Invalid API Key";
+constexpr std::string_view kBearer = "Bearer ";
+
+constexpr std::array<std::string_view, 3> kRootExact = {
+    "/api/v1/system/status", "/api/v1/system/wait", "/api/v1/debug/health"};
+constexpr std::array<std::string_view, 6> kRootPrefixes = {
+    "/api/v1/admin", "/api/v1/observer", "/api/v1/console",
+    "/api/v1/tasks", "/api/v1/system/backend", "/api/v1/system/sync"};
+
+bool HasPrefixSegment(std::string_view path, std::string_view prefix) {
+  if (path.substr(0, prefix.size()) != prefix) return false;
+  return path.size() == prefix.size() || path[prefix.size()] == '/';
+}
+
+// Equal-length hex digests compared without an early exit.
+bool DigestEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  volatile unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+std::optional<std::string> Header(const httplib::Request& req, const char* name) {
+  if (!req.has_header(name)) return std::nullopt;
+  return req.get_header_value(name);
+}
+
+Status Unauthenticated(std::string_view message) {
+  return Status::Unauthenticated(std::string(message));
+}
+
+Status UserBeingDeleted(const Identity& who) {
+  return Status::FailedPrecondition(
+             fmt::format("User {} of account {} is being deleted", who.user, who.account))
+      .WithDetail("resource", who.user);
+}
+
+Status AdminNeedsApiKeyMode() {
+  return Status::PermissionDenied(
+      "Admin API requires api_key mode: configure server.root_api_key");
+}
+
+}  // namespace
+
+std::string_view AuthModeName(AuthMode mode) {
+  switch (mode) {
+    case AuthMode::kDev: return "dev";
+    case AuthMode::kApiKey: return "api_key";
+    case AuthMode::kTrusted: return "trusted";
+  }
+  return "dev";
+}
+
+AuthHeaders AuthHeaders::From(const httplib::Request& request) {
+  AuthHeaders h;
+  h.api_key = Header(request, "X-API-Key");
+  h.authorization = Header(request, "Authorization");
+  h.account = Header(request, "X-OpenViking-Account");
+  h.user = Header(request, "X-OpenViking-User");
+  h.role = Header(request, "X-OpenViking-Role");
+  return h;
+}
+
+bool IsRootAllowedRoute(std::string_view path) {
+  for (std::string_view exact : kRootExact) {
+    if (path == exact) return true;
+  }
+  for (std::string_view prefix : kRootPrefixes) {
+    if (HasPrefixSegment(path, prefix)) return true;
+  }
+  return false;
+}
+
+bool IsUnauthenticatedRoute(std::string_view path) {
+  return path == "/health" || path == "/ready" || path == "/metrics";
+}
+
+bool IsAdminRoute(std::string_view path) { return HasPrefixSegment(path, "/api/v1/admin"); }
+
+bool IsLoopbackHost(std::string_view host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "::1";
+}
+
+Result<Authenticator> Authenticator::Create(std::string_view mode, std::string root_api_key,
+                                            std::string_view host) {
+  AuthMode parsed;
+  if (mode.empty()) {
+    parsed = root_api_key.empty() ? AuthMode::kDev : AuthMode::kApiKey;
+  } else if (mode == "dev") {
+    parsed = AuthMode::kDev;
+  } else if (mode == "api_key") {
+    parsed = AuthMode::kApiKey;
+  } else if (mode == "trusted") {
+    parsed = AuthMode::kTrusted;
+  } else {
+    return Status::InvalidArgument(fmt::format(
+        "auth mode \"{}\" is not supported: use \"dev\", \"api_key\" or \"trusted\"", mode));
+  }
+  if (parsed == AuthMode::kApiKey && root_api_key.empty()) {
+    return Status::InvalidArgument("auth mode \"api_key\" needs server.root_api_key");
+  }
+  if (parsed == AuthMode::kDev && !IsLoopbackHost(host)) {
+    return Status::InvalidArgument(fmt::format(
+        "server.host \"{}\" is not a loopback address: dev mode (no root_api_key) serves "
+        "unauthenticated requests and only binds 127.0.0.1, localhost or ::1",
+        host));
+  }
+  if (parsed == AuthMode::kTrusted && root_api_key.empty() && !IsLoopbackHost(host)) {
+    return Status::InvalidArgument(fmt::format(
+        "server.host \"{}\" is not a loopback address: trusted mode off loopback needs "
+        "server.root_api_key",
+        host));
+  }
+  // A dev-mode server ignores a configured key (it checks none).
+  std::string hash = parsed == AuthMode::kDev || root_api_key.empty()
+                         ? std::string()
+                         : Sha256Hex(root_api_key);
+  return Authenticator(parsed, std::move(hash));
+}
+
+std::optional<std::string> Authenticator::PresentedKey(const AuthHeaders& h) {
+  if (h.api_key && !h.api_key->empty()) return *h.api_key;
+  if (h.authorization && h.authorization->substr(0, kBearer.size()) == kBearer) {
+    std::string token = h.authorization->substr(kBearer.size());
+    if (!token.empty()) return token;
+  }
+  // An empty X-API-Key counts as absent, as in OpenViking (an empty string
+  // is no key); so does "Bearer " with nothing after it.
+  return std::nullopt;
+}
+
+bool Authenticator::IsRootKey(std::string_view key) const {
+  if (root_key_hash_.empty() || key.empty()) return false;
+  return DigestEquals(Sha256Hex(key), root_key_hash_);
+}
+
+Result<Identity> Authenticator::Resolve(Db& db, std::string_view path,
+                                        const AuthHeaders& h) const {
+  Result<Identity> who = Status::Internal("unreachable");
+  switch (mode_) {
+    case AuthMode::kDev:
+      if (IsAdminRoute(path)) return AdminNeedsApiKeyMode();
+      who = DevIdentity(h.account.value_or(""), h.user.value_or(""));
+      break;
+    case AuthMode::kApiKey:
+      who = ResolveApiKey(db, path, h);
+      break;
+    case AuthMode::kTrusted:
+      who = ResolveTrusted(db, path, h);
+      break;
+  }
+  if (!who.ok()) return who;
+  // The root key acts as default/default, which is nobody's user.
+  if (mode_ != AuthMode::kDev && who->role == Role::kRoot) return who;
+  SKALD_ASSIGN_OR_RETURN(bool deleting, db.IsUserDeleting(who->account, who->user));
+  if (deleting) return UserBeingDeleted(*who);
+  return who;
+}
+
+Result<Identity> Authenticator::ResolveApiKey(Db& db, std::string_view path,
+                                              const AuthHeaders& h) const {
+  std::optional<std::string> key = PresentedKey(h);
+  if (!key) return Unauthenticated(kMissingKey);
+  if (key->empty()) return Unauthenticated(kInvalidKey);
+  if (IsRootKey(*key)) {
+    if (!IsRootAllowedRoute(path)) {
+      return Status::PermissionDenied(
+          "ROOT API keys cannot access tenant-scoped data APIs in api_key mode; use a user key "
+          "(create one with the admin API)");
+    }
+    return Identity{"default", "default", Role::kRoot};
+  }
+  Result<Identity> who = db.Authenticate(*key);
+  if (!who.ok() && who.status().code() == StatusCode::kUnauthenticated) {
+    return Unauthenticated(kInvalidKey);
+  }
+  return who;
+}
+
+Result<Identity> Authenticator::ResolveTrusted(Db& db, std::string_view path,
+                                               const AuthHeaders& h) const {
+  const bool keyed = !root_key_hash_.empty();
+  if (keyed) {
+    std::optional<std::string> key = PresentedKey(h);
+    if (!key) return Unauthenticated(kMissingKey);
+    if (!IsRootKey(*key)) return Unauthenticated(kInvalidKey);
+  }
+  if (IsAdminRoute(path)) {
+    if (!keyed) return AdminNeedsApiKeyMode();
+    return Identity{"default", "default", Role::kRoot};
+  }
+  const bool asserted = h.account.has_value() && !h.account->empty() && h.user.has_value() &&
+                        !h.user->empty();
+  if (!asserted) {
+    if (!IsRootAllowedRoute(path)) {
+      return Status::InvalidArgument(
+          "trusted mode needs the X-OpenViking-Account and X-OpenViking-User headers");
+    }
+    // Operational routes (tasks, status, observer) without an asserted user.
+    return Identity{"default", "default", keyed ? Role::kRoot : Role::kUser};
+  }
+  SKALD_ASSIGN_OR_RETURN(Identity who, DevIdentity(*h.account, *h.user));
+  who.role = Role::kUser;
+  if (keyed && h.role.has_value() && !h.role->empty()) {
+    if (*h.role == "user") {
+      who.role = Role::kUser;
+    } else if (*h.role == "admin") {
+      who.role = Role::kAdmin;
+    } else if (*h.role == "root") {
+      return Status::PermissionDenied("X-OpenViking-Role cannot be root");
+    } else {
+      return Status::InvalidArgument(
+          fmt::format("invalid X-OpenViking-Role '{}': use user or admin", *h.role));
+    }
+    return who;
+  }
+  SKALD_ASSIGN_OR_RETURN(std::optional<Role> registered, db.RegisteredRole(who.account, who.user));
+  if (registered) who.role = *registered;
+  return who;
+}
+
+std::optional<Identity> Authenticator::Probe(Db& db, const AuthHeaders& h) const {
+  switch (mode_) {
+    case AuthMode::kDev:
+    case AuthMode::kTrusted: {
+      if (!h.account && !h.user) return std::nullopt;
+      if (mode_ == AuthMode::kTrusted && !root_key_hash_.empty() &&
+          !IsRootKey(PresentedKey(h).value_or(""))) {
+        return std::nullopt;
+      }
+      Result<Identity> who = DevIdentity(h.account.value_or(""), h.user.value_or(""));
+      if (!who.ok()) return std::nullopt;
+      if (mode_ == AuthMode::kTrusted) {
+        Result<std::optional<Role>> role = db.RegisteredRole(who->account, who->user);
+        who->role = role.ok() && role->has_value() ? **role : Role::kUser;
+      }
+      return *who;
+    }
+    case AuthMode::kApiKey: {
+      std::optional<std::string> key = PresentedKey(h);
+      if (!key || key->empty()) return std::nullopt;
+      if (IsRootKey(*key)) return Identity{"default", "default", Role::kRoot};
+      Result<Identity> who = db.Authenticate(*key);
+      if (!who.ok()) return std::nullopt;
+      return *who;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace skald::server
