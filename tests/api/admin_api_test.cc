@@ -103,7 +103,9 @@ class AdminApiTest : public ::testing::Test {
 void ExpectError(const Reply& r, int status, const std::string& code, const std::string& message = "") {
   EXPECT_EQ(r.status, status) << r.raw;
   EXPECT_EQ(r.Code(), code) << r.raw;
-  if (!message.empty()) EXPECT_EQ(r.json["error"].value("message", ""), message) << r.raw;
+  if (!message.empty()) {
+    EXPECT_EQ(r.json["error"].value("message", ""), message) << r.raw;
+  }
 }
 
 TEST_F(AdminApiTest, MissingEmptyMalformedAndWrongKeysAre401) {
