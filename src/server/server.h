@@ -27,6 +27,7 @@ namespace skald {
 class Db;
 
 namespace server {
+class Metrics;
 class Router;
 }  // namespace server
 
@@ -45,6 +46,11 @@ struct ServerOptions {
   int keep_alive_max_count = 1000;
   // Larger request bodies are refused with HTTP 413 before they are read.
   int64_t max_body_bytes = int64_t{32} << 20;
+  // GET /metrics serves Prometheus text; false answers 404 (config
+  // server.observability.metrics.enabled).
+  bool metrics_enabled = true;
+  // One spdlog info line per request (config server.access_log).
+  bool access_log = true;
 
   Status Validate() const;
 };
@@ -79,6 +85,7 @@ class HttpServer {
   Db& db_;
   const ServerOptions options_;
   std::unique_ptr<server::Router> router_;
+  std::unique_ptr<server::Metrics> metrics_;  // request counters, access log
   std::unique_ptr<httplib::Server> http_;
   std::atomic<int> port_{0};
   std::atomic<bool> serving_{false};

@@ -60,6 +60,8 @@ class FakeDb : public Db {
     return failure;
   }
   Status WaitIdle(int64_t, bool) override { return failure; }
+  Result<DbStats> Stats(const Identity&) override { return failure; }
+  ReadyReport CheckReady() override { return ReadyReport{}; }
 
   std::string last_account;
 };

@@ -31,6 +31,7 @@
 #include "retrieve/retriever.h"
 #include "service/finder.h"
 #include "service/fs_engine.h"
+#include "service/ops_stats.h"
 #include "service/resource_ops.h"
 #include "service/upkeep.h"
 #include "service/uri_resolver.h"
@@ -80,6 +81,10 @@ class DbImpl final : public Db {
   Result<std::vector<TaskInfo>> ListTasks(const Identity& who, const TaskFilter& filter) override;
   Status WaitIdle(int64_t timeout_ms, bool wait_for_retries) override;
 
+  // ---- operations (ops): OpsStats ----
+  Result<DbStats> Stats(const Identity& who) override;
+  ReadyReport CheckReady() override;
+
  private:
   // `env` is options.env or Env::Default(); its clock times path locks.
   explicit DbImpl(Env* env) : env_(env), locks_(env) {}
@@ -120,6 +125,7 @@ class DbImpl final : public Db {
   std::unique_ptr<FsWriter> writer_;
   std::unique_ptr<Finder> finder_;
   std::unique_ptr<ResourceOps> resources_;
+  std::unique_ptr<OpsStats> ops_;
   bool opened_ = false;  // set once OpenImpl succeeded
 };
 

@@ -116,10 +116,23 @@ void JobRunner::RunOne(const Job& job) {
   if (st.ok()) {
     if (!context.completed()) st = queue_->Complete(job.id, "");
     if (!st.ok()) spdlog::error("job {}: {}", job.task_id, st.ToString());
+    std::lock_guard<std::mutex> lock(outcomes_mu_);
+    ++outcomes_[job.kind].processed;
     return;
   }
   int64_t delay = JobQueue::RetryDelay(job.attempts, options_.retry_base_ns, options_.retry_max_ns);
   bool permanent = IsPermanentJobError(st);
+  {
+    std::lock_guard<std::mutex> lock(outcomes_mu_);
+    JobOutcomeCounts& counts = outcomes_[job.kind];
+    if (permanent || job.attempts >= job.max_attempts) {
+      ++counts.failed;
+    } else {
+      ++counts.requeued;
+    }
+    counts.recent_errors.push_back({job.account, job.user, st.ToString()});
+    if (counts.recent_errors.size() > kMaxRecentJobErrors) counts.recent_errors.pop_front();
+  }
   spdlog::warn("job {} ({} {}) failed (attempt {}/{}{}): {}", job.task_id, job.kind_name,
                job.resource_id, job.attempts, job.max_attempts, permanent ? ", not retried" : "",
                st.ToString());
@@ -151,6 +164,12 @@ Result<Job> JobRunner::AwaitTask(const std::string& task_id, std::optional<doubl
         .WithDetail("task_id", task_id);
   }
   return job;
+}
+
+JobOutcomeCounts JobRunner::Outcomes(JobKind kind) const {
+  std::lock_guard<std::mutex> lock(outcomes_mu_);
+  auto it = outcomes_.find(kind);
+  return it == outcomes_.end() ? JobOutcomeCounts() : it->second;
 }
 
 Status JobRunner::WaitIdle(int64_t timeout_ms, bool wait_for_retries) {

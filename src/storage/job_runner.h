@@ -29,9 +29,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
@@ -125,6 +127,21 @@ struct JobRunnerOptions {
   std::string no_workers_note;
 };
 
+// Outcomes of one kind's jobs since the runner was created (in memory;
+// reported by /api/v1/system/wait, the observers and /metrics).
+struct JobOutcomeCounts {
+  uint64_t processed = 0;  // jobs completed
+  uint64_t requeued = 0;   // failed attempts returned to the queue for a retry
+  uint64_t failed = 0;     // jobs failed for good (permanent error or attempts used up)
+  // The last kMaxRecentJobErrors errors (newest last), each with who
+  // enqueued the job, so that callers can show users their own only.
+  struct Error {
+    std::string account, user, message;
+  };
+  std::deque<Error> recent_errors;
+};
+inline constexpr size_t kMaxRecentJobErrors = 20;
+
 class JobRunner {
  public:
   // `catalog` is borrowed. REQUIRES: catalog != nullptr and outlives the runner.
@@ -169,6 +186,10 @@ class JobRunner {
   // on the queue Env's monotonic clock.
   Status WaitIdle(int64_t timeout_ms, bool wait_for_retries);
 
+  // Outcomes since creation of the jobs of `kind` (zeros for a kind that ran
+  // nothing). Thread-safe.
+  JobOutcomeCounts Outcomes(JobKind kind) const;
+
  private:
   friend class JobContext;
 
@@ -184,6 +205,8 @@ class JobRunner {
   std::function<void()> idle_task_;         // fixed before Start
   std::vector<std::thread> workers_;
   std::atomic<bool> stopping_{false};
+  mutable std::mutex outcomes_mu_;
+  std::map<JobKind, JobOutcomeCounts> outcomes_;  // GUARDED_BY(outcomes_mu_)
 };
 
 }  // namespace skald
