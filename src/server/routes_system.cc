@@ -195,7 +195,7 @@ void WaitRoute(Call& call) {
                            "background processing did not finish within {}s: {}",
                            timeout.value_or(0.0), idle.message()))
                            .WithDetail("operation", "wait_processed")
-                           .WithDetail("timeout", Json(timeout.value_or(0.0))));
+                           .WithDetail("timeout", fmt::format("{}", timeout.value_or(0.0))));
     }
     return call.Fail(idle);
   }
