@@ -9,8 +9,10 @@
 //   GET  /ready                            200 ready / 503 not_ready (not enveloped)
 //   GET  /metrics                          Prometheus text (or 404 when disabled)
 //
-// OpenViking's two queues map onto Skald's job kinds: "Semantic" = add_resource
-// + refresh (parsing and summaries), "Embedding" = index + reindex (vectors).
+// OpenViking's two queues map onto Skald's job kinds: "Semantic" = add_resource,
+// index, refresh (parsing and summaries), "Embedding" = index, reindex
+// (vectors). An `index` job summarizes and embeds in one run, so it counts in
+// both (as content/write's queue_status reports it).
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -31,7 +33,7 @@ namespace {
 constexpr int64_t kMaxWaitMs = int64_t{24} * 3600 * 1000;
 
 const std::set<std::string>& SemanticKinds() {
-  static const std::set<std::string> kinds = {"add_resource", "refresh"};
+  static const std::set<std::string> kinds = {"add_resource", "index", "refresh"};
   return kinds;
 }
 const std::set<std::string>& EmbeddingKinds() {
