@@ -45,6 +45,14 @@ std::string LabelValue(std::string_view value) {
   return out;
 }
 
+// HTTP methods Skald routes keep their name; anything else shares one label.
+std::string_view MethodLabel(std::string_view method) {
+  for (std::string_view known : {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}) {
+    if (method == known) return known;
+  }
+  return "OTHER";
+}
+
 std::string Number(double value) { return fmt::format("{}", value); }
 
 // Appends the HELP and TYPE lines of a metric family.
@@ -66,12 +74,14 @@ std::string AccessLogLine(const RequestRecord& r) {
 }
 
 void Metrics::Observe(const RequestRecord& r) {
-  // Unmatched paths share one label so that scanners cannot grow the series.
+  // Unmatched paths and unknown methods share one label each, so that
+  // scanners cannot grow the number of series.
   const std::string route = r.route.empty() ? "unmatched" : std::string(r.route);
+  const std::string method(MethodLabel(r.method));
   {
     std::lock_guard<std::mutex> lock(mu_);
-    ++requests_[{std::string(r.method), route, r.status}];
-    Histogram& h = latency_[{std::string(r.method), route}];
+    ++requests_[{method, route, r.status}];
+    Histogram& h = latency_[{method, route}];
     ++h.count;
     h.sum += r.seconds;
     for (size_t i = 0; i < kBuckets.size(); ++i) {

@@ -59,7 +59,8 @@ Result<DbStats> OpsStats::Stats(const Identity& who) {
     k.errors = outcomes.failed;
     for (const JobOutcomeCounts::Error& e : outcomes.recent_errors) {
       // Job errors name paths: a user sees those of the jobs they enqueued.
-      if (who.role == Role::kRoot || (e.account == who.account && e.user == who.user)) {
+      const bool own = !who.account.empty() && e.account == who.account && e.user == who.user;
+      if (who.role == Role::kRoot || own) {
         k.recent_errors.push_back(e.message);
       }
     }

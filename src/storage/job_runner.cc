@@ -50,6 +50,7 @@ Status JobContext::SetStage(std::string_view stage) {
 }
 
 Status JobContext::Complete(std::string_view result_json) {
+  runner_->CountProcessed(job_->kind);  // before Complete wakes the task's waiters
   SKALD_RETURN_IF_ERROR(runner_->queue()->Complete(job_->id, result_json));
   completed_ = true;
   return Status::Ok();
@@ -114,10 +115,11 @@ void JobRunner::RunOne(const Job& job) {
   JobContext context(this, &job);
   Status st = Dispatch(context);
   if (st.ok()) {
-    if (!context.completed()) st = queue_->Complete(job.id, "");
+    if (!context.completed()) {
+      CountProcessed(job.kind);  // before Complete wakes the task's waiters
+      st = queue_->Complete(job.id, "");
+    }
     if (!st.ok()) spdlog::error("job {}: {}", job.task_id, st.ToString());
-    std::lock_guard<std::mutex> lock(outcomes_mu_);
-    ++outcomes_[job.kind].processed;
     return;
   }
   int64_t delay = JobQueue::RetryDelay(job.attempts, options_.retry_base_ns, options_.retry_max_ns);
@@ -164,6 +166,11 @@ Result<Job> JobRunner::AwaitTask(const std::string& task_id, std::optional<doubl
         .WithDetail("task_id", task_id);
   }
   return job;
+}
+
+void JobRunner::CountProcessed(JobKind kind) {
+  std::lock_guard<std::mutex> lock(outcomes_mu_);
+  ++outcomes_[kind].processed;
 }
 
 JobOutcomeCounts JobRunner::Outcomes(JobKind kind) const {

@@ -128,7 +128,9 @@ struct JobRunnerOptions {
 };
 
 // Outcomes of one kind's jobs since the runner was created (in memory;
-// reported by /api/v1/system/wait, the observers and /metrics).
+// reported by /api/v1/system/wait, the observers and /metrics). Each outcome
+// is counted before the job's new state is stored, so a caller that saw the
+// job finish (WaitIdle, AwaitTask) also sees it counted.
 struct JobOutcomeCounts {
   uint64_t processed = 0;  // jobs completed
   uint64_t requeued = 0;   // failed attempts returned to the queue for a retry
@@ -197,6 +199,9 @@ class JobRunner {
   // Runs one leased job and records its outcome.
   void RunOne(const Job& job);
   Status Dispatch(JobContext& context);
+  // Counts a completed job in Outcomes(); called before the job is marked
+  // completed, so whoever sees it finished also sees it counted.
+  void CountProcessed(JobKind kind);
 
   Catalog* const catalog_;
   const JobRunnerOptions options_;
