@@ -155,7 +155,8 @@ struct JobKindStats {
   uint64_t requeued = 0;   // failed attempts put back for a retry since open
   uint64_t errors = 0;     // jobs failed for good since open
   // The latest error messages (newest last) of jobs the caller may see:
-  // ROOT all, others only the jobs they enqueued.
+  // ROOT all, others only the jobs they enqueued (an identity with an empty
+  // account: none).
   std::vector<std::string> recent_errors;
 };
 
