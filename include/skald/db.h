@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "skald/accounts.h"
@@ -147,6 +148,79 @@ struct FindResult {
   std::vector<MatchedContext> skills;
   std::optional<RetrievalTrace> trace;  // with include_provenance
   size_t total() const { return memories.size() + resources.size() + skills.size(); }
+};
+
+// ---- operations (ops): statistics and readiness for /metrics, the
+// observers, /api/v1/system/wait and /ready ----
+
+// One kind of background job. `pending`..`failed` count the queue's rows
+// now (finished rows are purged after a while); `processed`, `requeued` and
+// `errors` count outcomes since the workspace was opened.
+struct JobKindStats {
+  std::string kind;  // "add_resource", "index", "refresh", "reindex", ...
+  uint64_t pending = 0;
+  uint64_t running = 0;
+  uint64_t completed = 0;
+  uint64_t failed = 0;
+  uint64_t processed = 0;  // jobs completed since open
+  uint64_t requeued = 0;   // failed attempts put back for a retry since open
+  uint64_t errors = 0;     // jobs failed for good since open
+  // The latest error messages (newest last) of jobs the caller may see:
+  // ROOT all, others only the jobs they enqueued (an identity with an empty
+  // account: none).
+  std::vector<std::string> recent_errors;
+};
+
+// One index, all accounts together (no per-account figures: they would name
+// the accounts).
+struct IndexSizeStats {
+  std::string name;           // "lexical" or "vector"
+  uint64_t records = 0;       // live records
+  uint64_t bytes = 0;         // size of its files on disk
+  uint64_t memory_bytes = 0;  // in memory (vector indexes; 0 for lexical)
+};
+
+// A model client and its call counters since open (built-in models: zeros).
+struct ModelClientStats {
+  std::string role;      // "embedding", "rerank"
+  std::string provider;  // "hashing", "openai", ...
+  std::string model;
+  uint64_t calls = 0;
+  uint64_t requests = 0;
+  uint64_t retries = 0;
+  uint64_t failures = 0;
+  uint64_t fast_fails = 0;  // refused by the open circuit breaker
+};
+
+// Find/search calls since open.
+struct RetrievalStats {
+  uint64_t finds = 0;
+  uint64_t failures = 0;
+  uint64_t zero_hit = 0;  // successful finds that returned nothing
+  uint64_t hits = 0;      // results returned in total
+  double seconds_total = 0;
+};
+
+struct DbStats {
+  int workers = 0;  // background worker threads
+  std::vector<JobKindStats> jobs;  // every known kind, in JobKind order
+  std::vector<IndexSizeStats> indexes;
+  std::vector<ModelClientStats> models;
+  RetrievalStats retrieval;
+  uint64_t locks_held = 0;
+  uint64_t lock_waiters = 0;
+  uint64_t accounts = 0;       // accounts with at least one node
+  uint64_t catalog_bytes = 0;  // the catalog database file
+  bool disk_full = false;      // the disk reserve reports no room for writes
+  // Readiness of the embedding provider as last probed by CheckReady ("ok",
+  // "not_probed", "error: ..."); "ok" for the built-in embedder.
+  std::string embedding_probe = "not_probed";
+};
+
+// What /ready reports: each check "ok", "not_configured" or "error: <why>".
+struct ReadyReport {
+  bool ready = false;  // every check is "ok" or "not_configured"
+  std::vector<std::pair<std::string, std::string>> checks;  // in a fixed order
 };
 
 class Db {
@@ -274,6 +348,16 @@ class Db {
   // Compares content with the catalog for every account; with `repair`
   // brings the catalog in line with the content on disk.
   virtual Result<FsckReport> Fsck(bool repair) = 0;
+
+  // ---- operations (ops) ----
+  // Counters and sizes for monitoring (see DbStats). Job error messages are
+  // narrowed to what `who` may see. Reads a few catalog counts; meant for
+  // scrapes and status pages, not hot paths.
+  virtual Result<DbStats> Stats(const Identity& who) = 0;
+  // Readiness checks: the catalog answers a query, the indexes are open, and
+  // a remote embedding provider answers a one-text probe (cached for 30 s;
+  // one probe at a time, concurrent callers get the cached answer).
+  virtual ReadyReport CheckReady() = 0;
 
  protected:
   Db() = default;

@@ -21,6 +21,7 @@
 
 #include "cli/admin_commands.h"
 #include "cli/backend.h"
+#include "cli/client_config.h"
 #include "cli/doctor.h"
 #include "cli/local_file.h"
 #include "cli/output.h"
@@ -363,7 +364,7 @@ int RunCli(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Modes: embedded (--data DIR, default ./skald-data; opens the workspace in this process) "
-      "or remote (--url URL or $SKALD_URL; talks to `skald serve`).\n"
+      "or remote (--url URL, $SKALD_URL or \"url\" in ~/.skald/cli.conf; talks to `skald serve`).\n"
       "Exit codes: 0 ok, 1 error reported by the database/server, 2 usage or config error, "
       "3 server unreachable.");
 
@@ -374,13 +375,20 @@ int RunCli(int argc, char** argv) {
   CLI::Option* url_opt =
       app.add_option("--url", flags.url, "Server URL, e.g. http://127.0.0.1:1933 (env SKALD_URL)");
   url_opt->excludes(data_opt);
-  app.add_option("--api-key", flags.api_key, "API key sent as X-API-Key (env SKALD_API_KEY)");
-  app.add_option("--account", flags.account,
-                 "Account (X-OpenViking-Account remotely; the identity embedded)");
-  app.add_option("--user", flags.user, "User (X-OpenViking-User remotely; the identity embedded)");
-  app.add_flag("--json", flags.json, "Print the raw `result` JSON");
-  app.add_option("--timeout", flags.timeout_seconds, "Remote request timeout in seconds")
-      ->capture_default_str();
+  // Client settings also come from ~/.skald/cli.conf and SKALD_* variables
+  // (cli/client_config.h); the flags below win over both.
+  ClientSettingsLayer given;
+  app.add_option("--api-key", given.api_key, "API key sent as X-API-Key (env SKALD_API_KEY)");
+  app.add_option("--account", given.account,
+                 "Account (X-OpenViking-Account remotely; the identity embedded; env "
+                 "SKALD_ACCOUNT)");
+  app.add_option("--user", given.user,
+                 "User (X-OpenViking-User remotely; the identity embedded; env SKALD_USER)");
+  app.add_flag("--json", flags.json, "Print the raw `result` JSON (same as -o json)");
+  app.add_option("-o,--output", given.output, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  app.add_option("--timeout", given.timeout,
+                 "Remote request timeout in seconds (default 60; env SKALD_TIMEOUT)");
 
   CommandArgs a;
   std::function<int()> action;
@@ -664,11 +672,17 @@ int RunCli(int argc, char** argv) {
                                   "client commands"),
                        flags);
   }
-  if (url_opt->count() == 0 && !flags.data_given && !serve->parsed()) {
-    if (const char* env = std::getenv("SKALD_URL"); env != nullptr) flags.url = env;
-  }
-  if (flags.api_key.empty()) {
-    if (const char* env = std::getenv("SKALD_API_KEY"); env != nullptr) flags.api_key = env;
+  if (!serve->parsed() && !doctor->parsed()) {
+    if (url_opt->count() > 0) given.url = flags.url;
+    Result<ClientSettings> settings = ResolveClientSettings(given);
+    if (!settings.ok()) return ReportError(settings.status(), flags);
+    // An explicit --data means embedded, whatever url the config or env give.
+    if (!flags.data_given) flags.url = settings->url;
+    flags.api_key = settings->api_key;
+    flags.account = settings->account;
+    flags.user = settings->user;
+    flags.timeout_seconds = settings->timeout;
+    flags.json = flags.json || settings->output == "json";
   }
   if (!action) return ReportError(UsageError("no command given; see --help"), flags);
   return action();

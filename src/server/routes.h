@@ -46,6 +46,8 @@ class Call {
   void Raw(const Json& body);
   // 200 with raw bytes (download).
   void Bytes(std::string bytes, const std::string& content_type);
+  // Any status with a body that is not enveloped (/ready's 503, /metrics).
+  void Send(int http_status, std::string body, const std::string& content_type);
   // Error envelope for a Status: code from WireErrorCode, HTTP status from
   // the §1.4 table, details from the Status.
   void Fail(const Status& status);
@@ -93,6 +95,11 @@ class Router {
              std::vector<std::string>* allowed) const;
   // True when some route (exact or with a parameter) serves `path`.
   bool HasPath(std::string_view path) const;
+  // The route serving `path` as a template for metrics labels: the path
+  // itself for exact routes, "<prefix>{param}" for parameter routes, "" when
+  // itself for exact routes, "<prefix>{param}" for parameter routes, the
+  // pattern ("/a/{}/b") for pattern routes, "" when no route serves it.
+  std::string RouteTemplate(std::string_view path) const;
 
  private:
   using Methods = std::map<std::string, RouteHandler>;
@@ -131,6 +138,11 @@ class Authenticator;
 // /api/v1/admin/accounts* (reference §2.9). `auth` (which must outlive the
 // router) tells whether keys are shown (not in trusted mode).
 void RegisterAdminRoutes(Router& router, const Authenticator& auth);
+class Metrics;  // server/metrics.h
+// /api/v1/system/{status,wait}, /api/v1/debug/health, /api/v1/observer/*,
+// /ready and /metrics (404 text when `metrics_enabled` is false).
+// `metrics` must outlive the router.
+void RegisterSystemRoutes(Router& router, const Metrics& metrics, bool metrics_enabled);
 
 // Clamps a wire integer into the int range the option structs use.
 int ClampToInt(int64_t value);

@@ -76,15 +76,13 @@ int RunServe(const ServeArgs& args) {
     ~MaskRestorer() { pthread_sigmask(SIG_SETMASK, &mask, nullptr); }
   } restore_mask{previous_mask};
 
-  Config config;
-  if (!args.config_path.empty()) {
-    Result<Config> loaded = LoadConfig(args.config_path);
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "skald: config error: %s\n", loaded.status().message().c_str());
-      return kExitConfig;
-    }
-    config = std::move(loaded).value();
+  ConfigSource config_source;
+  Result<Config> loaded = LoadServerConfig(args.config_path, nullptr, &config_source);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "skald: config error: %s\n", loaded.status().message().c_str());
+    return kExitConfig;
   }
+  Config config = std::move(loaded).value();
   if (args.host.has_value()) config.server.host = *args.host;
   if (args.port.has_value()) config.server.port = *args.port;
   if (args.data_dir.has_value()) config.storage.workspace = *args.data_dir;
@@ -97,6 +95,9 @@ int RunServe(const ServeArgs& args) {
     return kExitConfig;
   }
   for (const std::string& warning : config.warnings) spdlog::warn("config: {}", warning);
+  spdlog::info("config: {}", config_source.path.empty()
+                                 ? std::string("built-in defaults")
+                                 : config_source.path + " (" + config_source.origin + ")");
 
   Result<DbOptions> db_options = DbOptionsFromConfig(config, args.reindex_embeddings);
   if (!db_options.ok()) {
@@ -119,6 +120,8 @@ int RunServe(const ServeArgs& args) {
   server_options.max_body_bytes = config.server.max_body_bytes;
   server_options.auth_mode = config.EffectiveAuthMode();
   server_options.root_api_key = config.server.root_api_key.value_or("");
+  server_options.metrics_enabled = config.server.metrics_enabled;
+  server_options.access_log = config.server.access_log;
   Result<std::unique_ptr<HttpServer>> server = HttpServer::Create(**db, server_options);
   if (!server.ok()) {
     std::fprintf(stderr, "skald: %s\n", server.status().message().c_str());

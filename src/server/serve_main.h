@@ -12,7 +12,8 @@
 namespace skald {
 
 struct ServeArgs {
-  // ov.conf-style JSON file; empty = built-in defaults (docs/config.md).
+  // ov.conf-style JSON file; empty = look it up: $SKALD_CONFIG, then
+  // ~/.skald/skald.conf, else built-in defaults (docs/config.md).
   std::string config_path;
   // Command-line overrides of server.host, server.port, storage.workspace.
   std::optional<std::string> host;

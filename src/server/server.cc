@@ -12,6 +12,7 @@
 #include <cstring>
 #include <exception>
 #include <limits>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -20,6 +21,7 @@
 #include "common/strings.h"
 #include "server/auth.h"
 #include "server/http_util.h"
+#include "server/metrics.h"
 #include "server/routes.h"
 #include "service/json_codec.h"
 #include "skald/db.h"
@@ -56,6 +58,12 @@ void Call::Raw(const Json& body) {
 void Call::Bytes(std::string bytes, const std::string& content_type) {
   response_.status = 200;
   response_.body = std::move(bytes);
+  response_.set_header("Content-Type", content_type);
+}
+
+void Call::Send(int http_status, std::string body, const std::string& content_type) {
+  response_.status = http_status;
+  response_.body = std::move(body);
   response_.set_header("Content-Type", content_type);
 }
 
@@ -182,6 +190,17 @@ bool Router::HasPath(std::string_view path) const {
   return false;
 }
 
+std::string Router::RouteTemplate(std::string_view path) const {
+  if (routes_.find(path) != routes_.end()) return std::string(path);
+  if (FindParameterRoute(path) != nullptr) {
+    return std::string(path.substr(0, path.rfind('/') + 1)) + "{param}";
+  }
+  for (const auto& [pattern, unused] : pattern_routes_) {
+    if (MatchPattern(pattern, path)) return pattern;  // "/a/{}/b": parameters stay unnamed
+  }
+  return std::string();
+}
+
 std::string PathParameter(const Call& call, std::string_view prefix) {
   std::string_view path = call.request().path;
   if (path.substr(0, prefix.size()) != prefix) return std::string();
@@ -206,11 +225,13 @@ struct RequestTrace {
   std::chrono::steady_clock::time_point start;
   std::string request_id;
   bool invalid_request_id = false;
+  std::optional<Identity> who;  // set once the request is identified
 };
 thread_local RequestTrace t_trace;
 
 void BeginTrace(const httplib::Request& req) {
   t_trace.active = true;
+  t_trace.who.reset();
   t_trace.start = std::chrono::steady_clock::now();
   const size_t count = req.get_header_value_count(std::string(kRequestIdHeader));
   const std::string inbound =
@@ -304,6 +325,7 @@ HttpServer::HttpServer(Db& db, ServerOptions options)
     : db_(db),
       options_(std::move(options)),
       router_(std::make_unique<server::Router>()),
+      metrics_(std::make_unique<server::Metrics>(options_.access_log)),
       http_(std::make_unique<httplib::Server>()) {}
 
 HttpServer::~HttpServer() { Stop(); }
@@ -325,6 +347,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
   server::RegisterSearchRoutes(router);
   server::RegisterResourceRoutes(router);
   server::RegisterTaskRoutes(router);
+  server::RegisterSystemRoutes(router, *server->metrics_, options.metrics_enabled);
 
   httplib::Server& http = *server->http_;
   const int threads = options.threads;
@@ -383,18 +406,21 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
         res.set_content(server::InternalErrorBody(), "application/json");
       });
 
-  http.set_post_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+  http.set_post_routing_handler([self = server.get()](const httplib::Request& req,
+                                                       httplib::Response& res) {
     server::RequestTrace& trace = server::t_trace;
     if (!trace.active) {  // the request never reached pre-routing (malformed request line)
       trace.start = std::chrono::steady_clock::now();
       trace.request_id = server::NewRequestId();
+      trace.who.reset();
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - trace.start).count();
     res.set_header(std::string(server::kRequestIdHeader), trace.request_id);
     res.set_header("X-Process-Time", fmt::format("{:.6f}", seconds));
-    spdlog::debug("{} {} {} {:.2f}ms request_id={}", req.method, req.path, res.status,
-                  seconds * 1000.0, trace.request_id);
+    self->metrics_->Observe({req.method, req.path, self->router_->RouteTemplate(req.path),
+                             trace.request_id, res.status, seconds,
+                             trace.who ? &*trace.who : nullptr});
     trace.active = false;
   });
   return server;
@@ -460,6 +486,7 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
     return;
   }
   server::Call identified(req, res, db_, *who, *query);
+  server::t_trace.who = identified.who();  // for the access log
   try {
     (*handler)(identified);
   } catch (const std::exception& e) {

@@ -28,6 +28,7 @@ class Db;
 
 namespace server {
 class Authenticator;
+class Metrics;
 class Router;
 }  // namespace server
 
@@ -52,6 +53,11 @@ struct ServerOptions {
   // The ROOT key ("" = none). Required by api_key mode, and by trusted mode
   // off loopback.
   std::string root_api_key;
+  // GET /metrics serves Prometheus text; false answers 404 (config
+  // server.observability.metrics.enabled).
+  bool metrics_enabled = true;
+  // One spdlog info line per request (config server.access_log).
+  bool access_log = true;
 
   Status Validate() const;
 };
@@ -87,6 +93,7 @@ class HttpServer {
   const ServerOptions options_;
   std::unique_ptr<server::Authenticator> auth_;  // set by Create
   std::unique_ptr<server::Router> router_;
+  std::unique_ptr<server::Metrics> metrics_;  // request counters, access log
   std::unique_ptr<httplib::Server> http_;
   std::atomic<int> port_{0};
   std::atomic<bool> serving_{false};

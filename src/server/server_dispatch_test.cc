@@ -90,6 +90,8 @@ class FakeDb : public Db {
   Result<std::optional<Role>> RegisteredRole(std::string_view, std::string_view) override {
     return std::optional<Role>();
   }
+  Result<DbStats> Stats(const Identity&) override { return failure; }
+  ReadyReport CheckReady() override { return ReadyReport{}; }
 
   std::string last_account;
 };

@@ -193,7 +193,7 @@ using config_internal::UnknownKey;
 const std::set<std::string>& IgnoredServerKeys() {
   static const std::set<std::string> keys = {
       "oidc", "ldap", "with_bot", "bot_api_url", "api_key_watch_enabled",
-      "api_key_watch_interval_seconds", "observability", "usage_reporter", "public_base_url",
+      "api_key_watch_interval_seconds", "usage_reporter", "public_base_url",
       "upload_signed_ttl_seconds", "temp_upload", "user_config_defaults", "agent_evolution",
       "tool_output_externalization", "executor_threads"};
   return keys;
@@ -252,6 +252,10 @@ Status ParseServer(const Json& obj, Config* config) {
     } else if (key == "max_body_bytes") {
       SKALD_RETURN_IF_ERROR(ReadInt(v, path, std::numeric_limits<int64_t>::min(),
                                     std::numeric_limits<int64_t>::max(), &s.max_body_bytes));
+    } else if (key == "access_log") {
+      SKALD_RETURN_IF_ERROR(ReadBool(v, path, &s.access_log));
+    } else if (key == "observability") {
+      SKALD_RETURN_IF_ERROR(config_internal::ParseObservability(v, config));
     } else if (IgnoredServerKeys().count(key) != 0) {
       config->warnings.push_back(IgnoredKeyWarning(path));
     } else {
@@ -374,13 +378,18 @@ bool IsIdentChar(char c) {
 
 }  // namespace
 
-std::string ExpandEnvVars(std::string_view text, const EnvLookup& lookup) {
+Result<std::string> ExpandEnvVars(std::string_view text, const EnvLookup& lookup) {
   std::string out;
   out.reserve(text.size());
   size_t i = 0;
   while (i < text.size()) {
     if (text[i] != '$' || i + 1 >= text.size()) {
       out += text[i++];
+      continue;
+    }
+    if (text[i + 1] == '$') {  // `$$` = a literal `$`
+      out += '$';
+      i += 2;
       continue;
     }
     size_t name_begin = 0;
@@ -408,11 +417,13 @@ std::string ExpandEnvVars(std::string_view text, const EnvLookup& lookup) {
     }
     std::string name(text.substr(name_begin, name_end - name_begin));
     std::optional<std::string> value = lookup ? lookup(name) : std::nullopt;
-    if (value.has_value()) {
-      out += *value;
-    } else {
-      out += text.substr(i, token_end - i);
+    if (!value.has_value()) {
+      return Status::InvalidArgument(fmt::format(
+          "environment variable \"{}\" is not set (the config refers to it as {}); set it, or "
+          "write $$ for a literal $",
+          name, text.substr(i, token_end - i)));
     }
+    out += *value;
     i = token_end;
   }
   return out;
@@ -498,15 +509,8 @@ Status Config::Validate() const {
 }
 
 Result<Config> ParseConfig(std::string_view text, const EnvLookup& lookup) {
-  EnvLookup env = lookup;
-  if (!env) {
-    env = [](const std::string& name) -> std::optional<std::string> {
-      const char* value = std::getenv(name.c_str());
-      if (value == nullptr) return std::nullopt;
-      return std::string(value);
-    };
-  }
-  const std::string expanded = ExpandEnvVars(text, env);
+  SKALD_ASSIGN_OR_RETURN(const std::string expanded,
+                         ExpandEnvVars(text, lookup ? lookup : ProcessEnv()));
   Result<Json> parsed = ParseJson(expanded);
   if (!parsed.ok()) return parsed.status();
   const Json& root = *parsed;
@@ -548,13 +552,13 @@ Result<Config> ParseConfig(std::string_view text, const EnvLookup& lookup) {
   return config;
 }
 
-Result<Config> LoadConfig(const std::string& path) {
+Result<Config> LoadConfig(const std::string& path, const EnvLookup& lookup) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound(fmt::format("cannot read config file {}", path));
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) return Status::IOError(fmt::format("cannot read config file {}", path));
-  Result<Config> config = ParseConfig(buffer.str());
+  Result<Config> config = ParseConfig(buffer.str(), lookup);
   if (!config.ok()) {
     return Status(config.status().code(),
                   fmt::format("config file {}: {}", path, config.status().message()));

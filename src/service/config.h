@@ -58,6 +58,14 @@ struct ServerConfig {
   int keep_alive_max_count = 1000;
   // Largest request body accepted; larger bodies get HTTP 413.
   int64_t max_body_bytes = int64_t{32} << 20;
+  // One access log line per request (spdlog, level INFO: visible with
+  // log.level INFO or DEBUG). Skald extension.
+  bool access_log = true;
+
+  // `observability.metrics.enabled`: GET /metrics serves Prometheus text.
+  // OpenViking's default is false; Skald's is true (the figures are
+  // aggregates: no account, user or path appears in them).
+  bool metrics_enabled = true;
 };
 
 // `storage` section.
@@ -118,16 +126,45 @@ struct Config {
 // Looks up an environment variable; nullopt when unset.
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 
-// Expands `$NAME` and `${NAME}` (NAME = letters, digits, `_`) like Python's
-// os.path.expandvars: unset variables are left as written.
-std::string ExpandEnvVars(std::string_view text, const EnvLookup& lookup);
+// Expands `$NAME` and `${NAME}` (NAME = letters, digits, `_`) in the
+// configuration text, as OpenViking does with os.path.expandvars, except
+// that a variable that is not set is an error (InvalidArgument naming it)
+// rather than left as written, and `$$` stands for a literal `$`. A `$` not
+// followed by a name, `{` or `$` is kept, as is an unterminated `${`.
+// Values are inserted as they are (inside a JSON string, a value holding `"`
+// or `\` must be escaped by whoever sets it).
+Result<std::string> ExpandEnvVars(std::string_view text, const EnvLookup& lookup);
 
 // Parses configuration JSON text (after expanding variables with `lookup`,
 // the process environment when null). Does not call Validate().
 Result<Config> ParseConfig(std::string_view text, const EnvLookup& lookup = nullptr);
 
-// Reads and parses the file at `path`. NotFound when it cannot be read.
-Result<Config> LoadConfig(const std::string& path);
+// Reads and parses the file at `path` (variables from `lookup`, the process
+// environment when null). NotFound when it cannot be read.
+Result<Config> LoadConfig(const std::string& path, const EnvLookup& lookup = nullptr);
+
+// Where the server configuration was found (config_ops.cc).
+struct ConfigSource {
+  std::string path;    // "" = none: the built-in defaults
+  std::string origin;  // "--config", "$SKALD_CONFIG", "~/.skald/skald.conf" or "defaults"
+};
+
+// The server's config file, looked up in this order: `flag_path` (--config)
+// when non-empty; else $SKALD_CONFIG when set and non-empty; else
+// $HOME/.skald/skald.conf when it exists; else none (built-in defaults).
+// NotFound when --config or $SKALD_CONFIG names a file that does not exist
+// (an explicit choice is never silently replaced). `lookup` reads the
+// environment (the process's when null).
+Result<ConfigSource> FindConfigFile(const std::string& flag_path,
+                                    const EnvLookup& lookup = nullptr);
+
+// FindConfigFile, then LoadConfig of what it found (a default Config when
+// nothing). `*source` (optional) receives where it came from.
+Result<Config> LoadServerConfig(const std::string& flag_path, const EnvLookup& lookup = nullptr,
+                                ConfigSource* source = nullptr);
+
+// The process environment as an EnvLookup.
+EnvLookup ProcessEnv();
 
 // Database options for serving `config`: its workspace and the embedder its
 // `embedding` section describes (built and validated here, so callers need

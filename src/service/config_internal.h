@@ -73,6 +73,13 @@ Status ReadStringMap(const Json& v, const std::string& path,
 // A number of seconds (ReadDouble), rounded to milliseconds.
 Status ReadSeconds(const Json& v, const std::string& path, std::chrono::milliseconds* out);
 
+// ---- ops sections (config_ops.cc) ------------------------------------------
+
+// `server.observability` (OpenViking's shape): `metrics.enabled` into
+// config->server.metrics_enabled; the other known subsections and keys add
+// warnings; unknown ones are errors.
+Status ParseObservability(const Json& obj, Config* config);
+
 // ---- model sections (config_models.cc) ------------------------------------
 
 // `embedding` with its `dense` subsection into config->embedding; null leaves

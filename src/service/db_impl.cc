@@ -194,4 +194,10 @@ Status DbImpl::WaitIdle(int64_t timeout_ms, bool wait_for_retries) {
   return runner_->WaitIdle(timeout_ms, wait_for_retries);
 }
 
+// ---- operations (ops) ----
+
+Result<DbStats> DbImpl::Stats(const Identity& who) { return ops_->Stats(who); }
+
+ReadyReport DbImpl::CheckReady() { return ops_->CheckReady(); }
+
 }  // namespace skald

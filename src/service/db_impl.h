@@ -32,6 +32,7 @@
 #include "service/account_registry.h"
 #include "service/finder.h"
 #include "service/fs_engine.h"
+#include "service/ops_stats.h"
 #include "service/resource_ops.h"
 #include "service/upkeep.h"
 #include "service/uri_resolver.h"
@@ -122,6 +123,9 @@ class DbImpl final : public Db {
                                              std::string_view user_id) override {
     return accounts_->UserRole(account_id, user_id);
   }
+  // ---- operations (ops): OpsStats ----
+  Result<DbStats> Stats(const Identity& who) override;
+  ReadyReport CheckReady() override;
 
  private:
   // `env` is options.env or Env::Default(); its clock times path locks.
@@ -164,6 +168,7 @@ class DbImpl final : public Db {
   std::unique_ptr<Finder> finder_;
   std::unique_ptr<ResourceOps> resources_;
   std::unique_ptr<AccountRegistry> accounts_;
+  std::unique_ptr<OpsStats> ops_;
   bool opened_ = false;  // set once OpenImpl succeeded
 };
 

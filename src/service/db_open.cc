@@ -268,6 +268,17 @@ Status DbImpl::StartBackground() {
   resources_ = std::make_unique<ResourceOps>(&options_, resolver_.get(), catalog_.get(), &locks_,
                                              nodes_.get(), runner_.get(), &maintenance_mu_,
                                              indexing, reserve_.get());
+  OpsSources ops;
+  ops.options = &options_;
+  ops.env = env_;
+  ops.catalog = catalog_.get();
+  ops.runner = runner_.get();
+  ops.lexical = lexical_.get();
+  ops.vectors = vectors_.get();
+  ops.locks = &locks_;
+  ops.finder = finder_.get();
+  ops.reserve = reserve_.get();
+  ops_ = std::make_unique<OpsStats>(ops);
 
   AccountRegistryServices account_services;
   account_services.catalog = catalog_.get();

@@ -88,15 +88,14 @@ Check RerankCheck(RerankConfig config, const ModelEnv& env) {
 DoctorReport RunDoctorChecks(const std::string& config_path) {
   DoctorReport report;
   Config config;
-  std::string source = "built-in defaults (no --config)";
-  if (!config_path.empty()) {
-    Result<Config> parsed = LoadConfig(config_path);
-    if (parsed.ok()) {
-      config = std::move(parsed).value();
-      source = config_path;
-    } else {
-      report.config_status = parsed.status();
-    }
+  std::string source = "built-in defaults (no config file found)";
+  ConfigSource found;
+  Result<Config> parsed = LoadServerConfig(config_path, nullptr, &found);
+  if (parsed.ok()) {
+    config = std::move(parsed).value();
+    if (!found.path.empty()) source = found.path + " (" + found.origin + ")";
+  } else {
+    report.config_status = parsed.status();
   }
   if (report.config_status.ok()) report.config_status = config.Validate();
   report.warnings = config.warnings;

@@ -30,7 +30,8 @@ struct DoctorReport {
   std::vector<DoctorCheck> checks;
 };
 
-// `config_path` "" means the built-in defaults.
+// `config_path` "" means the usual lookup (FindConfigFile): $SKALD_CONFIG,
+// ~/.skald/skald.conf, else the built-in defaults.
 DoctorReport RunDoctorChecks(const std::string& config_path);
 
 }  // namespace skald

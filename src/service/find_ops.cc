@@ -2,6 +2,8 @@
 // scopes, context types, levels, tags and time window become the filter of
 // every index search (never a cut of finished results).
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "service/finder.h"
@@ -32,6 +34,32 @@ std::vector<VikingUri> DefaultTargets(const Identity& who,
 }  // namespace
 
 Result<FindResult> Finder::Find(const Identity& who, const FindRequest& request) {
+  const auto start = std::chrono::steady_clock::now();
+  Result<FindResult> result = RunFind(who, request);
+  nanos_ += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                      std::chrono::steady_clock::now() - start)
+                                      .count());
+  ++finds_;
+  if (!result.ok()) {
+    ++failures_;
+  } else {
+    hits_ += result->total();
+    if (result->total() == 0) ++zero_hit_;
+  }
+  return result;
+}
+
+RetrievalStats Finder::counts() const {
+  RetrievalStats stats;
+  stats.finds = finds_.load();
+  stats.failures = failures_.load();
+  stats.zero_hit = zero_hit_.load();
+  stats.hits = hits_.load();
+  stats.seconds_total = static_cast<double>(nanos_.load()) / 1e9;
+  return stats;
+}
+
+Result<FindResult> Finder::RunFind(const Identity& who, const FindRequest& request) {
   SKALD_RETURN_IF_ERROR(request.Validate());
   SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who));
   if (!options_.embedder) {

@@ -7,6 +7,9 @@
 // Thread safety: safe for concurrent use (the indexes and the retriever
 // are). Everything passed in is borrowed and must outlive the finder.
 
+#include <atomic>
+#include <cstdint>
+
 #include "index/lexical_index.h"
 #include "index/vector_index_set.h"
 #include "retrieve/retriever.h"
@@ -29,10 +32,22 @@ class Finder {
         lexical_(lexical),
         retriever_(retriever) {}
 
-  // Db::Find: hits sorted into memories, resources and skills.
+  // Db::Find: hits sorted into memories, resources and skills. Counted in
+  // counts().
   Result<FindResult> Find(const Identity& who, const FindRequest& request);
 
+  // Find calls since the finder was created (Db::Stats).
+  RetrievalStats counts() const;
+
  private:
+  Result<FindResult> RunFind(const Identity& who, const FindRequest& request);
+
+  std::atomic<uint64_t> finds_{0};
+  std::atomic<uint64_t> failures_{0};
+  std::atomic<uint64_t> zero_hit_{0};
+  std::atomic<uint64_t> hits_{0};
+  std::atomic<uint64_t> nanos_{0};
+
   const DbOptions& options_;
   UriResolver* const resolver_;
   Catalog* const catalog_;

@@ -50,6 +50,7 @@ Status JobContext::SetStage(std::string_view stage) {
 }
 
 Status JobContext::Complete(std::string_view result_json) {
+  runner_->CountProcessed(job_->kind);  // before Complete wakes the task's waiters
   SKALD_RETURN_IF_ERROR(runner_->queue()->Complete(job_->id, result_json));
   completed_ = true;
   return Status::Ok();
@@ -114,12 +115,26 @@ void JobRunner::RunOne(const Job& job) {
   JobContext context(this, &job);
   Status st = Dispatch(context);
   if (st.ok()) {
-    if (!context.completed()) st = queue_->Complete(job.id, "");
+    if (!context.completed()) {
+      CountProcessed(job.kind);  // before Complete wakes the task's waiters
+      st = queue_->Complete(job.id, "");
+    }
     if (!st.ok()) spdlog::error("job {}: {}", job.task_id, st.ToString());
     return;
   }
   int64_t delay = JobQueue::RetryDelay(job.attempts, options_.retry_base_ns, options_.retry_max_ns);
   bool permanent = IsPermanentJobError(st);
+  {
+    std::lock_guard<std::mutex> lock(outcomes_mu_);
+    JobOutcomeCounts& counts = outcomes_[job.kind];
+    if (permanent || job.attempts >= job.max_attempts) {
+      ++counts.failed;
+    } else {
+      ++counts.requeued;
+    }
+    counts.recent_errors.push_back({job.account, job.user, st.ToString()});
+    if (counts.recent_errors.size() > kMaxRecentJobErrors) counts.recent_errors.pop_front();
+  }
   spdlog::warn("job {} ({} {}) failed (attempt {}/{}{}): {}", job.task_id, job.kind_name,
                job.resource_id, job.attempts, job.max_attempts, permanent ? ", not retried" : "",
                st.ToString());
@@ -151,6 +166,17 @@ Result<Job> JobRunner::AwaitTask(const std::string& task_id, std::optional<doubl
         .WithDetail("task_id", task_id);
   }
   return job;
+}
+
+void JobRunner::CountProcessed(JobKind kind) {
+  std::lock_guard<std::mutex> lock(outcomes_mu_);
+  ++outcomes_[kind].processed;
+}
+
+JobOutcomeCounts JobRunner::Outcomes(JobKind kind) const {
+  std::lock_guard<std::mutex> lock(outcomes_mu_);
+  auto it = outcomes_.find(kind);
+  return it == outcomes_.end() ? JobOutcomeCounts() : it->second;
 }
 
 Status JobRunner::WaitIdle(int64_t timeout_ms, bool wait_for_retries) {

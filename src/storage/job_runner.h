@@ -29,9 +29,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
@@ -125,6 +127,23 @@ struct JobRunnerOptions {
   std::string no_workers_note;
 };
 
+// Outcomes of one kind's jobs since the runner was created (in memory;
+// reported by /api/v1/system/wait, the observers and /metrics). Each outcome
+// is counted before the job's new state is stored, so a caller that saw the
+// job finish (WaitIdle, AwaitTask) also sees it counted.
+struct JobOutcomeCounts {
+  uint64_t processed = 0;  // jobs completed
+  uint64_t requeued = 0;   // failed attempts returned to the queue for a retry
+  uint64_t failed = 0;     // jobs failed for good (permanent error or attempts used up)
+  // The last kMaxRecentJobErrors errors (newest last), each with who
+  // enqueued the job, so that callers can show users their own only.
+  struct Error {
+    std::string account, user, message;
+  };
+  std::deque<Error> recent_errors;
+};
+inline constexpr size_t kMaxRecentJobErrors = 20;
+
 class JobRunner {
  public:
   // `catalog` is borrowed. REQUIRES: catalog != nullptr and outlives the runner.
@@ -169,6 +188,10 @@ class JobRunner {
   // on the queue Env's monotonic clock.
   Status WaitIdle(int64_t timeout_ms, bool wait_for_retries);
 
+  // Outcomes since creation of the jobs of `kind` (zeros for a kind that ran
+  // nothing). Thread-safe.
+  JobOutcomeCounts Outcomes(JobKind kind) const;
+
  private:
   friend class JobContext;
 
@@ -176,6 +199,9 @@ class JobRunner {
   // Runs one leased job and records its outcome.
   void RunOne(const Job& job);
   Status Dispatch(JobContext& context);
+  // Counts a completed job in Outcomes(); called before the job is marked
+  // completed, so whoever sees it finished also sees it counted.
+  void CountProcessed(JobKind kind);
 
   Catalog* const catalog_;
   const JobRunnerOptions options_;
@@ -184,6 +210,8 @@ class JobRunner {
   std::function<void()> idle_task_;         // fixed before Start
   std::vector<std::thread> workers_;
   std::atomic<bool> stopping_{false};
+  mutable std::mutex outcomes_mu_;
+  std::map<JobKind, JobOutcomeCounts> outcomes_;  // GUARDED_BY(outcomes_mu_)
 };
 
 }  // namespace skald

@@ -264,6 +264,45 @@ TEST_F(JobRunnerTest, StopEndsRunningHandlersAndWorkers) {
   EXPECT_EQ(runner.WaitIdle(0, true).code(), StatusCode::kFailedPrecondition);
 }
 
+TEST_F(JobRunnerTest, OutcomesCountCompletionsRetriesAndFailuresPerKind) {
+  options_.retry_base_ns = 0;  // no backoff: each retry is due at once
+  options_.retry_max_ns = 0;
+  JobRunner& runner = MakeRunner();
+  std::atomic<int> index_calls{0};
+  runner.RegisterHandler(JobKind::kIndex, [&](JobContext&) {
+    return ++index_calls == 1 ? Status::Unavailable("provider is down") : Status::Ok();
+  });
+  runner.RegisterHandler(JobKind::kRefresh,
+                         [&](JobContext&) { return Status::InvalidArgument("bad payload"); });
+  JobSpec index = Spec(JobKind::kIndex);
+  index.user = "alice";
+  JobSpec refresh = Spec(JobKind::kRefresh);
+  refresh.user = "bob";
+  auto index_job = runner.queue()->Enqueue(index);
+  auto refresh_job = runner.queue()->Enqueue(refresh);
+  ASSERT_TRUE(index_job.ok() && refresh_job.ok());
+  EXPECT_EQ(runner.Outcomes(JobKind::kIndex).processed, 0u);
+  runner.Start(1);
+  ASSERT_TRUE(runner.WaitIdle(120'000, /*wait_for_retries=*/true).ok());
+
+  JobOutcomeCounts i = runner.Outcomes(JobKind::kIndex);
+  EXPECT_EQ(i.processed, 1u);
+  EXPECT_EQ(i.requeued, 1u);
+  EXPECT_EQ(i.failed, 0u);
+  ASSERT_EQ(i.recent_errors.size(), 1u);
+  EXPECT_EQ(i.recent_errors[0].user, "alice");
+  EXPECT_NE(i.recent_errors[0].message.find("provider is down"), std::string::npos);
+
+  JobOutcomeCounts r = runner.Outcomes(JobKind::kRefresh);
+  EXPECT_EQ(r.processed, 0u);
+  EXPECT_EQ(r.requeued, 0u);
+  EXPECT_EQ(r.failed, 1u);
+  ASSERT_EQ(r.recent_errors.size(), 1u);
+  EXPECT_EQ(r.recent_errors[0].account, "acct");
+  EXPECT_EQ(r.recent_errors[0].user, "bob");
+  EXPECT_EQ(runner.Outcomes(JobKind::kReindex).processed, 0u);
+}
+
 TEST_F(JobRunnerTest, WaitIdleReturnsOnceEveryJobIsDone) {
   JobRunner& runner = MakeRunner();
   runner.RegisterHandler(JobKind::kIndex, [](JobContext&) { return Status::Ok(); });

@@ -112,6 +112,11 @@ size_t PathLockManager::waiting() const {
   return waiting_;
 }
 
+size_t PathLockManager::held() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return held_.size();
+}
+
 bool PathLockManager::IsLocked(std::string_view account, std::string_view path) const {
   std::lock_guard<std::mutex> lock(mu_);
   for (const Held& h : held_) {

@@ -76,6 +76,9 @@ class PathLockManager {
   // waiter is blocked instead of sleeping).
   size_t waiting() const;
 
+  // Number of locks held right now (for diagnostics: the lock observer).
+  size_t held() const;
+
  private:
   friend class PathLockGuard;
   struct Held {

@@ -53,9 +53,16 @@ std::string Slurp(const std::string& path) {
 class CliTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    // The children must not pick up a developer's environment.
-    unsetenv("SKALD_URL");
-    unsetenv("SKALD_API_KEY");
+    // The children must not pick up a developer's environment or client
+    // config (~/.skald/cli.conf): they read an empty one.
+    for (const char* name :
+         {"SKALD_URL", "SKALD_API_KEY", "SKALD_ACCOUNT", "SKALD_USER", "SKALD_TIMEOUT"}) {
+      unsetenv(name);
+    }
+    static TempDir* config_dir = new TempDir();  // lives as long as the process
+    const std::string empty_config = config_dir->path() + "/cli.conf";
+    std::ofstream(empty_config) << "{}";
+    setenv("SKALD_CLI_CONFIG", empty_config.c_str(), 1);
   }
 
   // `skald --data <workspace> args...`
@@ -573,6 +580,39 @@ TEST_F(CliTest, EmbeddedAdminActsAsRoot) {
   EXPECT_NE(r.err.find("PERMISSION_DENIED"), std::string::npos) << Describe(r);
   r = Embedded({"admin"});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
+}
+
+TEST_F(CliRemoteTest, ClientConfigFileThenEnvironmentThenFlags) {
+  const std::string conf = workspace_.path() + "/cli.conf";
+  std::ofstream(conf) << Json{{"url", url_}, {"output", "json"}, {"timeout", 30}}.dump();
+  const std::string previous = getenv("SKALD_CLI_CONFIG");
+  setenv("SKALD_CLI_CONFIG", conf.c_str(), 1);
+
+  // The file's url makes a plain command remote, and its output is JSON.
+  ProcessResult r = Run({"ls", "viking://resources"});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(Json::parse(r.out, nullptr, false).is_array()) << r.out;
+
+  // SKALD_URL overrides the file (nothing listens there: exit 3) ...
+  setenv("SKALD_URL", "http://127.0.0.1:1", 1);
+  r = Run({"ls", "viking://resources"});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  // ... and --url overrides both; -o table overrides the file's output.
+  r = Run({"--url", url_, "-o", "table", "ls", "viking://resources"});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(Json::parse(r.out, nullptr, false).is_discarded()) << r.out;  // a table
+  // --data means embedded whatever the file and the environment say.
+  r = Embedded({"ls", "viking://resources"});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  unsetenv("SKALD_URL");
+
+  // A misspelt key is a usage error naming it.
+  std::ofstream(conf) << R"({"uri": "http://127.0.0.1:1933"})";
+  r = Run({"ls", "viking://resources"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("unknown key \"uri\""), std::string::npos) << r.err;
+  setenv("SKALD_CLI_CONFIG", previous.c_str(), 1);
+>>>>>>> ops
 }
 
 }  // namespace
