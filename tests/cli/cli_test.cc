@@ -612,7 +612,6 @@ TEST_F(CliRemoteTest, ClientConfigFileThenEnvironmentThenFlags) {
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
   EXPECT_NE(r.err.find("unknown key \"uri\""), std::string::npos) << r.err;
   setenv("SKALD_CLI_CONFIG", previous.c_str(), 1);
->>>>>>> ops
 }
 
 }  // namespace
