@@ -18,19 +18,64 @@
 #include <spdlog/spdlog.h>
 
 #include "common/strings.h"
+#include "server/connection.h"
+#include "server/edge.h"
 #include "server/http_util.h"
 #include "server/routes.h"
 #include "service/json_codec.h"
+#include "server/worker_pool.h"
 #include "skald/db.h"
 
 namespace skald {
 namespace server {
 
-// ---- Call ------------------------------------------------------------------
-
 namespace {
+
 constexpr const char* kJsonType = "application/json";
+
+// ---- per-request bookkeeping ------------------------------------------------
+
+// cpp-httplib runs the pre-routing handler, the route handler, the error
+// handler and the post-routing handler of one request on the same pool
+// thread, so the request's id and start time travel in a thread_local.
+struct RequestTrace {
+  bool active = false;
+  std::chrono::steady_clock::time_point start;
+  std::string request_id;
+  bool invalid_request_id = false;
+};
+thread_local RequestTrace t_trace;
+
+void BeginTrace(const httplib::Request& req) {
+  t_trace.active = true;
+  t_trace.start = std::chrono::steady_clock::now();
+  const size_t count = req.get_header_value_count(std::string(kRequestIdHeader));
+  const std::string inbound =
+      count == 1 ? req.get_header_value(std::string(kRequestIdHeader)) : std::string();
+  if (count == 1 && IsValidRequestId(inbound)) {
+    t_trace.request_id = inbound;
+    t_trace.invalid_request_id = false;
+  } else {
+    t_trace.request_id = NewRequestId();
+    t_trace.invalid_request_id = count > 0;
+  }
+}
+
+// Details of a 5xx answer: only the request id, which finds the full error
+// in the log.
+Json RequestIdDetails() { return Json{{"request_id", t_trace.request_id}}; }
+
+// The client-facing message of a 5xx answer. Statuses whose messages are
+// written for clients (503/504: a dependency is unavailable or slow, with
+// redacted details; 507: the disk is full) keep them; everything else says
+// "Internal server error" and the real error goes to the log.
+bool KeepsServerMessage(int http_status) {
+  return http_status == 501 || http_status == 503 || http_status == 504;
+}
+
 }  // namespace
+
+// ---- Call ------------------------------------------------------------------
 
 void Call::Ok(const Json& result) {
   response_.status = 200;
@@ -56,12 +101,22 @@ void Call::Bytes(std::string bytes, const std::string& content_type) {
 void Call::Fail(const Status& status) {
   const std::string code = WireErrorCode(status);
   const int http_status = HttpStatusFor(status, code);
-  // 501 is a request for something not built yet, not a server fault.
+  response_.status = http_status;
+  if (http_status >= 500 && !KeepsServerMessage(http_status)) {
+    // The full error (it may name host paths or internals) goes to the log
+    // only, under the request id the client sees.
+    spdlog::error("{} {} failed: {} request_id={}", request_.method, request_.path,
+                  status.ToString(), t_trace.request_id);
+    const std::string message =
+        http_status == 507 ? "Insufficient storage: disk full" : "Internal server error";
+    response_.set_content(ErrorEnvelope(code, message, RequestIdDetails()), kJsonType);
+    return;
+  }
   if (http_status >= 500 && http_status != 501) {
-    spdlog::error("{} {} failed: {}", request_.method, request_.path, status.ToString());
+    spdlog::error("{} {} failed: {} request_id={}", request_.method, request_.path,
+                  status.ToString(), t_trace.request_id);
   }
   Json error = ErrorToJson(status);
-  response_.status = http_status;
   response_.set_content(ErrorEnvelope(code, status.message(), error["details"]), kJsonType);
 }
 
@@ -152,34 +207,6 @@ int ClampToInt(int64_t value) {
 
 namespace {
 
-// ---- per-request bookkeeping ------------------------------------------------
-
-// cpp-httplib runs the pre-routing handler, the route handler, the error
-// handler and the post-routing handler of one request on the same pool
-// thread, so the request's id and start time travel in a thread_local.
-struct RequestTrace {
-  bool active = false;
-  std::chrono::steady_clock::time_point start;
-  std::string request_id;
-  bool invalid_request_id = false;
-};
-thread_local RequestTrace t_trace;
-
-void BeginTrace(const httplib::Request& req) {
-  t_trace.active = true;
-  t_trace.start = std::chrono::steady_clock::now();
-  const size_t count = req.get_header_value_count(std::string(kRequestIdHeader));
-  const std::string inbound =
-      count == 1 ? req.get_header_value(std::string(kRequestIdHeader)) : std::string();
-  if (count == 1 && IsValidRequestId(inbound)) {
-    t_trace.request_id = inbound;
-    t_trace.invalid_request_id = false;
-  } else {
-    t_trace.request_id = NewRequestId();
-    t_trace.invalid_request_id = count > 0;
-  }
-}
-
 std::string_view ReasonPhrase(int status) {
   switch (status) {
     case 400: return "Bad Request";
@@ -216,7 +243,7 @@ std::string_view FrameworkCode(int status) {
 }
 
 std::string InternalErrorBody() {
-  return ErrorEnvelope("INTERNAL", "Internal server error", Json(nullptr));
+  return ErrorEnvelope("INTERNAL", "Internal server error", RequestIdDetails());
 }
 
 void HealthRoute(Call& call) {
@@ -248,6 +275,14 @@ Status ServerOptions::Validate() const {
     return Status::InvalidArgument(fmt::format("port must be between 0 and 65535, got {}", port));
   }
   if (threads < 1) return Status::InvalidArgument("threads must be at least 1");
+  if (max_connections < threads) {
+    return Status::InvalidArgument(fmt::format(
+        "max_connections ({}) must be at least threads ({})", max_connections, threads));
+  }
+  if (read_timeout_sec < 1) return Status::InvalidArgument("read_timeout_sec must be at least 1");
+  if (header_timeout_sec < 1) {
+    return Status::InvalidArgument("header_timeout_sec must be at least 1");
+  }
   if (keep_alive_timeout_sec < 1) {
     return Status::InvalidArgument("keep_alive_timeout_sec must be at least 1");
   }
@@ -262,7 +297,13 @@ HttpServer::HttpServer(Db& db, ServerOptions options)
     : db_(db),
       options_(std::move(options)),
       router_(std::make_unique<server::Router>()),
-      http_(std::make_unique<httplib::Server>()) {}
+      gate_(std::make_unique<server::EdgeGate>(server::EdgeOptions{
+          options_.host, options_.check_host, options_.cors_origins, options_.max_body_bytes})),
+      http_(std::make_unique<server::GuardedHttpServer>(server::ConnectionLimits{
+          std::chrono::seconds(options_.read_timeout_sec),
+          std::chrono::seconds(options_.header_timeout_sec),
+          std::chrono::seconds(options_.keep_alive_timeout_sec), options_.keep_alive_max_count,
+          int64_t{64} << 10, options_.max_body_bytes})) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -278,17 +319,55 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
   server::RegisterTaskRoutes(router);
 
   httplib::Server& http = *server->http_;
-  const int threads = options.threads;
+  server::WorkerPoolOptions pool;
+  pool.min_threads = static_cast<size_t>(options.threads);
+  pool.max_threads = static_cast<size_t>(options.max_connections);
   // cpp-httplib owns the queue it gets from this factory (its API takes a raw pointer).
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  http.new_task_queue = [pool] { return new server::WorkerPool(pool); };
   http.set_tcp_nodelay(true);
+  // Keep-alive, timeouts and the body budget are enforced per connection by
+  // GuardedHttpServer; these are backstops for cpp-httplib's own checks.
   http.set_keep_alive_timeout(options.keep_alive_timeout_sec);
   http.set_keep_alive_max_count(static_cast<size_t>(options.keep_alive_max_count));
+  http.set_read_timeout(options.read_timeout_sec);
+  http.set_write_timeout(options.read_timeout_sec);
   http.set_payload_max_length(static_cast<size_t>(options.max_body_bytes));
 
-  http.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
+  const server::EdgeGate* gate = server->gate_.get();
+  const int64_t body_limit = options.max_body_bytes;
+  http.set_pre_routing_handler([gate, body_limit](const httplib::Request& req,
+                                                  httplib::Response& res) {
+    // Runs once the request line and headers are read, before the body.
+    server::MarkHeadersRead();
     server::BeginTrace(req);
-    return httplib::Server::HandlerResponse::Unhandled;
+    // A multi-range request is answered with the whole body (RFC 9110 lets a
+    // server ignore Range): never one copy of the content per range.
+    // cpp-httplib parsed the ranges into the request it owns and passes here as const.
+    if (req.ranges.size() > 1) const_cast<httplib::Request&>(req).ranges.clear();
+    server::EdgeRefusal refusal;
+    switch (gate->Check(req, &refusal)) {
+      case server::EdgeGate::Verdict::kPass:
+        return httplib::Server::HandlerResponse::Unhandled;
+      case server::EdgeGate::Verdict::kPreflight:
+        res.status = 204;
+        gate->AddPreflightHeaders(req, res);
+        return httplib::Server::HandlerResponse::Handled;
+      case server::EdgeGate::Verdict::kRefuse:
+        break;
+    }
+    // The body (if any) is left unread: the connection closes after this answer.
+    server::CloseConnectionAfterResponse();
+    res.status = refusal.status;
+    if (req.get_header_value("Connection") != "close") res.set_header("Connection", "close");
+    if (refusal.status == 413) {
+      Json details = {{"limit_bytes", body_limit}};
+      res.set_content(server::ErrorEnvelopeExcludeNone(refusal.code, refusal.message, &details),
+                      "application/json");
+    } else {
+      res.set_content(server::ErrorEnvelopeExcludeNone(refusal.code, refusal.message),
+                      "application/json");
+    }
+    return httplib::Server::HandlerResponse::Handled;
   });
 
   HttpServer* self = server.get();
@@ -307,7 +386,13 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
 
   const int64_t max_body = options.max_body_bytes;
   http.set_error_handler(httplib::Server::HandlerWithResponse(
-      [max_body](const httplib::Request&, httplib::Response& res) {
+      [max_body](const httplib::Request& req, httplib::Response& res) {
+    if (server::BodyLimitHit()) {
+      // A chunked body passed the cap: it was cut there and the connection closes.
+      res.status = 413;
+      res.body.clear();
+      if (req.get_header_value("Connection") != "close") res.set_header("Connection", "close");
+    }
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     std::string body;
     if (res.status == 413) {
@@ -334,7 +419,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
         res.set_content(server::InternalErrorBody(), "application/json");
       });
 
-  http.set_post_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+  http.set_post_routing_handler([gate](const httplib::Request& req, httplib::Response& res) {
+    gate->AddCorsHeaders(req, res);
     server::RequestTrace& trace = server::t_trace;
     if (!trace.active) {  // the request never reached pre-routing (malformed request line)
       trace.start = std::chrono::steady_clock::now();
@@ -358,6 +444,19 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
     res.set_content(
         server::ErrorEnvelopeExcludeNone("INVALID_ARGUMENT", server::kInvalidRequestIdMessage),
         "application/json");
+    return;
+  }
+  if (req.body.size() > static_cast<size_t>(options_.max_body_bytes)) {
+    // A chunked body within the framing allowance but over the cap once decoded.
+    res.status = 413;
+    Json details = {{"limit_bytes", options_.max_body_bytes}};
+    res.set_content(server::ErrorEnvelopeExcludeNone(
+                        "RESOURCE_EXHAUSTED",
+                        fmt::format("Request body too large: the limit is {} bytes "
+                                    "(server.max_body_bytes)",
+                                    options_.max_body_bytes),
+                        &details),
+                    "application/json");
     return;
   }
   const server::RouteHandler* handler = nullptr;
@@ -471,6 +570,7 @@ Status HttpServer::Bind() {
     }
     port_ = options_.port;
   }
+  gate_->set_port(port_.load());
   RaiseListenBacklog(port_.load());
   return Status::Ok();
 }
