@@ -246,6 +246,22 @@ std::string InternalErrorBody() {
   return ErrorEnvelope("INTERNAL", "Internal server error", RequestIdDetails());
 }
 
+// Answers a request the edge refused (its body, if any, left unread: the
+// connection closes after the answer).
+void AnswerRefusal(const httplib::Request& req, httplib::Response& res,
+                   const EdgeRefusal& refusal, int64_t body_limit) {
+  CloseConnectionAfterResponse();
+  res.status = refusal.status;
+  if (req.get_header_value("Connection") != "close") res.set_header("Connection", "close");
+  if (refusal.status == 413) {
+    Json details = {{"limit_bytes", body_limit}};
+    res.set_content(ErrorEnvelopeExcludeNone(refusal.code, refusal.message, &details),
+                    "application/json");
+  } else {
+    res.set_content(ErrorEnvelopeExcludeNone(refusal.code, refusal.message), "application/json");
+  }
+}
+
 void HealthRoute(Call& call) {
   Json body = {{"status", "ok"},
                {"healthy", true},
@@ -355,20 +371,19 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
       case server::EdgeGate::Verdict::kRefuse:
         break;
     }
-    // The body (if any) is left unread: the connection closes after this answer.
-    server::CloseConnectionAfterResponse();
-    res.status = refusal.status;
-    if (req.get_header_value("Connection") != "close") res.set_header("Connection", "close");
-    if (refusal.status == 413) {
-      Json details = {{"limit_bytes", body_limit}};
-      res.set_content(server::ErrorEnvelopeExcludeNone(refusal.code, refusal.message, &details),
-                      "application/json");
-    } else {
-      res.set_content(server::ErrorEnvelopeExcludeNone(refusal.code, refusal.message),
-                      "application/json");
-    }
+    server::AnswerRefusal(req, res, refusal, body_limit);
     return httplib::Server::HandlerResponse::Handled;
   });
+
+  // "Expect: 100-continue" is answered before pre-routing: a request the
+  // edge refuses gets its final answer instead of an invitation to send the body.
+  http.set_expect_100_continue_handler(
+      [gate, body_limit](const httplib::Request& req, httplib::Response& res) {
+        server::EdgeRefusal refusal;
+        if (gate->Check(req, &refusal) != server::EdgeGate::Verdict::kRefuse) return 100;
+        server::AnswerRefusal(req, res, refusal, body_limit);
+        return refusal.status;
+      });
 
   HttpServer* self = server.get();
   auto dispatch = [self](const httplib::Request& req, httplib::Response& res) {
