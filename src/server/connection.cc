@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -69,7 +70,9 @@ bool WaitFor(int fd, short events, Clock::time_point deadline) {
 // A socket read through a 4 KiB buffer, with a byte budget and deadlines.
 class BudgetedStream final : public httplib::Stream {
  public:
-  BudgetedStream(int sock, const ConnectionLimits& limits) : sock_(sock), limits_(limits) {}
+  // `listener` is the server's listening socket, INVALID_SOCKET once it stops.
+  BudgetedStream(int sock, const ConnectionLimits& limits, const std::atomic<socket_t>& listener)
+      : sock_(sock), limits_(limits), listener_(listener) {}
 
   // A new request starts: header budget and deadline.
   void BeginRequest() {
@@ -88,9 +91,7 @@ class BudgetedStream final : public httplib::Stream {
   bool body_exhausted() const { return in_body_ && exhausted_; }
   bool has_buffered() const { return off_ < size_; }
 
-  bool is_readable() const override {
-    return has_buffered() || WaitFor(sock_, POLLIN, ReadDeadline());
-  }
+  bool is_readable() const override { return has_buffered() || WaitReadable(); }
   bool is_writable() const override {
     return WaitFor(sock_, POLLOUT, Clock::now() + limits_.read_timeout);
   }
@@ -102,7 +103,7 @@ class BudgetedStream final : public httplib::Stream {
     }
     size = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(size), remaining_));
     if (!has_buffered()) {
-      if (!WaitFor(sock_, POLLIN, ReadDeadline())) return -1;
+      if (!WaitReadable()) return -1;
       // Never buffer past the budget: bytes beyond it stay in the kernel.
       const size_t want = static_cast<size_t>(
           std::min<int64_t>(static_cast<int64_t>(sizeof(buffer_)), remaining_));
@@ -147,8 +148,23 @@ class BudgetedStream final : public httplib::Stream {
     return std::min(deadline_, Clock::now() + limits_.read_timeout);
   }
 
+  // Waits for bytes to read. While a request's headers are still arriving
+  // nothing has been done for it yet, so a stopping server gives up at once
+  // instead of waiting for a slow client.
+  bool WaitReadable() const {
+    const Clock::time_point deadline = ReadDeadline();
+    if (in_body_) return WaitFor(sock_, POLLIN, deadline);
+    while (listener_ != INVALID_SOCKET) {
+      const auto slice = std::min(deadline, Clock::now() + std::chrono::milliseconds(kStopCheckMs));
+      if (WaitFor(sock_, POLLIN, slice)) return true;
+      if (Clock::now() >= deadline) return false;
+    }
+    return false;
+  }
+
   const int sock_;
   const ConnectionLimits& limits_;
+  const std::atomic<socket_t>& listener_;
   char buffer_[4096];
   size_t off_ = 0;
   size_t size_ = 0;
@@ -195,7 +211,7 @@ void LingeringClose(int sock) {
 bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
   int one = 1;
   setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  BudgetedStream stream(sock, limits_);
+  BudgetedStream stream(sock, limits_, svr_sock_);
   ConnectionState state;
   state.stream = &stream;
   t_connection = &state;
