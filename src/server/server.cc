@@ -246,6 +246,17 @@ std::string InternalErrorBody() {
   return ErrorEnvelope("INTERNAL", "Internal server error", RequestIdDetails());
 }
 
+// cpp-httplib reads the bodies of POST, PUT, PATCH and DELETE only; the body
+// of any other request would be parsed as the next request on the connection.
+bool CarriesUnreadBody(const httplib::Request& req) {
+  if (req.method == "POST" || req.method == "PUT" || req.method == "PATCH" ||
+      req.method == "DELETE") {
+    return false;
+  }
+  const std::string length = req.get_header_value("Content-Length");
+  return req.has_header("Transfer-Encoding") || (!length.empty() && length != "0");
+}
+
 // Answers a request the edge refused (its body, if any, left unread: the
 // connection closes after the answer).
 void AnswerRefusal(const httplib::Request& req, httplib::Response& res,
@@ -363,6 +374,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
     server::EdgeRefusal refusal;
     switch (gate->Check(req, &refusal)) {
       case server::EdgeGate::Verdict::kPass:
+        if (server::CarriesUnreadBody(req)) server::CloseConnectionAfterResponse();
         return httplib::Server::HandlerResponse::Unhandled;
       case server::EdgeGate::Verdict::kPreflight:
         res.status = 204;

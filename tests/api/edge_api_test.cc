@@ -360,7 +360,10 @@ TEST_F(EdgeApiTest, GracefulShutdownUnderLoadKeepsEveryAcknowledgedWrite) {
       }
     });
   }
-  while (count < 40) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (count < 40 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   client_.reset();
   const int code = server_->Stop(SIGTERM);  // writers are still sending
   stop = true;
