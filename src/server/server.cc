@@ -22,8 +22,8 @@
 #include "server/edge.h"
 #include "server/http_util.h"
 #include "server/routes.h"
-#include "service/json_codec.h"
 #include "server/worker_pool.h"
+#include "service/json_codec.h"
 #include "skald/db.h"
 
 namespace skald {
@@ -65,10 +65,11 @@ void BeginTrace(const httplib::Request& req) {
 // in the log.
 Json RequestIdDetails() { return Json{{"request_id", t_trace.request_id}}; }
 
-// The client-facing message of a 5xx answer. Statuses whose messages are
-// written for clients (503/504: a dependency is unavailable or slow, with
-// redacted details; 507: the disk is full) keep them; everything else says
-// "Internal server error" and the real error goes to the log.
+// Whether a 5xx answer keeps the Status message. Only statuses whose
+// messages are written for clients do (501: not built yet; 503/504: a
+// dependency is unavailable or slow, with redacted details); every other 5xx
+// says "Internal server error" (507: "Insufficient storage: disk full") and
+// the real error goes to the log with the request id.
 bool KeepsServerMessage(int http_status) {
   return http_status == 501 || http_status == 503 || http_status == 504;
 }
@@ -246,6 +247,15 @@ std::string InternalErrorBody() {
   return ErrorEnvelope("INTERNAL", "Internal server error", RequestIdDetails());
 }
 
+// 413 RESOURCE_EXHAUSTED naming the limit.
+std::string BodyTooLargeBody(int64_t limit) {
+  Json details = {{"limit_bytes", limit}};
+  return ErrorEnvelopeExcludeNone(
+      "RESOURCE_EXHAUSTED",
+      fmt::format("Request body too large: the limit is {} bytes (server.max_body_bytes)", limit),
+      &details);
+}
+
 // cpp-httplib reads the bodies of POST, PUT, PATCH and DELETE only; the body
 // of any other request would be parsed as the next request on the connection.
 bool CarriesUnreadBody(const httplib::Request& req) {
@@ -265,9 +275,7 @@ void AnswerRefusal(const httplib::Request& req, httplib::Response& res,
   res.status = refusal.status;
   if (req.get_header_value("Connection") != "close") res.set_header("Connection", "close");
   if (refusal.status == 413) {
-    Json details = {{"limit_bytes", body_limit}};
-    res.set_content(ErrorEnvelopeExcludeNone(refusal.code, refusal.message, &details),
-                    "application/json");
+    res.set_content(BodyTooLargeBody(body_limit), "application/json");
   } else {
     res.set_content(ErrorEnvelopeExcludeNone(refusal.code, refusal.message), "application/json");
   }
@@ -423,12 +431,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     std::string body;
     if (res.status == 413) {
-      Json details = {{"limit_bytes", max_body}};
-      body = server::ErrorEnvelopeExcludeNone(
-          "RESOURCE_EXHAUSTED",
-          fmt::format("Request body too large: the limit is {} bytes (server.max_body_bytes)",
-                      max_body),
-          &details);
+      body = server::BodyTooLargeBody(max_body);
     } else if (res.status >= 500) {
       body = server::InternalErrorBody();
     } else {
@@ -441,7 +444,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
 
   http.set_exception_handler(
       [](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
-        spdlog::error("{} {}: unexpected exception escaped a handler", req.method, req.path);
+        spdlog::error("{} {}: unexpected exception escaped a handler request_id={}", req.method,
+                      req.path, server::t_trace.request_id);
         res.status = 500;
         res.set_content(server::InternalErrorBody(), "application/json");
       });
@@ -476,14 +480,7 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
   if (req.body.size() > static_cast<size_t>(options_.max_body_bytes)) {
     // A chunked body within the framing allowance but over the cap once decoded.
     res.status = 413;
-    Json details = {{"limit_bytes", options_.max_body_bytes}};
-    res.set_content(server::ErrorEnvelopeExcludeNone(
-                        "RESOURCE_EXHAUSTED",
-                        fmt::format("Request body too large: the limit is {} bytes "
-                                    "(server.max_body_bytes)",
-                                    options_.max_body_bytes),
-                        &details),
-                    "application/json");
+    res.set_content(server::BodyTooLargeBody(options_.max_body_bytes), "application/json");
     return;
   }
   const server::RouteHandler* handler = nullptr;
@@ -537,12 +534,14 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
   try {
     (*handler)(identified);
   } catch (const std::exception& e) {
-    spdlog::error("{} {}: unexpected exception: {}", req.method, req.path, e.what());
+    spdlog::error("{} {}: unexpected exception: {} request_id={}", req.method, req.path, e.what(),
+                  server::t_trace.request_id);
     res = httplib::Response();
     res.status = 500;
     res.set_content(server::InternalErrorBody(), "application/json");
   } catch (...) {
-    spdlog::error("{} {}: unexpected non-standard exception", req.method, req.path);
+    spdlog::error("{} {}: unexpected non-standard exception request_id={}", req.method, req.path,
+                  server::t_trace.request_id);
     res = httplib::Response();
     res.status = 500;
     res.set_content(server::InternalErrorBody(), "application/json");
