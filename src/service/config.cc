@@ -263,6 +263,11 @@ Status ParseServer(const Json& obj, Config* config) {
       return UnknownKey(path);
     }
   }
+  // Configs written when `threads` was the fixed pool size keep working: the
+  // pool may grow at least to it.
+  if (!obj.contains("max_connections") && s.threads > s.max_connections) {
+    s.max_connections = s.threads;
+  }
   return Status::Ok();
 }
 

@@ -217,6 +217,10 @@ TEST(ConfigTest, ValidateChecksRanges) {
   config = Config();
   config.server.max_body_bytes = 10;
   EXPECT_FALSE(config.Validate().ok());
+  auto old_style = Parse(R"({"server": {"threads": 1000}})");  // the former fixed pool size
+  ASSERT_TRUE(old_style.ok()) << old_style.status().ToString();
+  EXPECT_EQ(old_style->server.max_connections, 1000);
+  EXPECT_TRUE(old_style->Validate().ok());
   config = Config();
   config.server.max_connections = 4;  // below threads (8)
   EXPECT_NE(config.Validate().message().find("server.max_connections"), std::string::npos);
