@@ -131,7 +131,10 @@ int main(int argc, char** argv) {
   skald::ServerOptions options;
   options.port = 0;
   int max_connections = *std::max_element(connection_counts.begin(), connection_counts.end());
-  options.threads = threads > 0 ? threads : std::max(options.threads, max_connections + 8);
+  // The pool starts at options.threads (default: the server's) and grows on
+  // demand; room for every client connection.
+  if (threads > 0) options.threads = threads;
+  options.max_connections = std::max({options.max_connections, options.threads, max_connections + 8});
   auto server = skald::HttpServer::Create(**db, options);
   if (!server.ok() || !(*server)->Bind().ok()) {
     std::fprintf(stderr, "server failed to start\n");

@@ -115,6 +115,11 @@ int RunServe(const ServeArgs& args) {
   server_options.host = config.server.host;
   server_options.port = config.server.port;
   server_options.threads = config.server.threads;
+  server_options.max_connections = config.server.max_connections;
+  server_options.read_timeout_sec = config.server.read_timeout;
+  server_options.header_timeout_sec = config.server.header_timeout;
+  server_options.check_host = config.EffectiveAuthMode() == "dev";
+  server_options.cors_origins = config.server.cors_origins;
   server_options.keep_alive_timeout_sec = config.server.timeout_keep_alive;
   server_options.keep_alive_max_count = config.server.keep_alive_max_count;
   server_options.max_body_bytes = config.server.max_body_bytes;

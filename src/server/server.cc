@@ -20,20 +20,68 @@
 
 #include "common/strings.h"
 #include "server/auth.h"
+#include "server/connection.h"
+#include "server/edge.h"
 #include "server/http_util.h"
 #include "server/metrics.h"
 #include "server/routes.h"
+#include "server/worker_pool.h"
 #include "service/json_codec.h"
 #include "skald/db.h"
 
 namespace skald {
 namespace server {
 
-// ---- Call ------------------------------------------------------------------
-
 namespace {
+
 constexpr const char* kJsonType = "application/json";
+
+// ---- per-request bookkeeping ------------------------------------------------
+
+// cpp-httplib runs the pre-routing handler, the route handler, the error
+// handler and the post-routing handler of one request on the same pool
+// thread, so the request's id and start time travel in a thread_local.
+struct RequestTrace {
+  bool active = false;
+  std::chrono::steady_clock::time_point start;
+  std::string request_id;
+  bool invalid_request_id = false;
+  std::optional<Identity> who;  // set once the request is identified
+};
+thread_local RequestTrace t_trace;
+
+void BeginTrace(const httplib::Request& req) {
+  t_trace.active = true;
+  t_trace.who.reset();
+  t_trace.start = std::chrono::steady_clock::now();
+  const size_t count = req.get_header_value_count(std::string(kRequestIdHeader));
+  const std::string inbound =
+      count == 1 ? req.get_header_value(std::string(kRequestIdHeader)) : std::string();
+  if (count == 1 && IsValidRequestId(inbound)) {
+    t_trace.request_id = inbound;
+    t_trace.invalid_request_id = false;
+  } else {
+    t_trace.request_id = NewRequestId();
+    t_trace.invalid_request_id = count > 0;
+  }
+}
+
+// Details of a 5xx answer: only the request id, which finds the full error
+// in the log.
+Json RequestIdDetails() { return Json{{"request_id", t_trace.request_id}}; }
+
+// Whether a 5xx answer keeps the Status message. Only statuses whose
+// messages are written for clients do (501: not built yet; 503/504: a
+// dependency is unavailable or slow, with redacted details); every other 5xx
+// says "Internal server error" (507: "Insufficient storage: disk full") and
+// the real error goes to the log with the request id.
+bool KeepsServerMessage(int http_status) {
+  return http_status == 501 || http_status == 503 || http_status == 504;
+}
+
 }  // namespace
+
+// ---- Call ------------------------------------------------------------------
 
 void Call::Ok(const Json& result) {
   response_.status = 200;
@@ -70,12 +118,22 @@ void Call::Send(int http_status, std::string body, const std::string& content_ty
 void Call::Fail(const Status& status) {
   const std::string code = WireErrorCode(status);
   const int http_status = HttpStatusFor(status, code);
-  // 501 is a request for something not built yet, not a server fault.
+  response_.status = http_status;
+  if (http_status >= 500 && !KeepsServerMessage(http_status)) {
+    // The full error (it may name host paths or internals) goes to the log
+    // only, under the request id the client sees.
+    spdlog::error("{} {} failed: {} request_id={}", request_.method, request_.path,
+                  status.ToString(), t_trace.request_id);
+    const std::string message =
+        http_status == 507 ? "Insufficient storage: disk full" : "Internal server error";
+    response_.set_content(ErrorEnvelope(code, message, RequestIdDetails()), kJsonType);
+    return;
+  }
   if (http_status >= 500 && http_status != 501) {
-    spdlog::error("{} {} failed: {}", request_.method, request_.path, status.ToString());
+    spdlog::error("{} {} failed: {} request_id={}", request_.method, request_.path,
+                  status.ToString(), t_trace.request_id);
   }
   Json error = ErrorToJson(status);
-  response_.status = http_status;
   response_.set_content(ErrorEnvelope(code, status.message(), error["details"]), kJsonType);
 }
 
@@ -215,36 +273,6 @@ int ClampToInt(int64_t value) {
 
 namespace {
 
-// ---- per-request bookkeeping ------------------------------------------------
-
-// cpp-httplib runs the pre-routing handler, the route handler, the error
-// handler and the post-routing handler of one request on the same pool
-// thread, so the request's id and start time travel in a thread_local.
-struct RequestTrace {
-  bool active = false;
-  std::chrono::steady_clock::time_point start;
-  std::string request_id;
-  bool invalid_request_id = false;
-  std::optional<Identity> who;  // set once the request is identified
-};
-thread_local RequestTrace t_trace;
-
-void BeginTrace(const httplib::Request& req) {
-  t_trace.active = true;
-  t_trace.who.reset();
-  t_trace.start = std::chrono::steady_clock::now();
-  const size_t count = req.get_header_value_count(std::string(kRequestIdHeader));
-  const std::string inbound =
-      count == 1 ? req.get_header_value(std::string(kRequestIdHeader)) : std::string();
-  if (count == 1 && IsValidRequestId(inbound)) {
-    t_trace.request_id = inbound;
-    t_trace.invalid_request_id = false;
-  } else {
-    t_trace.request_id = NewRequestId();
-    t_trace.invalid_request_id = count > 0;
-  }
-}
-
 std::string_view ReasonPhrase(int status) {
   switch (status) {
     case 400: return "Bad Request";
@@ -281,7 +309,41 @@ std::string_view FrameworkCode(int status) {
 }
 
 std::string InternalErrorBody() {
-  return ErrorEnvelope("INTERNAL", "Internal server error", Json(nullptr));
+  return ErrorEnvelope("INTERNAL", "Internal server error", RequestIdDetails());
+}
+
+// 413 RESOURCE_EXHAUSTED naming the limit.
+std::string BodyTooLargeBody(int64_t limit) {
+  Json details = {{"limit_bytes", limit}};
+  return ErrorEnvelopeExcludeNone(
+      "RESOURCE_EXHAUSTED",
+      fmt::format("Request body too large: the limit is {} bytes (server.max_body_bytes)", limit),
+      &details);
+}
+
+// cpp-httplib reads the bodies of POST, PUT, PATCH and DELETE only; the body
+// of any other request would be parsed as the next request on the connection.
+bool CarriesUnreadBody(const httplib::Request& req) {
+  if (req.method == "POST" || req.method == "PUT" || req.method == "PATCH" ||
+      req.method == "DELETE") {
+    return false;
+  }
+  const std::string length = req.get_header_value("Content-Length");
+  return req.has_header("Transfer-Encoding") || (!length.empty() && length != "0");
+}
+
+// Answers a request the edge refused (its body, if any, left unread: the
+// connection closes after the answer).
+void AnswerRefusal(const httplib::Request& req, httplib::Response& res,
+                   const EdgeRefusal& refusal, int64_t body_limit) {
+  CloseConnectionAfterResponse();
+  res.status = refusal.status;
+  if (req.get_header_value("Connection") != "close") res.set_header("Connection", "close");
+  if (refusal.status == 413) {
+    res.set_content(BodyTooLargeBody(body_limit), "application/json");
+  } else {
+    res.set_content(ErrorEnvelopeExcludeNone(refusal.code, refusal.message), "application/json");
+  }
 }
 
 // /health needs no identity; it reports the auth mode and, when the request
@@ -311,6 +373,14 @@ Status ServerOptions::Validate() const {
     return Status::InvalidArgument(fmt::format("port must be between 0 and 65535, got {}", port));
   }
   if (threads < 1) return Status::InvalidArgument("threads must be at least 1");
+  if (max_connections < threads) {
+    return Status::InvalidArgument(fmt::format(
+        "max_connections ({}) must be at least threads ({})", max_connections, threads));
+  }
+  if (read_timeout_sec < 1) return Status::InvalidArgument("read_timeout_sec must be at least 1");
+  if (header_timeout_sec < 1) {
+    return Status::InvalidArgument("header_timeout_sec must be at least 1");
+  }
   if (keep_alive_timeout_sec < 1) {
     return Status::InvalidArgument("keep_alive_timeout_sec must be at least 1");
   }
@@ -326,7 +396,13 @@ HttpServer::HttpServer(Db& db, ServerOptions options)
       options_(std::move(options)),
       router_(std::make_unique<server::Router>()),
       metrics_(std::make_unique<server::Metrics>(options_.access_log)),
-      http_(std::make_unique<httplib::Server>()) {}
+      gate_(std::make_unique<server::EdgeGate>(server::EdgeOptions{
+          options_.host, options_.check_host, options_.cors_origins, options_.max_body_bytes})),
+      http_(std::make_unique<server::GuardedHttpServer>(server::ConnectionLimits{
+          std::chrono::seconds(options_.read_timeout_sec),
+          std::chrono::seconds(options_.header_timeout_sec),
+          std::chrono::seconds(options_.keep_alive_timeout_sec), options_.keep_alive_max_count,
+          int64_t{64} << 10, options_.max_body_bytes})) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -350,18 +426,56 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
   server::RegisterSystemRoutes(router, *server->metrics_, options.metrics_enabled);
 
   httplib::Server& http = *server->http_;
-  const int threads = options.threads;
+  server::WorkerPoolOptions pool;
+  pool.min_threads = static_cast<size_t>(options.threads);
+  pool.max_threads = static_cast<size_t>(options.max_connections);
   // cpp-httplib owns the queue it gets from this factory (its API takes a raw pointer).
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  http.new_task_queue = [pool] { return new server::WorkerPool(pool); };
   http.set_tcp_nodelay(true);
+  // Keep-alive, timeouts and the body budget are enforced per connection by
+  // GuardedHttpServer; these are backstops for cpp-httplib's own checks.
   http.set_keep_alive_timeout(options.keep_alive_timeout_sec);
   http.set_keep_alive_max_count(static_cast<size_t>(options.keep_alive_max_count));
+  http.set_read_timeout(options.read_timeout_sec);
+  http.set_write_timeout(options.read_timeout_sec);
   http.set_payload_max_length(static_cast<size_t>(options.max_body_bytes));
 
-  http.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
+  const server::EdgeGate* gate = server->gate_.get();
+  const int64_t body_limit = options.max_body_bytes;
+  http.set_pre_routing_handler([gate, body_limit](const httplib::Request& req,
+                                                  httplib::Response& res) {
+    // Runs once the request line and headers are read, before the body.
+    server::MarkHeadersRead();
     server::BeginTrace(req);
-    return httplib::Server::HandlerResponse::Unhandled;
+    // A multi-range request is answered with the whole body (RFC 9110 lets a
+    // server ignore Range): never one copy of the content per range.
+    // cpp-httplib parsed the ranges into the request it owns and passes here as const.
+    if (req.ranges.size() > 1) const_cast<httplib::Request&>(req).ranges.clear();
+    server::EdgeRefusal refusal;
+    switch (gate->Check(req, &refusal)) {
+      case server::EdgeGate::Verdict::kPass:
+        if (server::CarriesUnreadBody(req)) server::CloseConnectionAfterResponse();
+        return httplib::Server::HandlerResponse::Unhandled;
+      case server::EdgeGate::Verdict::kPreflight:
+        res.status = 204;
+        gate->AddPreflightHeaders(req, res);
+        return httplib::Server::HandlerResponse::Handled;
+      case server::EdgeGate::Verdict::kRefuse:
+        break;
+    }
+    server::AnswerRefusal(req, res, refusal, body_limit);
+    return httplib::Server::HandlerResponse::Handled;
   });
+
+  // "Expect: 100-continue" is answered before pre-routing: a request the
+  // edge refuses gets its final answer instead of an invitation to send the body.
+  http.set_expect_100_continue_handler(
+      [gate, body_limit](const httplib::Request& req, httplib::Response& res) {
+        server::EdgeRefusal refusal;
+        if (gate->Check(req, &refusal) != server::EdgeGate::Verdict::kRefuse) return 100;
+        server::AnswerRefusal(req, res, refusal, body_limit);
+        return refusal.status;
+      });
 
   HttpServer* self = server.get();
   auto dispatch = [self](const httplib::Request& req, httplib::Response& res) {
@@ -379,16 +493,17 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
 
   const int64_t max_body = options.max_body_bytes;
   http.set_error_handler(httplib::Server::HandlerWithResponse(
-      [max_body](const httplib::Request&, httplib::Response& res) {
+      [max_body](const httplib::Request& req, httplib::Response& res) {
+    if (server::BodyLimitHit()) {
+      // A chunked body passed the cap: it was cut there and the connection closes.
+      res.status = 413;
+      res.body.clear();
+      if (req.get_header_value("Connection") != "close") res.set_header("Connection", "close");
+    }
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     std::string body;
     if (res.status == 413) {
-      Json details = {{"limit_bytes", max_body}};
-      body = server::ErrorEnvelopeExcludeNone(
-          "RESOURCE_EXHAUSTED",
-          fmt::format("Request body too large: the limit is {} bytes (server.max_body_bytes)",
-                      max_body),
-          &details);
+      body = server::BodyTooLargeBody(max_body);
     } else if (res.status >= 500) {
       body = server::InternalErrorBody();
     } else {
@@ -401,13 +516,15 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
 
   http.set_exception_handler(
       [](const httplib::Request& req, httplib::Response& res, std::exception_ptr) {
-        spdlog::error("{} {}: unexpected exception escaped a handler", req.method, req.path);
+        spdlog::error("{} {}: unexpected exception escaped a handler request_id={}", req.method,
+                      req.path, server::t_trace.request_id);
         res.status = 500;
         res.set_content(server::InternalErrorBody(), "application/json");
       });
 
   http.set_post_routing_handler([self = server.get()](const httplib::Request& req,
                                                        httplib::Response& res) {
+    self->gate_->AddCorsHeaders(req, res);
     server::RequestTrace& trace = server::t_trace;
     if (!trace.active) {  // the request never reached pre-routing (malformed request line)
       trace.start = std::chrono::steady_clock::now();
@@ -433,6 +550,12 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
     res.set_content(
         server::ErrorEnvelopeExcludeNone("INVALID_ARGUMENT", server::kInvalidRequestIdMessage),
         "application/json");
+    return;
+  }
+  if (req.body.size() > static_cast<size_t>(options_.max_body_bytes)) {
+    // A chunked body within the framing allowance but over the cap once decoded.
+    res.status = 413;
+    res.set_content(server::BodyTooLargeBody(options_.max_body_bytes), "application/json");
     return;
   }
   const server::RouteHandler* handler = nullptr;
@@ -490,12 +613,14 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
   try {
     (*handler)(identified);
   } catch (const std::exception& e) {
-    spdlog::error("{} {}: unexpected exception: {}", req.method, req.path, e.what());
+    spdlog::error("{} {}: unexpected exception: {} request_id={}", req.method, req.path, e.what(),
+                  server::t_trace.request_id);
     res = httplib::Response();
     res.status = 500;
     res.set_content(server::InternalErrorBody(), "application/json");
   } catch (...) {
-    spdlog::error("{} {}: unexpected non-standard exception", req.method, req.path);
+    spdlog::error("{} {}: unexpected non-standard exception request_id={}", req.method, req.path,
+                  server::t_trace.request_id);
     res = httplib::Response();
     res.status = 500;
     res.set_content(server::InternalErrorBody(), "application/json");
@@ -550,6 +675,7 @@ Status HttpServer::Bind() {
     }
     port_ = options_.port;
   }
+  gate_->set_port(port_.load());
   RaiseListenBacklog(port_.load());
   return Status::Ok();
 }

@@ -3,6 +3,11 @@
 // HttpServer: Skald's HTTP API, wire-compatible with OpenViking's HTTP API v1
 // (reference §1-2), served by cpp-httplib.
 //
+// Requests pass the edge checks of server/edge.h (Host, Origin, content
+// type and encoding, body size) before any route runs; connections are
+// served by server/connection.h (bounded reads, timeouts) on the growing
+// thread pool of server/worker_pool.h.
+//
 // Thread safety: Bind() and Serve() are called by one owner thread; Stop()
 // may be called from any thread (not from a signal handler). Requests are
 // served concurrently on the server's own thread pool and call the Db,
@@ -12,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "skald/result.h"
 #include "skald/status.h"
@@ -29,6 +35,7 @@ class Db;
 namespace server {
 class Authenticator;
 class Metrics;
+class EdgeGate;
 class Router;
 }  // namespace server
 
@@ -37,15 +44,27 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   // 0 binds an ephemeral port; HttpServer::port() reports the real one.
   int port = 1933;
-  // Request threads. cpp-httplib gives a connection one thread for its whole
-  // keep-alive life, so this must exceed the expected number of concurrent
-  // keep-alive connections or new connections wait for a thread.
-  int threads = 128;
+  // Request threads kept warm. cpp-httplib gives a connection one thread for
+  // its whole keep-alive life; the pool starts this many threads, grows by
+  // one whenever a connection finds none idle, up to max_connections, and
+  // threads idle for 30 s above this number exit.
+  int threads = 8;
+  // Connections served at once (= the pool's thread limit). Connections
+  // past it wait, in order, for a thread.
+  int max_connections = 512;
   // Idle keep-alive connections are closed after this many seconds.
   int keep_alive_timeout_sec = 5;
   // A keep-alive connection is closed after this many requests.
   int keep_alive_max_count = 1000;
-  // Larger request bodies are refused with HTTP 413 before they are read.
+  // Longest wait for one read or write while a request is read or answered
+  // (a silent client is disconnected after it).
+  int read_timeout_sec = 30;
+  // The request line and headers must arrive within this many seconds
+  // (slowly trickled headers are cut off).
+  int header_timeout_sec = 10;
+  // Larger request bodies are refused with HTTP 413: by Content-Length before
+  // they are read, chunked ones as soon as they pass the limit (the
+  // connection is then closed).
   int64_t max_body_bytes = int64_t{32} << 20;
   // Authentication (server/auth.h): "" = api_key when root_api_key is set,
   // else dev; "dev", "api_key" or "trusted".
@@ -58,6 +77,14 @@ struct ServerOptions {
   bool metrics_enabled = true;
   // One spdlog info line per request (config server.access_log).
   bool access_log = true;
+  // Dev mode (no authentication): refuse requests whose Host header does
+  // not name a loopback or the bound address with the bound port (DNS
+  // rebinding). Off when requests are authenticated.
+  bool check_host = true;
+  // Foreign origins (exact "scheme://host[:port]", "*" = any) allowed to
+  // call the API from a browser; they get CORS headers. Requests with any
+  // other foreign Origin are refused 403.
+  std::vector<std::string> cors_origins;
 
   Status Validate() const;
 };
@@ -81,7 +108,8 @@ class HttpServer {
   // Serves until Stop(). REQUIRES: Bind() succeeded. Returns Ok after Stop(),
   // Internal if the listener failed.
   Status Serve();
-  // Makes Serve() return; in-flight requests finish first. Idempotent.
+  // Makes Serve() return: stops accepting, lets in-flight requests finish
+  // and closes idle keep-alive connections. Idempotent.
   void Stop();
 
  private:
@@ -94,6 +122,7 @@ class HttpServer {
   std::unique_ptr<server::Authenticator> auth_;  // set by Create
   std::unique_ptr<server::Router> router_;
   std::unique_ptr<server::Metrics> metrics_;  // request counters, access log
+  std::unique_ptr<server::EdgeGate> gate_;
   std::unique_ptr<httplib::Server> http_;
   std::atomic<int> port_{0};
   std::atomic<bool> serving_{false};

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/env.h"
 #include "common/json_util.h"
 #include "server/server.h"
 #include "skald/db.h"
@@ -159,6 +160,36 @@ TEST_F(ServerDispatchTest, DbStatusMapsToWireCodeAndHttpStatus) {
   ASSERT_TRUE(uri);
   EXPECT_EQ(uri->status, 400);
   EXPECT_EQ(Json::parse(uri->body)["error"]["code"], "INVALID_URI");
+}
+
+TEST_F(ServerDispatchTest, ServerErrorsKeepHostPathsAndInternalsOutOfTheBody) {
+  db_.failure = Status::Internal("mkdir /srv/skald/content/aaaa: File name too long");
+  auto r = client_->Get("/api/v1/fs/ls?uri=viking%3A%2F%2F");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 500);
+  EXPECT_EQ(r->body.find("/srv/skald"), std::string::npos) << r->body;
+  EXPECT_EQ(r->body.find("File name too long"), std::string::npos) << r->body;
+  Json body = Json::parse(r->body);
+  EXPECT_EQ(body["error"]["message"], "Internal server error");
+  // The request id finds the full error in the server log.
+  EXPECT_FALSE(r->get_header_value("X-Request-ID").empty());
+  EXPECT_EQ(body["error"]["details"]["request_id"], r->get_header_value("X-Request-ID"));
+
+  db_.failure = DiskFullError("write /srv/skald/content/big.md");
+  auto full = client_->Get("/api/v1/fs/ls?uri=viking%3A%2F%2F");
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->status, 507);
+  EXPECT_EQ(full->body.find("/srv/skald"), std::string::npos) << full->body;
+  EXPECT_NE(Json::parse(full->body)["error"]["message"].get<std::string>().find("disk full"),
+            std::string::npos);
+
+  // An exception escaping a route: same generic answer, request id included.
+  auto thrown = client_->Get("/api/v1/fs/stat?uri=viking%3A%2F%2Fresources");
+  ASSERT_TRUE(thrown);
+  EXPECT_EQ(thrown->status, 500);
+  EXPECT_EQ(thrown->body.find("boom"), std::string::npos);
+  EXPECT_EQ(Json::parse(thrown->body)["error"]["details"]["request_id"],
+            thrown->get_header_value("X-Request-ID"));
 }
 
 TEST_F(ServerDispatchTest, IdentityHeadersReachTheDb) {

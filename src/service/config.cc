@@ -236,16 +236,21 @@ Status ParseServer(const Json& obj, Config* config) {
       }
     } else if (key == "cors_origins") {
       SKALD_RETURN_IF_ERROR(ReadStringList(v, path, &s.cors_origins));
-      if (s.cors_origins != std::vector<std::string>{"*"}) {
-        config->warnings.push_back(
-            "server.cors_origins is accepted but Skald does not emit CORS headers yet");
-      }
     } else if (key == "profile_enabled") {
       SKALD_RETURN_IF_ERROR(ReadBool(v, path, &s.profile_enabled));
       if (s.profile_enabled) config->warnings.push_back(IgnoredKeyWarning(path));
     } else if (key == "threads") {
       SKALD_RETURN_IF_ERROR(ReadInt32(v, path, std::numeric_limits<int>::min(),
                                       std::numeric_limits<int>::max(), &s.threads));
+    } else if (key == "max_connections") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, std::numeric_limits<int>::min(),
+                                      std::numeric_limits<int>::max(), &s.max_connections));
+    } else if (key == "read_timeout") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, std::numeric_limits<int>::min(),
+                                      std::numeric_limits<int>::max(), &s.read_timeout));
+    } else if (key == "header_timeout") {
+      SKALD_RETURN_IF_ERROR(ReadInt32(v, path, std::numeric_limits<int>::min(),
+                                      std::numeric_limits<int>::max(), &s.header_timeout));
     } else if (key == "keep_alive_max_count") {
       SKALD_RETURN_IF_ERROR(ReadInt32(v, path, std::numeric_limits<int>::min(),
                                       std::numeric_limits<int>::max(), &s.keep_alive_max_count));
@@ -261,6 +266,11 @@ Status ParseServer(const Json& obj, Config* config) {
     } else {
       return UnknownKey(path);
     }
+  }
+  // Configs written when `threads` was the fixed pool size keep working: the
+  // pool may grow at least to it.
+  if (!obj.contains("max_connections") && s.threads > s.max_connections) {
+    s.max_connections = s.threads;
   }
   return Status::Ok();
 }
@@ -452,6 +462,19 @@ Status Config::Validate() const {
   if (server.threads < 1 || server.threads > 4096) {
     return Status::InvalidArgument(
         fmt::format("server.threads must be between 1 and 4096, got {}", server.threads));
+  }
+  if (server.max_connections < server.threads || server.max_connections > 16384) {
+    return Status::InvalidArgument(fmt::format(
+        "server.max_connections must be between server.threads ({}) and 16384, got {}",
+        server.threads, server.max_connections));
+  }
+  if (server.read_timeout < 1) {
+    return Status::InvalidArgument(fmt::format(
+        "server.read_timeout must be at least 1 second, got {}", server.read_timeout));
+  }
+  if (server.header_timeout < 1) {
+    return Status::InvalidArgument(fmt::format(
+        "server.header_timeout must be at least 1 second, got {}", server.header_timeout));
   }
   if (server.keep_alive_max_count < 1) {
     return Status::InvalidArgument(fmt::format(

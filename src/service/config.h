@@ -46,14 +46,23 @@ struct ServerConfig {
   // Root API key (ROOT role; the admin API). Setting one selects api_key
   // mode unless auth_mode says otherwise. "" is an error.
   std::optional<std::string> root_api_key;
-  // Accepted for compatibility; CORS headers are not emitted yet.
-  std::vector<std::string> cors_origins = {"*"};
+  // Foreign origins ("scheme://host[:port]", "*" = any) allowed to call the
+  // API from a browser: they get CORS headers and preflight answers. A
+  // request with any other foreign Origin header is refused 403. Unlike
+  // OpenViking (default ["*"]) the default allows only the server's own origin.
+  std::vector<std::string> cors_origins;
   bool profile_enabled = false;
 
   // Skald extensions (not in OpenViking's ov.conf).
-  // Request threads. Size it above the number of keep-alive connections you
-  // expect: a connection holds its thread while it stays open.
-  int threads = 128;
+  // Request threads kept warm. A connection holds a thread while it stays
+  // open; the pool grows past this on demand up to max_connections.
+  int threads = 8;
+  // Connections served at once (the thread pool's limit); more wait in order.
+  int max_connections = 512;
+  // Seconds a silent client may stall one read (or write) of a request.
+  int read_timeout = 30;
+  // Seconds within which a request's line and headers must have arrived.
+  int header_timeout = 10;
   // Requests served on one keep-alive connection before it is closed.
   int keep_alive_max_count = 1000;
   // Largest request body accepted; larger bodies get HTTP 413.

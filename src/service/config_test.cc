@@ -38,7 +38,11 @@ TEST(ConfigTest, DefaultsMatchDocumentation) {
   EXPECT_EQ(config.server.port, 1933);
   EXPECT_EQ(config.server.workers, 1);
   EXPECT_EQ(config.server.timeout_keep_alive, 5);
-  EXPECT_EQ(config.server.threads, 128);
+  EXPECT_EQ(config.server.threads, 8);
+  EXPECT_EQ(config.server.max_connections, 512);
+  EXPECT_EQ(config.server.read_timeout, 30);
+  EXPECT_EQ(config.server.header_timeout, 10);
+  EXPECT_TRUE(config.server.cors_origins.empty());
   EXPECT_EQ(config.server.max_body_bytes, 32 << 20);
   EXPECT_EQ(config.storage.workspace, "./skald-data");
   EXPECT_EQ(config.log.level, "WARNING");
@@ -56,7 +60,9 @@ TEST(ConfigTest, EmptyObjectGivesDefaults) {
 TEST(ConfigTest, ReadsImplementedKeys) {
   auto config = Parse(R"({
     "server": {"host": "localhost", "port": 8080, "timeout_keep_alive": 10, "threads": 16,
-               "keep_alive_max_count": 50, "max_body_bytes": 4096},
+               "keep_alive_max_count": 50, "max_body_bytes": 4096, "max_connections": 64,
+               "read_timeout": 7, "header_timeout": 3,
+               "cors_origins": ["https://app.example.com"]},
     "storage": {"workspace": "/tmp/ws"},
     "log": {"level": "debug", "output": "stdout"}
   })");
@@ -67,6 +73,11 @@ TEST(ConfigTest, ReadsImplementedKeys) {
   EXPECT_EQ(config->server.threads, 16);
   EXPECT_EQ(config->server.keep_alive_max_count, 50);
   EXPECT_EQ(config->server.max_body_bytes, 4096);
+  EXPECT_EQ(config->server.max_connections, 64);
+  EXPECT_EQ(config->server.read_timeout, 7);
+  EXPECT_EQ(config->server.header_timeout, 3);
+  EXPECT_EQ(config->server.cors_origins, std::vector<std::string>{"https://app.example.com"});
+  EXPECT_TRUE(config->warnings.empty());
   EXPECT_EQ(config->storage.workspace, "/tmp/ws");
   EXPECT_EQ(config->log.level, "debug");
   EXPECT_EQ(config->log.output, "stdout");
@@ -206,6 +217,19 @@ TEST(ConfigTest, ValidateChecksRanges) {
   config = Config();
   config.server.max_body_bytes = 10;
   EXPECT_FALSE(config.Validate().ok());
+  auto old_style = Parse(R"({"server": {"threads": 1000}})");  // the former fixed pool size
+  ASSERT_TRUE(old_style.ok()) << old_style.status().ToString();
+  EXPECT_EQ(old_style->server.max_connections, 1000);
+  EXPECT_TRUE(old_style->Validate().ok());
+  config = Config();
+  config.server.max_connections = 4;  // below threads (8)
+  EXPECT_NE(config.Validate().message().find("server.max_connections"), std::string::npos);
+  config = Config();
+  config.server.read_timeout = 0;
+  EXPECT_NE(config.Validate().message().find("server.read_timeout"), std::string::npos);
+  config = Config();
+  config.server.header_timeout = 0;
+  EXPECT_NE(config.Validate().message().find("server.header_timeout"), std::string::npos);
 }
 
 TEST(ConfigTest, DevModeRefusesNonLoopbackHost) {

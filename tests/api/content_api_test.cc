@@ -173,7 +173,8 @@ TEST_F(ContentApiTest, DownloadReturnsRawBytesAsAttachment) {
   const std::string wire = RawHttp(server_->port(),
                                    "GET /api/v1/content/download?uri=" +
                                        Q(Root() + "/my notes é.md") +
-                                       " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+                                       " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(server_->port()) +
+                                       "\r\nConnection: close\r\n\r\n");
   EXPECT_NE(wire.find("\r\nContent-Disposition: attachment; filename*=UTF-8''my%20notes%20%C3%A9.md"
                       "\r\n"),
             std::string::npos)
