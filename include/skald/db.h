@@ -182,7 +182,7 @@ struct IndexSizeStats {
 
 // A model client and its call counters since open (built-in models: zeros).
 struct ModelClientStats {
-  std::string role;      // "embedding", "rerank"
+  std::string role;      // "embedding", "rerank" (later "llm")
   std::string provider;  // "hashing", "openai", ...
   std::string model;
   uint64_t calls = 0;

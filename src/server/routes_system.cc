@@ -89,58 +89,105 @@ Json Component(std::string_view name, bool healthy, bool has_errors, std::string
   return {{"name", name}, {"is_healthy", healthy}, {"has_errors", has_errors}, {"status", status}};
 }
 
+// The status tables follow the layout OpenViking's observers use, which the
+// `ov status` summary reads: the queue and vikingdb tables end with a TOTAL
+// row (columns "Pending", "In Progress", "Errors"; "Index Count", "Vector
+// Count"), model tables come under "<Kind> Models:" headings with the model
+// name first, the lock table says "No active locks" or has a "TOTAL (n)" row,
+// the retrieval table is Metric | Value with "Total Queries", "Total Errors"
+// and "Zero-Result Rate" (read by older and newer `ov` releases), and the filesystem status lists its stores as "Mount: " lines.
 Json QueueComponent(const DbStats& s) {
   std::vector<std::vector<std::string>> rows;
-  uint64_t errors = 0;
+  JobKindStats total;
   for (const JobKindStats& k : s.jobs) {
+    const uint64_t all = k.pending + k.running + k.processed;
     rows.push_back({k.kind, N(k.pending), N(k.running), N(k.processed), N(k.requeued),
-                    N(k.errors)});
-    errors += k.errors;
+                    N(k.errors), N(all)});
+    total.pending += k.pending;
+    total.running += k.running;
+    total.processed += k.processed;
+    total.requeued += k.requeued;
+    total.errors += k.errors;
   }
-  return Component("queue", errors == 0, errors > 0,
-                   Table({"Queue", "Pending", "In Progress", "Processed", "Retried", "Errors"},
-                         rows));
+  rows.push_back({"TOTAL", N(total.pending), N(total.running), N(total.processed),
+                  N(total.requeued), N(total.errors),
+                  N(total.pending + total.running + total.processed)});
+  return Component(
+      "queue", total.errors == 0, total.errors > 0,
+      Table({"Queue", "Pending", "In Progress", "Processed", "Requeued", "Errors", "Total"}, rows));
 }
 
 Json VikingDbComponent(const DbStats& s) {
   std::vector<std::vector<std::string>> rows;
+  uint64_t vectors = 0, bytes = 0, memory = 0;
   for (const IndexSizeStats& i : s.indexes) {
-    rows.push_back({i.name, N(i.records), N(i.bytes), N(i.memory_bytes)});
+    const bool is_vector = i.name == "vector";
+    rows.push_back({i.name, "1", is_vector ? N(i.records) : "-", N(i.records), N(i.bytes),
+                    N(i.memory_bytes)});
+    if (is_vector) vectors += i.records;
+    bytes += i.bytes;
+    memory += i.memory_bytes;
   }
+  rows.push_back({"TOTAL", N(s.indexes.size()), N(vectors), "", N(bytes), N(memory)});
   return Component("vikingdb", true, false,
-                   Table({"Index", "Records", "Disk bytes", "Memory bytes"}, rows));
+                   Table({"Collection", "Index Count", "Vector Count", "Records", "Disk bytes",
+                          "Memory bytes"},
+                         rows));
 }
 
 Json ModelsComponent(const DbStats& s) {
-  std::vector<std::vector<std::string>> rows;
   uint64_t failures = 0;
-  for (const ModelClientStats& m : s.models) {
-    rows.push_back({m.role, m.provider, m.model, N(m.calls), N(m.retries), N(m.failures)});
-    failures += m.failures;
+  std::string status;
+  // One section per kind of model, in a fixed order.
+  for (const auto& [role, heading] :
+       {std::pair<std::string, std::string>{"llm", "VLM Models:"},
+        {"embedding", "Embedding Models:"},
+        {"rerank", "Rerank Models:"}}) {
+    std::vector<std::vector<std::string>> rows;
+    for (const ModelClientStats& m : s.models) {
+      if (m.role != role) continue;
+      rows.push_back({m.model, m.provider, N(m.calls), N(m.retries), N(m.failures)});
+      failures += m.failures;
+    }
+    if (rows.empty()) continue;
+    if (!status.empty()) status += "\n\n";
+    status += heading + "\n" + Table({"Model", "Provider", "Calls", "Retries", "Failures"}, rows);
   }
+  if (status.empty()) status = "No models configured";
   const bool healthy = s.embedding_probe == "ok" || s.embedding_probe == "not_probed";
-  return Component("models", healthy, failures > 0 || !healthy,
-                   Table({"Model", "Provider", "Name", "Calls", "Retries", "Failures"}, rows));
+  return Component("models", healthy, failures > 0 || !healthy, status);
 }
 
 Json LockComponent(const DbStats& s) {
-  return Component("lock", true, false,
-                   Table({"Held locks", "Waiting"}, {{N(s.locks_held), N(s.lock_waiters)}}));
+  std::string status = s.locks_held == 0 ? "No active locks\n" : "";
+  status += Table({"Locks", "Held", "Waiting"},
+                  {{fmt::format("TOTAL ({})", s.locks_held), N(s.locks_held),
+                    N(s.lock_waiters)}});
+  return Component("lock", true, false, status);
 }
 
 Json RetrievalComponent(const DbStats& s) {
   const RetrievalStats& r = s.retrieval;
   const std::string avg_ms =
       r.finds == 0 ? "-" : fmt::format("{:.1f}", r.seconds_total * 1000.0 / r.finds);
+  const std::string zero_rate =
+      r.finds == 0 ? "0.0%" : fmt::format("{:.1f}%", 100.0 * r.zero_hit / r.finds);
   return Component("retrieval", true, r.failures > 0,
-                   Table({"Queries", "Failed", "Zero hits", "Results", "Avg ms"},
-                         {{N(r.finds), N(r.failures), N(r.zero_hit), N(r.hits), avg_ms}}));
+                   Table({"Metric", "Value"}, {{"Total Queries", N(r.finds)},
+                                               {"Total Errors", N(r.failures)},
+                                               {"Zero-hit Queries", N(r.zero_hit)},
+                                               {"Zero-Result Rate", zero_rate},
+                                               {"Results Returned", N(r.hits)},
+                                               {"Average ms", avg_ms}}));
 }
 
 Json FilesystemComponent(const DbStats& s) {
-  return Component("filesystem", !s.disk_full, s.disk_full,
-                   Table({"Accounts", "Catalog bytes", "Disk"},
-                         {{N(s.accounts), N(s.catalog_bytes), s.disk_full ? "full" : "ok"}}));
+  std::string status =
+      "Mount: content (local file system)\nMount: catalog (SQLite)\n";
+  status += Table({"Metric", "Value"}, {{"Accounts", N(s.accounts)},
+                                        {"Catalog bytes", N(s.catalog_bytes)},
+                                        {"Disk", s.disk_full ? "full" : "ok"}});
+  return Component("filesystem", !s.disk_full, s.disk_full, status);
 }
 
 using ComponentBuilder = std::function<Json(const DbStats&)>;

@@ -125,6 +125,7 @@ Result<NewAccount> AccountRegistry::CreateAccount(const Identity& who, std::stri
   SKALD_RETURN_IF_ERROR(AlreadyExists(s_.catalog->InsertAccount(account_id, now, &admin)));
   // The account's preset directories (viking://resources).
   SKALD_RETURN_IF_ERROR(s_.resolver->EnsureAccount(std::string(account_id)));
+  PresetUserSpace(account_id, admin_user_id);
   return NewAccount{std::string(account_id), std::string(admin_user_id), key.key};
 }
 
@@ -187,7 +188,21 @@ Result<std::string> AccountRegistry::RegisterUser(const Identity& who, std::stri
   Status inserted = s_.catalog->InsertUser(row);
   if (inserted.code() == StatusCode::kNotFound) return AccountNotFound(account_id);
   SKALD_RETURN_IF_ERROR(AlreadyExists(std::move(inserted)));
+  PresetUserSpace(account_id, user_id);
   return key.key;
+}
+
+void AccountRegistry::PresetUserSpace(std::string_view account_id, std::string_view user_id) {
+  const Identity root{std::string(account_id), std::string(user_id), Role::kRoot};
+  for (const char* dir : {"memories", "resources"}) {
+    const std::string text = fmt::format("viking://user/{}/{}", user_id, dir);
+    Result<VikingUri> uri = VikingUri::Parse(text);
+    Status made = uri.ok() ? s_.writer->Mkdir(root, *uri, "").status() : uri.status();
+    if (!made.ok() && made.code() != StatusCode::kAlreadyExists) {
+      spdlog::warn("register {}/{}: {} was not created (it appears with the first write): {}",
+                   account_id, user_id, text, made.ToString());
+    }
+  }
 }
 
 Result<std::vector<UserInfo>> AccountRegistry::ListUsers(const Identity& who,

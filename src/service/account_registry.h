@@ -110,6 +110,12 @@ class AccountRegistry {
   // Removes the upload files (and their metadata) of `account_id`, of one
   // user when `user_id` is given. Best effort: failures are logged.
   void RemoveUploads(std::string_view account_id, std::optional<std::string_view> user_id);
+  // Creates a new user's space, viking://user/{uid} with its `memories` and
+  // `resources` directories (OpenViking presets them at registration), so
+  // the user finds their own space from the first request. Best effort: a
+  // failure is logged, the user stays registered and the space appears with
+  // their first write.
+  void PresetUserSpace(std::string_view account_id, std::string_view user_id);
 
   AccountRegistryServices s_;
 };

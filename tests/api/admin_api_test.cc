@@ -14,20 +14,6 @@ constexpr const char* kRootKey = "root-key-for-the-admin-api-tests";
 constexpr const char* kMissing = "Missing API Key when resolving identity.";
 constexpr const char* kInvalid = "Invalid API Key";
 
-Reply ToReply(const httplib::Result& result) {
-  Reply reply;
-  if (!result) {
-    reply.error = "transport error " + std::to_string(static_cast<int>(result.error()));
-    return reply;
-  }
-  reply.status = result->status;
-  reply.raw = result->body;
-  reply.headers = result->headers;
-  reply.json = Json::parse(reply.raw, nullptr, /*allow_exceptions=*/false);
-  if (reply.json.is_discarded()) reply.json = Json();
-  return reply;
-}
-
 httplib::Headers KeyHeader(const std::string& key) { return {{"X-API-Key", key}}; }
 httplib::Headers BearerHeader(const std::string& key) {
   return {{"Authorization", "Bearer " + key}};

@@ -179,8 +179,6 @@ std::string Q(const std::string& value) {
   return out;
 }
 
-namespace {
-
 Reply ToReply(const httplib::Result& result) {
   Reply reply;
   if (!result) {
@@ -194,8 +192,6 @@ Reply ToReply(const httplib::Result& result) {
   if (reply.json.is_discarded()) reply.json = Json();
   return reply;
 }
-
-}  // namespace
 
 void ApiTest::SetUp() {
   // The server closes connections whose body it refuses unread (413, 415);

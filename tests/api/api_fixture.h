@@ -71,6 +71,9 @@ struct Reply {
   std::string Code() const;
 };
 
+// Decodes a cpp-httplib result (status 0 and `error` set on a transport failure).
+Reply ToReply(const httplib::Result& result);
+
 // Sends `request` (a complete HTTP/1.1 request, "Connection: close"
 // advised) to 127.0.0.1:port over a plain socket and returns every byte of
 // the response, undecoded (cpp-httplib's client decodes header values).

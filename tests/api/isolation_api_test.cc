@@ -83,18 +83,7 @@ class IsolationApiTest : public ::testing::Test {
       if (method == "POST") return client_->Post(path, headers, body, "application/json");
       return client_->Delete(path, headers);
     };
-    httplib::Result result = send();
-    Reply reply;
-    if (!result) {
-      reply.error = "transport error " + std::to_string(static_cast<int>(result.error()));
-      return reply;
-    }
-    reply.status = result->status;
-    reply.raw = result->body;
-    reply.headers = result->headers;
-    reply.json = Json::parse(reply.raw, nullptr, /*allow_exceptions=*/false);
-    if (reply.json.is_discarded()) reply.json = Json();
-    return reply;
+    return ToReply(send());
   }
 
   std::string CreateAccount(const std::string& account, const std::string& admin) {
@@ -318,6 +307,19 @@ TEST_F(IsolationApiTest, KeysAreCheckedAndRootStaysOutOfTenantData) {
   ASSERT_FALSE(new_bob.empty());
   EXPECT_EQ(Send("GET", "/api/v1/fs/ls?uri=viking://resources", KeyHeaders(bob_)).status, 401);
   EXPECT_EQ(Send("GET", "/api/v1/fs/ls?uri=viking://resources", KeyHeaders(new_bob)).status, 200);
+
+  // A newly registered user finds their own (preset) space, and only it.
+  const std::string dave = RegisterUser("acme", "dave");
+  Reply dave_users = Send("GET", "/api/v1/fs/ls?uri=" + Q("viking://user") + "&simple=true",
+                          KeyHeaders(dave));
+  ASSERT_EQ(dave_users.status, 200) << dave_users.raw;
+  EXPECT_EQ(dave_users.json["result"], Json::array({"viking://user/dave"})) << dave_users.raw;
+  Reply dave_space = Send("GET", "/api/v1/fs/ls?uri=" + Q("viking://user/dave") + "&simple=true",
+                          KeyHeaders(dave));
+  ASSERT_EQ(dave_space.status, 200) << dave_space.raw;
+  EXPECT_EQ(dave_space.json["result"],
+            Json::array({"viking://user/dave/memories", "viking://user/dave/resources"}))
+      << dave_space.raw;
 
   // An admin manages its own account only.
   Reply foreign_admin = Send("GET", "/api/v1/admin/accounts/globex/users", KeyHeaders(alice_));

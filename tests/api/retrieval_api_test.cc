@@ -22,17 +22,7 @@ class RetrievalApiTest : public ApiTest {
  protected:
   // POST multipart/form-data with the given parts.
   Reply Upload(const httplib::MultipartFormDataItems& items) {
-    httplib::Result result = client_->Post("/api/v1/resources/temp_upload", items);
-    Reply reply;
-    if (!result) {
-      reply.error = "transport error " + std::to_string(static_cast<int>(result.error()));
-      return reply;
-    }
-    reply.status = result->status;
-    reply.raw = result->body;
-    reply.json = Json::parse(reply.raw, nullptr, /*allow_exceptions=*/false);
-    if (reply.json.is_discarded()) reply.json = Json();
-    return reply;
+    return ToReply(client_->Post("/api/v1/resources/temp_upload", items));
   }
 
   // Uploads `content` as `filename`; returns the temp_file_id ("" on failure).

@@ -159,11 +159,18 @@ TEST_F(SystemApiTest, EveryObserverHasTheComponentShape) {
     ASSERT_TRUE(c["status"].is_string()) << r.raw;
     EXPECT_FALSE(c["status"].get<std::string>().empty()) << r.raw;
   }
-  // The queue table names Skald's job kinds.
+  // The queue table names Skald's job kinds and ends with the TOTAL row
+  // that `ov status` reads its Pending / In Progress / Errors from.
   Reply queue = Get("/api/v1/observer/queue");
-  EXPECT_NE(queue.json["result"]["status"].get<std::string>().find("add_resource"),
+  const std::string queue_table = queue.json["result"]["status"];
+  EXPECT_NE(queue_table.find("add_resource"), std::string::npos) << queue.raw;
+  EXPECT_NE(queue_table.find("| Pending | In Progress |"), std::string::npos) << queue_table;
+  EXPECT_NE(queue_table.find("| TOTAL "), std::string::npos) << queue_table;
+  // The built-in embedder is listed under the heading `ov status` looks for.
+  Reply models = Get("/api/v1/observer/models");
+  EXPECT_NE(models.json["result"]["status"].get<std::string>().find("Embedding Models:\n"),
             std::string::npos)
-      << queue.raw;
+      << models.raw;
 
   Reply system = Get("/api/v1/observer/system");
   ASSERT_EQ(system.status, 200) << system.raw;
@@ -184,8 +191,9 @@ TEST_F(SystemApiTest, RetrievalObserverCountsFinds) {
   Reply r = Get("/api/v1/observer/retrieval");
   ASSERT_EQ(r.status, 200) << r.raw;
   const std::string table = r.json["result"]["status"];
-  // One query, no failure: the first data row starts "| 1 ".
-  EXPECT_NE(table.find("| 1 "), std::string::npos) << table;
+  // One query, no failure, in the Metric | Value rows `ov status` reads.
+  EXPECT_NE(table.find("| Total Queries    | 1 "), std::string::npos) << table;
+  EXPECT_NE(table.find("| Total Errors     | 0 "), std::string::npos) << table;
 }
 
 // ---- /ready ---------------------------------------------------------------------
