@@ -1,0 +1,633 @@
+#include "session/memory_extractor.h"
+
+#include <re2/re2.h>
+
+#include <cctype>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_set>
+
+#include "common/strings.h"
+#include "session/date_resolver.h"
+#include "session/memory_merge.h"
+
+namespace skald {
+namespace {
+
+// How a matched rule turns into a candidate.
+enum class RuleKind {
+  kPlain,     // capture 1 is the value
+  kFavorite,  // capture 1 names the category, capture 2 the value
+  kVerb,      // capture 1 is a verb, capture 2 the rest: value = both
+  kWhole,     // no useful capture: the value is the whole sentence
+};
+
+struct Rule {
+  std::unique_ptr<RE2> re;
+  MemoryType type;
+  std::string attribute;
+  bool negated;
+  RuleKind kind;
+};
+
+std::unique_ptr<RE2> Compile(const std::string& pattern) {
+  RE2::Options options;
+  options.set_case_sensitive(false);
+  options.set_log_errors(false);
+  return std::make_unique<RE2>(pattern, options);
+}
+
+// The rules for statements by the user side, in priority order: the first
+// rule that matches a sentence decides its type and attribute.
+std::vector<Rule> BuildUserRules() {
+  const std::string adv = R"((?:really |absolutely |just |also |totally |still |truly |actually )?)";
+  const std::string event_verbs =
+      "went|visited|attended|took|started|finished|completed|got|won|passed|graduated|joined|"
+      "adopted|bought|signed up|ran|made|painted|met|received|published|launched|lost|quit|"
+      "tried|learned|celebrated|traveled|travelled|hosted|organized|volunteered|gave|wrote|"
+      "saw|watched|played|performed|built|created|found|decided|moved|applied|became|spent|"
+      "baked|cooked|drew|camped|hiked|presented|participated|raised|donated|helped|did|"
+      "had|began|taught|sang|danced|climbed|swam|visited|explored|received|picked up|made";
+  struct Spec {
+    std::string pattern;
+    MemoryType type;
+    std::string attribute;
+    bool negated;
+    RuleKind kind;
+  };
+  const std::vector<Spec> specs = {
+      {R"(\bmy name is ([A-Za-z][\w'-]*))", MemoryType::kIdentity, "name", false, RuleKind::kPlain},
+      {R"(\bi(?:'m| am) (?:a |an )?((?:proud )?(?:transgender|trans|gay|lesbian|bisexual|queer|non-?binary|asexual|pansexual)\b.*))",
+       MemoryType::kIdentity, "identity", false, RuleKind::kPlain},
+      {R"(\bi (?:currently )?(?:work|am working|'m working) as (?:an? )?(.+))", MemoryType::kProfile,
+       "occupation", false, RuleKind::kPlain},
+      {R"(\bmy (?:job|career|profession) is (?:an? )?(.+))", MemoryType::kProfile, "occupation",
+       false, RuleKind::kPlain},
+      {R"(\bi (?:currently )?(?:work|am working|'m working) (?:at|for) (.+))", MemoryType::kProfile,
+       "works_at", false, RuleKind::kPlain},
+      {R"(\bi (?:currently )?(?:live|am living|'m living) in (.+))", MemoryType::kProfile,
+       "lives_in", false, RuleKind::kPlain},
+      {R"(\bi (?:just |recently )?(?:moved|relocated) (?:to|into) (.+))", MemoryType::kProfile,
+       "lives_in", false, RuleKind::kPlain},
+      {R"(\bi(?:'m| am) (?:originally )?from (.+))", MemoryType::kProfile, "from", false,
+       RuleKind::kPlain},
+      {R"(\bi (?:grew up|was born|was raised) in (.+))", MemoryType::kProfile, "from", false,
+       RuleKind::kPlain},
+      {R"(\bi(?:'m| am) (\d+ years old))", MemoryType::kProfile, "age", false, RuleKind::kPlain},
+      {R"(\bi(?:'m| am) (?:currently |now )?(?:studying|majoring in|enrolled in|taking classes in) (.+))",
+       MemoryType::kProfile, "studies", false, RuleKind::kPlain},
+      {R"(\bi(?:'m| am) (?:happily |now )?(married|single|divorced|engaged|widowed)\b)",
+       MemoryType::kProfile, "relationship_status", false, RuleKind::kPlain},
+      {R"(\bi(?:'ve| have) (?:got )?((?:a|an|one|two|three|four|five|\d+) (?:kids?|children|sons?|daughters?|dogs?|cats?|pets?|brothers?|sisters?|siblings)\b.*))",
+       MemoryType::kProfile, "family", false, RuleKind::kPlain},
+      {R"(\bi(?:'m| am) (?:a |an )?(?:big |huge )?fan of (.+))", MemoryType::kPreferences, "likes",
+       false, RuleKind::kPlain},
+      {R"(\bi )" + adv +
+           R"((?:don't|do not|no longer|never|didn't|can't|cannot) (?:really )?(?:like|love|enjoy|stand) (.+))",
+       MemoryType::kPreferences, "likes", true, RuleKind::kPlain},
+      {R"(\bi )" + adv + R"((?:hate|dislike|despise|can't stand) (.+))", MemoryType::kPreferences,
+       "likes", true, RuleKind::kPlain},
+      {R"(\b(?:i|we) )" + adv + R"((?:love|like|enjoy|adore|prefer) (.+))", MemoryType::kPreferences, "likes",
+       false, RuleKind::kPlain},
+      {R"(\bi(?:'m| am) (?:really |so |very |super )?(?:into|passionate about|obsessed with|keen on|fond of) (.+))",
+       MemoryType::kPreferences, "likes", false, RuleKind::kPlain},
+      {R"(\bmy (?:all-time )?favou?rite ([a-z][a-z ]{0,30}?) (?:is|are|was|has to be) (.+))",
+       MemoryType::kPreferences, "favorite", false, RuleKind::kFavorite},
+      {R"(\bi (?:usually|always|often|normally|regularly|sometimes|frequently|tend to|try to) (.+))",
+       MemoryType::kPreferences, "habit", false, RuleKind::kPlain},
+      {R"(\b([a-z]+)(?:'s| is) my (?:fave|favou?rite)\b)", MemoryType::kPreferences, "likes", false,
+       RuleKind::kPlain},
+      {R"(\bi find (?:it|them|that) (?:so |really |very )?(.+))", MemoryType::kPreferences, "finds",
+       false, RuleKind::kPlain},
+      {R"(\b(?:i|we)(?:'ve| have) always (?:had |been )?(.+))", MemoryType::kPreferences, "habit",
+       false, RuleKind::kPlain},
+      {R"(\b(?:i|we) used to (.+))", MemoryType::kProfile, "used_to", false, RuleKind::kPlain},
+      {R"(\b(?:i|we) (play|paint|run|swim|write|volunteer|teach|read|cook|bake|draw|sing|dance|hike|collect|practice|go|make|keep|spend|listen to|watch|work on)\b(.+))",
+       MemoryType::kPreferences, "activity", false, RuleKind::kVerb},
+      {R"(\b(?:every|each) (?:morning|day|night|evening|week|weekend|month|year|summer|winter|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)",
+       MemoryType::kPreferences, "habit", false, RuleKind::kWhole},
+      {R"(\b(?:i(?:'m| am)|we(?:'re| are)) (?:going|planning|hoping|about|thinking of|thinking about|considering|looking forward to) (?:to )?(.+))",
+       MemoryType::kEvents, "plan", false, RuleKind::kPlain},
+      {R"(\b(?:i'm|i am|we're|we are) (?:so |really |super )?(?:thrilled|excited|stoked|happy|ready|eager|off|determined|gonna) to (.+))",
+       MemoryType::kEvents, "plan", false, RuleKind::kPlain},
+      {R"(\b(?:i|we) (?:will|plan to|want to|hope to|intend to|am gonna|gonna|would like to|would love to) (.+))",
+       MemoryType::kEvents, "plan", false, RuleKind::kPlain},
+      {R"(\b(?:i'll|we'll|i'd love to|i'd like to) (.+))", MemoryType::kEvents, "plan", false,
+       RuleKind::kPlain},
+      {R"(^(?:gonna|going to|planning to) (.+))", MemoryType::kEvents, "plan", false,
+       RuleKind::kPlain},
+      {R"(\b(?:i|we|[a-z]+ and i) (?:just |finally |recently |also |actually |even |once )?()" +
+           event_verbs + R"()\b(.*))",
+       MemoryType::kEvents, "event", false, RuleKind::kVerb},
+      {R"(^(?:just |recently |finally |also )?()" + event_verbs + R"()\b(.*))", MemoryType::kEvents,
+       "event", false, RuleKind::kVerb},
+      {R"(\b(?:i|we)(?:'ve| have) (?:just |finally |recently |also |been )?(been|started|finished|completed|got|gotten|won|joined|adopted|bought|taken|made|painted|learned|read|seen|met|visited|volunteered|written|decided|tried|begun|signed up|raised|done)\b(.*))",
+       MemoryType::kEvents, "event", false, RuleKind::kVerb},
+      {R"(\b(?:i|we) (?:just |finally |recently |also |actually |even )?([a-z]+ed)\b(.*))",
+       MemoryType::kEvents, "event", false, RuleKind::kVerb},
+      {R"(\bi(?:'m| am) (?:an? )(.+))", MemoryType::kProfile, "is_a", false, RuleKind::kPlain},
+      {R"(\bmy ((?:son|daughter|kids?|children|husband|wife|partner|family|dad|father|mom|mother|sister|brother|friends?|dog|cat|pets?|grandma|grandpa|parents|boss|job|home|house)\b.+))",
+       MemoryType::kEntities, "family", false, RuleKind::kPlain},
+  };
+  std::vector<Rule> rules;
+  for (const Spec& s : specs) {
+    rules.push_back({Compile(s.pattern), s.type, s.attribute, s.negated, s.kind});
+  }
+  return rules;
+}
+
+// Assistant-side statements: solutions (cases), standing guidance (patterns),
+// tools and skills.
+std::vector<Rule> BuildAssistantRules() {
+  std::vector<Rule> rules;
+  rules.push_back({Compile(R"(\busing the `?([\w.-]+)`? skill\b)"), MemoryType::kSkills, "skill",
+                   false, RuleKind::kPlain});
+  rules.push_back({Compile(R"(\b(?:ran|called|used|invoked|executed) (?:the )?`?([\w.-]+)`? (?:tool|command|script)\b)"),
+                   MemoryType::kTools, "tool", false, RuleKind::kPlain});
+  rules.push_back({Compile(R"(\b(?:to (?:fix|solve|resolve|avoid|handle)|the (?:fix|solution|cause|problem|issue) (?:is|was))\b(.*))"),
+                   MemoryType::kCases, "case", false, RuleKind::kPlain});
+  rules.push_back({Compile(R"(\b(?:always|never|make sure|best practice|you should|it's better to)\b(.*))"),
+                   MemoryType::kPatterns, "pattern", false, RuleKind::kPlain});
+  return rules;
+}
+
+struct Rules {
+  std::vector<Rule> user = BuildUserRules();
+  std::vector<Rule> assistant = BuildAssistantRules();
+  std::unique_ptr<RE2> relation = Compile(
+      R"(\bmy (?:(?:little|big|older|younger|best|oldest|youngest|new) )?(sister|brother|mom|mother|dad|father|son|daughter|wife|husband|partner|friend|boyfriend|girlfriend|boss|coworker|colleague|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew|dog|cat|puppy|kitten|pet|neighbor|mentor|teacher),? ((?-i:[A-Z][a-z]+))\b)");
+};
+
+const Rules& GetRules() {
+  static const Rules kRules;
+  return kRules;
+}
+
+std::string NormalizeQuotes(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    // U+2018/U+2019 (E2 80 98/99) → '
+    if (i + 2 < s.size() && static_cast<unsigned char>(s[i]) == 0xE2 &&
+        static_cast<unsigned char>(s[i + 1]) == 0x80 &&
+        (static_cast<unsigned char>(s[i + 2]) == 0x98 || static_cast<unsigned char>(s[i + 2]) == 0x99)) {
+      out.push_back('\'');
+      i += 2;
+      continue;
+    }
+    out.push_back(s[i] == '\n' || s[i] == '\t' || s[i] == '\r' ? ' ' : s[i]);
+  }
+  return out;
+}
+
+// Splits at '.', '!' or '?' followed by white space (or the end) and at line
+// breaks; common abbreviations ("Dr.", "Mr.") do not end a sentence.
+std::vector<std::string> SplitSentences(std::string_view text) {
+  static const std::unordered_set<std::string_view> kAbbrev = {"mr", "mrs", "ms", "dr", "st",
+                                                               "jr", "vs", "etc", "e.g", "i.e"};
+  std::vector<std::string> out;
+  size_t start = 0;
+  auto emit = [&](size_t end) {
+    std::string_view piece = Trim(text.substr(start, end - start));
+    if (!piece.empty()) out.push_back(NormalizeQuotes(piece));
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      emit(i);
+      start = i + 1;
+      continue;
+    }
+    if (c != '.' && c != '!' && c != '?') continue;
+    size_t j = i;
+    while (j + 1 < text.size() && (text[j + 1] == '.' || text[j + 1] == '!' || text[j + 1] == '?')) ++j;
+    if (j + 1 < text.size() && !std::isspace(static_cast<unsigned char>(text[j + 1]))) {
+      i = j;
+      continue;
+    }
+    if (c == '.' && j == i) {
+      size_t w = i;
+      while (w > start && std::isalpha(static_cast<unsigned char>(text[w - 1]))) --w;
+      if (kAbbrev.count(AsciiLower(text.substr(w, i - w))) > 0) continue;
+    }
+    emit(j + 1);
+    start = j + 1;
+    i = j;
+  }
+  emit(text.size());
+  return out;
+}
+
+size_t WordCount(std::string_view s) {
+  size_t n = 0;
+  bool in = false;
+  for (char c : s) {
+    bool w = !std::isspace(static_cast<unsigned char>(c));
+    if (w && !in) ++n;
+    in = w;
+  }
+  return n;
+}
+
+// The value phrase of a capture: cut at the first clause boundary, at most 8 words.
+std::string ValuePhrase(std::string_view capture) {
+  static const std::vector<std::string_view> kStops = {" and ", " but ", " because ", " so ",
+                                                       " since ", " when ", " which ", " - ",
+                                                       " who ", " as ", " while ", " if "};
+  size_t cut = capture.size();
+  for (size_t i = 0; i < capture.size(); ++i) {
+    char c = capture[i];
+    if (c == ',' || c == '.' || c == ';' || c == ':' || c == '!' || c == '?' || c == '(') {
+      cut = i;
+      break;
+    }
+  }
+  std::string lower = AsciiLower(capture.substr(0, cut));
+  for (std::string_view s : kStops) {
+    size_t p = lower.find(s);
+    if (p != std::string::npos && p < cut) cut = p;
+  }
+  std::string_view v = Trim(capture.substr(0, cut));
+  size_t words = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] == ' ' && ++words == 8) {
+      v = v.substr(0, i);
+      break;
+    }
+  }
+  return std::string(v);
+}
+
+// Up to `n` matching terms of `text` joined by '-': the object part of a subject.
+std::string Slug(std::string_view text, size_t n) {
+  std::string out;
+  size_t used = 0;
+  for (const std::string& t : MatchTerms(text)) {
+    if (used == n) break;
+    if (!out.empty()) out.push_back('-');
+    out += t;
+    ++used;
+  }
+  return out;
+}
+
+bool IsReactionObject(std::string_view value) {
+  static const std::unordered_set<std::string> kReactions = {
+      "it", "that", "this", "you", "your", "how", "the", "seeing", "hearing", "what", "them",
+      "those", "these", "when", "reading"};
+  std::string first = AsciiLower(value.substr(0, value.find(' ')));
+  return value.empty() || kReactions.count(first) > 0;
+}
+
+// Weekday, month and other capitalized words that are no entity.
+bool IsCommonCapitalized(std::string_view w) {
+  static const std::unordered_set<std::string> kCommon = {
+      "i", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+      "january", "february", "march", "april", "may", "june", "july", "august", "september",
+      "october", "november", "december", "omg", "lol", "wow", "hey", "hi", "oh", "ok", "okay",
+      "thanks", "yes", "no", "yeah", "im", "ive", "id"};
+  return kCommon.count(AsciiLower(w)) > 0;
+}
+
+// A speaker's name or a short form of it ("Mel" for Melanie): not an entity.
+bool IsSpeakerName(std::string_view w, const std::unordered_set<std::string>& speakers) {
+  std::string lw = AsciiLower(w);
+  for (const std::string& s : speakers) {
+    if (s == lw || (lw.size() >= 3 && s.rfind(lw, 0) == 0)) return true;
+  }
+  return false;
+}
+
+// Capitalized words (not sentence-initial) that name something: "Anna",
+// "Boston", "LGBTQ". Consecutive ones are joined ("New York").
+std::vector<std::string> NamedEntities(std::string_view sentence,
+                                       const std::unordered_set<std::string>& skip) {
+  std::vector<std::string> out;
+  std::string current;
+  bool first_word = true;
+  size_t i = 0;
+  auto flush = [&]() {
+    if (!current.empty()) out.push_back(current);
+    current.clear();
+  };
+  while (i < sentence.size()) {
+    if (!std::isalpha(static_cast<unsigned char>(sentence[i]))) {
+      if (sentence[i] != ' ') flush();
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < sentence.size() &&
+           (std::isalnum(static_cast<unsigned char>(sentence[j])) || sentence[j] == '\'')) {
+      ++j;
+    }
+    std::string_view w = sentence.substr(i, j - i);
+    bool cap = std::isupper(static_cast<unsigned char>(w[0])) && !first_word &&
+               !IsCommonCapitalized(w) && w.find('\'') == std::string_view::npos &&
+               !IsSpeakerName(w, skip);
+    if (cap) {
+      if (!current.empty()) current.push_back(' ');
+      current += w;
+    } else {
+      flush();
+    }
+    first_word = false;
+    i = j;
+  }
+  flush();
+  return out;
+}
+
+// Replaces each resolved date expression by its date ("yesterday" →
+// "on 2023-05-07") so that the memory stays true when read later.
+std::string InsertDates(std::string_view sentence, const std::vector<ResolvedDate>& dates) {
+  std::string out;
+  size_t pos = 0;
+  for (const ResolvedDate& d : dates) {
+    out.append(sentence.substr(pos, d.begin - pos));
+    std::string phrase = AsciiLower(sentence.substr(d.begin, d.end - d.begin));
+    std::string lead = "in";
+    if (phrase.rfind("since ", 0) == 0) lead = "since";
+    if (phrase.rfind("during ", 0) == 0) lead = "during";
+    switch (d.granularity) {
+      case DateGranularity::kDay:
+        out += (lead == "in" ? std::string("on") : lead) + " " + d.ToString();
+        break;
+      case DateGranularity::kWeekend:
+        out += "on the " + d.ToString();
+        break;
+      case DateGranularity::kWeek:
+        out += "in the " + d.ToString();
+        break;
+      default:
+        out += lead + " " + d.ToString();
+    }
+    pos = d.end;
+  }
+  out.append(sentence.substr(pos));
+  return out;
+}
+
+std::string CutText(std::string text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::string_view v = TruncateUtf8(text, max_bytes);
+  size_t space = v.rfind(' ');
+  if (space != std::string_view::npos && space > max_bytes / 2) v = v.substr(0, space);
+  return std::string(v) + "…";
+}
+
+std::string Lower(std::string_view s) { return AsciiLower(s); }
+
+struct Found {
+  MemoryType type;
+  std::string attribute;
+  std::string value;
+  bool negated;
+};
+
+std::optional<Found> MatchRules(const std::vector<Rule>& rules, const std::string& sentence) {
+  for (const Rule& rule : rules) {
+    std::string a;
+    std::string b;
+    bool hit = false;
+    switch (rule.kind) {
+      case RuleKind::kPlain:
+        hit = RE2::PartialMatch(sentence, *rule.re, &a);
+        break;
+      case RuleKind::kFavorite:
+      case RuleKind::kVerb:
+        hit = RE2::PartialMatch(sentence, *rule.re, &a, &b);
+        break;
+      case RuleKind::kWhole:
+        hit = RE2::PartialMatch(sentence, *rule.re);
+        a = sentence;
+        break;
+    }
+    if (!hit) continue;
+    Found f{rule.type, rule.attribute, "", rule.negated};
+    if (rule.kind == RuleKind::kFavorite) {
+      f.attribute = "favorite_" + Slug(a, 2);
+      f.value = ValuePhrase(b);
+    } else if (rule.kind == RuleKind::kVerb) {
+      f.value = ValuePhrase(Lower(a) + b);
+    } else {
+      f.value = ValuePhrase(a);
+    }
+    if (rule.attribute == "likes" && IsReactionObject(f.value)) continue;
+    if (rule.attribute == "is_a") {
+      std::string first = Lower(f.value.substr(0, f.value.find(' ')));
+      if (first == "bit" || first == "little" || first == "lot" || first == "huge" ||
+          first == "big" || f.value.empty()) {
+        continue;
+      }
+    }
+    if (f.value.empty() && rule.kind != RuleKind::kWhole) continue;
+    return f;
+  }
+  return std::nullopt;
+}
+
+bool IsFirstPerson(std::string_view lower) {
+  static const std::unique_ptr<RE2> kRe = Compile(R"(\b(?:i|i'm|i've|i'd|i'll|my|me|we|our|us|we're|we've)\b)");
+  return RE2::PartialMatch(lower, *kRe);
+}
+
+}  // namespace
+
+std::string ThirdPerson(std::string_view sentence, std::string_view speaker) {
+  static const std::unordered_set<std::string> kAdverbs = {
+      "really", "also", "just", "still", "usually", "always", "often", "never", "sometimes",
+      "absolutely", "totally", "normally", "actually", "definitely", "truly", "mostly", "even"};
+  static const std::map<std::string, std::string> kIrregular = {
+      {"am", "is"}, {"have", "has"}, {"do", "does"}, {"don't", "doesn't"}, {"go", "goes"},
+      {"was", "was"}, {"haven't", "hasn't"}, {"aren't", "isn't"}};
+  static const std::unordered_set<std::string> kVerbs = {
+      "love", "like", "enjoy", "prefer", "hate", "want", "need", "think", "feel", "know", "work",
+      "live", "play", "study", "hope", "plan", "try", "miss", "care", "believe", "teach", "run",
+      "paint", "read", "write", "cook", "volunteer", "dislike", "adore", "wish", "mean", "own",
+      "use", "spend", "keep", "take", "make", "get", "see", "find", "watch", "collect", "practice",
+      "visit", "remember", "agree", "guess", "tend", "drive", "swim", "dance", "sing", "bake",
+      "draw", "hike", "travel", "help", "listen", "believe", "struggle", "admire", "appreciate"};
+  auto conjugate = [&](const std::string& w) -> std::optional<std::string> {
+    std::string lw = Lower(w);
+    auto it = kIrregular.find(lw);
+    if (it != kIrregular.end()) return it->second;
+    if (kVerbs.count(lw) == 0) return std::nullopt;
+    char last = lw.back();
+    if (last == 'y' && lw.size() > 1 && std::string("aeiou").find(lw[lw.size() - 2]) == std::string::npos) {
+      return lw.substr(0, lw.size() - 1) + "ies";
+    }
+    if (last == 's' || last == 'x' || lw.ends_with("sh") || lw.ends_with("ch") || last == 'o') {
+      return lw + "es";
+    }
+    return lw + "s";
+  };
+  const std::string s(speaker);
+  std::string out;
+  bool fix_verb = false;  // the previous word was the rewritten subject "I"
+  size_t i = 0;
+  while (i < sentence.size()) {
+    if (!std::isalpha(static_cast<unsigned char>(sentence[i]))) {
+      if (sentence[i] != ' ') fix_verb = false;
+      out.push_back(sentence[i++]);
+      continue;
+    }
+    size_t j = i;
+    while (j < sentence.size() &&
+           (std::isalpha(static_cast<unsigned char>(sentence[j])) || sentence[j] == '\'')) {
+      ++j;
+    }
+    std::string w(sentence.substr(i, j - i));
+    std::string lw = Lower(w);
+    if (lw == "i") {
+      out += s;
+      fix_verb = true;
+    } else if (lw == "i'm") {
+      out += s + " is";
+      fix_verb = false;
+    } else if (lw == "i've") {
+      out += s + " has";
+      fix_verb = false;
+    } else if (lw == "i'd") {
+      out += s + " would";
+      fix_verb = false;
+    } else if (lw == "i'll") {
+      out += s + " will";
+      fix_verb = false;
+    } else if (lw == "me" || lw == "myself") {
+      out += s;
+      fix_verb = false;
+    } else if (lw == "my" || lw == "mine") {
+      out += s + "'s";
+      fix_verb = false;
+    } else if (fix_verb && kAdverbs.count(lw) > 0) {
+      out += w;  // "I really love" → keep looking for the verb
+    } else {
+      if (fix_verb) {
+        if (std::optional<std::string> v = conjugate(w)) w = *v;
+      }
+      out += w;
+      fix_verb = false;
+    }
+    i = j;
+  }
+  return out;
+}
+
+std::vector<MemoryCandidate> ExtractMemories(const std::vector<ConversationMessage>& messages,
+                                             const SessionContext& context,
+                                             const ExtractorOptions& options) {
+  const Rules& rules = GetRules();
+  std::vector<MemoryCandidate> out;
+  std::map<std::string, size_t> by_id;
+
+  std::optional<CivilDateTime> session_time;
+  if (Result<CivilDateTime> t = ParseDateTime(context.session_time); t.ok()) session_time = *t;
+
+  // Speaker names are not entities of their own statements.
+  std::unordered_set<std::string> speakers;
+  for (const ConversationMessage& m : messages) {
+    if (!m.speaker.empty()) speakers.insert(AsciiLower(m.speaker));
+  }
+
+  for (const ConversationMessage& message : messages) {
+    if (message.role == "system") continue;
+    bool assistant = message.role == "assistant";
+    std::string speaker = message.speaker;
+    if (speaker.empty()) {
+      speaker = assistant ? (context.assistant_name.empty() ? "Assistant" : context.assistant_name)
+                          : (context.user_name.empty() ? "User" : context.user_name);
+    }
+    std::optional<CivilDateTime> when = session_time;
+    if (!message.time.empty()) {
+      if (Result<CivilDateTime> t = ParseDateTime(message.time); t.ok()) when = *t;
+    }
+    std::string time = when ? when->ToString() : message.time;
+    std::string speaker_key = AsciiLower(speaker);
+
+    size_t emitted = 0;
+    for (const std::string& sentence : SplitSentences(message.text)) {
+      if (options.max_per_message > 0 && emitted >= options.max_per_message) break;
+      if (sentence.back() == '?') continue;
+      if (WordCount(sentence) < options.min_words) continue;
+      std::string lower = AsciiLower(sentence);
+      bool first_person = IsFirstPerson(lower);
+      std::vector<ResolvedDate> dates;
+      if (when) dates = FindDates(sentence, when->date);
+
+      std::optional<Found> found = MatchRules(assistant ? rules.assistant : rules.user, sentence);
+      if (found && !first_person && !assistant && found->type != MemoryType::kEvents) found.reset();
+      if (!found && !assistant && first_person && !dates.empty()) {
+        found = Found{MemoryType::kEvents, "event", ValuePhrase(sentence), false};
+      }
+
+      std::vector<MemoryCandidate> here;
+      auto make = [&](MemoryType type, std::string subject, std::string attribute,
+                      std::string value, bool negated, std::string text) {
+        MemoryCandidate c;
+        c.type = type;
+        c.subject = std::move(subject);
+        c.attribute = std::move(attribute);
+        c.value = std::move(value);
+        c.negated = negated;
+        c.text = CutText(std::move(text), options.max_text_bytes);
+        c.speaker = speaker;
+        c.session_id = context.session_id;
+        c.message_ids = {message.id};
+        c.time = time;
+        if (!dates.empty()) c.event_date = dates.front().ToString();
+        here.push_back(std::move(c));
+      };
+      std::string rendered = ThirdPerson(InsertDates(sentence, dates), speaker);
+      if (rendered.find(speaker) == std::string::npos) rendered = speaker + ": " + rendered;
+
+      if (found) {
+        std::string subject = speaker_key + "/" + found->attribute;
+        if (found->type == MemoryType::kEvents) {
+          std::string day = !dates.empty() ? dates.front().ToString()
+                                           : (when ? when->date.ToString() : std::string());
+          subject += "/" + day + "/" + Slug(found->value, 3);
+        } else if (!IsSingleValuedAttribute(found->attribute)) {
+          subject += "/" + Slug(found->value, 2);
+        }
+        make(found->type, subject, found->attribute, found->value, found->negated, rendered);
+      }
+
+      if (!assistant) {
+        // "my sister Anna …": Anna is an entity whose relation to the speaker is known.
+        std::string relation;
+        std::string name;
+        if (RE2::PartialMatch(sentence, *rules.relation, &relation, &name) &&
+            speakers.count(AsciiLower(name)) == 0 && !IsCommonCapitalized(name)) {
+          make(MemoryType::kEntities, "entity/" + AsciiLower(name), "relation",
+               AsciiLower(relation), false,
+               name + " is " + speaker + "'s " + AsciiLower(relation) + ". " + rendered);
+        } else if (!found) {
+          std::vector<std::string> names = NamedEntities(sentence, speakers);
+          if (!names.empty() && (first_person || WordCount(sentence) >= 6)) {
+            make(MemoryType::kEntities, "entity/" + AsciiLower(names.front()), "entity",
+                 names.front(), false, rendered);
+          }
+        }
+      }
+
+      for (MemoryCandidate& c : here) {
+        c.id = MemoryStableId(c.type, c.subject, c.text);
+        auto it = by_id.find(c.id);
+        if (it != by_id.end()) {
+          std::vector<std::string>& ids = out[it->second].message_ids;
+          if (std::find(ids.begin(), ids.end(), message.id) == ids.end()) ids.push_back(message.id);
+          continue;
+        }
+        by_id.emplace(c.id, out.size());
+        out.push_back(std::move(c));
+        ++emitted;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace skald
