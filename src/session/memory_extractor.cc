@@ -220,6 +220,48 @@ std::vector<std::string> SplitSentences(std::string_view text) {
   return out;
 }
 
+// Splits a sentence into clauses where a conjunction starts a new
+// first-person statement ("I love pottery and I hate the cold" → two
+// clauses), so each statement gets its own type and polarity.
+std::vector<std::string> SplitClauses(const std::string& sentence) {
+  static const std::vector<std::string_view> kJoins = {", and ", " and ", ", but ", " but ",
+                                                       ", so ", "; "};
+  std::string lower = AsciiLower(sentence);
+  std::vector<std::string> out;
+  size_t start = 0;
+  size_t i = 0;
+  while (i < lower.size()) {
+    size_t cut_len = 0;
+    for (std::string_view j : kJoins) {
+      if (lower.compare(i, j.size(), j) != 0) continue;
+      std::string_view after = std::string_view(lower).substr(i + j.size());
+      if (after.starts_with("i ") || after.starts_with("i'") || after.starts_with("we ")) {
+        cut_len = j.size();
+        break;
+      }
+    }
+    if (cut_len == 0) {
+      ++i;
+      continue;
+    }
+    std::string_view piece = Trim(std::string_view(sentence).substr(start, i - start));
+    if (!piece.empty()) out.emplace_back(piece);
+    start = i + cut_len;
+    i = start;
+  }
+  std::string_view last = Trim(std::string_view(sentence).substr(start));
+  if (!last.empty()) out.emplace_back(last);
+  // A clause starting with a lower-case letter gets a capital for display.
+  for (std::string& c : out) {
+    if (!c.empty() && c[0] >= 'a' && c[0] <= 'z' && c.rfind("i ", 0) != 0) {
+      c[0] = static_cast<char>(c[0] - 'a' + 'A');
+    } else if (c.rfind("i ", 0) == 0 || c.rfind("i'", 0) == 0) {
+      c[0] = 'I';
+    }
+  }
+  return out;
+}
+
 size_t WordCount(std::string_view s) {
   size_t n = 0;
   bool in = false;
@@ -548,7 +590,11 @@ std::vector<MemoryCandidate> ExtractMemories(const std::vector<ConversationMessa
     std::string speaker_key = AsciiLower(speaker);
 
     size_t emitted = 0;
+    std::vector<std::string> statements;
     for (const std::string& sentence : SplitSentences(message.text)) {
+      for (std::string& clause : SplitClauses(sentence)) statements.push_back(std::move(clause));
+    }
+    for (const std::string& sentence : statements) {
       if (options.max_per_message > 0 && emitted >= options.max_per_message) break;
       if (sentence.back() == '?') continue;
       if (WordCount(sentence) < options.min_words) continue;

@@ -20,7 +20,7 @@ namespace skald {
 
 struct ExtractorOptions {
   // Sentences with fewer words carry no fact worth a memory ("Sure thing!").
-  size_t min_words = 4;
+  size_t min_words = 3;
   // Longer sentences are cut (at a word boundary) before they become a memory.
   size_t max_text_bytes = 600;
   // At most this many candidates per message (in sentence order); 0 = no cap.
