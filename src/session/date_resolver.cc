@@ -35,10 +35,16 @@ int MonthNumber(std::string_view w) {
   return 0;
 }
 
-// 0-6 for a weekday name (or its plural "saturdays" is not accepted), -1 otherwise.
+// 0-6 for a weekday name or its short form ("tues", "fri"), -1 otherwise.
 int WeekdayNumber(std::string_view w) {
+  static constexpr std::array<std::string_view, 10> kShort = {
+      "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"};
+  static constexpr std::array<int, 10> kShortDay = {0, 1, 1, 2, 3, 3, 3, 4, 5, 6};
   for (size_t i = 0; i < kWeekdays.size(); ++i) {
     if (w == kWeekdays[i]) return static_cast<int>(i);
+  }
+  for (size_t i = 0; i < kShort.size(); ++i) {
+    if (w == kShort[i]) return kShortDay[i];
   }
   return -1;
 }
@@ -224,6 +230,9 @@ size_t MatchAt(const std::vector<Word>& words, size_t i, const CivilDate& ref, R
         size_t used = k + 1 + (ago ? 1 : 0);
         if (unit == "day") return done(ref.AddDays(sign * n), DateGranularity::kDay, used);
         if (unit == "week") return done(ref.AddDays(sign * 7 * n), DateGranularity::kDay, used);
+        if (unit == "weekend") {
+          return done(WeekStart(ref).AddDays(5 + sign * 7 * n), DateGranularity::kWeekend, used);
+        }
         if (unit == "month") {
           CivilDate first{ref.year, ref.month, 1};
           return done(first.AddMonths(sign * n), DateGranularity::kMonth, used);

@@ -83,6 +83,8 @@ TEST(FindDatesTest, Weekdays) {
   EXPECT_EQ(Resolve("next Monday"), V{"2023-05-15"});
   EXPECT_EQ(Resolve("on Wednesday"), V{"2023-05-10"});
   EXPECT_EQ(Resolve("this Sunday"), V{"2023-05-14"});
+  EXPECT_EQ(Resolve("I joined a group last Tues"), V{"2023-05-02"});
+  EXPECT_EQ(Resolve("a poetry reading last Fri"), V{"2023-05-05"});
   // From a Thursday: the Saturday just gone.
   EXPECT_EQ(Resolve("last Saturday", {2023, 5, 25}), V{"2023-05-20"});
 }
@@ -90,6 +92,7 @@ TEST(FindDatesTest, Weekdays) {
 TEST(FindDatesTest, WeeksWeekendsMonthsYears) {
   EXPECT_EQ(Resolve("this weekend"), V{"weekend of 2023-05-13"});
   EXPECT_EQ(Resolve("last weekend"), V{"weekend of 2023-05-06"});
+  EXPECT_EQ(Resolve("two weekends ago"), V{"weekend of 2023-04-29"});
   EXPECT_EQ(Resolve("last week"), V{"week of 2023-05-01"});
   EXPECT_EQ(Resolve("next week"), V{"week of 2023-05-15"});
   EXPECT_EQ(Resolve("next month"), V{"2023-06"});

@@ -49,7 +49,8 @@ std::vector<Rule> BuildUserRules() {
       "tried|learned|celebrated|traveled|travelled|hosted|organized|volunteered|gave|wrote|"
       "saw|watched|played|performed|built|created|found|decided|moved|applied|became|spent|"
       "baked|cooked|drew|camped|hiked|presented|participated|raised|donated|helped|did|"
-      "had|began|taught|sang|danced|climbed|swam|visited|explored|received|picked up|made";
+      "had|began|taught|sang|danced|climbed|swam|explored|picked up|felt|ate|thought|heard|told|"
+      "came|left|kept|knew|wore|sent|drove|flew|fell|rode|sold|brought|caught|loved|enjoyed";
   struct Spec {
     std::string pattern;
     MemoryType type;
@@ -95,12 +96,17 @@ std::vector<Rule> BuildUserRules() {
        MemoryType::kPreferences, "likes", false, RuleKind::kPlain},
       {R"(\bmy (?:all-time )?favou?rite ([a-z][a-z ]{0,30}?) (?:is|are|was|has to be) (.+))",
        MemoryType::kPreferences, "favorite", false, RuleKind::kFavorite},
-      {R"(\bi (?:usually|always|often|normally|regularly|sometimes|frequently|tend to|try to) (.+))",
+      {R"(\b(?:i|we) (?:usually|always|often|normally|regularly|sometimes|frequently|tend to|try to) (.+))",
        MemoryType::kPreferences, "habit", false, RuleKind::kPlain},
       {R"(\b([a-z]+)(?:'s| is) my (?:fave|favou?rite)\b)", MemoryType::kPreferences, "likes", false,
        RuleKind::kPlain},
       {R"(\bi find (?:it|them|that) (?:so |really |very )?(.+))", MemoryType::kPreferences, "finds",
        false, RuleKind::kPlain},
+      {R"(\b(.+?) (?:is|are|means|mean) (?:so |really |very |super )?(?:important|special|meaningful|precious|dear) to (?:me|us)\b)",
+       MemoryType::kPreferences, "values", false, RuleKind::kPlain},
+      {R"(\bi (?:really |truly |also )?(?:appreciate|value|cherish|admire) (.+))",
+       MemoryType::kPreferences, "values", false, RuleKind::kPlain},
+      {R"(^(?:just )?been ([a-z]+ing)\b(.*))", MemoryType::kEvents, "event", false, RuleKind::kVerb},
       {R"(\b(?:i|we)(?:'ve| have) always (?:had |been )?(.+))", MemoryType::kPreferences, "habit",
        false, RuleKind::kPlain},
       {R"(\b(?:i|we) used to (.+))", MemoryType::kProfile, "used_to", false, RuleKind::kPlain},
@@ -112,6 +118,10 @@ std::vector<Rule> BuildUserRules() {
        MemoryType::kEvents, "plan", false, RuleKind::kPlain},
       {R"(\b(?:i'm|i am|we're|we are) (?:so |really |super )?(?:thrilled|excited|stoked|happy|ready|eager|off|determined|gonna) to (.+))",
        MemoryType::kEvents, "plan", false, RuleKind::kPlain},
+      {R"(\b(?:i'm|i am|we're|we are) gonna (.+))", MemoryType::kEvents, "plan", false,
+       RuleKind::kPlain},
+      {R"(\bmy (?:love|passion) (?:of|for) (.+))", MemoryType::kPreferences, "likes", false,
+       RuleKind::kPlain},
       {R"(\b(?:i|we) (?:will|plan to|want to|hope to|intend to|am gonna|gonna|would like to|would love to) (.+))",
        MemoryType::kEvents, "plan", false, RuleKind::kPlain},
       {R"(\b(?:i'll|we'll|i'd love to|i'd like to) (.+))", MemoryType::kEvents, "plan", false,
@@ -123,7 +133,7 @@ std::vector<Rule> BuildUserRules() {
        MemoryType::kEvents, "event", false, RuleKind::kVerb},
       {R"(^(?:just |recently |finally |also )?()" + event_verbs + R"()\b(.*))", MemoryType::kEvents,
        "event", false, RuleKind::kVerb},
-      {R"(\b(?:i|we)(?:'ve| have) (?:just |finally |recently |also |been )?(been|started|finished|completed|got|gotten|won|joined|adopted|bought|taken|made|painted|learned|read|seen|met|visited|volunteered|written|decided|tried|begun|signed up|raised|done)\b(.*))",
+      {R"(\b(?:i|we)(?:'ve| have) (?:just |finally |recently |also |been )?(been|started|finished|completed|got|gotten|won|joined|adopted|bought|taken|made|painted|learned|read|seen|met|visited|volunteered|written|decided|tried|begun|signed up|raised|done|found|had|loved|enjoyed|spent|worked|lived|known|kept)\b(.*))",
        MemoryType::kEvents, "event", false, RuleKind::kVerb},
       {R"(\b(?:i|we) (?:just |finally |recently |also |actually |even )?([a-z]+ed)\b(.*))",
        MemoryType::kEvents, "event", false, RuleKind::kVerb},
@@ -317,7 +327,7 @@ std::string Slug(std::string_view text, size_t n) {
 
 bool IsReactionObject(std::string_view value) {
   static const std::unordered_set<std::string> kReactions = {
-      "it", "that", "this", "you", "your", "how", "the", "seeing", "hearing", "what", "them",
+      "it", "that", "this", "you", "your", "how", "seeing", "hearing", "what", "them",
       "those", "these", "when", "reading"};
   std::string first = AsciiLower(value.substr(0, value.find(' ')));
   return value.empty() || kReactions.count(first) > 0;
@@ -466,6 +476,12 @@ std::optional<Found> MatchRules(const std::vector<Rule>& rules, const std::strin
       }
     }
     if (f.value.empty() && rule.kind != RuleKind::kWhole) continue;
+    // "Yes, I did." / "I love to." / "I appreciate it.": no object, no fact.
+    if (rule.kind == RuleKind::kVerb && f.value.find(' ') == std::string::npos) continue;
+    if (rule.kind == RuleKind::kPlain && (MatchTerms(f.value).empty() ||
+                                          (f.type == MemoryType::kPreferences && IsReactionObject(f.value)))) {
+      continue;
+    }
     return f;
   }
   return std::nullopt;
@@ -605,7 +621,8 @@ std::vector<MemoryCandidate> ExtractMemories(const std::vector<ConversationMessa
 
       std::optional<Found> found = MatchRules(assistant ? rules.assistant : rules.user, sentence);
       if (found && !first_person && !assistant && found->type != MemoryType::kEvents) found.reset();
-      if (!found && !assistant && first_person && !dates.empty()) {
+      // A dated statement is an event even without "I": "Here's to the café last weekend".
+      if (!found && !assistant && !dates.empty() && (first_person || WordCount(sentence) >= 5)) {
         found = Found{MemoryType::kEvents, "event", ValuePhrase(sentence), false};
       }
 
