@@ -132,6 +132,32 @@ MergeDecision DecideMerge(const MemoryCandidate& candidate, const std::vector<Me
   return decision;
 }
 
+std::vector<MemoryWrite> PlanMemoryWrites(const std::vector<MemoryCandidate>& candidates,
+                                          std::vector<MemoryRecord>* existing,
+                                          const MergeOptions& options) {
+  std::vector<MemoryWrite> writes;
+  writes.reserve(candidates.size());
+  for (MemoryRecord& r : *existing) {
+    if (r.path.empty()) r.path = MemoryRelativePath(r.memory);
+  }
+  for (const MemoryCandidate& candidate : candidates) {
+    MergeDecision d = DecideMerge(candidate, *existing, options);
+    MemoryWrite w;
+    w.action = d.action;
+    w.reason = std::move(d.reason);
+    if (d.action == MergeAction::kCreate) {
+      d.record.path = MemoryRelativePath(d.record.memory);
+      existing->push_back(d.record);
+    } else {
+      (*existing)[d.target] = d.record;
+    }
+    if (d.action != MergeAction::kSkip) w.content = RenderMemoryFile(d.record);
+    w.record = std::move(d.record);
+    writes.push_back(std::move(w));
+  }
+  return writes;
+}
+
 std::string RenderMemoryFile(const MemoryRecord& record) {
   const MemoryCandidate& m = record.memory;
   std::string out = "---\n";

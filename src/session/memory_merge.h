@@ -64,6 +64,27 @@ bool IsSingleValuedAttribute(std::string_view attribute);
 MergeDecision DecideMerge(const MemoryCandidate& candidate, const std::vector<MemoryRecord>& existing,
                           const MergeOptions& options = {});
 
+// One file operation planned by PlanMemoryWrites.
+struct MemoryWrite {
+  MergeAction action = MergeAction::kCreate;
+  MemoryRecord record;   // the record after the decision (record.path set)
+  std::string content;   // RenderMemoryFile(record); empty for kSkip (nothing to write)
+  std::string reason;    // MergeDecision::reason
+};
+
+// Decides every candidate in order with DecideMerge against `existing`
+// (candidates of all types; each is compared with its own type only) and
+// applies each decision to `existing` before the next, so a fact repeated
+// within one batch merges or skips too. Returns one MemoryWrite per
+// candidate, in candidate order; a record merged into twice appears twice
+// (the last write holds the final content). Created records are appended to
+// `existing` with path = MemoryRelativePath(candidate); records without a
+// path get one computed the same way.
+// REQUIRES: existing != nullptr.
+std::vector<MemoryWrite> PlanMemoryWrites(const std::vector<MemoryCandidate>& candidates,
+                                          std::vector<MemoryRecord>* existing,
+                                          const MergeOptions& options = {});
+
 // The memory file: front matter then text. Header values are single lines
 // (line breaks in them become spaces); message ids and history entries are
 // JSON. The text is written as is.

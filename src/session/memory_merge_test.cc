@@ -169,6 +169,38 @@ TEST(MemoryMergeTest, TwoSessionsEndToEnd) {
   EXPECT_EQ(store[2].history.at(0).text, "Gina lives in Chicago.");
 }
 
+TEST(MemoryMergeTest, PlanMemoryWritesAppliesDecisionsInOrder) {
+  std::vector<ConversationMessage> msgs = {
+      {"1", "user", "Gina", "I live in Chicago.", ""},
+      {"2", "user", "Gina", "I love jazz music.", ""},
+      {"3", "user", "Gina", "I live in Chicago!", ""},
+      {"4", "user", "Gina", "Actually I live in Seattle now.", ""},
+  };
+  SessionContext ctx{"s1", "u", "2023-03-01T14:00", "", ""};
+  std::vector<MemoryRecord> store;
+  // The in-batch duplicate of "I live in Chicago" is folded by the extractor
+  // (one candidate, two message ids); the move to Seattle replaces it.
+  std::vector<MemoryWrite> writes = PlanMemoryWrites(ExtractMemories(msgs, ctx), &store);
+  ASSERT_EQ(writes.size(), 3u);
+  EXPECT_EQ(writes[0].action, MergeAction::kCreate);
+  EXPECT_EQ(writes[1].action, MergeAction::kCreate);
+  EXPECT_EQ(writes[2].action, MergeAction::kReplace);
+  ASSERT_EQ(store.size(), 2u);
+  EXPECT_EQ(store[0].memory.text, "Actually Gina lives in Seattle now.");
+  EXPECT_EQ(store[0].path, writes[0].record.path);  // replaced in place: same file
+  EXPECT_EQ(writes[2].record.path, writes[0].record.path);
+  Result<MemoryRecord> parsed = ParseMemoryFile(writes[2].content);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->history.at(0).text, "Gina lives in Chicago.");
+  // A second session repeating a known fact writes nothing.
+  std::vector<MemoryWrite> again = PlanMemoryWrites(
+      ExtractMemories({{"9", "user", "Gina", "I love jazz music.", ""}}, ctx), &store);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].action, MergeAction::kSkip);
+  EXPECT_TRUE(again[0].content.empty());
+  EXPECT_EQ(store.size(), 2u);
+}
+
 TEST(MemoryFileTest, RoundTrip) {
   MemoryRecord r = Stored(One("Caroline", "I went to a LGBTQ support group yesterday."));
   r.memory.message_ids.push_back("D1:5");

@@ -87,6 +87,10 @@ struct MemoryHistoryEntry {
 struct MemoryRecord {
   MemoryCandidate memory;
   std::vector<MemoryHistoryEntry> history;  // oldest first
+  // Where the record is stored, relative to viking://user/{uid}/memories/
+  // (MemoryRelativePath at creation); kept when the record is merged into or
+  // replaced, so its file never moves. Not part of the file content.
+  std::string path;
 };
 
 // Lower-case matching terms of `text`: ASCII letters/digits and non-ASCII
