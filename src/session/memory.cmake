@@ -6,6 +6,7 @@ add_library(skald_session_memory
   memory_types.cc
   memory_extractor.cc
   memory_merge.cc
+  statement_text.cc
 )
 target_link_libraries(skald_session_memory PUBLIC skald_common PRIVATE PkgConfig::RE2)
 

@@ -39,9 +39,4 @@ std::vector<MemoryCandidate> ExtractMemories(const std::vector<ConversationMessa
                                              const SessionContext& context,
                                              const ExtractorOptions& options = {});
 
-// Rewrites a first-person sentence by `speaker` in the third person
-// ("I'm a nurse and my sister…" → "Maria is a nurse and Maria's sister…").
-// Exposed for tests and for callers that render memories.
-std::string ThirdPerson(std::string_view sentence, std::string_view speaker);
-
 }  // namespace skald

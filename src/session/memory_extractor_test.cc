@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "session/statement_text.h"
+
 #include <string>
 #include <vector>
 
@@ -181,6 +183,20 @@ TEST(MemoryExtractorTest, IdsAreStableAcrossSessionsAndDistinctAcrossFacts) {
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(a[0].id, b[0].id);
   EXPECT_NE(a[0].id, c[0].id);
+}
+
+TEST(MemoryExtractorTest, ReplyToAQuestionIsKeptWithTheQuestion) {
+  std::vector<MemoryCandidate> out = ExtractMemories(
+      {Msg("q", "Caroline", "They are adorable! What are your pets called?"),
+       Msg("a", "Melanie", "Luna and Oliver!"),
+       Msg("q2", "Melanie", "How was the trip?"),
+       Msg("a2", "Caroline", "Thanks, Mel! Great!")},
+      Ctx());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].text, "Caroline asked: What are Melanie's pets called? Melanie: Luna and Oliver!");
+  EXPECT_EQ(out[0].type, MemoryType::kEntities);
+  EXPECT_EQ(out[0].message_ids, std::vector<std::string>{"a"});
+  EXPECT_EQ(out[0].speaker, "Melanie");
 }
 
 TEST(MemoryExtractorTest, EmptyAndBlankInputYieldNothing) {
