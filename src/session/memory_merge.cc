@@ -66,7 +66,8 @@ bool IsSingleValuedAttribute(std::string_view attribute) {
 }
 
 MergeDecision DecideMerge(const MemoryCandidate& candidate, const std::vector<MemoryRecord>& existing,
-                          const MergeOptions& options) {
+                          const MergeOptions& options, const std::vector<float>& vector_scores) {
+  const bool have_vectors = vector_scores.size() == existing.size();
   MergeDecision decision;
   const std::vector<std::string> terms = MatchTerms(candidate.text);
 
@@ -78,7 +79,12 @@ MergeDecision DecideMerge(const MemoryCandidate& candidate, const std::vector<Me
     if (e.type != candidate.type) continue;
     double coverage = e.id == candidate.id ? 1.0 : Coverage(terms, MatchTerms(e.text));
     if (e.negated != candidate.negated && e.subject == candidate.subject) continue;
-    if (coverage >= options.duplicate_coverage && coverage > best) {
+    bool known = coverage >= options.duplicate_coverage;
+    if (!known && have_vectors && vector_scores[i] >= options.vector_duplicate_similarity &&
+        coverage >= options.vector_min_coverage && e.negated == candidate.negated) {
+      known = true;
+    }
+    if (known && coverage > best) {
       best = coverage;
       decision.action = MergeAction::kSkip;
       decision.target = i;

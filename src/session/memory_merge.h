@@ -36,6 +36,12 @@ struct MergeOptions {
   // A candidate whose matching terms are covered by an existing memory's
   // terms at least this much (|C∩E| / |C|) is already known: skip.
   double duplicate_coverage = 0.8;
+  // With vector scores (DecideMerge's `vector_scores`): a memory at least this
+  // similar whose terms also cover the candidate at least `vector_min_coverage`
+  // is a rewording of the same fact: skip. Both signals are required so that
+  // "likes X" and "doesn't like X" (close vectors) are never confused.
+  double vector_duplicate_similarity = 0.92;
+  double vector_min_coverage = 0.5;
   // History entries kept per memory (oldest dropped first).
   size_t max_history = 20;
 };
@@ -61,8 +67,13 @@ bool IsSingleValuedAttribute(std::string_view attribute);
 // Decides what to do with `candidate` given `existing` memories. Memories of
 // other types in `existing` are ignored. The candidate's id, time and
 // provenance are carried into the result.
+// `vector_scores`, when not empty, holds the cosine similarity of the
+// candidate's text to each of `existing` (same size and order; REQUIRES:
+// empty or existing.size() entries); it lets rewordings be skipped that share
+// fewer words.
 MergeDecision DecideMerge(const MemoryCandidate& candidate, const std::vector<MemoryRecord>& existing,
-                          const MergeOptions& options = {});
+                          const MergeOptions& options = {},
+                          const std::vector<float>& vector_scores = {});
 
 // One file operation planned by PlanMemoryWrites.
 struct MemoryWrite {

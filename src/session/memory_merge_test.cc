@@ -59,6 +59,17 @@ TEST(MemoryMergeTest, NearDuplicateWordingIsSkipped) {
   EXPECT_EQ(DecideMerge(reworded, {Stored(known)}).action, MergeAction::kSkip);
 }
 
+TEST(MemoryMergeTest, VectorScoresSkipRewordingsOnlyWithLexicalSupport) {
+  MemoryCandidate known = One("Jon", "Last Saturday I went to a salsa class with Anna.");
+  MemoryCandidate reworded = One("Jon", "Last Saturday I took my first salsa lesson, Anna came too.");
+  std::vector<MemoryRecord> store = {Stored(known)};
+  ASSERT_EQ(DecideMerge(reworded, store).action, MergeAction::kCreate);
+  EXPECT_EQ(DecideMerge(reworded, store, {}, {0.95f}).action, MergeAction::kSkip);
+  // A close vector without shared words is not enough.
+  MemoryCandidate other = One("Jon", "Yesterday I baked bread for my neighbours.");
+  EXPECT_EQ(DecideMerge(other, store, {}, {0.95f}).action, MergeAction::kCreate);
+}
+
 TEST(MemoryMergeTest, SameSubjectWithNewInformationMergesAndKeepsHistory) {
   MemoryCandidate first = One("Jon", "I love salsa dancing.", "s1", "2023-05-08T10:00");
   MemoryCandidate more = One("Jon", "I love salsa dancing with my wife at the studio downtown.", "s2",
