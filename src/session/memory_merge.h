@@ -51,8 +51,9 @@ struct MergeDecision {
   // Index into `existing` of the memory skipped against, merged into or
   // replaced; SIZE_MAX for kCreate.
   size_t target = static_cast<size_t>(-1);
-  // What to write: for kCreate the new record, for kMerge/kReplace the
-  // updated existing record (its id and so its file kept, history extended),
+  // What to write: for kCreate the new record (its path still empty:
+  // MemoryRelativePath gives it), for kMerge/kReplace the updated existing
+  // record (its id and path kept, history extended),
   // for kSkip the existing record with the candidate's message ids added.
   MemoryRecord record;
   // One line saying why ("same subject caroline/lives_in, value changed").
