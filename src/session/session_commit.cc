@@ -51,7 +51,7 @@ Result<SessionCommitResult> SessionStore::Commit(const Identity& who, std::strin
   SessionCommitResult out;
   out.session_id = std::string(session_id);
   out.trace_id = NewTraceId();
-  SKALD_ASSIGN_OR_RETURN(auto messages, ReadMessages(who, session.Child("messages.jsonl")));
+  SKALD_ASSIGN_OR_RETURN(auto messages, LiveMessages(who, session));
   const auto keep = static_cast<size_t>(request.keep_recent_count);
   if (messages.empty() || messages.size() <= keep) {
     out.status = "skipped";
@@ -123,8 +123,29 @@ Result<SessionCommitResult> SessionStore::Commit(const Identity& who, std::strin
 }
 
 void SessionStore::RegisterJobs(JobRunner* runner) {
-  runner->RegisterHandler(JobKind::kSessionCommit,
-                          [this](JobContext& context) { return RunCommitJob(context); });
+  runner->RegisterHandler(JobKind::kSessionCommit, [this](JobContext& context) {
+    Status status = RunCommitJob(context);
+    const Job& job = context.job();
+    if (!status.ok() && !context.stopping() &&
+        (IsPermanentJobError(status) || job.attempts >= job.max_attempts)) {
+      RecordCommitFailure(job, status);  // the task ends failed with this error
+    }
+    return status;
+  });
+}
+
+void SessionStore::RecordCommitFailure(const Job& job, const Status& status) {
+  Result<Json> payload = ParseJson(job.payload);
+  if (!payload.ok() || !payload->is_object()) return;
+  Result<VikingUri> archive = VikingUri::Parse(payload->value("archive_uri", ""));
+  if (!archive.ok()) return;
+  Identity owner{job.account, job.user, Role::kUser};
+  Result<std::optional<CatalogNode>> node = files_->Stat(owner, *archive);
+  if (!node.ok() || !*node) return;  // the session is gone: nothing to mark
+  Json failed{{"task_id", job.task_id},
+              {"error", std::string(status.message())},
+              {"failed_at", FormatIsoMillis(NowNanos())}};
+  (void)files_->Write(owner, archive->Child(".failed.json"), DumpJson(failed));
 }
 
 Status SessionStore::RunCommitJob(JobContext& context) {

@@ -277,6 +277,25 @@ Result<std::vector<Json>> SessionStore::ReadMessages(const Identity& who, const 
   return out;
 }
 
+Result<std::vector<Json>> SessionStore::LiveMessages(const Identity& who,
+                                                     const VikingUri& session) {
+  SKALD_ASSIGN_OR_RETURN(auto live, ReadMessages(who, session.Child("messages.jsonl")));
+  SKALD_ASSIGN_OR_RETURN(auto archives, ArchiveNames(who, session));
+  if (live.empty() || archives.empty()) return live;
+  SKALD_ASSIGN_OR_RETURN(auto archived, ReadMessages(who, session.Child("history")
+                                                              .Child(archives.back())
+                                                              .Child("messages.jsonl")));
+  if (archived.empty()) return live;
+  const Json last_id = archived.back().value("id", Json(nullptr));
+  for (size_t i = 0; i < live.size(); ++i) {
+    if (live[i].value("id", Json(nullptr)) == last_id) {
+      live.erase(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(i + 1));
+      break;
+    }
+  }
+  return live;
+}
+
 Result<std::vector<std::string>> SessionStore::ArchiveNames(const Identity& who,
                                                             const VikingUri& session) {
   SKALD_ASSIGN_OR_RETURN(auto children, files_->List(who, session.Child("history")));
@@ -326,7 +345,7 @@ Result<SessionContextResult> SessionStore::Context(const Identity& who,
   }
   out.dropped_archives = out.total_archives - out.included_archives - out.failed_archives;
   if (out.dropped_archives < 0) out.dropped_archives = 0;
-  SKALD_ASSIGN_OR_RETURN(auto messages, ReadMessages(who, session.Child("messages.jsonl")));
+  SKALD_ASSIGN_OR_RETURN(auto messages, LiveMessages(who, session));
   // The newest messages that fit, returned oldest first.
   size_t first = messages.size();
   while (first > 0) {

@@ -131,11 +131,18 @@ class SessionStore {
   Result<Json> CreateLocked(const Identity& who, const VikingUri& session,
                             std::string_view session_id, const SessionCreateRequest& request);
   Result<std::vector<Json>> ReadMessages(const Identity& who, const VikingUri& file);
+  // The live messages of a session: messages.jsonl without the messages the
+  // latest archive already holds (left there when a process died between
+  // writing an archive and rewriting the live file).
+  Result<std::vector<Json>> LiveMessages(const Identity& who, const VikingUri& session);
   // The archives of a session ordered by number (names "archive_NNN").
   Result<std::vector<std::string>> ArchiveNames(const Identity& who, const VikingUri& session);
 
   // Phase 2: the `session_commit` job (session_commit.cc).
   Status RunCommitJob(JobContext& context);
+  // Records a phase-2 failure that ends the task in the archive's
+  // .failed.json (best effort).
+  void RecordCommitFailure(const Job& job, const Status& status);
 
   SessionFiles* const files_;
   JobRunner* const runner_;
