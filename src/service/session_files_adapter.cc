@@ -3,6 +3,8 @@
 #include <chrono>
 #include <fmt/format.h>
 
+#include "ingest/ingest_jobs.h"
+
 namespace skald {
 
 Status SessionFilesAdapter::LockExact(const Identity& who, const VikingUri& uri,
@@ -41,6 +43,20 @@ Result<std::vector<Job>> SessionFilesAdapter::Write(const Identity& who, const V
   PathLockGuard guard;
   SKALD_RETURN_IF_ERROR(LockExact(who, uri, &guard));
   return WriteLocked(who, uri, bytes, jobs);
+}
+
+Result<std::vector<Job>> SessionFilesAdapter::WriteIndexed(const Identity& who,
+                                                           const VikingUri& uri,
+                                                           std::string_view bytes) {
+  std::vector<JobSpec> jobs;
+  if (std::optional<JobSpec> job =
+          IndexJobFor(who, uri.path(), JobKind::kIndex, kJobPriorityInteractive);
+      job && indexing_) {
+    jobs.push_back(*job);
+  }
+  SKALD_ASSIGN_OR_RETURN(std::vector<Job> enqueued, Write(who, uri, bytes, jobs));
+  if (!enqueued.empty()) runner_->queue()->Notify();
+  return enqueued;
 }
 
 Status SessionFilesAdapter::Append(const Identity& who, const VikingUri& uri,

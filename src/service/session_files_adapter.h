@@ -3,8 +3,8 @@
 // SessionFilesAdapter: the service's implementation of the session module's
 // file port (session/session_files.h) over the durable write path — the
 // NodeWriter (content store, then catalog, with the outbox for jobs), the
-// catalog for reads and listings, and FsWriter::Rm for deletes. Nothing it
-// writes is queued for indexing.
+// catalog for reads and listings, and FsWriter::Rm for deletes. Only
+// WriteIndexed queues an index job (when `indexing`).
 //
 // Thread safety: safe for concurrent use; each call takes path locks.
 // Everything passed in is borrowed and must outlive the adapter.
@@ -21,17 +21,22 @@ namespace skald {
 class SessionFilesAdapter final : public SessionFiles {
  public:
   SessionFilesAdapter(ContentStore* content, Catalog* catalog, PathLockManager* locks,
-                      NodeWriter* nodes, FsWriter* writer, int lock_timeout_ms)
+                      NodeWriter* nodes, FsWriter* writer, JobRunner* runner, bool indexing,
+                      int lock_timeout_ms)
       : content_(content),
         catalog_(catalog),
         locks_(locks),
         nodes_(nodes),
         writer_(writer),
+        runner_(runner),
+        indexing_(indexing),
         lock_timeout_ms_(lock_timeout_ms) {}
 
   Result<std::optional<std::string>> Read(const Identity& who, const VikingUri& uri) override;
   Result<std::vector<Job>> Write(const Identity& who, const VikingUri& uri, std::string_view bytes,
                                  const std::vector<JobSpec>& jobs) override;
+  Result<std::vector<Job>> WriteIndexed(const Identity& who, const VikingUri& uri,
+                                        std::string_view bytes) override;
   Status Append(const Identity& who, const VikingUri& uri, std::string_view bytes) override;
   Status Mkdir(const Identity& who, const VikingUri& uri) override;
   Result<std::optional<CatalogNode>> Stat(const Identity& who, const VikingUri& uri) override;
@@ -49,6 +54,8 @@ class SessionFilesAdapter final : public SessionFiles {
   PathLockManager* const locks_;
   NodeWriter* const nodes_;
   FsWriter* const writer_;
+  JobRunner* const runner_;
+  const bool indexing_;
   const int lock_timeout_ms_;
 };
 

@@ -8,8 +8,9 @@
 // and hands it to SessionStore.
 //
 // Every call acts in `who.account`; URIs are canonical and already checked
-// by the caller (uri/access.h). Files written here are never queued for
-// indexing (session transcripts are not searchable).
+// by the caller (uri/access.h). Files written with Write/Append are never
+// queued for indexing (session transcripts are not searchable); WriteIndexed
+// is for what must be found by search (memories).
 //
 // Thread safety: implementations are safe for concurrent use; each call
 // takes the path locks it needs.
@@ -48,6 +49,13 @@ class SessionFiles {
   virtual Result<std::vector<Job>> Write(const Identity& who, const VikingUri& uri,
                                          std::string_view bytes,
                                          const std::vector<JobSpec>& jobs = {}) = 0;
+
+  // Like Write (no extra jobs), and queues the index job that summarizes and
+  // embeds the file and refreshes the summaries above it (when the workspace
+  // indexes at all), in the same transaction — for memories extracted from
+  // a session, which search must find. Returns the enqueued jobs.
+  virtual Result<std::vector<Job>> WriteIndexed(const Identity& who, const VikingUri& uri,
+                                                std::string_view bytes) = 0;
 
   // Appends `bytes` to the file at `uri` (created when missing).
   virtual Status Append(const Identity& who, const VikingUri& uri, std::string_view bytes) = 0;

@@ -42,6 +42,10 @@ class FakeSessionFiles final : public SessionFiles {
     AddParents(who, std::string(uri.path()));
     return out;
   }
+  Result<std::vector<Job>> WriteIndexed(const Identity& who, const VikingUri& uri,
+                                        std::string_view bytes) override {
+    return Write(who, uri, bytes, {});
+  }
   Status Append(const Identity& who, const VikingUri& uri, std::string_view bytes) override {
     std::lock_guard<std::mutex> lock(mu_);
     files_[Key(who, uri.path())].append(bytes);
