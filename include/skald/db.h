@@ -33,6 +33,7 @@
 #include "skald/options.h"
 #include "skald/result.h"
 #include "skald/retrieval.h"
+#include "skald/session.h"
 #include "skald/status.h"
 #include "skald/types.h"
 
@@ -344,6 +345,50 @@ class Db {
   // The registered role of a live user; nullopt when not registered.
   virtual Result<std::optional<Role>> RegisteredRole(std::string_view account_id,
                                                      std::string_view user_id) = 0;
+
+  // ---- Sessions (reference §2.7; session/session_store.h) ----
+  // A caller's sessions live in its own space, viking://user/{uid}/sessions/{id};
+  // a session id is looked up only there, so another user's session is the
+  // NotFound "Session <id> not found" of a missing one. Session transcripts
+  // are never indexed. Ids must be one safe path segment (InvalidArgument).
+  //
+  // Creates a session (generated id when none is given); AlreadyExists when
+  // the id is taken.
+  virtual Result<SessionCreated> CreateSession(const Identity& who,
+                                               const SessionCreateRequest& request) = 0;
+  // The caller's sessions, newest change first.
+  virtual Result<std::vector<SessionListEntry>> ListSessions(const Identity& who) = 0;
+  // SessionMeta (JSON text, with `uri` and `user`); NotFound unless `auto_create`.
+  virtual Result<std::string> GetSession(const Identity& who, std::string_view session_id,
+                                         bool auto_create) = 0;
+  // Deletes the session and its archives; NotFound when missing.
+  virtual Status DeleteSession(const Identity& who, std::string_view session_id) = 0;
+  // Appends messages (each the JSON text of an add-message body: role,
+  // content or parts, …); all are validated first (InvalidArgument). Creates
+  // the session when missing.
+  virtual Result<SessionMessagesAdded> AddSessionMessages(
+      const Identity& who, std::string_view session_id,
+      const std::vector<std::string>& messages_json) = 0;
+  // Records the contexts and skill a session used (for the next commit).
+  virtual Result<SessionUsageCounts> RecordSessionUsage(const Identity& who,
+                                                        std::string_view session_id,
+                                                        const std::vector<std::string>& contexts,
+                                                        const std::string& skill_uri,
+                                                        bool skill_given) = 0;
+  // Archives the live messages at once and queues the durable
+  // `session_commit` task (archive L0/L1, memory extraction); `skipped` with
+  // a reason when there is nothing to archive.
+  virtual Result<SessionCommitResult> CommitSession(const Identity& who,
+                                                    std::string_view session_id,
+                                                    const SessionCommitRequest& request) = 0;
+  // The latest archive overview and the newest live messages within
+  // `token_budget` (InvalidArgument when negative).
+  virtual Result<SessionContextResult> GetSessionContext(const Identity& who,
+                                                         std::string_view session_id,
+                                                         int64_t token_budget) = 0;
+  // One archive (JSON text); NotFound when the session or archive is missing.
+  virtual Result<std::string> GetSessionArchive(const Identity& who, std::string_view session_id,
+                                                std::string_view archive_id) = 0;
 
   // Compares content with the catalog for every account; with `repair`
   // brings the catalog in line with the content on disk.

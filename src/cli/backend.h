@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/json_util.h"
 #include "skald/accounts.h"
@@ -72,6 +73,32 @@ enum class AdminOp {
   kSetRole,        // account_id, user_id, role
   kRegenerateKey,  // account_id, user_id
 };
+// One `skald session ...` operation (reference §2.7; cli/session_commands.h).
+enum class SessionOp {
+  kNew,          // session_id ("" = generated), event_tags, auto_commit_policy_json
+  kList,
+  kGet,          // session_id
+  kDelete,       // session_id
+  kAddMessage,   // session_id, role, content, peer_id
+  kAddMessages,  // session_id, messages_json (a JSON array of message objects)
+  kCommit,       // session_id, keep_recent_count
+  kContext,      // session_id, token_budget
+  kArchive,      // session_id, archive_id
+};
+struct SessionRequest {
+  SessionOp op = SessionOp::kList;
+  std::string session_id;
+  std::string role = "user";
+  std::string content;
+  std::string peer_id;
+  std::string messages_json;
+  std::string archive_id;
+  std::vector<std::string> event_tags;
+  std::string auto_commit_policy_json;  // "" = not given, "null" = no auto-commit
+  int64_t keep_recent_count = 0;
+  int64_t token_budget = 128000;
+};
+
 struct AdminRequest {
   AdminOp op = AdminOp::kListAccounts;
   std::string account_id;
@@ -133,6 +160,13 @@ class Backend {
   // Embedded: acts as ROOT. Remote: needs the root key (or an ADMIN's key for
   // the user operations of its own account).
   virtual Result<Json> Admin(const AdminRequest& request) = 0;
+  // The `result` of the matching /api/v1/sessions* route
+  // (cli/session_commands.h). Embedded: as the CLI's identity (default user).
+  // The default answers a usage error (backends without sessions).
+  virtual Result<Json> Session(const SessionRequest& request) {
+    (void)request;
+    return UsageError("this backend has no sessions");
+  }
 };
 
 // Opens the workspace `data_dir` in this process; `who` is the identity every

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "cli/admin_commands.h"
+#include "cli/session_commands.h"
 #include "cli/backend.h"
 #include "cli/client_config.h"
 #include "cli/doctor.h"
@@ -636,6 +637,18 @@ int RunCli(int argc, char** argv) {
       [&](const AdminRequest& request) {
         return Execute(
             flags, [&](Backend& b) { return b.Admin(request); }, RenderAdmin);
+      },
+      &action);
+
+  AddSessionCommands(
+      app,
+      [&](const SessionRequest& request) {
+        return Execute(
+            flags, [&](Backend& b) { return b.Session(request); }, RenderSession);
+      },
+      [&](const std::string& text) {
+        return Execute(
+            flags, [&](Backend& b) { return AddMemory(b, text); }, RenderSession);
       },
       &action);
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cli/admin_commands.h"
+#include "cli/session_commands.h"
 #include "cli/backend.h"
 #include "common/time_util.h"
 #include "service/json_codec.h"
@@ -157,6 +158,10 @@ class EmbeddedBackend final : public Backend {
 
   Result<Json> Admin(const AdminRequest& request) override {
     return RunAdminOnDb(*db_, who_, request);
+  }
+
+  Result<Json> Session(const SessionRequest& request) override {
+    return RunSessionOnDb(*db_, who_, request);
   }
 
  private:

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "cli/admin_commands.h"
+#include "cli/session_commands.h"
 #include "cli/backend.h"
 #include "cli/local_file.h"
 #include "common/strings.h"
@@ -237,6 +238,12 @@ class RemoteBackend final : public Backend {
 
   Result<Json> Admin(const AdminRequest& request) override {
     const AdminHttpCall call = AdminToHttp(request);
+    SKALD_ASSIGN_OR_RETURN(HttpReply reply, Send(call.method, call.path, call.params, call.body));
+    return UnwrapEnvelope(reply.status, reply.body, options_.url);
+  }
+
+  Result<Json> Session(const SessionRequest& request) override {
+    SKALD_ASSIGN_OR_RETURN(SessionHttpCall call, SessionToHttp(request));
     SKALD_ASSIGN_OR_RETURN(HttpReply reply, Send(call.method, call.path, call.params, call.body));
     return UnwrapEnvelope(reply.status, reply.body, options_.url);
   }

@@ -133,6 +133,8 @@ void RegisterSearchRoutes(Router& router);
 void RegisterResourceRoutes(Router& router);
 // GET /api/v1/tasks and GET /api/v1/tasks/{task_id}.
 void RegisterTaskRoutes(Router& router);
+// /api/v1/sessions* (routes_sessions.cc).
+void RegisterSessionRoutes(Router& router);
 
 class Authenticator;
 // /api/v1/admin/accounts* (reference §2.9). `auth` (which must outlive the

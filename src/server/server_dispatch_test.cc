@@ -93,6 +93,35 @@ class FakeDb : public Db {
   }
   Result<DbStats> Stats(const Identity&) override { return failure; }
   ReadyReport CheckReady() override { return ReadyReport{}; }
+  Result<SessionCreated> CreateSession(const Identity&, const SessionCreateRequest&) override {
+    return failure;
+  }
+  Result<std::vector<SessionListEntry>> ListSessions(const Identity&) override { return failure; }
+  Result<std::string> GetSession(const Identity&, std::string_view, bool) override {
+    return failure;
+  }
+  Status DeleteSession(const Identity&, std::string_view) override { return failure; }
+  Result<SessionMessagesAdded> AddSessionMessages(const Identity&, std::string_view,
+                                                  const std::vector<std::string>&) override {
+    return failure;
+  }
+  Result<SessionUsageCounts> RecordSessionUsage(const Identity&, std::string_view,
+                                                const std::vector<std::string>&,
+                                                const std::string&, bool) override {
+    return failure;
+  }
+  Result<SessionCommitResult> CommitSession(const Identity&, std::string_view,
+                                            const SessionCommitRequest&) override {
+    return failure;
+  }
+  Result<SessionContextResult> GetSessionContext(const Identity&, std::string_view,
+                                                 int64_t) override {
+    return failure;
+  }
+  Result<std::string> GetSessionArchive(const Identity&, std::string_view,
+                                        std::string_view) override {
+    return failure;
+  }
 
   std::string last_account;
 };

@@ -34,9 +34,11 @@
 #include "service/fs_engine.h"
 #include "service/ops_stats.h"
 #include "service/resource_ops.h"
+#include "service/session_files_adapter.h"
 #include "service/upkeep.h"
 #include "service/uri_resolver.h"
 #include "skald/db.h"
+#include "session/session_store.h"
 #include "storage/catalog.h"
 #include "storage/content_store.h"
 #include "storage/disk_reserve.h"
@@ -123,6 +125,44 @@ class DbImpl final : public Db {
                                              std::string_view user_id) override {
     return accounts_->UserRole(account_id, user_id);
   }
+  // ---- Sessions: forwarded to SessionStore (session/session_store.h).
+  Result<SessionCreated> CreateSession(const Identity& who,
+                                       const SessionCreateRequest& request) override {
+    return sessions_->Create(who, request);
+  }
+  Result<std::vector<SessionListEntry>> ListSessions(const Identity& who) override {
+    return sessions_->List(who);
+  }
+  Result<std::string> GetSession(const Identity& who, std::string_view session_id,
+                                 bool auto_create) override {
+    return sessions_->GetMeta(who, session_id, auto_create);
+  }
+  Status DeleteSession(const Identity& who, std::string_view session_id) override {
+    return sessions_->Delete(who, session_id);
+  }
+  Result<SessionMessagesAdded> AddSessionMessages(
+      const Identity& who, std::string_view session_id,
+      const std::vector<std::string>& messages_json) override {
+    return sessions_->AddMessages(who, session_id, messages_json);
+  }
+  Result<SessionUsageCounts> RecordSessionUsage(const Identity& who, std::string_view session_id,
+                                                const std::vector<std::string>& contexts,
+                                                const std::string& skill_uri,
+                                                bool skill_given) override {
+    return sessions_->Used(who, session_id, contexts, skill_uri, skill_given);
+  }
+  Result<SessionCommitResult> CommitSession(const Identity& who, std::string_view session_id,
+                                            const SessionCommitRequest& request) override {
+    return sessions_->Commit(who, session_id, request);
+  }
+  Result<SessionContextResult> GetSessionContext(const Identity& who, std::string_view session_id,
+                                                 int64_t token_budget) override {
+    return sessions_->Context(who, session_id, token_budget);
+  }
+  Result<std::string> GetSessionArchive(const Identity& who, std::string_view session_id,
+                                        std::string_view archive_id) override {
+    return sessions_->Archive(who, session_id, archive_id);
+  }
   // ---- operations (ops): OpsStats ----
   Result<DbStats> Stats(const Identity& who) override;
   ReadyReport CheckReady() override;
@@ -169,6 +209,8 @@ class DbImpl final : public Db {
   std::unique_ptr<ResourceOps> resources_;
   std::unique_ptr<AccountRegistry> accounts_;
   std::unique_ptr<OpsStats> ops_;
+  std::unique_ptr<SessionFilesAdapter> session_files_;
+  std::unique_ptr<SessionStore> sessions_;
   bool opened_ = false;  // set once OpenImpl succeeded
 };
 

@@ -294,6 +294,13 @@ Status DbImpl::StartBackground() {
   accounts_ = std::make_unique<AccountRegistry>(std::move(account_services));
   accounts_->RegisterJobs(runner_.get());
 
+  // Sessions: the store works through the file port over the write path.
+  session_files_ = std::make_unique<SessionFilesAdapter>(content_.get(), catalog_.get(), &locks_,
+                                                         nodes_.get(), writer_.get(), runner_.get(),
+                                                         indexing, options_.lock_timeout_ms);
+  sessions_ = std::make_unique<SessionStore>(session_files_.get(), runner_.get(), summarizer_.get());
+  sessions_->RegisterJobs(runner_.get());
+
   if (Status caught_up = indexes_->CatchUpIndexes(); !caught_up.ok()) {
     // On a full disk the indexes catch up later (after the next change, or
     // the next open); search meanwhile serves what they already hold.

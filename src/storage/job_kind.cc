@@ -6,17 +6,18 @@
 namespace skald {
 namespace {
 
-constexpr std::array<std::pair<JobKind, std::string_view>, 5> kNames = {{
+constexpr std::array<std::pair<JobKind, std::string_view>, 6> kNames = {{
     {JobKind::kAddResource, "add_resource"},
     {JobKind::kIndex, "index"},
     {JobKind::kRefresh, "refresh"},
     {JobKind::kReindex, "reindex"},
     {JobKind::kUserDelete, "user_delete"},
+    {JobKind::kSessionCommit, "session_commit"},
 }};
 
 constexpr std::array<JobKind, kNames.size()> kKnown = {
     JobKind::kAddResource, JobKind::kIndex, JobKind::kRefresh, JobKind::kReindex,
-    JobKind::kUserDelete};
+    JobKind::kUserDelete, JobKind::kSessionCommit};
 
 }  // namespace
 

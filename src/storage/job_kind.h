@@ -24,6 +24,7 @@ enum class JobKind {
   kRefresh,      // "refresh": refresh the summaries above a changed path
   kReindex,      // "reindex": re-embed every record after an embedder change
   kUserDelete,   // "user_delete": remove a deleted user's data (service/account_registry.h)
+  kSessionCommit,  // "session_commit": phase 2 of a session commit (session/session_store.h)
   // A stored kind this binary does not know (a job written by a newer
   // version, or a damaged row). Never enqueued; Job::kind_name keeps the
   // stored text for messages.
@@ -31,7 +32,7 @@ enum class JobKind {
 };
 
 // The stored name of `kind` ("add_resource", "index", "refresh", "reindex",
-// "user_delete";
+// "user_delete", "session_commit";
 // "unknown" for kUnknown, which has no stored name of its own).
 std::string_view JobKindName(JobKind kind);
 

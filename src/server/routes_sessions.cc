@@ -1,0 +1,266 @@
+// Session routes (reference §2.7): create, list, get, delete, messages,
+// messages/batch, used, commit, context and archives. Answered with the
+// default envelope (nulls kept), commit with the exclude-none envelope.
+// The logic is in the session module (session/session_store.h) behind the
+// Db facade; handlers only read the request and shape the answer.
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include "common/time_util.h"
+#include "server/routes.h"
+
+namespace skald::server {
+namespace {
+
+constexpr std::string_view kSessionPrefix = "/api/v1/sessions/";
+constexpr size_t kMaxBatchMessages = 100;
+
+// The body as an object; an empty body is {} (the body is optional).
+std::optional<Json> OptionalBody(Call& call) {
+  if (call.request().body.empty()) return Json::object();
+  return call.BodyObject();
+}
+
+std::string SessionIdOf(Call& call, std::string_view pattern) {
+  std::vector<std::string> params = PatternParameters(call, pattern);
+  return params.empty() ? std::string() : params[0];
+}
+
+Json ParseOrNull(const std::string& text) {
+  Result<Json> parsed = ParseJson(text);
+  return parsed.ok() ? *parsed : Json(nullptr);
+}
+
+void CreateSession(Call& call) {
+  std::optional<Json> body = OptionalBody(call);
+  if (!body) return;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  SessionCreateRequest request;
+  request.session_id = b.OptionalString("session_id");
+  bool summary = false;
+  (void)b.Telemetry("telemetry", &summary);
+  if (auto it = body->find("auto_commit_policy"); it != body->end()) {
+    if (!it->is_null() && !it->is_object()) {
+      errors.Add({"body", "auto_commit_policy"}, "Input should be a valid dictionary",
+                 "dict_type");
+    }
+    request.auto_commit_policy_json = DumpJson(*it);
+  }
+  if (auto it = body->find("memory_extraction_config"); it != body->end() && !it->is_null()) {
+    if (!it->is_object()) {
+      errors.Add({"body", "memory_extraction_config"}, "Input should be a valid dictionary",
+                 "dict_type");
+    }
+    request.memory_extraction_config_json = DumpJson(*it);
+  }
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<SessionCreated> created = call.db().CreateSession(call.who(), request);
+  if (!created.ok()) return call.Fail(created.status());
+  call.Ok(Json{{"session_id", created->session_id},
+               {"uri", created->uri},
+               {"user", Json{{"account_id", created->account}, {"user_id", created->user}}},
+               {"auto_commit_policy", ParseOrNull(created->auto_commit_policy_json)},
+               {"memory_extraction_config", ParseOrNull(created->memory_extraction_config_json)}});
+}
+
+void ListSessions(Call& call) {
+  Result<std::vector<SessionListEntry>> sessions = call.db().ListSessions(call.who());
+  Json out = Json::array();
+  if (sessions.ok()) {  // OpenViking answers [] on errors
+    for (const SessionListEntry& s : *sessions) {
+      out.push_back(Json{{"session_id", s.session_id},
+                         {"uri", s.uri},
+                         {"is_dir", true},
+                         {"mod_time", FormatIsoMillis(s.mod_time_ns)}});
+    }
+  }
+  call.Ok(out);
+}
+
+void GetSession(Call& call) {
+  const std::string id = PathParameter(call, kSessionPrefix);
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  const bool auto_create = q.Bool("auto_create", false);
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<std::string> meta = call.db().GetSession(call.who(), id, auto_create);
+  if (!meta.ok()) return call.Fail(meta.status());
+  call.Ok(ParseOrNull(*meta));
+}
+
+void DeleteSession(Call& call) {
+  const std::string id = PathParameter(call, kSessionPrefix);
+  Status deleted = call.db().DeleteSession(call.who(), id);
+  if (!deleted.ok()) return call.Fail(deleted);
+  call.Ok(Json{{"session_id", id}});
+}
+
+Json AddedToJson(const SessionMessagesAdded& added, bool with_added) {
+  Json out{{"session_id", added.session_id},
+           {"message_count", added.message_count},
+           {"pending_tokens", added.pending_tokens}};
+  if (with_added) out["added"] = added.added;
+  return out;
+}
+
+void AddMessage(Call& call) {
+  const std::string id = SessionIdOf(call, "/api/v1/sessions/{}/messages");
+  std::optional<Json> body = call.BodyObject();
+  if (!body) return;
+  Result<SessionMessagesAdded> added =
+      call.db().AddSessionMessages(call.who(), id, {DumpJson(*body)});
+  if (!added.ok()) return call.Fail(added.status());
+  call.Ok(AddedToJson(*added, false));
+}
+
+void AddMessagesBatch(Call& call) {
+  const std::string id = SessionIdOf(call, "/api/v1/sessions/{}/messages/batch");
+  std::optional<Json> body = call.BodyObject();
+  if (!body) return;
+  ValidationErrors errors;
+  auto it = body->find("messages");
+  std::vector<std::string> messages;
+  if (it == body->end() || it->is_null()) {
+    errors.Add({"body", "messages"}, "Field required", "missing");
+  } else if (!it->is_array()) {
+    errors.Add({"body", "messages"}, "Input should be a valid list", "list_type");
+  } else if (it->size() > kMaxBatchMessages) {
+    errors.Add({"body", "messages"}, "List should have at most 100 items after validation",
+               "too_long");
+  } else {
+    for (size_t i = 0; i < it->size(); ++i) {
+      if (!(*it)[i].is_object()) {
+        errors.Add({"body", "messages", std::to_string(i)}, "Input should be a valid dictionary",
+                   "model_type");
+      }
+      messages.push_back(DumpJson((*it)[i]));
+    }
+  }
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<SessionMessagesAdded> added = call.db().AddSessionMessages(call.who(), id, messages);
+  if (!added.ok()) return call.Fail(added.status());
+  call.Ok(AddedToJson(*added, true));
+}
+
+void Used(Call& call) {
+  const std::string id = SessionIdOf(call, "/api/v1/sessions/{}/used");
+  std::optional<Json> body = OptionalBody(call);
+  if (!body) return;
+  ValidationErrors errors;
+  std::vector<std::string> contexts;
+  if (auto it = body->find("contexts"); it != body->end() && !it->is_null()) {
+    if (!it->is_array()) {
+      errors.Add({"body", "contexts"}, "Input should be a valid list", "list_type");
+    } else {
+      for (const Json& uri : *it) {
+        if (!uri.is_string()) {
+          errors.Add({"body", "contexts"}, "Input should be a valid string", "string_type");
+          break;
+        }
+        contexts.push_back(uri.get<std::string>());
+      }
+    }
+  }
+  std::string skill_uri;
+  bool skill_given = false;
+  if (auto it = body->find("skill"); it != body->end() && !it->is_null()) {
+    if (!it->is_object()) {
+      errors.Add({"body", "skill"}, "Input should be a valid dictionary", "dict_type");
+    } else {
+      skill_given = true;
+      if (it->contains("uri") && (*it)["uri"].is_string()) skill_uri = (*it)["uri"];
+    }
+  }
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<SessionUsageCounts> used =
+      call.db().RecordSessionUsage(call.who(), id, contexts, skill_uri, skill_given);
+  if (!used.ok()) return call.Fail(used.status());
+  call.Ok(Json{{"session_id", used->session_id},
+               {"contexts_used", used->contexts_used},
+               {"skills_used", used->skills_used}});
+}
+
+void Commit(Call& call) {
+  const std::string id = SessionIdOf(call, "/api/v1/sessions/{}/commit");
+  std::optional<Json> body = OptionalBody(call);
+  if (!body) return;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  SessionCommitRequest request;
+  request.keep_recent_count = b.Int("keep_recent_count", 0);
+  if (errors.empty() && (request.keep_recent_count < 0 || request.keep_recent_count > 10000)) {
+    errors.Add({"body", "keep_recent_count"},
+               request.keep_recent_count < 0 ? "Input should be greater than or equal to 0"
+                                             : "Input should be less than or equal to 10000",
+               request.keep_recent_count < 0 ? "greater_than_equal" : "less_than_equal");
+  }
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<SessionCommitResult> result = call.db().CommitSession(call.who(), id, request);
+  if (!result.ok()) return call.Fail(result.status());
+  Json out{{"session_id", result->session_id},
+           {"status", result->status},
+           {"task_id", result->task_id ? Json(*result->task_id) : Json(nullptr)},
+           {"archive_uri", result->archive_uri ? Json(*result->archive_uri) : Json(nullptr)},
+           {"archived", result->archived},
+           {"trace_id", result->trace_id}};
+  if (result->status == "accepted") {
+    out["estimated_active_tokens"] = result->estimated_active_tokens;
+    out["budget_exceeded"] = result->budget_exceeded;
+  } else {
+    out["reason"] = result->reason;
+  }
+  call.OkExcludeNone(out);
+}
+
+void Context(Call& call) {
+  const std::string id = SessionIdOf(call, "/api/v1/sessions/{}/context");
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  const int64_t budget = q.Int("token_budget", 128000);
+  if (errors.empty() && budget < 0) {
+    errors.Add({"query", "token_budget"}, "Input should be greater than or equal to 0",
+               "greater_than_equal");
+  }
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<SessionContextResult> context = call.db().GetSessionContext(call.who(), id, budget);
+  if (!context.ok()) return call.Fail(context.status());
+  Json messages = Json::array();
+  for (const std::string& m : context->messages_json) messages.push_back(ParseOrNull(m));
+  call.Ok(Json{{"latest_archive_overview", context->latest_archive_overview},
+               {"pre_archive_abstracts", context->pre_archive_abstracts},
+               {"messages", messages},
+               {"estimatedTokens", context->estimated_tokens},
+               {"stats", Json{{"totalArchives", context->total_archives},
+                              {"includedArchives", context->included_archives},
+                              {"droppedArchives", context->dropped_archives},
+                              {"failedArchives", context->failed_archives},
+                              {"activeTokens", context->active_tokens},
+                              {"archiveTokens", context->archive_tokens}}}});
+}
+
+void GetArchive(Call& call) {
+  std::vector<std::string> params = PatternParameters(call, "/api/v1/sessions/{}/archives/{}");
+  if (params.size() != 2) return call.FailHttp(404, "NOT_FOUND", "Not Found");
+  Result<std::string> archive = call.db().GetSessionArchive(call.who(), params[0], params[1]);
+  if (!archive.ok()) return call.Fail(archive.status());
+  call.Ok(ParseOrNull(*archive));
+}
+
+}  // namespace
+
+void RegisterSessionRoutes(Router& router) {
+  router.Add("POST", "/api/v1/sessions", CreateSession);
+  router.Add("GET", "/api/v1/sessions", ListSessions);
+  router.AddWithParameter("GET", std::string(kSessionPrefix), GetSession);
+  router.AddWithParameter("DELETE", std::string(kSessionPrefix), DeleteSession);
+  router.AddPattern("POST", "/api/v1/sessions/{}/messages", AddMessage);
+  router.AddPattern("POST", "/api/v1/sessions/{}/messages/batch", AddMessagesBatch);
+  router.AddPattern("POST", "/api/v1/sessions/{}/used", Used);
+  router.AddPattern("POST", "/api/v1/sessions/{}/commit", Commit);
+  router.AddPattern("GET", "/api/v1/sessions/{}/context", Context);
+  router.AddPattern("GET", "/api/v1/sessions/{}/archives/{}", GetArchive);
+}
+
+}  // namespace skald::server

@@ -1,0 +1,242 @@
+// Commit of a session: phase 1 (SessionStore::Commit, synchronous) and
+// phase 2 (the durable `session_commit` job, RunCommitJob). See
+// session_store.h for the layout and the guarantees.
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/strings.h"
+#include "common/time_util.h"
+#include "ingest/sidecar.h"
+#include "session/archive_summary.h"
+#include "session/message.h"
+#include "session/session_store.h"
+
+namespace skald {
+namespace {
+
+constexpr int64_t kMaxKeepRecentCount = 10000;
+constexpr int kCommitJobAttempts = 5;
+
+std::string NewTraceId() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  return fmt::format("{:016x}{:016x}", rng(), rng());
+}
+
+std::string JsonLines(const std::vector<Json>& messages, size_t begin, size_t end) {
+  std::string out;
+  for (size_t i = begin; i < end; ++i) {
+    out += DumpJson(messages[i]);
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<SessionCommitResult> SessionStore::Commit(const Identity& who, std::string_view session_id,
+                                                 const SessionCommitRequest& request) {
+  if (request.keep_recent_count < 0 || request.keep_recent_count > kMaxKeepRecentCount) {
+    return Status::InvalidArgument("keep_recent_count must be between 0 and 10000");
+  }
+  SKALD_ASSIGN_OR_RETURN(VikingUri session, SessionUri(who, session_id));
+  auto session_mu = SessionMutex(who, session_id);
+  std::lock_guard<std::mutex> lock(*session_mu);
+  SKALD_ASSIGN_OR_RETURN(auto meta, ReadMeta(who, session));
+  if (!meta) return SessionNotFound(session_id);
+
+  SessionCommitResult out;
+  out.session_id = std::string(session_id);
+  out.trace_id = NewTraceId();
+  SKALD_ASSIGN_OR_RETURN(auto messages, LiveMessages(who, session));
+  const auto keep = static_cast<size_t>(request.keep_recent_count);
+  if (messages.empty() || messages.size() <= keep) {
+    out.status = "skipped";
+    out.reason = messages.empty() ? "no_messages" : "all_within_keep_window";
+    return out;
+  }
+  const size_t archived = messages.size() - keep;
+
+  // The next archive number: after every existing one (commit_count may lag
+  // behind an archive left by a crash).
+  SKALD_ASSIGN_OR_RETURN(auto names, ArchiveNames(who, session));
+  int64_t next = meta->value("commit_count", int64_t{0}) + 1;
+  for (const std::string& name : names) {
+    long long n = 0;
+    if (ParseInt64(std::string_view(name).substr(8), &n)) next = std::max<int64_t>(next, n + 1);
+  }
+  const std::string archive_name = fmt::format("archive_{:03d}", next);
+  const VikingUri archive = session.Child("history").Child(archive_name);
+  const int64_t now = NowNanos();
+
+  std::set<std::string> usage;
+  {
+    std::lock_guard<std::mutex> map_lock(mu_);
+    auto it = usage_.find(SessionKey(who, session_id));
+    if (it != usage_.end()) usage.swap(it->second);
+  }
+  JobSpec spec;
+  spec.kind = JobKind::kSessionCommit;
+  spec.account = who.account;
+  spec.user = who.user;
+  spec.resource_id = archive.str();
+  spec.priority = kJobPriorityInteractive;
+  spec.max_attempts = kCommitJobAttempts;
+  spec.payload = DumpJson(Json{{"session_id", std::string(session_id)},
+                               {"session_uri", session.str()},
+                               {"archive_uri", archive.str()},
+                               {"committed_at_ns", now},
+                               {"usage_uris", Json(std::vector<std::string>(usage.begin(), usage.end()))}});
+  // The archived messages and the phase-2 job commit together (the outbox):
+  // an archive without its job is never visible.
+  SKALD_ASSIGN_OR_RETURN(std::vector<Job> jobs,
+                         files_->Write(who, archive.Child("messages.jsonl"),
+                                       JsonLines(messages, 0, archived), {spec}));
+  if (jobs.empty()) return Status::Internal("the session commit job was not queued");
+  runner_->queue()->Notify();
+
+  // The retained messages stay live.
+  SKALD_RETURN_IF_ERROR(files_->Write(who, session.Child("messages.jsonl"),
+                                      JsonLines(messages, archived, messages.size()))
+                            .status());
+  int64_t active_tokens = 0;
+  for (size_t i = archived; i < messages.size(); ++i) active_tokens += MessageTokens(messages[i]);
+  Json& m = *meta;
+  m["commit_count"] = next;
+  m["message_count"] = static_cast<int64_t>(messages.size() - archived);
+  m["pending_tokens"] = active_tokens;
+  m["keep_recent_count"] = request.keep_recent_count;
+  m["last_commit_at"] = FormatIsoMillis(now);
+  m["updated_at"] = FormatIsoMillis(now);
+  SKALD_RETURN_IF_ERROR(WriteMeta(who, session, m));
+
+  out.status = "accepted";
+  out.task_id = jobs[0].task_id;
+  out.archive_uri = archive.str();
+  out.archived = true;
+  out.estimated_active_tokens = active_tokens;
+  out.budget_exceeded = false;
+  return out;
+}
+
+void SessionStore::RegisterJobs(JobRunner* runner) {
+  runner->RegisterHandler(JobKind::kSessionCommit, [this](JobContext& context) {
+    Status status = RunCommitJob(context);
+    const Job& job = context.job();
+    if (!status.ok() && !context.stopping() &&
+        (IsPermanentJobError(status) || job.attempts >= job.max_attempts)) {
+      RecordCommitFailure(job, status);  // the task ends failed with this error
+    }
+    return status;
+  });
+}
+
+void SessionStore::RecordCommitFailure(const Job& job, const Status& status) {
+  Result<Json> payload = ParseJson(job.payload);
+  if (!payload.ok() || !payload->is_object()) return;
+  Result<VikingUri> archive = VikingUri::Parse(payload->value("archive_uri", ""));
+  if (!archive.ok()) return;
+  Identity owner{job.account, job.user, Role::kUser};
+  Result<std::optional<CatalogNode>> node = files_->Stat(owner, *archive);
+  if (!node.ok() || !*node) return;  // the session is gone: nothing to mark
+  Json failed{{"task_id", job.task_id},
+              {"error", std::string(status.message())},
+              {"failed_at", FormatIsoMillis(NowNanos())}};
+  (void)files_->Write(owner, archive->Child(".failed.json"), DumpJson(failed));
+}
+
+Status SessionStore::RunCommitJob(JobContext& context) {
+  const Job& job = context.job();
+  Result<Json> payload = ParseJson(job.payload);
+  if (!payload.ok() || !payload->is_object()) {
+    return Status::InvalidArgument("session_commit: malformed job payload");
+  }
+  const std::string session_id = payload->value("session_id", "");
+  Result<VikingUri> archive = VikingUri::Parse(payload->value("archive_uri", ""));
+  Result<VikingUri> session = VikingUri::Parse(payload->value("session_uri", ""));
+  if (session_id.empty() || !archive.ok() || !session.ok()) {
+    return Status::InvalidArgument("session_commit: malformed job payload");
+  }
+  Identity owner{job.account, job.user, Role::kUser};
+  JobProgress progress = context.Progress();
+
+  // Idempotent: a job that runs again after its archive was finished (a
+  // kill after .done, before the job was marked completed) ends at once.
+  SKALD_ASSIGN_OR_RETURN(auto done, files_->Read(owner, archive->Child(".done")));
+  if (done) return context.Complete(*done);
+
+  SKALD_ASSIGN_OR_RETURN(auto node, files_->Stat(owner, *archive));
+  if (!node) {
+    return Status::NotFound(fmt::format(
+        "session {} or its archive {} was deleted before the commit finished", session_id,
+        archive->name()));
+  }
+  ArchiveForExtraction input;
+  input.owner = owner;
+  input.session_id = session_id;
+  input.session_uri = session->str();
+  input.archive_uri = archive->str();
+  input.committed_at_ns = payload->value("committed_at_ns", int64_t{0});
+  SKALD_ASSIGN_OR_RETURN(input.messages, ReadMessages(owner, archive->Child("messages.jsonl")));
+
+  // 1. The archive's L0/L1 (who, when, topics, key statements).
+  progress("summarize");
+  ArchiveSummary summary = SummarizeArchive(*summarizer_, session_id, archive->name(),
+                                            input.messages);
+  SKALD_RETURN_IF_ERROR(
+      files_->Write(owner, archive->Child(".overview.md"),
+                    RenderSidecar(SidecarFrontmatter(archive->str(), "SessionCommit",
+                                                     "session_commit"),
+                                  summary.overview))
+          .status());
+  SKALD_RETURN_IF_ERROR(
+      files_->Write(owner, archive->Child(".abstract.md"),
+                    RenderSidecar(SidecarFrontmatter(archive->str(), "SessionCommit",
+                                                     "session_commit"),
+                                  summary.abstract))
+          .status());
+
+  // 2. Memory extraction (when wired).
+  MemoryExtractionReport report;
+  if (hook_) {
+    progress("extract_memories");
+    SKALD_ASSIGN_OR_RETURN(report, hook_(input, context));
+  }
+  int64_t total = 0;
+  Json extracted = Json::object();
+  for (const auto& [type, count] : report.extracted) {
+    extracted[type] = count;
+    total += count;
+  }
+
+  // 3. The session's counters, then the archive's done marker.
+  progress("finalize");
+  {
+    auto session_mu = SessionMutex(owner, session_id);
+    std::lock_guard<std::mutex> lock(*session_mu);
+    SKALD_ASSIGN_OR_RETURN(auto meta, ReadMeta(owner, *session));
+    if (meta) {
+      Json& counters = (*meta)["memories_extracted"];
+      if (!counters.is_object()) counters = Json{{"total", 0}};
+      for (const auto& [type, count] : report.extracted) {
+        counters[type] = counters.value(type, int64_t{0}) + count;
+      }
+      counters["total"] = counters.value("total", int64_t{0}) + total;
+      SKALD_RETURN_IF_ERROR(WriteMeta(owner, *session, *meta));
+    }
+  }
+  Json result{{"session_id", session_id},
+              {"archive_uri", archive->str()},
+              {"messages_archived", static_cast<int64_t>(input.messages.size())},
+              {"memories_extracted", extracted},
+              {"memories_extracted_total", total},
+              {"usage_uris", payload->value("usage_uris", Json::array())}};
+  const std::string result_text = DumpJson(result);
+  SKALD_RETURN_IF_ERROR(files_->Write(owner, archive->Child(".done"), result_text).status());
+  return context.Complete(result_text);
+}
+
+}  // namespace skald

@@ -1,0 +1,149 @@
+// Black-box tests of `skald session ...` and `skald add-memory`: the same
+// steps embedded (--data) and remote (--url against `skald serve`) give the
+// same --json results (ids and times aside), errors exit non-zero with the
+// server's message, and add-memory commits a one-message session.
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/testutil/subprocess.h"
+#include "tests/testutil/temp_dir.h"
+
+namespace skald::testing {
+namespace {
+
+using Json = nlohmann::json;
+using Args = std::vector<std::string>;
+
+const std::string kSkald = SKALD_BIN;
+
+std::string Describe(const ProcessResult& r) {
+  return "exit=" + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
+// Drops what differs between two runs: times, generated ids, message ids.
+Json Stable(Json j) {
+  if (j.is_object()) {
+    for (const char* key : {"mod_time", "created_at", "updated_at", "last_message_at",
+                            "last_commit_at", "id", "task_id", "trace_id"}) {
+      j.erase(key);
+    }
+    for (auto& [key, value] : j.items()) value = Stable(value);
+  } else if (j.is_array()) {
+    for (auto& value : j) value = Stable(value);
+  }
+  return j;
+}
+
+class SessionCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    for (const char* name :
+         {"SKALD_URL", "SKALD_API_KEY", "SKALD_ACCOUNT", "SKALD_USER", "SKALD_TIMEOUT"}) {
+      unsetenv(name);
+    }
+    static TempDir* config_dir = new TempDir();
+    const std::string empty_config = config_dir->path() + "/cli.conf";
+    std::ofstream(empty_config) << "{}";
+    setenv("SKALD_CLI_CONFIG", empty_config.c_str(), 1);
+  }
+  void SetUp() override {
+    const std::string log = dir_.path() + "/server.log";
+    ASSERT_TRUE(server_.Start(
+        kSkald, {"serve", "--host", "127.0.0.1", "--port", "0", "--data", dir_.path() + "/srv"},
+        log));
+    std::string line = server_.WaitForLine("skald: listening on http://", 30);
+    ASSERT_FALSE(line.empty()) << "server did not start";
+    size_t start = line.find("http://");
+    url_ = line.substr(start, line.find(' ', start) - start);
+  }
+  void TearDown() override { EXPECT_EQ(server_.Stop(), 0); }
+
+  ProcessResult Embedded(const Args& args) {
+    Args full{"--data", dir_.path() + "/ws"};
+    full.insert(full.end(), args.begin(), args.end());
+    return RunProcess(kSkald, full);
+  }
+  ProcessResult Remote(const Args& args) {
+    Args full{"--url", url_};
+    full.insert(full.end(), args.begin(), args.end());
+    return RunProcess(kSkald, full);
+  }
+
+  TempDir dir_;
+  BackgroundProcess server_;
+  std::string url_;
+};
+
+TEST_F(SessionCliTest, SameJsonEmbeddedAndRemote) {
+  const std::vector<Args> steps = {
+      {"session", "new", "--session-id", "trip", "--event-tags", "travel,family"},
+      {"session", "add-message", "trip", "--role", "user", "--content",
+       "We fly to Lisbon on the 3rd of May."},
+      {"session", "add-messages", "trip",
+       R"([{"role":"assistant","content":"Have a good trip!"},{"role":"user","content":"你好世界"}])"},
+      {"session", "get", "trip"},
+      {"session", "list"},
+      {"session", "context", "trip", "--token-budget", "1000"},
+      {"session", "commit", "trip", "--keep-recent-count", "1"},
+      {"session", "commit", "trip", "--keep-recent-count", "1"},
+      {"session", "archive", "trip", "archive_001"},
+      {"session", "delete", "trip"},
+  };
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Args& step = steps[i];
+    Args json_step{"--json"};
+    json_step.insert(json_step.end(), step.begin(), step.end());
+    ProcessResult local = Embedded(json_step);
+    ProcessResult remote = Remote(json_step);
+    const std::string what = step[1];
+    ASSERT_EQ(local.exit_code, 0) << what << "\n" << Describe(local);
+    ASSERT_EQ(remote.exit_code, 0) << what << "\n" << Describe(remote);
+    Json l = Json::parse(local.out, nullptr, false);
+    Json r = Json::parse(remote.out, nullptr, false);
+    ASSERT_FALSE(l.is_discarded()) << what << ": " << local.out;
+    ASSERT_FALSE(r.is_discarded()) << what << ": " << remote.out;
+    if (what == "archive") {
+      // Phase 2 may or may not have run yet on either side: compare the messages.
+      EXPECT_EQ(Stable(l["messages"]), Stable(r["messages"]));
+      EXPECT_EQ(l["messages"].size(), 2u) << local.out;
+      continue;
+    }
+    EXPECT_EQ(Stable(l), Stable(r)) << what << "\nembedded: " << local.out
+                                    << "\nremote: " << remote.out;
+    if (what == "new") EXPECT_EQ(l["memory_extraction_config"]["events"]["tags"],
+                                 Json::array({"travel", "family"}));
+    if (i == 6) EXPECT_EQ(l["status"], "accepted") << local.out;
+    if (i == 7) EXPECT_EQ(l["reason"], "all_within_keep_window") << local.out;
+  }
+  ProcessResult missing = Remote({"--json", "session", "commit", "nope"});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("Session nope not found"), std::string::npos) << Describe(missing);
+}
+
+TEST_F(SessionCliTest, AddMemoryCommitsOneMessageSession) {
+  ProcessResult added = Remote({"--json", "add-memory", "I am allergic to peanuts"});
+  ASSERT_EQ(added.exit_code, 0) << Describe(added);
+  Json r = Json::parse(added.out, nullptr, false);
+  ASSERT_TRUE(r.is_object()) << added.out;
+  EXPECT_EQ(r["status"], "accepted");
+  const std::string session = r["session_id"];
+  ProcessResult archive = Remote({"--json", "session", "archive", session, "archive_001"});
+  ASSERT_EQ(archive.exit_code, 0) << Describe(archive);
+  Json a = Json::parse(archive.out, nullptr, false);
+  ASSERT_EQ(a["messages"].size(), 1u) << archive.out;
+  EXPECT_EQ(a["messages"][0]["parts"][0]["text"], "I am allergic to peanuts");
+  EXPECT_EQ(a["messages"][0]["role"], "user");
+
+  ProcessResult readable = Embedded({"add-memory", "Remember the milk"});
+  ASSERT_EQ(readable.exit_code, 0) << Describe(readable);
+  EXPECT_NE(readable.out.find("status: accepted"), std::string::npos) << readable.out;
+}
+
+}  // namespace
+}  // namespace skald::testing
