@@ -24,4 +24,12 @@ std::string Sha256Hex(std::string_view data) { return DigestHex(EVP_sha256(), da
 
 std::string Md5Hex(std::string_view data) { return DigestHex(EVP_md5(), data); }
 
+bool ConstantTimeEquals(std::string_view a, std::string_view b) {
+  // Lengths are not secret (hashes and keys have public lengths); the bytes are.
+  if (a.size() != b.size()) return false;
+  volatile unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff = static_cast<unsigned char>(diff | (a[i] ^ b[i]));
+  return diff == 0;
+}
+
 }  // namespace skald

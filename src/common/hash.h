@@ -16,4 +16,8 @@ std::string Sha256Hex(std::string_view data);
 // that must match OpenViking's, never for security.
 std::string Md5Hex(std::string_view data);
 
+// Compares two strings in time that depends only on their lengths (for
+// secrets and their digests: no early exit on the first differing byte).
+bool ConstantTimeEquals(std::string_view a, std::string_view b);
+
 }  // namespace skald

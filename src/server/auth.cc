@@ -27,14 +27,6 @@ bool HasPrefixSegment(std::string_view path, std::string_view prefix) {
   return path.size() == prefix.size() || path[prefix.size()] == '/';
 }
 
-// Equal-length hex digests compared without an early exit.
-bool DigestEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  volatile unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
 std::optional<std::string> Header(const httplib::Request& req, const char* name) {
   if (!req.has_header(name)) return std::nullopt;
   return req.get_header_value(name);
@@ -146,7 +138,7 @@ std::optional<std::string> Authenticator::PresentedKey(const AuthHeaders& h) {
 
 bool Authenticator::IsRootKey(std::string_view key) const {
   if (root_key_hash_.empty() || key.empty()) return false;
-  return DigestEquals(Sha256Hex(key), root_key_hash_);
+  return ConstantTimeEquals(Sha256Hex(key), root_key_hash_);
 }
 
 Result<Identity> Authenticator::Resolve(Db& db, std::string_view path,

@@ -123,14 +123,4 @@ std::string ApiKeyPrefix(const ParsedApiKey& key) {
   return key.secret_text.substr(0, kApiKeyPrefixChars);
 }
 
-bool ConstantTimeEquals(std::string_view a, std::string_view b) {
-  // Lengths are not secret (hashes and keys have public lengths); the bytes are.
-  if (a.size() != b.size()) return false;
-  volatile unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  }
-  return diff == 0;
-}
-
 }  // namespace skald

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/hash.h"  // ConstantTimeEquals
+
 #include "skald/result.h"
 
 namespace skald {
@@ -48,8 +50,5 @@ std::string ApiKeyHash(std::string_view key);
 
 // The listing prefix of a key's secret part.
 std::string ApiKeyPrefix(const ParsedApiKey& key);
-
-// Compares two strings in time that depends only on their lengths.
-bool ConstantTimeEquals(std::string_view a, std::string_view b);
 
 }  // namespace skald

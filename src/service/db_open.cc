@@ -10,6 +10,7 @@
 #include "ingest/ingest_jobs.h"
 #include "model/embedder_identity.h"
 #include "service/db_impl.h"
+#include "session/memory_hook.h"
 #include "storage/reconcile.h"
 
 namespace skald {
@@ -299,6 +300,8 @@ Status DbImpl::StartBackground() {
                                                          nodes_.get(), writer_.get(), runner_.get(),
                                                          indexing, options_.lock_timeout_ms);
   sessions_ = std::make_unique<SessionStore>(session_files_.get(), runner_.get(), summarizer_.get());
+  // Commits extract memories with no model (session/memory_hook.h).
+  sessions_->SetMemoryExtractionHook(MakeModelFreeMemoryHook(session_files_.get()));
   sessions_->RegisterJobs(runner_.get());
 
   if (Status caught_up = indexes_->CatchUpIndexes(); !caught_up.ok()) {

@@ -1,0 +1,131 @@
+#include "session/memory_hook.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "common/time_util.h"
+#include "ingest/ingest_jobs.h"
+#include "session/memory_extractor.h"
+#include "session/message.h"
+
+namespace skald {
+namespace {
+
+constexpr const char* kMemoryFileSuffix = ".md";
+
+std::string MemoriesRoot(const Identity& owner) {
+  return fmt::format("viking://user/{}/memories", owner.user);
+}
+
+// The archive's stored messages as the extractor reads them.
+std::vector<ConversationMessage> ToConversation(const std::vector<Json>& messages) {
+  std::vector<ConversationMessage> out;
+  out.reserve(messages.size());
+  for (const Json& m : messages) {
+    if (!m.is_object()) continue;
+    ConversationMessage message;
+    message.id = m.value("id", "");
+    message.role = m.value("role", "");
+    // A peer (another participant) speaks under its own name; the owner's
+    // and the assistant's messages take the session's names.
+    message.speaker = m.value("peer_id", "");
+    message.text = MessageText(m);
+    message.time = m.value("created_at", "");
+    out.push_back(std::move(message));
+  }
+  return out;
+}
+
+bool IsMemoryFile(const std::string& name) {
+  return !name.empty() && name[0] != '.' && name.size() > 3 &&
+         name.compare(name.size() - 3, 3, kMemoryFileSuffix) == 0;
+}
+
+// Every memory file under `dir` (its path relative to the memories root in
+// `prefix`), parsed; files that do not parse (written by hand) are left out.
+Status CollectMemories(SessionFiles* files, const Identity& owner, const std::string& dir_uri,
+                       const std::string& prefix, int depth, std::vector<MemoryRecord>* out) {
+  if (depth > 8) return Status::Ok();  // types nest by date at most three deep
+  SKALD_ASSIGN_OR_RETURN(VikingUri dir, VikingUri::Parse(dir_uri));
+  SKALD_ASSIGN_OR_RETURN(std::vector<SessionFileEntry> entries, files->List(owner, dir));
+  for (const SessionFileEntry& entry : entries) {
+    const std::string uri = dir_uri + "/" + entry.name;
+    const std::string rel = prefix.empty() ? entry.name : prefix + "/" + entry.name;
+    if (entry.is_dir) {
+      if (entry.name[0] == '.') continue;
+      SKALD_RETURN_IF_ERROR(CollectMemories(files, owner, uri, rel, depth + 1, out));
+      continue;
+    }
+    if (!IsMemoryFile(entry.name)) continue;
+    SKALD_ASSIGN_OR_RETURN(VikingUri file, VikingUri::Parse(uri));
+    SKALD_ASSIGN_OR_RETURN(std::optional<std::string> content, files->Read(owner, file));
+    if (!content) continue;
+    Result<MemoryRecord> record = ParseMemoryFile(*content);
+    if (!record.ok()) continue;
+    record->path = rel;
+    out->push_back(std::move(*record));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+MemoryExtractionHook MakeModelFreeMemoryHook(SessionFiles* files, MemoryHookOptions options) {
+  return [files, options](const ArchiveForExtraction& archive,
+                          JobContext& context) -> Result<MemoryExtractionReport> {
+    MemoryExtractionReport report;
+    SessionContext session;
+    session.session_id = archive.session_id;
+    session.user = archive.owner.user;
+    session.session_time = FormatIsoMillis(archive.committed_at_ns);
+    session.user_name = archive.owner.user;
+    session.assistant_name = "assistant";
+    const std::vector<MemoryCandidate> candidates =
+        ExtractMemories(ToConversation(archive.messages), session);
+    if (candidates.empty()) return report;
+
+    // The existing memories of the candidates' types.
+    std::set<MemoryType> types;
+    for (const MemoryCandidate& c : candidates) types.insert(c.type);
+    std::vector<MemoryRecord> existing;
+    const std::string root = MemoriesRoot(archive.owner);
+    for (MemoryType type : types) {
+      const std::string name(MemoryTypeName(type));
+      SKALD_RETURN_IF_ERROR(
+          CollectMemories(files, archive.owner, root + "/" + name, name, 0, &existing));
+    }
+    if (context.stopping()) return Status::Unavailable("stopping: the commit resumes at the next open");
+
+    // Decide in order; a record written twice keeps its last content.
+    std::vector<MemoryWrite> writes = PlanMemoryWrites(candidates, &existing, options.merge);
+    std::map<std::string, std::pair<MemoryType, std::string>> final_content;
+    std::vector<std::string> order;
+    for (MemoryWrite& w : writes) {
+      if (w.action == MergeAction::kSkip || w.content.empty()) continue;
+      if (final_content.find(w.record.path) == final_content.end()) order.push_back(w.record.path);
+      final_content[w.record.path] = {w.record.memory.type, std::move(w.content)};
+    }
+    for (const std::string& rel : order) {
+      const auto& [type, content] = final_content[rel];
+      SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(root + "/" + rel));
+      std::vector<JobSpec> jobs;
+      if (std::optional<JobSpec> job =
+              IndexJobFor(archive.owner, uri.path(), JobKind::kIndex, options.index_priority)) {
+        jobs.push_back(std::move(*job));
+      }
+      SKALD_RETURN_IF_ERROR(files->Write(archive.owner, uri, content, jobs).status());
+      ++report.extracted[std::string(MemoryTypeName(type))];
+    }
+    spdlog::debug("session {}: {} memory candidates, {} memories written", archive.session_id,
+                  candidates.size(), order.size());
+    return report;
+  };
+}
+
+}  // namespace skald

@@ -1,0 +1,97 @@
+// Memories from sessions with no model, end to end over HTTP: messages go
+// into a session, commit archives them and its background task extracts
+// memories (session/memory_hook.h) that find then returns; a second session
+// repeating and contradicting facts skips and replaces instead of piling up.
+
+#include <string>
+
+#include "api_fixture.h"
+
+namespace skald::apitest {
+namespace {
+
+class MemoryApiTest : public ApiTest {
+ protected:
+  void Say(const std::string& session, const std::string& text) {
+    Reply r = PostJson("/api/v1/sessions/" + session + "/messages",
+                       {{"role", "user"}, {"content", text}});
+    ASSERT_EQ(r.status, 200) << r.raw;
+  }
+
+  // Commits and waits for the commit's task to complete.
+  void CommitAndWait(const std::string& session) {
+    Reply r = PostJson("/api/v1/sessions/" + session + "/commit", Json::object());
+    ASSERT_EQ(r.status, 200) << r.raw;
+    ASSERT_EQ(r.json["result"].value("status", ""), "accepted") << r.raw;
+    const std::string task = r.json["result"].value("task_id", "");
+    ASSERT_FALSE(task.empty()) << r.raw;
+    Reply waited = PostJson("/api/v1/system/wait", {{"timeout", 60}});
+    ASSERT_EQ(waited.status, 200) << waited.raw;
+    Reply state = Get("/api/v1/tasks/" + task);
+    ASSERT_EQ(state.status, 200) << state.raw;
+    ASSERT_EQ(state.json["result"].value("status", ""), "completed") << state.raw;
+  }
+
+  // Memory files under viking://user/default/memories/<type>.
+  std::vector<std::string> MemoryFiles(const std::string& type) {
+    Reply r = Get("/api/v1/fs/tree?uri=" + Q("viking://user/default/memories/" + type) +
+                  "&level_limit=6&output=original");
+    std::vector<std::string> out;
+    if (r.status != 200) return out;
+    for (const Json& e : r.json["result"]) {
+      if (!e.value("isDir", true)) out.push_back(e.value("uri", ""));
+    }
+    return out;
+  }
+
+  Json FindMemories(const std::string& query) {
+    Reply r = PostJson("/api/v1/search/find", {{"query", query}, {"context_type", "memory"}});
+    EXPECT_EQ(r.status, 200) << r.raw;
+    return r.json["result"]["memories"];
+  }
+};
+
+TEST_F(MemoryApiTest, CommittedFactsBecomeMemoriesThatFindReturns) {
+  ASSERT_EQ(PostJson("/api/v1/sessions", {{"session_id", "s1"}}).status, 200);
+  Say("s1", "Hi! I work as a nurse and I live in Boston.");
+  Say("s1", "I love hiking in the mountains.");
+  Say("s1", "What is the weather like?");
+  CommitAndWait("s1");
+
+  ASSERT_EQ(MemoryFiles("profile").size(), 2u);
+  ASSERT_EQ(MemoryFiles("preferences").size(), 1u);
+  const Json hits = FindMemories("where does the user live");
+  ASSERT_FALSE(hits.empty());
+  EXPECT_NE(hits[0].value("abstract", "").find("Boston"), std::string::npos) << hits.dump();
+  EXPECT_EQ(hits[0].value("context_type", ""), "memory");
+  // The question carried no fact: nothing mentions the weather.
+  for (const std::string& type : {"profile", "preferences", "events", "entities"}) {
+    for (const std::string& uri : MemoryFiles(type)) {
+      Reply body = Get("/api/v1/content/read?uri=" + Q(uri));
+      EXPECT_EQ(body.raw.find("weather"), std::string::npos) << uri << ": " << body.raw;
+    }
+  }
+}
+
+TEST_F(MemoryApiTest, RepeatsSkipAndContradictionsReplaceWithHistory) {
+  Say("a", "I live in Boston.");
+  Say("a", "I love hiking.");
+  CommitAndWait("a");
+  const std::vector<std::string> before = MemoryFiles("profile");
+  ASSERT_EQ(before.size(), 1u);
+
+  Say("b", "I love hiking.");           // known: skipped
+  Say("b", "I live in Denver now.");    // same attribute, new value: replaced
+  CommitAndWait("b");
+  EXPECT_EQ(MemoryFiles("preferences").size(), 1u);
+  const std::vector<std::string> after = MemoryFiles("profile");
+  ASSERT_EQ(after, before);  // the memory keeps its file
+  Reply body = Get("/api/v1/content/read?uri=" + Q(after[0]));
+  ASSERT_EQ(body.status, 200) << body.raw;
+  const std::string text = body.json["result"];
+  EXPECT_NE(text.find("Denver"), std::string::npos) << text;
+  EXPECT_NE(text.find("Boston"), std::string::npos) << "the older value stays as history: " << text;
+}
+
+}  // namespace
+}  // namespace skald::apitest
