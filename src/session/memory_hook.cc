@@ -10,7 +10,6 @@
 #include <spdlog/spdlog.h>
 
 #include "common/time_util.h"
-#include "ingest/ingest_jobs.h"
 #include "session/memory_extractor.h"
 #include "session/message.h"
 
@@ -114,12 +113,7 @@ MemoryExtractionHook MakeModelFreeMemoryHook(SessionFiles* files, MemoryHookOpti
     for (const std::string& rel : order) {
       const auto& [type, content] = final_content[rel];
       SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(root + "/" + rel));
-      std::vector<JobSpec> jobs;
-      if (std::optional<JobSpec> job =
-              IndexJobFor(archive.owner, uri.path(), JobKind::kIndex, options.index_priority)) {
-        jobs.push_back(std::move(*job));
-      }
-      SKALD_RETURN_IF_ERROR(files->Write(archive.owner, uri, content, jobs).status());
+      SKALD_RETURN_IF_ERROR(files->WriteIndexed(archive.owner, uri, content).status());
       ++report.extracted[std::string(MemoryTypeName(type))];
     }
     spdlog::debug("session {}: {} memory candidates, {} memories written", archive.session_id,

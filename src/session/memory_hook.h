@@ -4,9 +4,9 @@
 // messages go through the model-free extractor (memory_extractor.h), each
 // candidate is decided against the user's existing memories of its type
 // (memory_merge.h: skip, merge, replace or create) and every memory that
-// changed is written under viking://user/{uid}/memories/{type}/… with an
-// `index` job in the same catalog transaction, so find/search return it once
-// the job ran.
+// changed is written under viking://user/{uid}/memories/{type}/… with
+// SessionFiles::WriteIndexed (the index job in the same catalog
+// transaction), so find/search return it once the job ran.
 //
 // Idempotent: run again for the same archive (a crash after some writes),
 // the memories already written are found and the repeated candidates skip.
@@ -22,9 +22,6 @@ namespace skald {
 
 struct MemoryHookOptions {
   MergeOptions merge;
-  // Priority of the index jobs of written memories: after interactive
-  // writes, before bulk imports.
-  int index_priority = 50;
 };
 
 // The hook SessionStore::SetMemoryExtractionHook takes. `files` is borrowed
