@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,6 +65,9 @@ std::unique_ptr<SkaldProcess> SkaldProcess::Start(const std::string& data_dir,
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   pid_t pid = fork();
   if (pid == 0) {
+    // The server dies with the test process, also when that is killed
+    // before TearDown (a crash, a closed output pipe): no orphan keeps running.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     dup2(out_pipe[1], STDOUT_FILENO);
     close(out_pipe[0]);
     close(out_pipe[1]);
