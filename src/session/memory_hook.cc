@@ -83,8 +83,10 @@ MemoryExtractionHook MakeModelFreeMemoryHook(SessionFiles* files, MemoryHookOpti
     session.session_id = archive.session_id;
     session.user = archive.owner.user;
     session.session_time = FormatIsoMillis(archive.committed_at_ns);
-    session.user_name = archive.owner.user;
-    session.assistant_name = "assistant";
+    // The memories live in the user's own space, so its messages speak as
+    // "User" (the extractor's default names; a peer speaks by its peer id).
+    session.user_name = "";
+    session.assistant_name = "";
     const std::vector<MemoryCandidate> candidates =
         ExtractMemories(ToConversation(archive.messages), session);
     if (candidates.empty()) return report;
