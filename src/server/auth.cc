@@ -157,8 +157,11 @@ Result<Identity> Authenticator::Resolve(Db& db, std::string_view path,
       break;
   }
   if (!who.ok()) return who;
-  // The root key acts as default/default, which is nobody's user.
-  if (mode_ != AuthMode::kDev && who->role == Role::kRoot) return who;
+  // The root key acts as default/default, which is nobody's user. A user key
+  // never authenticates once its user is being deleted (RemoveUser clears
+  // the key in the same transaction), so api_key mode needs no second look.
+  if (mode_ == AuthMode::kApiKey) return who;
+  if (mode_ == AuthMode::kTrusted && who->role == Role::kRoot) return who;
   SKALD_ASSIGN_OR_RETURN(bool deleting, db.IsUserDeleting(who->account, who->user));
   if (deleting) return UserBeingDeleted(*who);
   return who;

@@ -21,7 +21,8 @@
 //   and X-OpenViking-Role (user|admin) is honoured; otherwise the role is the
 //   registered one, else USER. Admin routes with the root key are ROOT.
 //
-// In every mode a user whose deletion is in progress gets 412 on every call.
+// A user whose deletion is in progress gets 412 on every call in dev and
+// trusted mode; in api_key mode its key is already revoked (401).
 // /health, /ready and /metrics need no identity (Probe serves /health).
 //
 // Thread safety: immutable after Create; Resolve/Probe may run concurrently

@@ -91,7 +91,10 @@ void Metrics::Observe(const RequestRecord& r) {
       }
     }
   }
-  if (access_log_) spdlog::info("access: {}", AccessLogLine(r));
+  // The line is built only when it will be written (log.level INFO or DEBUG).
+  if (access_log_ && spdlog::should_log(spdlog::level::info)) {
+    spdlog::info("access: {}", AccessLogLine(r));
+  }
 }
 
 std::string Metrics::Render(const DbStats& stats) const {
