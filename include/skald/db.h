@@ -151,6 +151,12 @@ struct FindResult {
   size_t total() const { return memories.size() + resources.size() + skills.size(); }
 };
 
+// What search answers: find's hits for the plan intent analysis made.
+struct SearchResult {
+  FindResult found;
+  QueryPlan query_plan;
+};
+
 // ---- operations (ops): statistics and readiness for /metrics, the
 // observers, /api/v1/system/wait and /ready ----
 
@@ -294,6 +300,11 @@ class Db {
   // one). InvalidArgument for an empty query; Unavailable when the embedding
   // provider cannot be reached.
   virtual Result<FindResult> Find(const Identity& who, const FindRequest& request) = 0;
+  // Session-aware find: intent analysis (retrieve/intent_analyzer.h) turns
+  // the query and the session's latest archive overview and recent messages
+  // into typed queries, each run as a find; their hits are merged (a URI
+  // once, at its best score). Errors as Find.
+  virtual Result<SearchResult> Search(const Identity& who, const SearchRequest& request) = 0;
   // A task by id; NotFound ("Task not found or expired") for unknown ids and
   // for other users' tasks (ROOT sees all).
   virtual Result<TaskInfo> GetTask(const Identity& who, std::string_view task_id) = 0;

@@ -176,6 +176,14 @@ struct FindRequest {
   Status Validate() const;
 };
 
+// search (reference §2.4, list mode): find's fields plus the session whose
+// latest archive overview and recent messages inform intent analysis.
+struct SearchRequest {
+  FindRequest find;
+  // "" = none; an unknown or foreign session gives no context (not an error).
+  std::string session_id;
+};
+
 // Task listing filter (GET /api/v1/tasks).
 struct TaskFilter {
   std::string task_type;

@@ -104,4 +104,18 @@ struct RetrievalTrace {
   double latency_ms = 0;
 };
 
+// One query of a search plan (reference §2.4 `query_plan.queries`).
+struct TypedQuery {
+  std::string query;
+  std::string context_type;  // "memory" | "resource" | "skill"; "" = every kind
+  std::string intent;        // why this query (one line)
+  int priority = 1;          // 1 = highest
+};
+
+// What intent analysis made of a search (reference §2.4 `query_plan`).
+struct QueryPlan {
+  std::string reasoning;
+  std::vector<TypedQuery> queries;
+};
+
 }  // namespace skald

@@ -18,7 +18,8 @@
 // kept and used as they are.
 //
 // Session transcripts (user/{uid}/sessions) and hidden files are never
-// indexed. The indexes themselves are fed from the catalog afterwards (the
+// indexed; of a session only its archives are, through their excerpt files
+// and summaries (uri_path.h NamespaceRootDepth). The indexes themselves are fed from the catalog afterwards (the
 // caller runs their catch-up).
 //
 // Thread safety: safe for concurrent use; two calls on overlapping trees

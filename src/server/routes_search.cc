@@ -270,7 +270,9 @@ FindCall ReadFindCall(Call& call) {
 
 // The part of find and search after the body was read and validated: filter,
 // checks, Db::Find, answer. REQUIRES: find.body has a value.
-void RunFind(Call& call, FindCall& find, std::string_view operation) {
+// `session_id` is set for search (possibly ""), nullopt for find.
+void RunFind(Call& call, FindCall& find, std::string_view operation,
+             std::optional<std::string> session_id = std::nullopt) {
   const Json& body = *find.body;
   FindBody& parsed = find.parsed;
   FindRequest& request = parsed.request;
@@ -290,9 +292,28 @@ void RunFind(Call& call, FindCall& find, std::string_view operation) {
   }
   if (Status valid = request.Validate(); !valid.ok()) return call.Fail(valid);
 
-  Result<FindResult> found = call.db().Find(call.who(), request);
-  if (!found.ok()) return call.Fail(found.status());
-  Json result = FindResultToJson(*found, request.include_provenance);
+  Json result;
+  if (session_id) {
+    // search: intent analysis (with the session when one is named), then find.
+    SearchRequest search;
+    search.find = std::move(request);
+    search.session_id = std::move(*session_id);
+    Result<SearchResult> searched = call.db().Search(call.who(), search);
+    if (!searched.ok()) return call.Fail(searched.status());
+    result = FindResultToJson(searched->found, search.find.include_provenance);
+    Json queries = Json::array();
+    for (const TypedQuery& q : searched->query_plan.queries) {
+      queries.push_back({{"query", q.query},
+                         {"context_type", q.context_type.empty() ? Json() : Json(q.context_type)},
+                         {"intent", q.intent},
+                         {"priority", q.priority}});
+    }
+    result["query_plan"] = {{"reasoning", searched->query_plan.reasoning}, {"queries", queries}};
+  } else {
+    Result<FindResult> found = call.db().Find(call.who(), request);
+    if (!found.ok()) return call.Fail(found.status());
+    result = FindResultToJson(*found, request.include_provenance);
+  }
   if (!parsed.telemetry) return call.OkExcludeNone(result);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - find.start)
@@ -348,14 +369,16 @@ void Find(Call& call) {
   RunFind(call, find, "search.find");
 }
 
-// POST /api/v1/search/search: list mode runs Find (no session-aware intent
-// analysis yet); context mode is not implemented (501).
+// POST /api/v1/search/search: list mode runs Db::Search (intent analysis,
+// with the session when `session_id` names one; an unknown one is no
+// error) and answers find's result plus `query_plan`; context mode is not
+// implemented (501).
 void Search(Call& call) {
   FindCall find = ReadFindCall(call);
   if (!find.body.has_value()) return;
   const Json& body = *find.body;
   BodyReader b(body, &find.errors);
-  (void)b.OptionalString("session_id");  // accepted; sessions come later
+  std::optional<std::string> session_id = b.OptionalString("session_id");
   const std::string mode = b.Literal("mode", "list", {"list", "context"});
   ForbidExtraFields(body, {kFindFields, kSearchFields, kContextOnlyFields}, &find.errors);
   if (mode == "list") {
@@ -375,7 +398,7 @@ void Search(Call& call) {
             .WithReason("UNIMPLEMENTED")
             .WithDetail("mode", "context"));
   }
-  RunFind(call, find, "search.search");
+  RunFind(call, find, "search.search", session_id.value_or(""));
 }
 
 }  // namespace

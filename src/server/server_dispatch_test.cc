@@ -56,6 +56,7 @@ class FakeDb : public Db {
     return failure;
   }
   Result<FindResult> Find(const Identity&, const FindRequest&) override { return failure; }
+  Result<SearchResult> Search(const Identity&, const SearchRequest&) override { return failure; }
   Result<TaskInfo> GetTask(const Identity&, std::string_view) override { return failure; }
   Result<std::vector<TaskInfo>> ListTasks(const Identity&, const TaskFilter&) override {
     return failure;

@@ -146,6 +146,10 @@ Result<FindResult> DbImpl::Find(const Identity& who, const FindRequest& request)
   return finder_->Find(who, request);  // narrows the targets to what `who` may see
 }
 
+Result<SearchResult> DbImpl::Search(const Identity& who, const SearchRequest& request) {
+  return finder_->Search(who, request);
+}
+
 // ---- tasks ----
 
 Result<TaskInfo> DbImpl::GetTask(const Identity& who, std::string_view task_id) {

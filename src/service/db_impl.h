@@ -80,6 +80,7 @@ class DbImpl final : public Db {
   Result<AddResourceResult> AddResource(const Identity& who,
                                         const AddResourceRequest& request) override;
   Result<FindResult> Find(const Identity& who, const FindRequest& request) override;
+  Result<SearchResult> Search(const Identity& who, const SearchRequest& request) override;
   Result<TaskInfo> GetTask(const Identity& who, std::string_view task_id) override;
   Result<std::vector<TaskInfo>> ListTasks(const Identity& who, const TaskFilter& filter) override;
   Status WaitIdle(int64_t timeout_ms, bool wait_for_retries) override;

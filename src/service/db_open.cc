@@ -11,6 +11,7 @@
 #include "model/embedder_identity.h"
 #include "service/db_impl.h"
 #include "session/memory_hook.h"
+#include "session/search_hints.h"
 #include "storage/reconcile.h"
 
 namespace skald {
@@ -303,6 +304,10 @@ Status DbImpl::StartBackground() {
   // Commits extract memories with no model (session/memory_hook.h).
   sessions_->SetMemoryExtractionHook(MakeModelFreeMemoryHook(session_files_.get()));
   sessions_->RegisterJobs(runner_.get());
+  // search reads the caller's session for intent analysis.
+  finder_->SetSessionHints([store = sessions_.get()](const Identity& who, std::string_view id) {
+    return SearchHintsFor(store, who, id);
+  });
 
   if (Status caught_up = indexes_->CatchUpIndexes(); !caught_up.ok()) {
     // On a full disk the indexes catch up later (after the next change, or

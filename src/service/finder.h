@@ -9,9 +9,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 
 #include "index/lexical_index.h"
 #include "index/vector_index_set.h"
+#include "retrieve/intent_analyzer.h"
 #include "retrieve/retriever.h"
 #include "service/uri_resolver.h"
 #include "skald/db.h"
@@ -36,6 +38,17 @@ class Finder {
   // counts().
   Result<FindResult> Find(const Identity& who, const FindRequest& request);
 
+  // Db::Search: the plan of `analyzer` for the query and the session's
+  // hints (from the provider set with SetSessionHints; none without one),
+  // each typed query run as Find, hits merged by URI at the best score.
+  Result<SearchResult> Search(const Identity& who, const SearchRequest& request);
+
+  // Where Search gets a session's hints: (caller, session id) -> hints,
+  // empty for an unknown or foreign session. Set once before use.
+  using SessionHintsProvider =
+      std::function<SessionHints(const Identity&, std::string_view session_id)>;
+  void SetSessionHints(SessionHintsProvider provider) { session_hints_ = std::move(provider); }
+
   // Find calls since the finder was created (Db::Stats).
   RetrievalStats counts() const;
 
@@ -54,6 +67,8 @@ class Finder {
   VectorIndexSet* const vectors_;
   LexicalIndex* const lexical_;
   Retriever* const retriever_;
+  RuleIntentAnalyzer analyzer_;
+  SessionHintsProvider session_hints_;
 };
 
 }  // namespace skald

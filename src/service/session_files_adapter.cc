@@ -59,6 +59,13 @@ Result<std::vector<Job>> SessionFilesAdapter::WriteIndexed(const Identity& who,
   return enqueued;
 }
 
+Status SessionFilesAdapter::QueueIndex(const Identity& who, const VikingUri& uri) {
+  if (!indexing_) return Status::Ok();
+  std::optional<JobSpec> job = IndexJobFor(who, uri.path(), JobKind::kIndex, kJobPriorityInteractive);
+  if (!job) return Status::Ok();  // nothing there is ever indexed
+  return runner_->queue()->Enqueue(*job).status();
+}
+
 Status SessionFilesAdapter::Append(const Identity& who, const VikingUri& uri,
                                    std::string_view bytes) {
   PathLockGuard guard;

@@ -4,7 +4,7 @@
 // file port (session/session_files.h) over the durable write path — the
 // NodeWriter (content store, then catalog, with the outbox for jobs), the
 // catalog for reads and listings, and FsWriter::Rm for deletes. Only
-// WriteIndexed queues an index job (when `indexing`).
+// WriteIndexed and QueueIndex queue an index job (when `indexing`).
 //
 // Thread safety: safe for concurrent use; each call takes path locks.
 // Everything passed in is borrowed and must outlive the adapter.
@@ -37,6 +37,7 @@ class SessionFilesAdapter final : public SessionFiles {
                                  const std::vector<JobSpec>& jobs) override;
   Result<std::vector<Job>> WriteIndexed(const Identity& who, const VikingUri& uri,
                                         std::string_view bytes) override;
+  Status QueueIndex(const Identity& who, const VikingUri& uri) override;
   Status Append(const Identity& who, const VikingUri& uri, std::string_view bytes) override;
   Status Mkdir(const Identity& who, const VikingUri& uri) override;
   Result<std::optional<CatalogNode>> Stat(const Identity& who, const VikingUri& uri) override;

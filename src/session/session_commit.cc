@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "common/time_util.h"
 #include "ingest/sidecar.h"
+#include "session/archive_excerpts.h"
 #include "session/archive_summary.h"
 #include "session/message.h"
 #include "session/session_store.h"
@@ -199,7 +200,15 @@ Status SessionStore::RunCommitJob(JobContext& context) {
                                   summary.abstract))
           .status());
 
-  // 2. Memory extraction (when wired).
+  // 2. The conversation excerpts (archive_excerpts.h), then the index job
+  // for the archive: its summaries and excerpts become searchable.
+  progress("excerpts");
+  for (const ArchiveExcerpt& excerpt : RenderArchiveExcerpts(session_id, input.messages)) {
+    SKALD_RETURN_IF_ERROR(files_->Write(owner, archive->Child(excerpt.name), excerpt.text).status());
+  }
+  SKALD_RETURN_IF_ERROR(files_->QueueIndex(owner, *archive));
+
+  // 3. Memory extraction (when wired).
   MemoryExtractionReport report;
   if (hook_) {
     progress("extract_memories");
@@ -212,7 +221,7 @@ Status SessionStore::RunCommitJob(JobContext& context) {
     total += count;
   }
 
-  // 3. The session's counters, then the archive's done marker.
+  // 4. The session's counters, then the archive's done marker.
   progress("finalize");
   {
     auto session_mu = SessionMutex(owner, session_id);

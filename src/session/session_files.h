@@ -57,6 +57,12 @@ class SessionFiles {
   virtual Result<std::vector<Job>> WriteIndexed(const Identity& who, const VikingUri& uri,
                                                 std::string_view bytes) = 0;
 
+  // Queues the index job for the tree at `uri` (summaries and embeddings of
+  // what in it is indexable — uri_path.h NamespaceRootDepth — then the
+  // summaries above it), when the workspace indexes at all. For a commit's
+  // archive once its excerpts are written.
+  virtual Status QueueIndex(const Identity& who, const VikingUri& uri) = 0;
+
   // Appends `bytes` to the file at `uri` (created when missing).
   virtual Status Append(const Identity& who, const VikingUri& uri, std::string_view bytes) = 0;
 

@@ -23,6 +23,8 @@ class FakeSessionFiles final : public SessionFiles {
  public:
   explicit FakeSessionFiles(JobQueue* queue) : queue_(queue) {}
 
+  std::vector<std::string> indexed;  // trees QueueIndex was called for (under mu_)
+
   Result<std::optional<std::string>> Read(const Identity& who, const VikingUri& uri) override {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = files_.find(Key(who, uri.path()));
@@ -45,6 +47,11 @@ class FakeSessionFiles final : public SessionFiles {
   Result<std::vector<Job>> WriteIndexed(const Identity& who, const VikingUri& uri,
                                         std::string_view bytes) override {
     return Write(who, uri, bytes, {});
+  }
+  Status QueueIndex(const Identity& who, const VikingUri& uri) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    indexed.push_back(Key(who, uri.path()));
+    return Status::Ok();
   }
   Status Append(const Identity& who, const VikingUri& uri, std::string_view bytes) override {
     std::lock_guard<std::mutex> lock(mu_);

@@ -97,7 +97,26 @@ int NamespaceRootDepth(std::string_view path) {
   if (segs[0] != "user" || segs.size() < 3) return 0;
   if (segs[2] == "memories" || segs[2] == "resources" || segs[2] == "skills") return 3;
   if (segs[2] == "peers" && segs.size() >= 5 && segs[4] != "sessions") return 5;
+  // A session archive: its excerpts (and sidecars) are indexed, never its
+  // transcript nor the live session.
+  if (segs[2] == "sessions" && segs.size() >= 6 && segs[4] == "history" &&
+      segs[5].substr(0, 8) == "archive_") {
+    if (segs.size() == 6) return 6;
+    if (segs.size() == 7 && (segs[6].front() == '.' || IsSessionExcerptName(segs[6]))) return 6;
+  }
   return 0;
+}
+
+bool IsSessionExcerptName(std::string_view name) {
+  constexpr std::string_view kPrefix = "excerpt_";
+  constexpr std::string_view kSuffix = ".md";
+  if (name.size() <= kPrefix.size() + kSuffix.size()) return false;
+  if (name.substr(0, kPrefix.size()) != kPrefix) return false;
+  if (name.substr(name.size() - kSuffix.size()) != kSuffix) return false;
+  for (char c : name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size())) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
 }
 
 }  // namespace skald

@@ -62,8 +62,15 @@ bool PathHasHiddenSegment(std::string_view path);
 
 // Number of leading segments that form the namespace root of `path`
 // ("resources" → 1, "agent/skills" → 2, "user/u/memories" → 3,
-// "user/u/peers/p/memories" → 5); 0 when the path is never indexed
-// (sessions, unknown scopes).
+// "user/u/peers/p/memories" → 5, a session archive
+// "user/u/sessions/s/history/archive_001" → 6 for itself, its hidden
+// sidecars and its excerpt files); 0 when the path is never indexed (live
+// sessions, transcripts, unknown scopes).
 int NamespaceRootDepth(std::string_view path);
+
+// True for the name of a conversation excerpt a commit writes into a
+// session archive ("excerpt_0001.md": digits between the prefix and ".md";
+// session/archive_excerpts.h).
+bool IsSessionExcerptName(std::string_view name);
 
 }  // namespace skald

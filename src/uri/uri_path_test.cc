@@ -56,5 +56,19 @@ TEST(UriPathTest, KnowsTheNamespaceRoots) {
   EXPECT_EQ(NamespaceRootDepth("session/x"), 0);
 }
 
+TEST(UriPathTest, IndexesSessionArchivesThroughTheirExcerptsOnly) {
+  const std::string archive = "user/u/sessions/s/history/archive_001";
+  EXPECT_EQ(NamespaceRootDepth(archive), 6);
+  EXPECT_EQ(NamespaceRootDepth(archive + "/excerpt_0003.md"), 6);
+  EXPECT_EQ(NamespaceRootDepth(archive + "/.overview.md"), 6);
+  EXPECT_EQ(NamespaceRootDepth(archive + "/messages.jsonl"), 0);
+  EXPECT_EQ(NamespaceRootDepth(archive + "/excerpt_x.md"), 0);
+  EXPECT_EQ(NamespaceRootDepth("user/u/sessions/s/messages.jsonl"), 0);
+  EXPECT_EQ(NamespaceRootDepth("user/u/sessions/s/history"), 0);
+  EXPECT_TRUE(IsSessionExcerptName("excerpt_0001.md"));
+  EXPECT_FALSE(IsSessionExcerptName("excerpt_.md"));
+  EXPECT_FALSE(IsSessionExcerptName("excerpt_12.txt"));
+}
+
 }  // namespace
 }  // namespace skald

@@ -333,6 +333,8 @@ ContextType VikingUri::context_type() const {
       return ContextType::kResource;
     }
     if (auto t = content_type(s[2], true)) return *t;
+    // What a conversation left (archive summaries and excerpts) is memory.
+    if (s[2] == "sessions") return ContextType::kMemory;
   }
   return ContextType::kResource;
 }

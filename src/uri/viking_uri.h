@@ -117,7 +117,8 @@ class VikingUri {
   // user/{uid}/peers/{pid}/{memories|resources}, agent/skills (which wins over
   // the next rule), agent/{x}/{memories|resources|skills}; the content
   // directory itself is classified too (user/u/memories is a memory);
-  // everything else is a resource.
+  // user/{uid}/sessions (what conversations left: archive summaries and
+  // excerpts) is memory too; everything else is a resource.
   ContextType context_type() const;
 
   friend bool operator==(const VikingUri& a, const VikingUri& b) { return a.text_ == b.text_; }

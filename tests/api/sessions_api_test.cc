@@ -247,10 +247,13 @@ TEST_F(SessionsApiTest, CommitArchivesAtOnceAndTheTaskCompletes) {
   EXPECT_EQ(tight.json["result"]["latest_archive_overview"], "");
   EXPECT_EQ(Get("/api/v1/sessions/c1/context?token_budget=-1").status, 400);
 
-  // The transcript is not searchable.
+  // The transcript itself is never a hit; the archive is found through its
+  // summaries and excerpts (session/archive_excerpts.h).
   Reply found = PostJson("/api/v1/search/find", Json{{"query", "Okafor cello"}});
   ASSERT_EQ(found.status, 200) << found.raw;
-  EXPECT_EQ(found.raw.find("sessions/c1"), std::string::npos) << found.raw;
+  EXPECT_EQ(found.raw.find("messages.jsonl"), std::string::npos) << found.raw;
+  EXPECT_NE(found.raw.find("sessions/c1/history/archive_001/excerpt_"), std::string::npos)
+      << found.raw;
 
   EXPECT_EQ(Get("/api/v1/sessions/c1/archives/archive_009").status, 404);
   EXPECT_EQ(PostJson("/api/v1/sessions/nope/commit", Json::object()).status, 404);
