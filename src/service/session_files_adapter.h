@@ -42,6 +42,10 @@ class SessionFilesAdapter final : public SessionFiles {
   Result<std::optional<CatalogNode>> Stat(const Identity& who, const VikingUri& uri) override;
   Result<std::vector<SessionFileEntry>> List(const Identity& who, const VikingUri& uri) override;
   Status RemoveTree(const Identity& who, const VikingUri& uri) override;
+  // Catalog::BumpActiveCountOnce / ForgetActiveCountBump.
+  Status BumpActiveCount(const Identity& who, const std::vector<std::string>& uris,
+                         std::string_view once_key) override;
+  Status ForgetActiveCountBump(std::string_view once_key) override;
 
  private:
   Status LockExact(const Identity& who, const VikingUri& uri, PathLockGuard* guard);

@@ -14,6 +14,7 @@
 #include "session/archive_summary.h"
 #include "session/message.h"
 #include "session/session_store.h"
+#include "uri/access.h"
 
 namespace skald {
 namespace {
@@ -33,6 +34,19 @@ std::string JsonLines(const std::vector<Json>& messages, size_t begin, size_t en
     out += '\n';
   }
   return out;
+}
+
+// The canonical form of each distinct used URI that `owner` may see
+// (uri/access.h); the others (another user's space, malformed) are dropped.
+std::vector<std::string> VisibleUsage(const Identity& owner, const Json& uris) {
+  std::set<std::string> out;
+  if (!uris.is_array()) return {};
+  for (const Json& text : uris) {
+    if (!text.is_string()) continue;
+    Result<VikingUri> uri = VikingUri::Parse(text.get<std::string>());
+    if (uri.ok() && IsAccessible(owner, *uri)) out.insert(uri->str());
+  }
+  return {out.begin(), out.end()};
 }
 
 }  // namespace
@@ -212,7 +226,18 @@ Status SessionStore::RunCommitJob(JobContext& context) {
     total += count;
   }
 
-  // 3. The session's counters, then the archive's done marker.
+  // 3. One use of each context the session used and its owner may see
+  // (internals §4.7), for hotness. Exactly once: the catalog records the
+  // task id with the bump, so a rerun after a crash between here and .done
+  // does not count again; the key is forgotten once .done is written (a
+  // rerun then ends at the .done check above).
+  std::vector<std::string> counted = VisibleUsage(owner, payload->value("usage_uris", Json::array()));
+  if (!counted.empty()) {
+    progress("count_usage");
+    SKALD_RETURN_IF_ERROR(files_->BumpActiveCount(owner, counted, job.task_id));
+  }
+
+  // 4. The session's counters, then the archive's done marker.
   progress("finalize");
   {
     auto session_mu = SessionMutex(owner, session_id);
@@ -233,9 +258,11 @@ Status SessionStore::RunCommitJob(JobContext& context) {
               {"messages_archived", static_cast<int64_t>(input.messages.size())},
               {"memories_extracted", extracted},
               {"memories_extracted_total", total},
-              {"usage_uris", payload->value("usage_uris", Json::array())}};
+              {"usage_uris", payload->value("usage_uris", Json::array())},
+              {"active_count_updated", counted}};
   const std::string result_text = DumpJson(result);
   SKALD_RETURN_IF_ERROR(files_->Write(owner, archive->Child(".done"), result_text).status());
+  if (!counted.empty()) (void)files_->ForgetActiveCountBump(job.task_id);  // best effort
   return context.Complete(result_text);
 }
 

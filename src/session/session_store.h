@@ -20,8 +20,9 @@
 // `session_commit` job in one catalog transaction (the outbox), then keeps
 // the retained messages live and returns the task id at once; phase 2 (the
 // job, RegisterJobs) writes the archive's L0/L1 with the extractive
-// summarizer, calls the memory-extraction hook when one is set and marks the
-// archive done. A process killed between the phases runs phase 2 at the
+// summarizer, calls the memory-extraction hook when one is set, counts one
+// use (active_count, exactly once) of each context the session `used` that
+// its owner may see, and marks the archive done. A process killed between the phases runs phase 2 at the
 // next open (the job is durable; a running job is released at open).
 //
 // Thread safety: safe for concurrent use. Calls on one session are
