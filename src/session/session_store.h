@@ -107,10 +107,27 @@ class SessionStore {
                                   const std::vector<std::string>& contexts,
                                   const std::string& skill_uri, bool skill_given);
   // Phase 1 of a commit (see the class comment). Skipped ("no_messages",
-  // "all_within_keep_window") when nothing would be archived. NotFound when
-  // the session is missing; InvalidArgument for keep_recent_count outside 0..10000.
+  // "all_within_keep_window") when nothing would be archived. What stays
+  // live: the newest keep_recent_count messages, or with retention_mode
+  // "turn_budget" the plan of session_policy.h PlanTurnBudget. NotFound when
+  // the session is missing; InvalidArgument for keep_recent_count outside
+  // 0..10000, a retention_mode other than "turn_budget", a negative turn
+  // field or a turn field without retention_mode.
   Result<SessionCommitResult> Commit(const Identity& who, std::string_view session_id,
                                      const SessionCommitRequest& request);
+  // PATCH …/config: replaces the memory-extraction config and/or the
+  // auto-commit policy (normalized, session_policy.h; null turns auto-commit
+  // off) in .meta.json. NotFound when the session is missing;
+  // InvalidArgument for a malformed config or policy.
+  Result<SessionConfig> UpdateConfig(const Identity& who, std::string_view session_id,
+                                     const SessionConfigUpdate& update);
+  // Commits every session with an auto-commit policy whose idle timeout has
+  // passed since its last message (and whose min_commit_interval allows
+  // it). Sessions are watched in process: from when this process sets a
+  // policy or adds a message to a session with one (a session idle since the
+  // last restart is not watched until it is touched). Checks at most once a
+  // second; errors are logged. Called from a job worker's idle task.
+  void RunIdleAutoCommits();
   // The latest completed archive's overview and the newest live messages
   // that fit `token_budget`. InvalidArgument when token_budget < 0.
   Result<SessionContextResult> Context(const Identity& who, std::string_view session_id,
@@ -139,6 +156,19 @@ class SessionStore {
   // The archives of a session ordered by number (names "archive_NNN").
   Result<std::vector<std::string>> ArchiveNames(const Identity& who, const VikingUri& session);
 
+  // Phase 1 under the session mutex with the session's meta (updated in
+  // place and written). `automatic` sets last_auto_commit_at.
+  Result<SessionCommitResult> CommitLocked(const Identity& who, const VikingUri& session,
+                                           std::string_view session_id, Json* meta,
+                                           const SessionCommitRequest& request, bool automatic);
+  // After messages were added (session mutex held): commits when the
+  // session's auto-commit policy says so, and updates the idle watch
+  // (session_config.cc). Errors are logged: the messages are stored.
+  void MaybeAutoCommitLocked(const Identity& who, const VikingUri& session,
+                             std::string_view session_id, Json* meta);
+  // Records (or, for a session without a policy, drops) the idle watch of a session.
+  void WatchIdle(const Identity& who, std::string_view session_id, const Json& meta);
+
   // Phase 2: the `session_commit` job (session_commit.cc).
   Status RunCommitJob(JobContext& context);
   // Records a phase-2 failure that ends the task in the archive's
@@ -153,6 +183,14 @@ class SessionStore {
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<std::mutex>> session_mu_;  // GUARDED_BY(mu_)
   std::map<std::string, std::set<std::string>> usage_;             // GUARDED_BY(mu_)
+  // Sessions with an auto-commit policy, by SessionKey (RunIdleAutoCommits).
+  struct IdleWatch {
+    Identity owner;
+    std::string session_id;
+    int64_t due_ns = 0;  // last message + idle timeout
+  };
+  std::map<std::string, IdleWatch> idle_;  // GUARDED_BY(mu_)
+  int64_t last_idle_check_ns_ = 0;         // GUARDED_BY(mu_)
 };
 
 // Key of a session in the in-process maps: "account/user/id".
