@@ -46,6 +46,7 @@ class SessionFilesAdapter final : public SessionFiles {
   Status BumpActiveCount(const Identity& who, const std::vector<std::string>& uris,
                          std::string_view once_key) override;
   Status ForgetActiveCountBump(std::string_view once_key) override;
+  Result<std::vector<std::string>> ListAccounts() override { return catalog_->ListAccounts(); }
 
  private:
   Status LockExact(const Identity& who, const VikingUri& uri, PathLockGuard* guard);

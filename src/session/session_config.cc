@@ -121,13 +121,49 @@ void SessionStore::WatchIdle(const Identity& who, std::string_view session_id, c
   watch.due_ns = since + policy->idle_timeout_seconds * kNanosPerSecond;
 }
 
+void SessionStore::WatchExistingSessions() {
+  Result<std::vector<std::string>> accounts = files_->ListAccounts();
+  if (!accounts.ok()) {
+    spdlog::warn("sessions: idle auto-commit scan: {}", accounts.status().ToString());
+    return;
+  }
+  for (const std::string& account : *accounts) {
+    const Identity any{account, "", Role::kRoot};
+    Result<VikingUri> users_root = VikingUri::Parse("viking://user");
+    if (!users_root.ok()) return;
+    Result<std::vector<SessionFileEntry>> users = files_->List(any, *users_root);
+    if (!users.ok()) continue;
+    for (const SessionFileEntry& user : *users) {
+      if (!user.is_dir || user.name.empty() || user.name[0] == '.') continue;
+      const Identity owner{account, user.name, Role::kUser};
+      const VikingUri root = users_root->Child(user.name).Child("sessions");
+      Result<std::vector<SessionFileEntry>> sessions = files_->List(owner, root);
+      if (!sessions.ok()) continue;
+      for (const SessionFileEntry& entry : *sessions) {
+        if (!entry.is_dir || entry.name.empty() || entry.name[0] == '.') continue;
+        Result<std::optional<Json>> meta = ReadMeta(owner, root.Child(entry.name));
+        if (meta.ok() && *meta && !(**meta)["auto_commit_policy"].is_null()) {
+          WatchIdle(owner, entry.name, **meta);
+        }
+      }
+    }
+  }
+}
+
 void SessionStore::RunIdleAutoCommits() {
   const int64_t now = NowNanos();
-  std::vector<IdleWatch> due;
+  bool scan = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (now - last_idle_check_ns_ < kIdleCheckEveryNs) return;
     last_idle_check_ns_ = now;
+    scan = !existing_watched_;
+    existing_watched_ = true;
+  }
+  if (scan) WatchExistingSessions();
+  std::vector<IdleWatch> due;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
     for (const auto& [key, watch] : idle_) {
       if (watch.due_ns <= now) due.push_back(watch);
     }

@@ -84,6 +84,10 @@ class SessionFiles {
     (void)who, (void)uris, (void)once_key;
     return Status::Ok();
   }
+  // Accounts that hold any file (to find every session at open). The
+  // default (none) leaves sessions to be found when they are touched.
+  virtual Result<std::vector<std::string>> ListAccounts() { return std::vector<std::string>(); }
+
   // Forgets `once_key` of BumpActiveCount, once the caller can no longer
   // run again with it. Ok when unknown.
   virtual Status ForgetActiveCountBump(std::string_view once_key) {

@@ -123,10 +123,11 @@ class SessionStore {
                                      const SessionConfigUpdate& update);
   // Commits every session with an auto-commit policy whose idle timeout has
   // passed since its last message (and whose min_commit_interval allows
-  // it). Sessions are watched in process: from when this process sets a
-  // policy or adds a message to a session with one (a session idle since the
-  // last restart is not watched until it is touched). Checks at most once a
-  // second; errors are logged. Called from a job worker's idle task.
+  // it). The first call finds the sessions with a policy and live messages
+  // (every account's .meta.json files, read once per process); afterwards
+  // the store keeps that watch list as policies are set and messages added.
+  // Checks at most once a second; errors are logged. Called from a job
+  // worker's idle task.
   void RunIdleAutoCommits();
   // The latest completed archive's overview and the newest live messages
   // that fit `token_budget`. InvalidArgument when token_budget < 0.
@@ -166,6 +167,8 @@ class SessionStore {
   // (session_config.cc). Errors are logged: the messages are stored.
   void MaybeAutoCommitLocked(const Identity& who, const VikingUri& session,
                              std::string_view session_id, Json* meta);
+  // Reads every session's meta once to fill the idle watch (RunIdleAutoCommits).
+  void WatchExistingSessions();
   // Records (or, for a session without a policy, drops) the idle watch of a session.
   void WatchIdle(const Identity& who, std::string_view session_id, const Json& meta);
 
@@ -191,6 +194,7 @@ class SessionStore {
   };
   std::map<std::string, IdleWatch> idle_;  // GUARDED_BY(mu_)
   int64_t last_idle_check_ns_ = 0;         // GUARDED_BY(mu_)
+  bool existing_watched_ = false;          // GUARDED_BY(mu_)
 };
 
 // Key of a session in the in-process maps: "account/user/id".

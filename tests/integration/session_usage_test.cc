@@ -2,12 +2,15 @@
 // session `used` get one use each in their records' active_count when the
 // commit's background phase runs — only those the session's owner may see —
 // and with retrieval.hotness_alpha > 0 a used context ranks above an equal
-// unused one.
+// unused one. Also: a session idle under an auto-commit policy when its
+// process stopped is committed by the next one.
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "skald/db.h"
 #include "storage/catalog.h"
@@ -108,6 +111,39 @@ TEST(SessionUsageTest, UsedContextsCountOnceAndRankHigher) {
   EXPECT_EQ(a + b, 1);  // the used one once, the other never
   EXPECT_TRUE(a == 0 || b == 0);
   EXPECT_EQ(ActiveCount(**catalog, bobs), 0);
+}
+
+// A session left idle with an auto-commit policy by a process that stopped
+// is committed by the next process once its idle timeout has passed.
+TEST(SessionUsageTest, IdleSessionsOfAnEarlierProcessAutoCommit) {
+  TempDir tmp;
+  DbOptions options;
+  options.workspace = tmp.Sub("ws");
+  options.sync_writes = false;
+  options.background_workers = 0;  // no worker: nothing commits in this process
+  {
+    auto db = Db::Open(options);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    SessionCreateRequest create;
+    create.session_id = "quiet";
+    create.auto_commit_policy_json = R"({"idle_timeout_seconds": 1})";
+    ASSERT_TRUE((*db)->CreateSession(kRoot, create).ok());
+    ASSERT_TRUE((*db)->AddSessionMessages(kRoot, "quiet", {R"({"role":"user","content":"bye"})"})
+                    .ok());
+  }
+  options.background_workers = 1;
+  auto db = Db::Open(options);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  std::string meta;
+  for (int i = 0; i < 600; ++i) {  // polled; no timing asserted
+    auto got = (*db)->GetSession(kRoot, "quiet", false);
+    ASSERT_TRUE(got.ok());
+    meta = *got;
+    if (meta.find("\"commit_count\":1") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NE(meta.find("\"commit_count\":1"), std::string::npos) << meta;
+  EXPECT_NE(meta.find("\"message_count\":0"), std::string::npos) << meta;
 }
 
 }  // namespace
