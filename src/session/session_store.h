@@ -88,7 +88,9 @@ class SessionStore {
   void RegisterJobs(JobRunner* runner);
 
   // Creates a session; AlreadyExists "Session already exists: <id>" when the
-  // id is taken, InvalidArgument for an id that is not a safe path segment.
+  // id is taken, InvalidArgument for an id that is not a safe path segment
+  // or a malformed auto-commit policy or memory-extraction config
+  // (session_policy.h; the policy is stored with its defaults filled in).
   Result<SessionCreated> Create(const Identity& who, const SessionCreateRequest& request);
   // The caller's sessions, newest change first.
   Result<std::vector<SessionListEntry>> List(const Identity& who);
