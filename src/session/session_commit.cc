@@ -229,7 +229,10 @@ Status SessionStore::RunCommitJob(JobContext& context) {
   // Idempotent: a job that runs again after its archive was finished (a
   // kill after .done, before the job was marked completed) ends at once.
   SKALD_ASSIGN_OR_RETURN(auto done, files_->Read(owner, archive->Child(".done")));
-  if (done) return context.Complete(*done);
+  if (done) {
+    (void)files_->ForgetActiveCountBump(job.task_id);  // when a kill came before it
+    return context.Complete(*done);
+  }
 
   SKALD_ASSIGN_OR_RETURN(auto node, files_->Stat(owner, *archive));
   if (!node) {
