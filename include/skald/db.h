@@ -401,6 +401,17 @@ class Db {
   virtual Result<std::string> GetSessionArchive(const Identity& who, std::string_view session_id,
                                                 std::string_view archive_id) = 0;
 
+  // ---- Session configuration and auto-commit (issue 10, helper "usage") ----
+  // PATCH …/config: replaces the memory-extraction config and/or the
+  // auto-commit policy (missing policy fields take their defaults; "null"
+  // turns auto-commit off) and answers the resulting configuration.
+  // NotFound when the session is missing; InvalidArgument for a malformed
+  // config or policy. A session with a policy commits by itself when added
+  // messages cross its thresholds, or after its idle timeout.
+  virtual Result<SessionConfig> UpdateSessionConfig(const Identity& who,
+                                                    std::string_view session_id,
+                                                    const SessionConfigUpdate& update) = 0;
+
   // Compares content with the catalog for every account; with `repair`
   // brings the catalog in line with the content on disk.
   virtual Result<FsckReport> Fsck(bool repair) = 0;

@@ -58,6 +58,14 @@ struct SessionUsageCounts {
 // POST …/commit.
 struct SessionCommitRequest {
   int64_t keep_recent_count = 0;  // 0..10000: the newest N messages stay live
+  // Turn-budget retention (internals §4.3): "turn_budget" or nullopt. With
+  // it the newest whole user turns stay live instead of keep_recent_count
+  // messages; the turn fields are an error without it. nullopt fields take
+  // the defaults (3 turns, 12000 tokens, 1 tail step).
+  std::optional<std::string> retention_mode;
+  std::optional<int64_t> keep_recent_turn_count;         // >= 0
+  std::optional<int64_t> retained_message_token_budget;  // >= 0
+  std::optional<int64_t> min_raw_tail_steps;             // >= 0
 };
 
 struct SessionCommitResult {
@@ -70,6 +78,21 @@ struct SessionCommitResult {
   std::string trace_id;
   int64_t estimated_active_tokens = 0;  // accepted only
   bool budget_exceeded = false;         // accepted only
+};
+
+// PATCH …/config: what changes (nullopt = unchanged).
+struct SessionConfigUpdate {
+  std::optional<std::string> memory_extraction_config_json;  // a JSON object
+  // A JSON object (the policy; missing fields take their defaults) or
+  // "null" (auto-commit off).
+  std::optional<std::string> auto_commit_policy_json;
+};
+
+// What PATCH …/config answers: the session's configuration after it.
+struct SessionConfig {
+  std::string session_id;
+  std::string auto_commit_policy_json = "null";
+  std::string memory_extraction_config_json;
 };
 
 // GET …/context.

@@ -1,5 +1,5 @@
 // Session routes (reference §2.7): create, list, get, delete, messages,
-// messages/batch, used, commit, context and archives. Answered with the
+// messages/batch, used, commit, config, context and archives. Answered with the
 // default envelope (nulls kept), commit with the exclude-none envelope.
 // The logic is in the session module (session/session_store.h) behind the
 // Db facade; handlers only read the request and shape the answer.
@@ -196,6 +196,26 @@ void Commit(Call& call) {
                                              : "Input should be less than or equal to 10000",
                request.keep_recent_count < 0 ? "greater_than_equal" : "less_than_equal");
   }
+  // Turn-budget retention: the turn fields only with retention_mode.
+  request.retention_mode = b.OptionalLiteral("retention_mode", {"turn_budget"});
+  const bool mode_rejected = !request.retention_mode && body->contains("retention_mode") &&
+                             !(*body)["retention_mode"].is_null();  // reported already
+  const std::pair<const char*, std::optional<int64_t>*> turn_fields[] = {
+      {"keep_recent_turn_count", &request.keep_recent_turn_count},
+      {"retained_message_token_budget", &request.retained_message_token_budget},
+      {"min_raw_tail_steps", &request.min_raw_tail_steps}};
+  for (const auto& [name, field] : turn_fields) {
+    *field = b.NullableInt(name, std::nullopt);
+    if (!field->has_value()) continue;
+    if (**field < 0) {
+      errors.Add({"body", name}, "Input should be greater than or equal to 0",
+                 "greater_than_equal");
+    } else if (!request.retention_mode && !mode_rejected) {
+      errors.Add({"body"},
+                 fmt::format("Value error, {} requires retention_mode='turn_budget'", name),
+                 "value_error");
+    }
+  }
   if (!errors.empty()) return call.FailValidation(errors);
   Result<SessionCommitResult> result = call.db().CommitSession(call.who(), id, request);
   if (!result.ok()) return call.Fail(result.status());
@@ -212,6 +232,39 @@ void Commit(Call& call) {
     out["reason"] = result->reason;
   }
   call.OkExcludeNone(out);
+}
+
+// PATCH …/config (extra fields forbidden).
+void UpdateConfig(Call& call) {
+  const std::string id = SessionIdOf(call, "/api/v1/sessions/{}/config");
+  std::optional<Json> body = OptionalBody(call);
+  if (!body) return;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  b.ForbidExtra({"memory_extraction_config", "auto_commit_policy", "telemetry"});
+  bool summary = false;
+  (void)b.Telemetry("telemetry", &summary);
+  SessionConfigUpdate update;
+  if (auto it = body->find("auto_commit_policy"); it != body->end()) {
+    if (!it->is_null() && !it->is_object()) {
+      errors.Add({"body", "auto_commit_policy"}, "Input should be a valid dictionary",
+                 "dict_type");
+    }
+    update.auto_commit_policy_json = DumpJson(*it);
+  }
+  if (auto it = body->find("memory_extraction_config"); it != body->end() && !it->is_null()) {
+    if (!it->is_object()) {
+      errors.Add({"body", "memory_extraction_config"}, "Input should be a valid dictionary",
+                 "dict_type");
+    }
+    update.memory_extraction_config_json = DumpJson(*it);
+  }
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<SessionConfig> config = call.db().UpdateSessionConfig(call.who(), id, update);
+  if (!config.ok()) return call.Fail(config.status());
+  call.Ok(Json{{"session_id", config->session_id},
+               {"auto_commit_policy", ParseOrNull(config->auto_commit_policy_json)},
+               {"memory_extraction_config", ParseOrNull(config->memory_extraction_config_json)}});
 }
 
 void Context(Call& call) {
@@ -260,6 +313,7 @@ void RegisterSessionRoutes(Router& router) {
   router.AddPattern("POST", "/api/v1/sessions/{}/used", Used);
   router.AddPattern("POST", "/api/v1/sessions/{}/commit", Commit);
   router.AddPattern("GET", "/api/v1/sessions/{}/context", Context);
+  router.AddPattern("PATCH", "/api/v1/sessions/{}/config", UpdateConfig);
   router.AddPattern("GET", "/api/v1/sessions/{}/archives/{}", GetArchive);
 }
 

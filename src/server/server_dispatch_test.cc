@@ -123,6 +123,10 @@ class FakeDb : public Db {
                                         std::string_view) override {
     return failure;
   }
+  Result<SessionConfig> UpdateSessionConfig(const Identity&, std::string_view,
+                                            const SessionConfigUpdate&) override {
+    return failure;
+  }
 
   std::string last_account;
 };

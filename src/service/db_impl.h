@@ -164,6 +164,11 @@ class DbImpl final : public Db {
                                         std::string_view archive_id) override {
     return sessions_->Archive(who, session_id, archive_id);
   }
+  // ---- Session configuration and auto-commit (helper "usage"): SessionStore.
+  Result<SessionConfig> UpdateSessionConfig(const Identity& who, std::string_view session_id,
+                                            const SessionConfigUpdate& update) override {
+    return sessions_->UpdateConfig(who, session_id, update);
+  }
   // ---- operations (ops): OpsStats ----
   Result<DbStats> Stats(const Identity& who) override;
   ReadyReport CheckReady() override;

@@ -251,7 +251,10 @@ Status DbImpl::StartBackground() {
   upkeep_ = std::make_unique<Upkeep>(&options_, content_.get(), catalog_.get(), lexical_.get(),
                                      vectors_.get(), runner_->queue(), &maintenance_mu_,
                                      indexing);
-  runner_->SetIdleTask([this] { upkeep_->MaybeRunMaintenance(); });
+  runner_->SetIdleTask([this] {
+    upkeep_->MaybeRunMaintenance();
+    if (sessions_) sessions_->RunIdleAutoCommits();  // sessions' idle timeouts
+  });
 
   reader_ = std::make_unique<FsReader>(resolver_.get(), content_.get(), catalog_.get(), &locks_);
   FsWriterServices fs;

@@ -107,4 +107,14 @@ Status SessionFilesAdapter::RemoveTree(const Identity& who, const VikingUri& uri
   return writer_->Rm(who, uri, /*recursive=*/true).status();
 }
 
+Status SessionFilesAdapter::BumpActiveCount(const Identity& who,
+                                            const std::vector<std::string>& uris,
+                                            std::string_view once_key) {
+  return catalog_->BumpActiveCountOnce(who.account, once_key, uris).status();
+}
+
+Status SessionFilesAdapter::ForgetActiveCountBump(std::string_view once_key) {
+  return catalog_->ForgetActiveCountBump(once_key);
+}
+
 }  // namespace skald

@@ -43,6 +43,11 @@ class SessionFilesAdapter final : public SessionFiles {
   Result<std::optional<CatalogNode>> Stat(const Identity& who, const VikingUri& uri) override;
   Result<std::vector<SessionFileEntry>> List(const Identity& who, const VikingUri& uri) override;
   Status RemoveTree(const Identity& who, const VikingUri& uri) override;
+  // Catalog::BumpActiveCountOnce / ForgetActiveCountBump.
+  Status BumpActiveCount(const Identity& who, const std::vector<std::string>& uris,
+                         std::string_view once_key) override;
+  Status ForgetActiveCountBump(std::string_view once_key) override;
+  Result<std::vector<std::string>> ListAccounts() override { return catalog_->ListAccounts(); }
 
  private:
   Status LockExact(const Identity& who, const VikingUri& uri, PathLockGuard* guard);

@@ -14,7 +14,9 @@
 #include "session/archive_excerpts.h"
 #include "session/archive_summary.h"
 #include "session/message.h"
+#include "session/session_policy.h"
 #include "session/session_store.h"
+#include "uri/access.h"
 
 namespace skald {
 namespace {
@@ -27,13 +29,31 @@ std::string NewTraceId() {
   return fmt::format("{:016x}{:016x}", rng(), rng());
 }
 
-std::string JsonLines(const std::vector<Json>& messages, size_t begin, size_t end) {
+// Retention defaults of "turn_budget" (internals §4.3).
+constexpr int64_t kDefaultKeepTurns = 3;
+constexpr int64_t kDefaultRetainedTokens = 12000;
+constexpr int64_t kDefaultTailSteps = 1;
+
+std::string JsonLines(const std::vector<Json>& messages, const std::vector<size_t>& which) {
   std::string out;
-  for (size_t i = begin; i < end; ++i) {
+  for (size_t i : which) {
     out += DumpJson(messages[i]);
     out += '\n';
   }
   return out;
+}
+
+// The canonical form of each distinct used URI that `owner` may see
+// (uri/access.h); the others (another user's space, malformed) are dropped.
+std::vector<std::string> VisibleUsage(const Identity& owner, const Json& uris) {
+  std::set<std::string> out;
+  if (!uris.is_array()) return {};
+  for (const Json& text : uris) {
+    if (!text.is_string()) continue;
+    Result<VikingUri> uri = VikingUri::Parse(text.get<std::string>());
+    if (uri.ok() && IsAccessible(owner, *uri)) out.insert(uri->str());
+  }
+  return {out.begin(), out.end()};
 }
 
 }  // namespace
@@ -43,23 +63,52 @@ Result<SessionCommitResult> SessionStore::Commit(const Identity& who, std::strin
   if (request.keep_recent_count < 0 || request.keep_recent_count > kMaxKeepRecentCount) {
     return Status::InvalidArgument("keep_recent_count must be between 0 and 10000");
   }
+  const std::pair<const char*, const std::optional<int64_t>*> turn_fields[] = {
+      {"keep_recent_turn_count", &request.keep_recent_turn_count},
+      {"retained_message_token_budget", &request.retained_message_token_budget},
+      {"min_raw_tail_steps", &request.min_raw_tail_steps}};
+  for (const auto& [name, value] : turn_fields) {
+    if (!value->has_value()) continue;
+    if (!request.retention_mode) {
+      return Status::InvalidArgument(
+          fmt::format("{} requires retention_mode \"turn_budget\"", name));
+    }
+    if (**value < 0) return Status::InvalidArgument(fmt::format("{} must be >= 0", name));
+  }
+  if (request.retention_mode && *request.retention_mode != "turn_budget") {
+    return Status::InvalidArgument("retention_mode must be \"turn_budget\"");
+  }
   SKALD_ASSIGN_OR_RETURN(VikingUri session, SessionUri(who, session_id));
   auto session_mu = SessionMutex(who, session_id);
   std::lock_guard<std::mutex> lock(*session_mu);
   SKALD_ASSIGN_OR_RETURN(auto meta, ReadMeta(who, session));
   if (!meta) return SessionNotFound(session_id);
+  SKALD_ASSIGN_OR_RETURN(SessionCommitResult out,
+                         CommitLocked(who, session, session_id, &*meta, request, false));
+  WatchIdle(who, session_id, *meta);
+  return out;
+}
 
+Result<SessionCommitResult> SessionStore::CommitLocked(const Identity& who,
+                                                       const VikingUri& session,
+                                                       std::string_view session_id, Json* meta,
+                                                       const SessionCommitRequest& request,
+                                                       bool automatic) {
   SessionCommitResult out;
   out.session_id = std::string(session_id);
   out.trace_id = NewTraceId();
   SKALD_ASSIGN_OR_RETURN(auto messages, LiveMessages(who, session));
-  const auto keep = static_cast<size_t>(request.keep_recent_count);
-  if (messages.empty() || messages.size() <= keep) {
+  const RetentionPlan plan =
+      request.retention_mode
+          ? PlanTurnBudget(messages, request.keep_recent_turn_count.value_or(kDefaultKeepTurns),
+                           request.retained_message_token_budget.value_or(kDefaultRetainedTokens),
+                           request.min_raw_tail_steps.value_or(kDefaultTailSteps))
+          : PlanKeepRecent(messages.size(), static_cast<size_t>(request.keep_recent_count));
+  if (plan.archived.empty()) {
     out.status = "skipped";
     out.reason = messages.empty() ? "no_messages" : "all_within_keep_window";
     return out;
   }
-  const size_t archived = messages.size() - keep;
 
   // The next archive number: after every existing one (commit_count may lag
   // behind an archive left by a crash).
@@ -90,27 +139,41 @@ Result<SessionCommitResult> SessionStore::Commit(const Identity& who, std::strin
                                {"session_uri", session.str()},
                                {"archive_uri", archive.str()},
                                {"committed_at_ns", now},
+                               {"auto_commit", automatic},
                                {"usage_uris", Json(std::vector<std::string>(usage.begin(), usage.end()))}});
   // The archived messages and the phase-2 job commit together (the outbox):
   // an archive without its job is never visible.
   SKALD_ASSIGN_OR_RETURN(std::vector<Job> jobs,
                          files_->Write(who, archive.Child("messages.jsonl"),
-                                       JsonLines(messages, 0, archived), {spec}));
+                                       JsonLines(messages, plan.archived), {spec}));
   if (jobs.empty()) return Status::Internal("the session commit job was not queued");
   runner_->queue()->Notify();
 
   // The retained messages stay live.
-  SKALD_RETURN_IF_ERROR(files_->Write(who, session.Child("messages.jsonl"),
-                                      JsonLines(messages, archived, messages.size()))
-                            .status());
+  SKALD_RETURN_IF_ERROR(
+      files_->Write(who, session.Child("messages.jsonl"), JsonLines(messages, plan.retained))
+          .status());
   int64_t active_tokens = 0;
-  for (size_t i = archived; i < messages.size(); ++i) active_tokens += MessageTokens(messages[i]);
+  for (size_t i : plan.retained) active_tokens += MessageTokens(messages[i]);
   Json& m = *meta;
   m["commit_count"] = next;
-  m["message_count"] = static_cast<int64_t>(messages.size() - archived);
+  m["message_count"] = static_cast<int64_t>(plan.retained.size());
   m["pending_tokens"] = active_tokens;
   m["keep_recent_count"] = request.keep_recent_count;
+  if (request.retention_mode) {
+    m["retention_mode"] = *request.retention_mode;
+    m["keep_recent_turn_count"] = request.keep_recent_turn_count.value_or(kDefaultKeepTurns);
+    m["retained_message_token_budget"] =
+        request.retained_message_token_budget.value_or(kDefaultRetainedTokens);
+    m["min_raw_tail_steps"] = request.min_raw_tail_steps.value_or(kDefaultTailSteps);
+  } else {
+    m["retention_mode"] = nullptr;
+    m["keep_recent_turn_count"] = nullptr;
+    m["retained_message_token_budget"] = nullptr;
+    m["min_raw_tail_steps"] = nullptr;
+  }
   m["last_commit_at"] = FormatIsoMillis(now);
+  if (automatic) m["last_auto_commit_at"] = FormatIsoMillis(now);
   m["updated_at"] = FormatIsoMillis(now);
   SKALD_RETURN_IF_ERROR(WriteMeta(who, session, m));
 
@@ -119,7 +182,7 @@ Result<SessionCommitResult> SessionStore::Commit(const Identity& who, std::strin
   out.archive_uri = archive.str();
   out.archived = true;
   out.estimated_active_tokens = active_tokens;
-  out.budget_exceeded = false;
+  out.budget_exceeded = plan.budget_exceeded;
   return out;
 }
 
@@ -167,7 +230,10 @@ Status SessionStore::RunCommitJob(JobContext& context) {
   // Idempotent: a job that runs again after its archive was finished (a
   // kill after .done, before the job was marked completed) ends at once.
   SKALD_ASSIGN_OR_RETURN(auto done, files_->Read(owner, archive->Child(".done")));
-  if (done) return context.Complete(*done);
+  if (done) {
+    (void)files_->ForgetActiveCountBump(job.task_id);  // when a kill came before it
+    return context.Complete(*done);
+  }
 
   SKALD_ASSIGN_OR_RETURN(auto node, files_->Stat(owner, *archive));
   if (!node) {
@@ -221,7 +287,18 @@ Status SessionStore::RunCommitJob(JobContext& context) {
     total += count;
   }
 
-  // 4. The session's counters, then the archive's done marker.
+  // 4. One use of each context the session used and its owner may see
+  // (internals §4.7), for hotness. Exactly once: the catalog records the
+  // task id with the bump, so a rerun after a crash between here and .done
+  // does not count again; the key is forgotten once .done is written (a
+  // rerun then ends at the .done check above).
+  std::vector<std::string> counted = VisibleUsage(owner, payload->value("usage_uris", Json::array()));
+  if (!counted.empty()) {
+    progress("count_usage");
+    SKALD_RETURN_IF_ERROR(files_->BumpActiveCount(owner, counted, job.task_id));
+  }
+
+  // 5. The session's counters, then the archive's done marker.
   progress("finalize");
   {
     auto session_mu = SessionMutex(owner, session_id);
@@ -242,9 +319,11 @@ Status SessionStore::RunCommitJob(JobContext& context) {
               {"messages_archived", static_cast<int64_t>(input.messages.size())},
               {"memories_extracted", extracted},
               {"memories_extracted_total", total},
-              {"usage_uris", payload->value("usage_uris", Json::array())}};
+              {"usage_uris", payload->value("usage_uris", Json::array())},
+              {"active_count_updated", counted}};
   const std::string result_text = DumpJson(result);
   SKALD_RETURN_IF_ERROR(files_->Write(owner, archive->Child(".done"), result_text).status());
+  if (!counted.empty()) (void)files_->ForgetActiveCountBump(job.task_id);  // best effort
   return context.Complete(result_text);
 }
 

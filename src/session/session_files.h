@@ -78,6 +78,28 @@ class SessionFiles {
 
   // Deletes `uri` and everything below it; Ok when it does not exist.
   virtual Status RemoveTree(const Identity& who, const VikingUri& uri) = 0;
+
+  // Counts one use of each context in `uris` (canonical URIs the caller
+  // already checked `who` may see): adds 1 to active_count of the retrieval
+  // records of each URI (every level) in `who.account`, which hotness
+  // ranking reads. At most once per `once_key`, exactly once across crashes
+  // (the key is recorded with the bump); a rerun with the same key does
+  // nothing. Unknown URIs are ignored. The default (no records to count) does nothing.
+  virtual Status BumpActiveCount(const Identity& who, const std::vector<std::string>& uris,
+                                 std::string_view once_key) {
+    (void)who, (void)uris, (void)once_key;
+    return Status::Ok();
+  }
+  // Accounts that hold any file (to find every session at open). The
+  // default (none) leaves sessions to be found when they are touched.
+  virtual Result<std::vector<std::string>> ListAccounts() { return std::vector<std::string>(); }
+
+  // Forgets `once_key` of BumpActiveCount, once the caller can no longer
+  // run again with it. Ok when unknown.
+  virtual Status ForgetActiveCountBump(std::string_view once_key) {
+    (void)once_key;
+    return Status::Ok();
+  }
 };
 
 }  // namespace skald

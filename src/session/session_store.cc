@@ -9,6 +9,7 @@
 #include "common/time_util.h"
 #include "ingest/sidecar.h"
 #include "session/message.h"
+#include "session/session_policy.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -31,6 +32,26 @@ Json ParseOr(const std::string& text, Json fallback) {
   if (text.empty()) return fallback;
   Result<Json> parsed = ParseJson(text);
   return parsed.ok() ? *parsed : fallback;
+}
+
+// The normalized policy of a request (validated by ValidateConfigRequest), null when none.
+Json NormalizedPolicyOr(const std::string& text) {
+  Result<Json> policy = NormalizeAutoCommitPolicy(ParseOr(text, nullptr));
+  return policy.ok() ? *policy : Json(nullptr);
+}
+
+Status ValidateConfigRequest(const SessionCreateRequest& request) {
+  if (!request.auto_commit_policy_json.empty()) {
+    Result<Json> policy = ParseJson(request.auto_commit_policy_json);
+    if (!policy.ok()) return Status::InvalidArgument("auto_commit_policy is not JSON");
+    SKALD_RETURN_IF_ERROR(NormalizeAutoCommitPolicy(*policy).status());
+  }
+  if (!request.memory_extraction_config_json.empty()) {
+    Result<Json> config = ParseJson(request.memory_extraction_config_json);
+    if (!config.ok()) return Status::InvalidArgument("memory_extraction_config is not JSON");
+    if (!config->is_null()) SKALD_RETURN_IF_ERROR(ValidateMemoryExtractionConfig(*config));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -117,7 +138,7 @@ Result<Json> SessionStore::CreateLocked(const Identity& who, const VikingUri& se
       {"retained_message_token_budget", nullptr},
       {"min_raw_tail_steps", nullptr},
       {"memory_policy", nullptr},
-      {"auto_commit_policy", ParseOr(request.auto_commit_policy_json, nullptr)},
+      {"auto_commit_policy", NormalizedPolicyOr(request.auto_commit_policy_json)},
       {"last_message_at", nullptr},
       {"last_auto_commit_at", nullptr},
       {"memory_extraction_config",
@@ -133,6 +154,7 @@ Result<SessionCreated> SessionStore::Create(const Identity& who,
                                             const SessionCreateRequest& request) {
   const std::string id = request.session_id ? *request.session_id : GeneratedSessionId(NowNanos());
   SKALD_ASSIGN_OR_RETURN(VikingUri session, SessionUri(who, id));
+  SKALD_RETURN_IF_ERROR(ValidateConfigRequest(request));
   auto session_mu = SessionMutex(who, id);
   std::lock_guard<std::mutex> lock(*session_mu);
   SKALD_ASSIGN_OR_RETURN(auto existing, files_->Stat(who, session));
@@ -143,6 +165,7 @@ Result<SessionCreated> SessionStore::Create(const Identity& who,
         .WithDetail("type", "session");
   }
   SKALD_ASSIGN_OR_RETURN(Json meta, CreateLocked(who, session, id, request));
+  WatchIdle(who, id, meta);
   SessionCreated out;
   out.session_id = id;
   out.uri = session.str();
@@ -198,6 +221,7 @@ Status SessionStore::Delete(const Identity& who, std::string_view session_id) {
   SKALD_RETURN_IF_ERROR(files_->RemoveTree(who, session));
   std::lock_guard<std::mutex> map_lock(mu_);
   usage_.erase(SessionKey(who, session_id));
+  idle_.erase(SessionKey(who, session_id));
   return Status::Ok();
 }
 
@@ -238,6 +262,7 @@ Result<SessionMessagesAdded> SessionStore::AddMessages(
   m["updated_at"] = FormatIsoMillis(now);
   if (added > 0) m["last_message_at"] = FormatIsoMillis(now);
   SKALD_RETURN_IF_ERROR(WriteMeta(who, session, m));
+  if (added > 0) MaybeAutoCommitLocked(who, session, session_id, &m);
   SessionMessagesAdded out;
   out.session_id = std::string(session_id);
   out.message_count = m["message_count"].get<int64_t>();
@@ -286,13 +311,15 @@ Result<std::vector<Json>> SessionStore::LiveMessages(const Identity& who,
                                                               .Child(archives.back())
                                                               .Child("messages.jsonl")));
   if (archived.empty()) return live;
-  const Json last_id = archived.back().value("id", Json(nullptr));
-  for (size_t i = 0; i < live.size(); ++i) {
-    if (live[i].value("id", Json(nullptr)) == last_id) {
-      live.erase(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(i + 1));
-      break;
-    }
+  // By id, not by position: a turn-budget commit archives messages from
+  // between retained ones.
+  std::set<std::string> ids;
+  for (const Json& m : archived) {
+    if (m.contains("id") && m["id"].is_string()) ids.insert(m["id"].get<std::string>());
   }
+  std::erase_if(live, [&](const Json& m) {
+    return m.contains("id") && m["id"].is_string() && ids.count(m["id"].get<std::string>()) > 0;
+  });
   return live;
 }
 

@@ -20,8 +20,9 @@
 // `session_commit` job in one catalog transaction (the outbox), then keeps
 // the retained messages live and returns the task id at once; phase 2 (the
 // job, RegisterJobs) writes the archive's L0/L1 with the extractive
-// summarizer, calls the memory-extraction hook when one is set and marks the
-// archive done. A process killed between the phases runs phase 2 at the
+// summarizer, calls the memory-extraction hook when one is set, counts one
+// use (active_count, exactly once) of each context the session `used` that
+// its owner may see, and marks the archive done. A process killed between the phases runs phase 2 at the
 // next open (the job is durable; a running job is released at open).
 //
 // Thread safety: safe for concurrent use. Calls on one session are
@@ -87,7 +88,9 @@ class SessionStore {
   void RegisterJobs(JobRunner* runner);
 
   // Creates a session; AlreadyExists "Session already exists: <id>" when the
-  // id is taken, InvalidArgument for an id that is not a safe path segment.
+  // id is taken, InvalidArgument for an id that is not a safe path segment
+  // or a malformed auto-commit policy or memory-extraction config
+  // (session_policy.h; the policy is stored with its defaults filled in).
   Result<SessionCreated> Create(const Identity& who, const SessionCreateRequest& request);
   // The caller's sessions, newest change first.
   Result<std::vector<SessionListEntry>> List(const Identity& who);
@@ -106,10 +109,28 @@ class SessionStore {
                                   const std::vector<std::string>& contexts,
                                   const std::string& skill_uri, bool skill_given);
   // Phase 1 of a commit (see the class comment). Skipped ("no_messages",
-  // "all_within_keep_window") when nothing would be archived. NotFound when
-  // the session is missing; InvalidArgument for keep_recent_count outside 0..10000.
+  // "all_within_keep_window") when nothing would be archived. What stays
+  // live: the newest keep_recent_count messages, or with retention_mode
+  // "turn_budget" the plan of session_policy.h PlanTurnBudget. NotFound when
+  // the session is missing; InvalidArgument for keep_recent_count outside
+  // 0..10000, a retention_mode other than "turn_budget", a negative turn
+  // field or a turn field without retention_mode.
   Result<SessionCommitResult> Commit(const Identity& who, std::string_view session_id,
                                      const SessionCommitRequest& request);
+  // PATCH …/config: replaces the memory-extraction config and/or the
+  // auto-commit policy (normalized, session_policy.h; null turns auto-commit
+  // off) in .meta.json. NotFound when the session is missing;
+  // InvalidArgument for a malformed config or policy.
+  Result<SessionConfig> UpdateConfig(const Identity& who, std::string_view session_id,
+                                     const SessionConfigUpdate& update);
+  // Commits every session with an auto-commit policy whose idle timeout has
+  // passed since its last message (and whose min_commit_interval allows
+  // it). The first call finds the sessions with a policy and live messages
+  // (every account's .meta.json files, read once per process); afterwards
+  // the store keeps that watch list as policies are set and messages added.
+  // Checks at most once a second; errors are logged. Called from a job
+  // worker's idle task.
+  void RunIdleAutoCommits();
   // The latest completed archive's overview and the newest live messages
   // that fit `token_budget`. InvalidArgument when token_budget < 0.
   Result<SessionContextResult> Context(const Identity& who, std::string_view session_id,
@@ -138,6 +159,21 @@ class SessionStore {
   // The archives of a session ordered by number (names "archive_NNN").
   Result<std::vector<std::string>> ArchiveNames(const Identity& who, const VikingUri& session);
 
+  // Phase 1 under the session mutex with the session's meta (updated in
+  // place and written). `automatic` sets last_auto_commit_at.
+  Result<SessionCommitResult> CommitLocked(const Identity& who, const VikingUri& session,
+                                           std::string_view session_id, Json* meta,
+                                           const SessionCommitRequest& request, bool automatic);
+  // After messages were added (session mutex held): commits when the
+  // session's auto-commit policy says so, and updates the idle watch
+  // (session_config.cc). Errors are logged: the messages are stored.
+  void MaybeAutoCommitLocked(const Identity& who, const VikingUri& session,
+                             std::string_view session_id, Json* meta);
+  // Reads every session's meta once to fill the idle watch (RunIdleAutoCommits).
+  void WatchExistingSessions();
+  // Records (or, for a session without a policy, drops) the idle watch of a session.
+  void WatchIdle(const Identity& who, std::string_view session_id, const Json& meta);
+
   // Phase 2: the `session_commit` job (session_commit.cc).
   Status RunCommitJob(JobContext& context);
   // Records a phase-2 failure that ends the task in the archive's
@@ -152,6 +188,15 @@ class SessionStore {
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<std::mutex>> session_mu_;  // GUARDED_BY(mu_)
   std::map<std::string, std::set<std::string>> usage_;             // GUARDED_BY(mu_)
+  // Sessions with an auto-commit policy, by SessionKey (RunIdleAutoCommits).
+  struct IdleWatch {
+    Identity owner;
+    std::string session_id;
+    int64_t due_ns = 0;  // last message + idle timeout
+  };
+  std::map<std::string, IdleWatch> idle_;  // GUARDED_BY(mu_)
+  int64_t last_idle_check_ns_ = 0;         // GUARDED_BY(mu_)
+  bool existing_watched_ = false;          // GUARDED_BY(mu_)
 };
 
 // Key of a session in the in-process maps: "account/user/id".

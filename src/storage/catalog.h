@@ -224,6 +224,16 @@ class Catalog {
   // age term keeps measuring content age. Unknown URIs are ignored.
   Status BumpActiveCount(std::string_view account, std::span<const std::string> uris);
 
+  // BumpActiveCount at most once per `once_key`: the key is recorded (in the
+  // workspace metadata) in the same transaction as the bump, so a caller
+  // that runs again after a crash (a session commit's phase 2) does not
+  // count twice. Returns true when it bumped now, false when the key was
+  // already recorded. ForgetActiveCountBump drops the key once the caller
+  // can no longer run again (Ok when it is unknown).
+  Result<bool> BumpActiveCountOnce(std::string_view account, std::string_view once_key,
+                                   std::span<const std::string> uris);
+  Status ForgetActiveCountBump(std::string_view once_key);
+
   // ---- Job queue (table `jobs`). Scheduling times (`now_ns`, leases,
   // not_before) are the caller's clock; created_ns/updated_ns are wall clock.
 

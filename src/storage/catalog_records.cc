@@ -269,6 +269,44 @@ Status Catalog::BumpActiveCount(std::string_view account, std::span<const std::s
   });
 }
 
+namespace {
+std::string BumpMarkerKey(std::string_view once_key) {
+  return "active_count_bumped/" + std::string(once_key);
+}
+}  // namespace
+
+Result<bool> Catalog::BumpActiveCountOnce(std::string_view account, std::string_view once_key,
+                                          std::span<const std::string> uris) {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  sqlite3* db = impl_->writer;
+  bool bumped = false;
+  Status done = InTransaction(db, [&]() -> Status {
+    Stmt mark(db, "INSERT OR IGNORE INTO meta(key, value) VALUES(?, '1')");
+    if (!mark.prepared()) return SqlError(db, "bump active count once");
+    mark.Bind(1, BumpMarkerKey(once_key));
+    SKALD_RETURN_IF_ERROR(mark.Run("bump active count once"));
+    if (sqlite3_changes(db) == 0) return Status::Ok();  // counted before
+    bumped = true;
+    if (uris.empty()) return Status::Ok();
+    Stmt s(db,
+           "UPDATE records SET active_count = active_count + 1 WHERE account = ?1 AND "
+           "deleted = 0 AND uri IN (SELECT value FROM json_each(?2))");
+    if (!s.prepared()) return SqlError(db, "bump active count");
+    s.Bind(1, account).Bind(2, JsonArrayOf(uris));
+    return s.Run("bump active count");
+  });
+  if (!done.ok()) return done;
+  return bumped;
+}
+
+Status Catalog::ForgetActiveCountBump(std::string_view once_key) {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  Stmt s(impl_->writer, "DELETE FROM meta WHERE key = ?");
+  if (!s.prepared()) return SqlError(impl_->writer, "forget active count bump");
+  s.Bind(1, BumpMarkerKey(once_key));
+  return s.Run("forget active count bump");
+}
+
 Result<int64_t> Catalog::MaxRecordSeq() {
   Impl::Lease lease(impl_.get());
   return MaxSeqLocked(lease.db());

@@ -176,6 +176,19 @@ TEST_F(RecordsTest, BumpActiveCountCountsUseWithoutANewSequence) {
   EXPECT_EQ((*catalog_->GetRecordsByUri("acct", "viking://resources/e"))[0].active_count, 0);
 }
 
+TEST_F(RecordsTest, BumpActiveCountOnceCountsAKeyOnce) {
+  std::vector<Record> recs = {Rec("d", "viking://resources/d", {1})};
+  ASSERT_TRUE(catalog_->UpsertRecords("acct", &recs).ok());
+  std::vector<std::string> used = {"viking://resources/d"};
+  EXPECT_TRUE(*catalog_->BumpActiveCountOnce("acct", "task-1", used));
+  EXPECT_FALSE(*catalog_->BumpActiveCountOnce("acct", "task-1", used));  // a rerun
+  EXPECT_TRUE(*catalog_->BumpActiveCountOnce("acct", "task-2", used));
+  EXPECT_EQ((*catalog_->GetRecordsByUri("acct", "viking://resources/d"))[0].active_count, 2);
+  ASSERT_TRUE(catalog_->ForgetActiveCountBump("task-1").ok());
+  EXPECT_FALSE(catalog_->GetMeta("active_count_bumped/task-1")->has_value());
+  EXPECT_TRUE(catalog_->GetMeta("active_count_bumped/task-2")->has_value());
+}
+
 TEST_F(RecordsTest, EmbeddingCacheHitsMissesAndPurge) {
   std::vector<std::string> hashes = {"h1", "h2"};
   std::vector<std::vector<float>> vectors = {{1, 2, 3}, {4, 5, 6}};

@@ -313,6 +313,7 @@ class SessionsIsolationApiTest : public ::testing::Test {
                              {"X-OpenViking-Account", "acme"}};
     if (method == "GET") return ToReply(client_->Get(path, headers));
     if (method == "DELETE") return ToReply(client_->Delete(path, headers));
+    if (method == "PATCH") return ToReply(client_->Patch(path, headers, body, "application/json"));
     return ToReply(client_->Post(path, headers, body, "application/json"));
   }
 
@@ -338,6 +339,7 @@ TEST_F(SessionsIsolationApiTest, AnotherUsersSessionIsNotFound) {
            {"GET", "/api/v1/sessions/secret/archives/archive_001"},
            {"POST", "/api/v1/sessions/secret/commit"},
            {"POST", "/api/v1/sessions/secret/used"},
+           {"PATCH", "/api/v1/sessions/secret/config"},
            {"DELETE", "/api/v1/sessions/secret"}}) {
     Reply r = Send(method, path, bob_, "{}");
     EXPECT_EQ(r.status, 404) << method << " " << path << ": " << r.raw;
