@@ -390,6 +390,16 @@ class Db {
   virtual Result<std::string> GetSessionArchive(const Identity& who, std::string_view session_id,
                                                 std::string_view archive_id) = 0;
 
+  // ---- Session memory extraction (session/memory_hook.h) ----
+  // POST /api/v1/sessions/{id}/extract: extracts memories from the session's
+  // live messages now (with the `vlm` chat model when configured, else
+  // without a model), applies the merge decisions and writes the memories
+  // (indexed like a commit's). Returns one entry per candidate with its
+  // decision. The messages stay live. NotFound when the session is missing
+  // or another user's.
+  virtual Result<std::vector<SessionExtractedMemory>> ExtractSessionMemories(
+      const Identity& who, std::string_view session_id) = 0;
+
   // Compares content with the catalog for every account; with `repair`
   // brings the catalog in line with the content on disk.
   virtual Result<FsckReport> Fsck(bool repair) = 0;

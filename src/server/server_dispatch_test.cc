@@ -122,6 +122,10 @@ class FakeDb : public Db {
                                         std::string_view) override {
     return failure;
   }
+  Result<std::vector<SessionExtractedMemory>> ExtractSessionMemories(const Identity&,
+                                                                     std::string_view) override {
+    return failure;
+  }
 
   std::string last_account;
 };

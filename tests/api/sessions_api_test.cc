@@ -334,6 +334,7 @@ TEST_F(SessionsIsolationApiTest, AnotherUsersSessionIsNotFound) {
            {"GET", "/api/v1/sessions/secret/context"},
            {"GET", "/api/v1/sessions/secret/archives/archive_001"},
            {"POST", "/api/v1/sessions/secret/commit"},
+           {"POST", "/api/v1/sessions/secret/extract"},
            {"POST", "/api/v1/sessions/secret/used"},
            {"DELETE", "/api/v1/sessions/secret"}}) {
     Reply r = Send(method, path, bob_, "{}");
