@@ -76,9 +76,6 @@ class MemoryExtraction {
   // The hook borrows this object, which must outlive it.
   MemoryExtractionHook Hook();
 
-  // "llm" when a model is configured, else "model_free".
-  std::string mode() const { return llm_ != nullptr ? kExtractorLlm : kExtractorModelFree; }
-
  private:
   std::shared_ptr<std::mutex> OwnerMutex(const Identity& owner);
 
