@@ -190,6 +190,13 @@ TEST_F(MemoryLlmApiTest, ExtractRouteUsesTheModel) {
   EXPECT_EQ(item.value("decision", ""), "create");
   EXPECT_EQ(item.value("uri", "").rfind("viking://user/default/memories/preferences/", 0), 0u);
   EXPECT_NE(Read(item.value("uri", "")).find("User loves pineapple on pizza."), std::string::npos);
+  // The same answer again: the memory is known.
+  Reply again = PostJson("/api/v1/sessions/s4/extract", Json::object());
+  ASSERT_EQ(again.status, 200) << again.raw;
+  ASSERT_EQ(again.json["result"].size(), 1u) << again.raw;
+  EXPECT_EQ(again.json["result"][0].value("decision", ""), "skip");
+  EXPECT_EQ(again.json["result"][0].value("uri", ""), item.value("uri", ""));
+  EXPECT_EQ(chat_.request_count(), 2);
 }
 
 }  // namespace
