@@ -411,6 +411,15 @@ class Db {
   virtual Result<SessionConfig> UpdateSessionConfig(const Identity& who,
                                                     std::string_view session_id,
                                                     const SessionConfigUpdate& update) = 0;
+  // ---- Session memory extraction (session/memory_hook.h) ----
+  // POST /api/v1/sessions/{id}/extract: extracts memories from the session's
+  // live messages now (with the `vlm` chat model when configured, else
+  // without a model), applies the merge decisions and writes the memories
+  // (indexed like a commit's). Returns one entry per candidate with its
+  // decision. The messages stay live. NotFound when the session is missing
+  // or another user's.
+  virtual Result<std::vector<SessionExtractedMemory>> ExtractSessionMemories(
+      const Identity& who, std::string_view session_id) = 0;
 
   // Compares content with the catalog for every account; with `repair`
   // brings the catalog in line with the content on disk.

@@ -17,6 +17,7 @@ namespace skald {
 
 class Embedder;  // src/model/embedder.h
 class Env;       // src/common/env.h
+class Llm;       // src/model/llm.h
 class Reranker;  // src/model/reranker.h
 
 struct DbOptions {
@@ -43,6 +44,11 @@ struct DbOptions {
   // Cross-encoder used to rerank retrieval candidates; null = none (find
   // runs in QUICK mode unless asked otherwise).
   std::shared_ptr<Reranker> reranker;
+  // The chat model of the `vlm` config section (model/factory.h NewLlm).
+  // Session commits and POST …/extract extract memories with it (one
+  // structured call per archive, falling back to the model-free extractor
+  // when the call or its answer fails); null = model-free extraction only.
+  std::shared_ptr<Llm> llm;
   // Retrieval tuning (config sections `retrieval` and `rerank`).
   RetrievalOptions retrieval;
   // File text sent to the embedder is cut to this many estimated tokens.

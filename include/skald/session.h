@@ -105,4 +105,12 @@ struct SessionContextResult {
   int64_t active_tokens = 0, archive_tokens = 0;
 };
 
+// POST …/extract: one extracted memory candidate and what became of it.
+struct SessionExtractedMemory {
+  std::string uri;          // viking://user/{uid}/memories/{type}/….md (written or matched)
+  std::string memory_type;  // "profile", "preferences", "events", …
+  std::string text;         // the extracted statement
+  std::string decision;     // "create" | "merge" | "replace" | "skip"
+};
+
 }  // namespace skald

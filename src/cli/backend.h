@@ -84,6 +84,7 @@ enum class SessionOp {
   kCommit,       // session_id, keep_recent_count
   kContext,      // session_id, token_budget
   kArchive,      // session_id, archive_id
+  kExtract,      // session_id: memories from the live messages now
 };
 struct SessionRequest {
   SessionOp op = SessionOp::kList;

@@ -84,6 +84,8 @@ Result<SessionHttpCall> SessionToHttp(const SessionRequest& r) {
     case SessionOp::kArchive:
       return SessionHttpCall{
           "GET", SessionPath(r.session_id) + "/archives/" + PercentEncode(r.archive_id), {}, ""};
+    case SessionOp::kExtract:
+      return SessionHttpCall{"POST", SessionPath(r.session_id) + "/extract", {}, "{}"};
   }
   return Status::InvalidArgument("unknown session operation");
 }
@@ -176,6 +178,18 @@ Result<Json> RunSessionOnDb(Db& db, const Identity& who, const SessionRequest& r
                              db.GetSessionArchive(who, r.session_id, r.archive_id));
       return ParseOrNull(archive);
     }
+    case SessionOp::kExtract: {
+      SKALD_ASSIGN_OR_RETURN(std::vector<SessionExtractedMemory> memories,
+                             db.ExtractSessionMemories(who, r.session_id));
+      Json out = Json::array();
+      for (const SessionExtractedMemory& m : memories) {
+        out.push_back(Json{{"uri", m.uri},
+                           {"memory_type", m.memory_type},
+                           {"text", m.text},
+                           {"decision", m.decision}});
+      }
+      return out;
+    }
   }
   return Status::InvalidArgument("unknown session operation");
 }
@@ -199,7 +213,11 @@ void RenderSession(const Json& result, std::ostream& out) {
   if (result.is_array()) {
     if (result.empty()) out << "(none)\n";
     for (const Json& item : result) {
-      if (item.is_object() && item.contains("session_id")) {
+      if (item.is_object() && item.contains("decision")) {  // extract: decision, type, uri, text
+        out << Scalar(item["decision"]) << '\t' << Scalar(item.value("memory_type", Json(""))) << '\t'
+            << Scalar(item.value("uri", Json(""))) << '\t' << Scalar(item.value("text", Json("")))
+            << '\n';
+      } else if (item.is_object() && item.contains("session_id")) {
         out << Scalar(item["session_id"]) << '\t' << Scalar(item.value("uri", Json(""))) << '\t'
             << Scalar(item.value("mod_time", Json(""))) << '\n';
       } else {
@@ -308,6 +326,11 @@ void AddSessionCommands(CLI::App& app, std::function<int(const SessionRequest&)>
   archive->add_option("session_id", args->session_id, "Session id")->required();
   archive->add_option("archive_id", args->archive_id, "Archive id, e.g. archive_001")->required();
   on(archive, SessionOp::kArchive);
+
+  CLI::App* extract = session->add_subcommand(
+      "extract", "Extract memories from the session's live messages now and write them");
+  extract->add_option("session_id", args->session_id, "Session id")->required();
+  on(extract, SessionOp::kExtract);
 
   auto text = std::make_shared<std::string>();
   CLI::App* memory = app.add_subcommand(

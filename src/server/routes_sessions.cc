@@ -1,5 +1,5 @@
 // Session routes (reference §2.7): create, list, get, delete, messages,
-// messages/batch, used, commit, config, context and archives. Answered with the
+// messages/batch, used, commit, config, extract, context and archives. Answered with the
 // default envelope (nulls kept), commit with the exclude-none envelope.
 // The logic is in the session module (session/session_store.h) behind the
 // Db facade; handlers only read the request and shape the answer.
@@ -301,6 +301,25 @@ void GetArchive(Call& call) {
   call.Ok(ParseOrNull(*archive));
 }
 
+// POST …/extract: memories from the live messages now, one item per
+// candidate with the merge decision (the messages stay live).
+void Extract(Call& call) {
+  const std::string id = SessionIdOf(call, "/api/v1/sessions/{}/extract");
+  std::optional<Json> body = OptionalBody(call);  // no fields; a body must still be an object
+  if (!body) return;
+  Result<std::vector<SessionExtractedMemory>> memories =
+      call.db().ExtractSessionMemories(call.who(), id);
+  if (!memories.ok()) return call.Fail(memories.status());
+  Json out = Json::array();
+  for (const SessionExtractedMemory& m : *memories) {
+    out.push_back(Json{{"uri", m.uri},
+                       {"memory_type", m.memory_type},
+                       {"text", m.text},
+                       {"decision", m.decision}});
+  }
+  call.Ok(out);
+}
+
 }  // namespace
 
 void RegisterSessionRoutes(Router& router) {
@@ -312,6 +331,7 @@ void RegisterSessionRoutes(Router& router) {
   router.AddPattern("POST", "/api/v1/sessions/{}/messages/batch", AddMessagesBatch);
   router.AddPattern("POST", "/api/v1/sessions/{}/used", Used);
   router.AddPattern("POST", "/api/v1/sessions/{}/commit", Commit);
+  router.AddPattern("POST", "/api/v1/sessions/{}/extract", Extract);
   router.AddPattern("GET", "/api/v1/sessions/{}/context", Context);
   router.AddPattern("PATCH", "/api/v1/sessions/{}/config", UpdateConfig);
   router.AddPattern("GET", "/api/v1/sessions/{}/archives/{}", GetArchive);

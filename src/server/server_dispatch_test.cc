@@ -127,6 +127,10 @@ class FakeDb : public Db {
                                             const SessionConfigUpdate&) override {
     return failure;
   }
+  Result<std::vector<SessionExtractedMemory>> ExtractSessionMemories(const Identity&,
+                                                                     std::string_view) override {
+    return failure;
+  }
 
   std::string last_account;
 };

@@ -597,6 +597,8 @@ Result<DbOptions> DbOptionsFromConfig(const Config& config, bool reindex_on_embe
   options.reindex_on_embedder_change = reindex_on_embedder_change;
   SKALD_ASSIGN_OR_RETURN(std::unique_ptr<Reranker> reranker, NewReranker(config.rerank));
   options.reranker = std::move(reranker);
+  SKALD_ASSIGN_OR_RETURN(std::unique_ptr<Llm> llm, NewLlm(config.vlm));  // null when none
+  options.llm = std::move(llm);
   options.retrieval = config.retrieval;
   options.retrieval.score_threshold = config.rerank.threshold;
   options.retrieval.rerank_max_input_tokens = config.rerank.max_input_tokens;

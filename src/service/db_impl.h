@@ -38,6 +38,7 @@
 #include "service/upkeep.h"
 #include "service/uri_resolver.h"
 #include "skald/db.h"
+#include "session/memory_hook.h"
 #include "session/session_store.h"
 #include "storage/catalog.h"
 #include "storage/content_store.h"
@@ -169,6 +170,11 @@ class DbImpl final : public Db {
                                             const SessionConfigUpdate& update) override {
     return sessions_->UpdateConfig(who, session_id, update);
   }
+  // ---- Session memory extraction: forwarded to MemoryExtraction (session/memory_hook.h).
+  Result<std::vector<SessionExtractedMemory>> ExtractSessionMemories(
+      const Identity& who, std::string_view session_id) override {
+    return memory_->ExtractLive(sessions_.get(), who, session_id);
+  }
   // ---- operations (ops): OpsStats ----
   Result<DbStats> Stats(const Identity& who) override;
   ReadyReport CheckReady() override;
@@ -216,6 +222,8 @@ class DbImpl final : public Db {
   std::unique_ptr<AccountRegistry> accounts_;
   std::unique_ptr<OpsStats> ops_;
   std::unique_ptr<SessionFilesAdapter> session_files_;
+  // Memory extraction (model or model-free); the sessions' hook borrows it.
+  std::unique_ptr<MemoryExtraction> memory_;
   std::unique_ptr<SessionStore> sessions_;
   bool opened_ = false;  // set once OpenImpl succeeded
 };

@@ -304,8 +304,10 @@ Status DbImpl::StartBackground() {
                                                          nodes_.get(), writer_.get(), runner_.get(),
                                                          indexing, options_.lock_timeout_ms);
   sessions_ = std::make_unique<SessionStore>(session_files_.get(), runner_.get(), summarizer_.get());
-  // Commits extract memories with no model (session/memory_hook.h).
-  sessions_->SetMemoryExtractionHook(MakeModelFreeMemoryHook(session_files_.get()));
+  // Commits extract memories with the configured chat model (`vlm`), else
+  // without a model (session/memory_hook.h).
+  memory_ = std::make_unique<MemoryExtraction>(session_files_.get(), options_.llm.get());
+  sessions_->SetMemoryExtractionHook(memory_->Hook());
   sessions_->RegisterJobs(runner_.get());
   // search reads the caller's session for intent analysis.
   finder_->SetSessionHints([store = sessions_.get()](const Identity& who, std::string_view id) {

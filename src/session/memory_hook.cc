@@ -75,53 +75,113 @@ Status CollectMemories(SessionFiles* files, const Identity& owner, const std::st
 
 }  // namespace
 
-MemoryExtractionHook MakeModelFreeMemoryHook(SessionFiles* files, MemoryHookOptions options) {
-  return [files, options](const ArchiveForExtraction& archive,
-                          JobContext& context) -> Result<MemoryExtractionReport> {
-    MemoryExtractionReport report;
-    SessionContext session;
-    session.session_id = archive.session_id;
-    session.user = archive.owner.user;
-    session.session_time = FormatIsoMillis(archive.committed_at_ns);
-    // The memories live in the user's own space, so its messages speak as
-    // "User" (the extractor's default names; a peer speaks by its peer id).
-    session.user_name = "";
-    session.assistant_name = "";
-    const std::vector<MemoryCandidate> candidates =
-        ExtractMemories(ToConversation(archive.messages), session);
-    if (candidates.empty()) return report;
+MemoryExtraction::MemoryExtraction(SessionFiles* files, Llm* llm, MemoryHookOptions options)
+    : files_(files), llm_(llm), options_(std::move(options)) {}
 
-    // The existing memories of the candidates' types.
-    std::set<MemoryType> types;
-    for (const MemoryCandidate& c : candidates) types.insert(c.type);
-    std::vector<MemoryRecord> existing;
-    const std::string root = MemoriesRoot(archive.owner);
-    for (MemoryType type : types) {
-      const std::string name(MemoryTypeName(type));
-      SKALD_RETURN_IF_ERROR(
-          CollectMemories(files, archive.owner, root + "/" + name, name, 0, &existing));
-    }
-    if (context.stopping()) return Status::Unavailable("stopping: the commit resumes at the next open");
+std::shared_ptr<std::mutex> MemoryExtraction::OwnerMutex(const Identity& owner) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<std::mutex>& mu = owner_mu_[owner.account + "/" + owner.user];
+  if (!mu) mu = std::make_shared<std::mutex>();
+  return mu;
+}
 
-    // Decide in order; a record written twice keeps its last content.
-    std::vector<MemoryWrite> writes = PlanMemoryWrites(candidates, &existing, options.merge);
-    std::map<std::string, std::pair<MemoryType, std::string>> final_content;
-    std::vector<std::string> order;
-    for (MemoryWrite& w : writes) {
-      if (w.action == MergeAction::kSkip || w.content.empty()) continue;
-      if (final_content.find(w.record.path) == final_content.end()) order.push_back(w.record.path);
-      final_content[w.record.path] = {w.record.memory.type, std::move(w.content)};
-    }
-    for (const std::string& rel : order) {
-      const auto& [type, content] = final_content[rel];
-      SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(root + "/" + rel));
-      SKALD_RETURN_IF_ERROR(files->WriteIndexed(archive.owner, uri, content).status());
-      ++report.extracted[std::string(MemoryTypeName(type))];
-    }
-    spdlog::debug("session {}: {} memory candidates, {} memories written", archive.session_id,
-                  candidates.size(), order.size());
-    return report;
+Result<MemoryExtractionOutcome> MemoryExtraction::Run(const ArchiveForExtraction& archive,
+                                                      const std::function<bool()>& stopping) {
+  MemoryExtractionOutcome outcome;
+  MemoryExtractionReport& report = outcome.report;
+  SessionContext session;
+  session.session_id = archive.session_id;
+  session.user = archive.owner.user;
+  session.session_time = FormatIsoMillis(archive.committed_at_ns);
+  // The memories live in the user's own space, so its messages speak as
+  // "User" (the extractor's default names; a peer speaks by its peer id).
+  session.user_name = "";
+  session.assistant_name = "";
+  const std::vector<ConversationMessage> conversation = ToConversation(archive.messages);
+  if (conversation.empty()) return outcome;
+  LlmExtraction extraction =
+      ExtractMemoriesWithLlm(llm_, conversation, session, options_.extractor);
+  report.extractor = extraction.extractor;
+  report.fallback_reason = extraction.fallback_reason;
+  report.prompt_tokens = extraction.prompt_tokens;
+  report.completion_tokens = extraction.completion_tokens;
+  if (!extraction.fallback_reason.empty()) {
+    spdlog::warn("session {}: memory extraction fell back to the model-free extractor: {}",
+                 archive.session_id, extraction.fallback_reason);
+  } else if (extraction.dropped > 0) {
+    spdlog::info("session {}: {} memories of the model's answer dropped (first: {})",
+                 archive.session_id, extraction.dropped,
+                 extraction.dropped_reasons.empty() ? "" : extraction.dropped_reasons.front());
+  }
+  const std::vector<MemoryCandidate>& candidates = extraction.candidates;
+  if (candidates.empty()) return outcome;
+
+  // One user's memories are read, decided and written by one run at a time.
+  std::shared_ptr<std::mutex> owner_mu = OwnerMutex(archive.owner);
+  std::lock_guard<std::mutex> owner_lock(*owner_mu);
+  std::set<MemoryType> types;
+  for (const MemoryCandidate& c : candidates) types.insert(c.type);
+  std::vector<MemoryRecord> existing;
+  const std::string root = MemoriesRoot(archive.owner);
+  for (MemoryType type : types) {
+    const std::string name(MemoryTypeName(type));
+    SKALD_RETURN_IF_ERROR(
+        CollectMemories(files_, archive.owner, root + "/" + name, name, 0, &existing));
+  }
+  if (stopping && stopping()) {
+    return Status::Unavailable("stopping: the commit resumes at the next open");
+  }
+
+  // Decide in order; a record written twice keeps its last content.
+  std::vector<MemoryWrite> writes = PlanMemoryWrites(candidates, &existing, options_.merge);
+  std::map<std::string, std::pair<MemoryType, std::string>> final_content;
+  std::vector<std::string> order;
+  for (size_t i = 0; i < writes.size(); ++i) {
+    MemoryWrite& w = writes[i];
+    outcome.memories.push_back(SessionExtractedMemory{
+        root + "/" + w.record.path, std::string(MemoryTypeName(candidates[i].type)),
+        candidates[i].text, std::string(MergeActionName(w.action))});
+    if (w.action == MergeAction::kSkip || w.content.empty()) continue;
+    if (final_content.find(w.record.path) == final_content.end()) order.push_back(w.record.path);
+    final_content[w.record.path] = {w.record.memory.type, std::move(w.content)};
+  }
+  for (const std::string& rel : order) {
+    const auto& [type, content] = final_content[rel];
+    SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(root + "/" + rel));
+    SKALD_RETURN_IF_ERROR(files_->WriteIndexed(archive.owner, uri, content).status());
+    ++report.extracted[std::string(MemoryTypeName(type))];
+  }
+  spdlog::debug("session {}: {} memory candidates ({}), {} memories written", archive.session_id,
+                candidates.size(), report.extractor, order.size());
+  return outcome;
+}
+
+Result<std::vector<SessionExtractedMemory>> MemoryExtraction::ExtractLive(
+    SessionStore* store, const Identity& who, std::string_view session_id) {
+  SKALD_ASSIGN_OR_RETURN(ArchiveForExtraction live, store->LiveForExtraction(who, session_id));
+  SKALD_ASSIGN_OR_RETURN(MemoryExtractionOutcome outcome, Run(live));
+  return std::move(outcome.memories);
+}
+
+MemoryExtractionHook MemoryExtraction::Hook() {
+  return [this](const ArchiveForExtraction& archive,
+                JobContext& context) -> Result<MemoryExtractionReport> {
+    SKALD_ASSIGN_OR_RETURN(MemoryExtractionOutcome outcome,
+                           Run(archive, [&context] { return context.stopping(); }));
+    return std::move(outcome.report);
   };
+}
+
+MemoryExtractionHook MakeMemoryHook(SessionFiles* files, Llm* llm, MemoryHookOptions options) {
+  auto extraction = std::make_shared<MemoryExtraction>(files, llm, std::move(options));
+  return [extraction](const ArchiveForExtraction& archive,
+                      JobContext& context) -> Result<MemoryExtractionReport> {
+    return extraction->Hook()(archive, context);
+  };
+}
+
+MemoryExtractionHook MakeModelFreeMemoryHook(SessionFiles* files, MemoryHookOptions options) {
+  return MakeMemoryHook(files, nullptr, std::move(options));
 }
 
 }  // namespace skald

@@ -311,6 +311,15 @@ Status SessionStore::RunCommitJob(JobContext& context) {
         counters[type] = counters.value(type, int64_t{0}) + count;
       }
       counters["total"] = counters.value("total", int64_t{0}) + total;
+      if (report.prompt_tokens > 0 || report.completion_tokens > 0) {  // memory extraction's chat call
+        Json& usage = (*meta)["llm_token_usage"];
+        if (!usage.is_object()) usage = Json::object();
+        usage["prompt_tokens"] = usage.value("prompt_tokens", int64_t{0}) + report.prompt_tokens;
+        usage["completion_tokens"] =
+            usage.value("completion_tokens", int64_t{0}) + report.completion_tokens;
+        usage["total_tokens"] = usage.value("total_tokens", int64_t{0}) + report.prompt_tokens +
+                                report.completion_tokens;
+      }
       SKALD_RETURN_IF_ERROR(WriteMeta(owner, *session, *meta));
     }
   }
@@ -321,6 +330,12 @@ Status SessionStore::RunCommitJob(JobContext& context) {
               {"memories_extracted_total", total},
               {"usage_uris", payload->value("usage_uris", Json::array())},
               {"active_count_updated", counted}};
+  if (!report.extractor.empty()) result["extractor"] = report.extractor;  // llm | model_free[_fallback]
+  if (!report.fallback_reason.empty()) result["extractor_fallback_reason"] = report.fallback_reason;
+  if (report.prompt_tokens > 0 || report.completion_tokens > 0) {
+    result["llm_token_usage"] = Json{{"prompt_tokens", report.prompt_tokens},
+                                     {"completion_tokens", report.completion_tokens}};
+  }
   const std::string result_text = DumpJson(result);
   SKALD_RETURN_IF_ERROR(files_->Write(owner, archive->Child(".done"), result_text).status());
   if (!counted.empty()) (void)files_->ForgetActiveCountBump(job.task_id);  // best effort

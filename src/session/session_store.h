@@ -63,6 +63,13 @@ struct ArchiveForExtraction {
 // `memories_extracted` counters.
 struct MemoryExtractionReport {
   std::map<std::string, int64_t> extracted;  // per memory type, e.g. {"events": 2}
+  // Which extractor ran: "llm", "model_free" or "model_free_fallback" (""
+  // when no extractor ran), and why the model's answer was not used.
+  std::string extractor;
+  std::string fallback_reason;
+  // Chat tokens the extraction used (0 without a model).
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
 };
 
 // The memory-extraction step of phase 2 (the extractor, wired by the
@@ -139,6 +146,11 @@ class SessionStore {
   // messages}. NotFound when the session or archive is missing.
   Result<std::string> Archive(const Identity& who, std::string_view session_id,
                               std::string_view archive_id);
+
+  // POST …/extract (memory_hook.h): the session's live messages as an
+  // archive to extract from, dated now. NotFound when the session is
+  // missing (or another user's). Defined in session_extract.cc.
+  Result<ArchiveForExtraction> LiveForExtraction(const Identity& who, std::string_view session_id);
 
  private:
   // Serializes calls on one session (in process).

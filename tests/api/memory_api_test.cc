@@ -2,6 +2,7 @@
 // into a session, commit archives them and its background task extracts
 // memories (session/memory_hook.h) that find then returns; a second session
 // repeating and contradicting facts skips and replaces instead of piling up.
+// POST …/extract does the same for the live messages, synchronously.
 
 #include <string>
 
@@ -91,6 +92,46 @@ TEST_F(MemoryApiTest, RepeatsSkipAndContradictionsReplaceWithHistory) {
   const std::string text = body.json["result"];
   EXPECT_NE(text.find("Denver"), std::string::npos) << text;
   EXPECT_NE(text.find("Boston"), std::string::npos) << "the older value stays as history: " << text;
+}
+
+TEST_F(MemoryApiTest, ExtractWritesMemoriesFromLiveMessagesAndListsThem) {
+  Say("x", "I work as a nurse and I live in Boston.");
+  Say("x", "What is the weather like?");
+  Reply r = PostJson("/api/v1/sessions/x/extract", Json::object());
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const Json& list = r.json["result"];
+  ASSERT_TRUE(list.is_array()) << r.raw;
+  ASSERT_EQ(list.size(), 2u) << r.raw;
+  for (const Json& item : list) {
+    EXPECT_EQ(item.value("memory_type", ""), "profile") << item.dump();
+    EXPECT_EQ(item.value("decision", ""), "create") << item.dump();
+    EXPECT_EQ(item.value("uri", "").rfind("viking://user/default/memories/profile/", 0), 0u)
+        << item.dump();
+  }
+  EXPECT_NE(list.dump().find("User lives in Boston."), std::string::npos) << r.raw;
+  // Written (and indexed) at once, like a commit's memories; the messages stay live.
+  Reply read = Get("/api/v1/content/read?uri=" + Q(list[1].value("uri", "")));
+  ASSERT_EQ(read.status, 200) << read.raw;
+  EXPECT_EQ(PostJson("/api/v1/system/wait", {{"timeout", 60}}).status, 200);
+  const Json hits = FindMemories("where does the user live");
+  ASSERT_FALSE(hits.empty());
+  EXPECT_NE(hits[0].value("abstract", "").find("Boston"), std::string::npos) << hits.dump();
+  EXPECT_EQ(Get("/api/v1/sessions/x").json["result"]["message_count"], 2);
+
+  // Again: nothing new, every candidate skips; a session with nothing to say lists nothing.
+  Reply again = PostJson("/api/v1/sessions/x/extract", Json::object());
+  ASSERT_EQ(again.status, 200) << again.raw;
+  ASSERT_EQ(again.json["result"].size(), 2u);
+  for (const Json& item : again.json["result"]) EXPECT_EQ(item.value("decision", ""), "skip");
+  EXPECT_EQ(MemoryFiles("profile").size(), 2u);
+  ASSERT_EQ(PostJson("/api/v1/sessions", {{"session_id", "quiet"}}).status, 200);
+  Reply quiet = Post("/api/v1/sessions/quiet/extract", "");
+  ASSERT_EQ(quiet.status, 200) << quiet.raw;
+  EXPECT_EQ(quiet.json["result"], Json::array());
+
+  Reply missing = PostJson("/api/v1/sessions/nope/extract", Json::object());
+  EXPECT_EQ(missing.status, 404) << missing.raw;
+  EXPECT_EQ(missing.Code(), "NOT_FOUND");
 }
 
 }  // namespace

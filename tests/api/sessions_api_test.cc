@@ -338,6 +338,7 @@ TEST_F(SessionsIsolationApiTest, AnotherUsersSessionIsNotFound) {
            {"GET", "/api/v1/sessions/secret/context"},
            {"GET", "/api/v1/sessions/secret/archives/archive_001"},
            {"POST", "/api/v1/sessions/secret/commit"},
+           {"POST", "/api/v1/sessions/secret/extract"},
            {"POST", "/api/v1/sessions/secret/used"},
            {"PATCH", "/api/v1/sessions/secret/config"},
            {"DELETE", "/api/v1/sessions/secret"}}) {

@@ -90,6 +90,7 @@ TEST_F(SessionCliTest, SameJsonEmbeddedAndRemote) {
       {"session", "get", "trip"},
       {"session", "list"},
       {"session", "context", "trip", "--token-budget", "1000"},
+      {"session", "extract", "trip"},
       {"session", "commit", "trip", "--keep-recent-count", "1"},
       {"session", "commit", "trip", "--keep-recent-count", "1"},
       {"session", "archive", "trip", "archive_001"},
@@ -118,12 +119,25 @@ TEST_F(SessionCliTest, SameJsonEmbeddedAndRemote) {
                                     << "\nremote: " << remote.out;
     if (what == "new") EXPECT_EQ(l["memory_extraction_config"]["events"]["tags"],
                                  Json::array({"travel", "family"}));
-    if (i == 6) EXPECT_EQ(l["status"], "accepted") << local.out;
-    if (i == 7) EXPECT_EQ(l["reason"], "all_within_keep_window") << local.out;
+    if (what == "extract") {
+      ASSERT_TRUE(l.is_array()) << local.out;
+      ASSERT_FALSE(l.empty()) << local.out;
+      EXPECT_EQ(l[0]["decision"], "create") << local.out;
+      // Plain output: one line per memory, decision first; the memory is known now.
+      ProcessResult again = Remote({"session", "extract", "trip"});
+      ASSERT_EQ(again.exit_code, 0) << Describe(again);
+      EXPECT_EQ(again.out.rfind("skip\t", 0), 0u) << again.out;
+    }
+    if (i == 7) EXPECT_EQ(l["status"], "accepted") << local.out;
+    if (i == 8) EXPECT_EQ(l["reason"], "all_within_keep_window") << local.out;
   }
   ProcessResult missing = Remote({"--json", "session", "commit", "nope"});
   EXPECT_NE(missing.exit_code, 0);
   EXPECT_NE(missing.err.find("Session nope not found"), std::string::npos) << Describe(missing);
+  ProcessResult no_extract = Remote({"--json", "session", "extract", "nope"});
+  EXPECT_NE(no_extract.exit_code, 0);
+  EXPECT_NE(no_extract.err.find("Session nope not found"), std::string::npos)
+      << Describe(no_extract);
 }
 
 TEST_F(SessionCliTest, AddMemoryCommitsOneMessageSession) {
