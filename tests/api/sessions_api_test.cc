@@ -354,6 +354,24 @@ TEST_F(SessionsIsolationApiTest, AnotherUsersSessionIsNotFound) {
   Reply list = Send("GET", "/api/v1/sessions", bob_);
   ASSERT_EQ(list.status, 200);
   EXPECT_EQ(list.json["result"], Json::array());
+  // Her archive's excerpts are searchable by her, never by bob, and naming
+  // her session in bob's search gives his intent analysis nothing.
+  ASSERT_EQ(Send("POST", "/api/v1/system/wait", alice_, R"({"timeout":60})").status, 200);
+  Reply hers = Send("POST", "/api/v1/search/find", alice_, R"({"query":"pin 4321"})");
+  ASSERT_EQ(hers.status, 200) << hers.raw;
+  EXPECT_NE(hers.raw.find("sessions/secret/history/archive_001/excerpt_"), std::string::npos)
+      << hers.raw;
+  Reply excerpt = Send("GET",
+                       "/api/v1/content/read?uri=" +
+                           Q("viking://user/alice/sessions/secret/history/archive_001/"
+                             "excerpt_0001.md"),
+                       bob_);
+  EXPECT_EQ(excerpt.status, 404) << excerpt.raw;
+  Reply searched = Send("POST", "/api/v1/search/search", bob_,
+                        R"({"query":"and what about it?","session_id":"secret"})");
+  ASSERT_EQ(searched.status, 200) << searched.raw;
+  EXPECT_EQ(searched.raw.find("4321"), std::string::npos) << searched.raw;
+  EXPECT_EQ(searched.raw.find("pin"), std::string::npos) << searched.raw;
   // Bob's message to "secret" goes to a session of his own.
   Reply bobs = Send("POST", "/api/v1/sessions/secret/messages", bob_,
                     R"({"role":"user","content":"hi"})");
