@@ -4,8 +4,8 @@
 // For every conversation (its own user): one session per LoCoMo session,
 // its turns added as messages (each speaker a peer, dated with the session's
 // date_time), committed; then wait for every background task. For every
-// question of categories 1-4: `find` with the question (the same call the
-// HTTP search route makes), and keep the retrieved context in rank order —
+// question of categories 1-4: `search` with the question (Db::Search, what
+// the HTTP search route runs), and keep the retrieved context in rank order —
 // each hit's text as an agent reading it gets it, lines already in the
 // context not repeated — until the budget is spent. A question's evidence
 // turns count as recalled when their text is in that context.
@@ -280,14 +280,15 @@ int main(int argc, char** argv) {
   start = Clock::now();
   for (const Question& q : questions) {
     skald::Identity who{"default", q.user, skald::Role::kUser};
-    skald::FindRequest request;
-    request.query = q.text;
-    request.limit = limit;
-    auto found = (*db)->Find(who, request);
-    if (!found.ok()) {
-      std::fprintf(stderr, "find: %s\n", found.status().ToString().c_str());
+    skald::SearchRequest request;
+    request.find.query = q.text;
+    request.find.limit = limit;
+    auto searched = (*db)->Search(who, request);
+    if (!searched.ok()) {
+      std::fprintf(stderr, "search: %s\n", searched.status().ToString().c_str());
       return 1;
     }
+    const skald::FindResult* found = &searched->found;
     std::vector<skald::MatchedContext> hits;
     for (const auto* list : {&found->memories, &found->resources, &found->skills}) {
       hits.insert(hits.end(), list->begin(), list->end());
