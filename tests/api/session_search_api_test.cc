@@ -66,6 +66,13 @@ TEST_F(SessionSearchApiTest, CommittedConversationIsFoundWordForWord) {
   EXPECT_NE(text.find("Caroline: We visited the zeppelin museum in Friedrichshafen."),
             std::string::npos)
       << text;
+
+  // Deleting the session takes its excerpts out of search.
+  ASSERT_EQ(Delete("/api/v1/sessions/trip").status, 200);
+  ASSERT_EQ(PostJson("/api/v1/system/wait", {{"timeout", 60}}).status, 200);
+  for (const std::string& uri : MemoryHits("Friedrichshafen zeppelin")) {
+    EXPECT_EQ(uri.find("/sessions/trip/"), std::string::npos) << uri;
+  }
 }
 
 TEST_F(SessionSearchApiTest, SearchCompletesFollowUpsFromTheSession) {
