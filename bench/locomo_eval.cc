@@ -40,6 +40,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "locomo.h"
+
+#include "common/strings.h"
 #include "model/token_budget.h"
 #include "session/date_resolver.h"
 #include "skald/db.h"
@@ -53,21 +56,6 @@ double Seconds(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::vector<std::string> EvidenceIds(const json& evidence) {
-  std::vector<std::string> out;
-  if (!evidence.is_array()) return out;
-  for (const auto& e : evidence) {
-    if (!e.is_string()) continue;
-    std::string s = e.get<std::string>();
-    for (char& c : s) {
-      if (c == ';' || c == ',') c = ' ';
-    }
-    std::istringstream in(s);
-    std::string id;
-    while (in >> id) out.push_back(id);
-  }
-  return out;
-}
 
 // "2023-05-08T13:56:00Z" of a LoCoMo date_time ("" when it does not parse).
 std::string IsoTime(const std::string& text) {
@@ -76,19 +64,6 @@ std::string IsoTime(const std::string& text) {
   return t->ToString() + ":00Z";
 }
 
-// Whitespace collapsed (excerpt lines collapse it too).
-std::string Collapse(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '\n' || c == '\t' || c == '\r' || c == ' ') {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
 
 // The body of a file an agent reads: a memory's text without its
 // provenance header (docs/format/memory.md), other files as they are.
@@ -220,7 +195,7 @@ int main(int argc, char** argv) {
       std::vector<std::string> messages;
       for (const json& t : conv[key]) {
         std::string text = t.value("text", "");
-        turn_text[t.value("dia_id", "")] = Collapse(text);
+        turn_text[t.value("dia_id", "")] = skald::CollapseWhitespace(text);
         // A shared image is an image part plus its caption as text (what a
         // client with a captioner sends; LoCoMo gives the caption).
         json parts = json::array({{{"type", "text"}, {"text", text}}});
@@ -259,7 +234,7 @@ int main(int argc, char** argv) {
       q.user = user;
       q.text = qa.value("question", "");
       q.conversation = s;
-      for (const std::string& id : EvidenceIds(qa["evidence"])) {
+      for (const std::string& id : skald::bench::EvidenceIds(qa["evidence"])) {
         auto it = turn_text.find(id);
         if (it != turn_text.end() && !it->second.empty()) q.evidence_texts.push_back(it->second);
       }
@@ -331,7 +306,7 @@ int main(int argc, char** argv) {
             continue;
           }
           used[b] += cost;
-          context[b] += Collapse(line);
+          context[b] += skald::CollapseWhitespace(line);
           context[b] += '\n';
         }
       }

@@ -21,6 +21,10 @@ std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 // ASCII whitespace trimmed from both ends.
 std::string_view Trim(std::string_view s);
 
+// `s` on one line: every run of spaces, tabs and line breaks becomes one
+// space, none at either end.
+std::string CollapseWhitespace(std::string_view s);
+
 // ASCII lower-case copy.
 std::string AsciiLower(std::string_view s);
 

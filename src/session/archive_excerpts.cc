@@ -37,16 +37,7 @@ std::string SpeakerOf(const Json& message) {
 }
 
 std::string OneLine(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    if (c == '\n' || c == '\t' || c == '\r' || c == ' ') {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
+  const std::string out = CollapseWhitespace(text);
   std::string_view cut = Utf8Prefix(out, kMaxLineChars);
   if (cut.size() < out.size()) return std::string(cut) + "…";
   return out;

@@ -15,9 +15,3 @@ if(SKALD_BUILD_TESTS)
     SOURCES date_resolver_test.cc memory_extractor_test.cc memory_merge_test.cc
     LIBS skald_session_memory)
 endif()
-
-if(SKALD_BUILD_BENCH)
-  # Coverage of LoCoMo evidence turns by extracted memories (no Db involved).
-  add_executable(memory_extract_locomo memory_extract_locomo.cc)
-  target_link_libraries(memory_extract_locomo PRIVATE skald_session_memory)
-endif()

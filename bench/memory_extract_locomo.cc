@@ -18,25 +18,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "locomo.h"
+
 #include "session/memory_extractor.h"
 
 namespace {
 
-std::vector<std::string> EvidenceIds(const nlohmann::json& evidence) {
-  std::vector<std::string> out;
-  if (!evidence.is_array()) return out;
-  for (const auto& e : evidence) {
-    if (!e.is_string()) continue;
-    std::string s = e.get<std::string>();
-    for (char& c : s) {
-      if (c == ';' || c == ',') c = ' ';
-    }
-    std::istringstream in(s);
-    std::string id;
-    while (in >> id) out.push_back(id);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -130,7 +117,7 @@ int main(int argc, char** argv) {
     for (const auto& qa : sample["qa"]) {
       int category = qa.value("category", 0);
       if (category < 1 || category > 4) continue;
-      for (const std::string& id : EvidenceIds(qa["evidence"])) evidence.insert(id);
+      for (const std::string& id : skald::bench::EvidenceIds(qa["evidence"])) evidence.insert(id);
     }
     size_t hit = 0;
     for (const std::string& id : evidence) {
