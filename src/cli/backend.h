@@ -60,6 +60,7 @@ struct FindArgs {
   std::string until;
   // POST /api/v1/search/search (list mode) instead of /api/v1/search/find.
   bool search = false;
+  std::string session_id;  // search only: the session intent analysis reads ("" = none)
 };
 
 // One `skald admin ...` operation (accounts, users, keys; reference §2.9).
@@ -85,6 +86,7 @@ enum class SessionOp {
   kContext,      // session_id, token_budget
   kArchive,      // session_id, archive_id
   kExtract,      // session_id: memories from the live messages now
+  kConfigSet,    // session_id, event_tags / clear_event_tags, auto_commit_policy_json
 };
 struct SessionRequest {
   SessionOp op = SessionOp::kList;
@@ -96,6 +98,7 @@ struct SessionRequest {
   std::string archive_id;
   std::vector<std::string> event_tags;
   std::string auto_commit_policy_json;  // "" = not given, "null" = no auto-commit
+  bool clear_event_tags = false;        // config set: --no-event-tags
   int64_t keep_recent_count = 0;
   int64_t token_budget = 128000;
 };

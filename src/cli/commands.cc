@@ -593,8 +593,10 @@ int RunCli(int argc, char** argv) {
   add_find_flags(find);
   find->callback([&] { action = [&] { return RunFind(flags, a); }; });
   CLI::App* search = app.add_subcommand(
-      "search", "Like find, through the search endpoint (list mode; no session analysis yet)");
+      "search", "Like find, with intent analysis that reads the session (--session-id)");
   add_find_flags(search);
+  search->add_option("--session-id", a.find.session_id,
+                     "Session whose recent messages complete follow-up questions");
   search->callback([&] {
     a.find.search = true;
     action = [&] { return RunFind(flags, a); };

@@ -133,6 +133,11 @@ class EmbeddedBackend final : public Backend {
     // The server validates before calling the Db; so does embedded mode, so
     // that both report the same errors.
     SKALD_RETURN_IF_ERROR(request.Validate());
+    if (args.search) {
+      SearchRequest search{request, args.session_id};
+      SKALD_ASSIGN_OR_RETURN(SearchResult searched, db_->Search(who_, search));
+      return SearchResultToJson(searched, request.include_provenance);
+    }
     SKALD_ASSIGN_OR_RETURN(auto result, db_->Find(who_, request));
     return FindResultToJson(result, request.include_provenance);
   }

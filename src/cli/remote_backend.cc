@@ -221,6 +221,7 @@ class RemoteBackend final : public Backend {
     if (!args.until.empty()) body["until"] = args.until;
     if (r.time_field != "updated_at") body["time_field"] = r.time_field;
     if (r.include_provenance) body["include_provenance"] = true;
+    if (args.search && !args.session_id.empty()) body["session_id"] = args.session_id;
     return PostJson(args.search ? "/api/v1/search/search" : "/api/v1/search/find", body);
   }
 
@@ -311,8 +312,9 @@ class RemoteBackend final : public Backend {
     httplib::Result res = method == "GET" ? client_.Get(target, headers_)
                           : method == "POST"
                               ? client_.Post(target, headers_, body, "application/json")
-                          : method == "PUT" ? client_.Put(target, headers_, body, "application/json")
-                                            : client_.Delete(target, headers_);
+                          : method == "PUT"   ? client_.Put(target, headers_, body, "application/json")
+                          : method == "PATCH" ? client_.Patch(target, headers_, body, "application/json")
+                                              : client_.Delete(target, headers_);
     if (!res) return TransportError(res.error());
     return HttpReply{res->status, std::move(res->body)};
   }

@@ -34,6 +34,19 @@ Json CreateBody(const SessionRequest& r) {
   return body;
 }
 
+// PATCH …/config body: only what the command sets.
+Json ConfigBody(const SessionRequest& r) {
+  Json body = Json::object();
+  if (!r.event_tags.empty() || r.clear_event_tags) {
+    body["memory_extraction_config"] = EventTags(r.clear_event_tags ? std::vector<std::string>()
+                                                                     : r.event_tags);
+  }
+  if (!r.auto_commit_policy_json.empty()) {
+    body["auto_commit_policy"] = ParseOrNull(r.auto_commit_policy_json);
+  }
+  return body;
+}
+
 Json MessageBody(const SessionRequest& r) {
   Json body{{"role", r.role}, {"content", r.content}};
   if (!r.peer_id.empty()) body["peer_id"] = r.peer_id;
@@ -86,6 +99,9 @@ Result<SessionHttpCall> SessionToHttp(const SessionRequest& r) {
           "GET", SessionPath(r.session_id) + "/archives/" + PercentEncode(r.archive_id), {}, ""};
     case SessionOp::kExtract:
       return SessionHttpCall{"POST", SessionPath(r.session_id) + "/extract", {}, "{}"};
+    case SessionOp::kConfigSet:
+      return SessionHttpCall{"PATCH", SessionPath(r.session_id) + "/config", {},
+                             DumpJson(ConfigBody(r))};
   }
   return Status::InvalidArgument("unknown session operation");
 }
@@ -190,6 +206,20 @@ Result<Json> RunSessionOnDb(Db& db, const Identity& who, const SessionRequest& r
       }
       return out;
     }
+    case SessionOp::kConfigSet: {
+      const Json body = ConfigBody(r);
+      SessionConfigUpdate update;
+      if (body.contains("memory_extraction_config")) {
+        update.memory_extraction_config_json = DumpJson(body["memory_extraction_config"]);
+      }
+      if (body.contains("auto_commit_policy")) {
+        update.auto_commit_policy_json = DumpJson(body["auto_commit_policy"]);
+      }
+      SKALD_ASSIGN_OR_RETURN(SessionConfig c, db.UpdateSessionConfig(who, r.session_id, update));
+      return Json{{"session_id", c.session_id},
+                  {"auto_commit_policy", ParseOrNull(c.auto_commit_policy_json)},
+                  {"memory_extraction_config", ParseOrNull(c.memory_extraction_config_json)}};
+    }
   }
   return Status::InvalidArgument("unknown session operation");
 }
@@ -268,6 +298,7 @@ void AddSessionCommands(CLI::App& app, std::function<int(const SessionRequest&)>
         if (!trimmed.empty()) args->event_tags.emplace_back(trimmed);
       }
       if (flags->no_auto_commit) args->auto_commit_policy_json = "null";
+      args->clear_event_tags = flags->no_event_tags && op == SessionOp::kConfigSet;
       *action = [args, execute] { return execute(*args); };
     });
   };
@@ -331,6 +362,18 @@ void AddSessionCommands(CLI::App& app, std::function<int(const SessionRequest&)>
       "extract", "Extract memories from the session's live messages now and write them");
   extract->add_option("session_id", args->session_id, "Session id")->required();
   on(extract, SessionOp::kExtract);
+
+  CLI::App* config = session->add_subcommand("config", "Change a session's configuration");
+  config->require_subcommand(1);
+  CLI::App* set = config->add_subcommand(
+      "set", "Set the event tags and/or the auto-commit policy (only what is given changes)");
+  set->add_option("session_id", args->session_id, "Session id")->required();
+  set->add_option("--event-tags", flags->tags, "Comma-separated key=value event-memory tags");
+  set->add_flag("--no-event-tags", flags->no_event_tags, "Clear the event-memory tags");
+  set->add_option("--auto-commit-policy-json", args->auto_commit_policy_json,
+                  "Auto-commit policy fields as a JSON object");
+  set->add_flag("--no-auto-commit", flags->no_auto_commit, "Disable auto-commit");
+  on(set, SessionOp::kConfigSet);
 
   auto text = std::make_shared<std::string>();
   CLI::App* memory = app.add_subcommand(

@@ -300,15 +300,7 @@ void RunFind(Call& call, FindCall& find, std::string_view operation,
     search.session_id = std::move(*session_id);
     Result<SearchResult> searched = call.db().Search(call.who(), search);
     if (!searched.ok()) return call.Fail(searched.status());
-    result = FindResultToJson(searched->found, search.find.include_provenance);
-    Json queries = Json::array();
-    for (const TypedQuery& q : searched->query_plan.queries) {
-      queries.push_back({{"query", q.query},
-                         {"context_type", q.context_type.empty() ? Json() : Json(q.context_type)},
-                         {"intent", q.intent},
-                         {"priority", q.priority}});
-    }
-    result["query_plan"] = {{"reasoning", searched->query_plan.reasoning}, {"queries", queries}};
+    result = SearchResultToJson(*searched, search.find.include_provenance);
   } else {
     Result<FindResult> found = call.db().Find(call.who(), request);
     if (!found.ok()) return call.Fail(found.status());

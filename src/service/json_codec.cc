@@ -316,6 +316,19 @@ Json FindResultToJson(const FindResult& result, bool with_provenance) {
   return out;
 }
 
+Json SearchResultToJson(const SearchResult& result, bool with_provenance) {
+  Json out = FindResultToJson(result.found, with_provenance);
+  Json queries = Json::array();
+  for (const TypedQuery& q : result.query_plan.queries) {
+    queries.push_back({{"query", q.query},
+                       {"context_type", q.context_type.empty() ? Json() : Json(q.context_type)},
+                       {"intent", q.intent},
+                       {"priority", q.priority}});
+  }
+  out["query_plan"] = {{"reasoning", result.query_plan.reasoning}, {"queries", queries}};
+  return out;
+}
+
 Json TaskInfoToJson(const TaskInfo& task) {
   Json out = Json::object();
   out["task_id"] = task.task_id;

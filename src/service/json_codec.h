@@ -49,6 +49,10 @@ Json MatchedContextToJson(const MatchedContext& hit);
 // "provenance" (the RetrievalTrace as an object) when `with_provenance` and the
 // result carries a trace.
 Json FindResultToJson(const FindResult& result, bool with_provenance);
+
+// search's result: find's, plus `query_plan` {reasoning, queries:[{query,
+// context_type (null = every kind), intent, priority}]}.
+Json SearchResultToJson(const SearchResult& result, bool with_provenance);
 // The task dict of GET /api/v1/tasks/{id}: {task_id, task_type, status,
 // created_at, updated_at (float epoch seconds), created_at_iso, updated_at_iso
 // (UTC, "2026-01-02T03:04:05.123456+00:00"), resource_id, meta:{}, stage,

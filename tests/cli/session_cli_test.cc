@@ -91,6 +91,9 @@ TEST_F(SessionCliTest, SameJsonEmbeddedAndRemote) {
       {"session", "list"},
       {"session", "context", "trip", "--token-budget", "1000"},
       {"session", "extract", "trip"},
+      {"session", "config", "set", "trip", "--event-tags", "work",
+       "--auto-commit-policy-json", R"({"message_count_threshold":50})"},
+      {"session", "config", "set", "trip", "--no-event-tags", "--no-auto-commit"},
       {"session", "commit", "trip", "--keep-recent-count", "1"},
       {"session", "commit", "trip", "--keep-recent-count", "1"},
       {"session", "archive", "trip", "archive_001"},
@@ -128,8 +131,29 @@ TEST_F(SessionCliTest, SameJsonEmbeddedAndRemote) {
       ASSERT_EQ(again.exit_code, 0) << Describe(again);
       EXPECT_EQ(again.out.rfind("skip\t", 0), 0u) << again.out;
     }
-    if (i == 7) EXPECT_EQ(l["status"], "accepted") << local.out;
-    if (i == 8) EXPECT_EQ(l["reason"], "all_within_keep_window") << local.out;
+    if (what == "add-messages") {
+      // search reads the session: a follow-up is completed from its messages.
+      for (bool remote_mode : {false, true}) {
+        Args search{"--json", "search", "and what about the other one?", "--session-id", "trip"};
+        ProcessResult s = remote_mode ? Remote(search) : Embedded(search);
+        ASSERT_EQ(s.exit_code, 0) << Describe(s);
+        Json plan = Json::parse(s.out, nullptr, false);
+        ASSERT_TRUE(plan.is_object()) << s.out;
+        const std::string query = plan["query_plan"]["queries"][0].value("query", "");
+        EXPECT_NE(query.find("trip"), std::string::npos) << (remote_mode ? "remote " : "embedded ")
+                                                         << s.out;
+      }
+    }
+    if (i == 7) {  // config set: only what is given changes
+      EXPECT_EQ(l["memory_extraction_config"]["events"]["tags"], Json::array({"work"})) << local.out;
+      EXPECT_EQ(l["auto_commit_policy"]["message_count_threshold"], 50) << local.out;
+    }
+    if (i == 8) {
+      EXPECT_EQ(l["memory_extraction_config"]["events"]["tags"], Json::array()) << local.out;
+      EXPECT_TRUE(l["auto_commit_policy"].is_null()) << local.out;
+    }
+    if (i == 9) EXPECT_EQ(l["status"], "accepted") << local.out;
+    if (i == 10) EXPECT_EQ(l["reason"], "all_within_keep_window") << local.out;
   }
   ProcessResult missing = Remote({"--json", "session", "commit", "nope"});
   EXPECT_NE(missing.exit_code, 0);
