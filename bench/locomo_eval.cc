@@ -45,6 +45,7 @@
 #include "common/strings.h"
 #include "model/token_budget.h"
 #include "session/date_resolver.h"
+#include "session/memory_merge.h"
 #include "skald/db.h"
 
 namespace {
@@ -64,13 +65,11 @@ std::string IsoTime(const std::string& text) {
   return t->ToString() + ":00Z";
 }
 
-
 // The body of a file an agent reads: a memory's text without its
 // provenance header (docs/format/memory.md), other files as they are.
 std::string Body(const std::string& text) {
-  if (text.rfind("---\nskald-memory:", 0) != 0) return text;
-  size_t end = text.find("\n---\n", 4);
-  return end == std::string::npos ? text : text.substr(end + 5);
+  skald::Result<skald::MemoryRecord> memory = skald::ParseMemoryFile(text);
+  return memory.ok() ? memory->memory.text : text;
 }
 
 struct Question {

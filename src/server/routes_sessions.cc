@@ -32,6 +32,28 @@ Json ParseOrNull(const std::string& text) {
   return parsed.ok() ? *parsed : Json(nullptr);
 }
 
+// The configuration fields create and PATCH …/config share: an
+// `auto_commit_policy` object or null, a `memory_extraction_config` object
+// (null = not given); anything else goes to `errors`.
+SessionConfigUpdate ReadConfigFields(const Json& body, ValidationErrors* errors) {
+  SessionConfigUpdate out;
+  if (auto it = body.find("auto_commit_policy"); it != body.end()) {
+    if (!it->is_null() && !it->is_object()) {
+      errors->Add({"body", "auto_commit_policy"}, "Input should be a valid dictionary",
+                  "dict_type");
+    }
+    out.auto_commit_policy_json = DumpJson(*it);
+  }
+  if (auto it = body.find("memory_extraction_config"); it != body.end() && !it->is_null()) {
+    if (!it->is_object()) {
+      errors->Add({"body", "memory_extraction_config"}, "Input should be a valid dictionary",
+                  "dict_type");
+    }
+    out.memory_extraction_config_json = DumpJson(*it);
+  }
+  return out;
+}
+
 void CreateSession(Call& call) {
   std::optional<Json> body = OptionalBody(call);
   if (!body) return;
@@ -41,19 +63,10 @@ void CreateSession(Call& call) {
   request.session_id = b.OptionalString("session_id");
   bool summary = false;
   (void)b.Telemetry("telemetry", &summary);
-  if (auto it = body->find("auto_commit_policy"); it != body->end()) {
-    if (!it->is_null() && !it->is_object()) {
-      errors.Add({"body", "auto_commit_policy"}, "Input should be a valid dictionary",
-                 "dict_type");
-    }
-    request.auto_commit_policy_json = DumpJson(*it);
-  }
-  if (auto it = body->find("memory_extraction_config"); it != body->end() && !it->is_null()) {
-    if (!it->is_object()) {
-      errors.Add({"body", "memory_extraction_config"}, "Input should be a valid dictionary",
-                 "dict_type");
-    }
-    request.memory_extraction_config_json = DumpJson(*it);
+  SessionConfigUpdate config = ReadConfigFields(*body, &errors);
+  if (config.auto_commit_policy_json) request.auto_commit_policy_json = *config.auto_commit_policy_json;
+  if (config.memory_extraction_config_json) {
+    request.memory_extraction_config_json = *config.memory_extraction_config_json;
   }
   if (!errors.empty()) return call.FailValidation(errors);
   Result<SessionCreated> created = call.db().CreateSession(call.who(), request);
@@ -244,21 +257,7 @@ void UpdateConfig(Call& call) {
   b.ForbidExtra({"memory_extraction_config", "auto_commit_policy", "telemetry"});
   bool summary = false;
   (void)b.Telemetry("telemetry", &summary);
-  SessionConfigUpdate update;
-  if (auto it = body->find("auto_commit_policy"); it != body->end()) {
-    if (!it->is_null() && !it->is_object()) {
-      errors.Add({"body", "auto_commit_policy"}, "Input should be a valid dictionary",
-                 "dict_type");
-    }
-    update.auto_commit_policy_json = DumpJson(*it);
-  }
-  if (auto it = body->find("memory_extraction_config"); it != body->end() && !it->is_null()) {
-    if (!it->is_object()) {
-      errors.Add({"body", "memory_extraction_config"}, "Input should be a valid dictionary",
-                 "dict_type");
-    }
-    update.memory_extraction_config_json = DumpJson(*it);
-  }
+  SessionConfigUpdate update = ReadConfigFields(*body, &errors);
   if (!errors.empty()) return call.FailValidation(errors);
   Result<SessionConfig> config = call.db().UpdateSessionConfig(call.who(), id, update);
   if (!config.ok()) return call.Fail(config.status());

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "ingest/ingest_jobs.h"
+#include "uri/uri_path.h"
 
 namespace skald {
 
@@ -94,8 +95,7 @@ Result<std::vector<SessionFileEntry>> SessionFilesAdapter::List(const Identity& 
   out.reserve(children.size());
   for (const CatalogNode& node : children) {
     SessionFileEntry entry;
-    const size_t slash = node.path.rfind('/');
-    entry.name = slash == std::string::npos ? node.path : node.path.substr(slash + 1);
+    entry.name = std::string(BaseName(node.path));
     entry.is_dir = node.is_dir;
     entry.mtime_ns = node.mtime_ns;
     out.push_back(std::move(entry));

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/strings.h"
+#include "session/date_resolver.h"
 #include "session/message.h"
 
 namespace skald {
@@ -14,15 +15,10 @@ namespace {
 
 constexpr size_t kMaxLineChars = 2000;
 
-// "YYYY-MM-DD" of an ISO time ("2023-05-08T13:56:00.000Z"), "" when `iso`
-// does not start with one.
-std::string DayOf(std::string_view iso) {
-  if (iso.size() < 10) return "";
-  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9}) {
-    if (!std::isdigit(static_cast<unsigned char>(iso[i]))) return "";
-  }
-  if (iso[4] != '-' || iso[7] != '-') return "";
-  return std::string(iso.substr(0, 10));
+// "YYYY-MM-DD" of a message time (created_at), "" when it has none.
+std::string DayOf(std::string_view created_at) {
+  Result<CivilDateTime> when = ParseDateTime(created_at);
+  return when.ok() ? when->date.ToString() : "";
 }
 
 std::string SpeakerOf(const Json& message) {

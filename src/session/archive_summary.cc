@@ -43,16 +43,8 @@ std::vector<std::string> ContentWords(std::string_view text) {
 
 // The first sentence of `text`, white space collapsed, cut to a length.
 std::string LeadingSentence(std::string_view text) {
-  std::string collapsed;
-  for (char c : text) {
-    bool space = c == '\n' || c == '\t' || c == '\r' || c == ' ';
-    if (space) {
-      if (!collapsed.empty() && collapsed.back() != ' ') collapsed += ' ';
-    } else {
-      collapsed += c;
-    }
-  }
-  std::string_view s = Trim(collapsed);
+  const std::string collapsed = CollapseWhitespace(text);
+  std::string_view s = collapsed;
   for (size_t i = 0; i + 1 < s.size(); ++i) {
     if ((s[i] == '.' || s[i] == '!' || s[i] == '?') && s[i + 1] == ' ' && i >= 20) {
       s = s.substr(0, i + 1);

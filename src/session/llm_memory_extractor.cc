@@ -91,22 +91,6 @@ const char* WeekdayName(int weekday) {
   return weekday >= 0 && weekday < 7 ? kNames[weekday] : "";
 }
 
-// Text on one line: line breaks and tabs become spaces, runs of spaces collapse.
-std::string OneLine(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    const bool space = c == '\n' || c == '\r' || c == '\t' || c == ' ';
-    if (space) {
-      if (!out.empty() && out.back() != ' ') out.push_back(' ');
-    } else {
-      out.push_back(c);
-    }
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
 std::string SystemPrompt(const LlmExtractorOptions& options) {
   std::string types;
   for (MemoryType type : AllMemoryTypes()) {
@@ -185,7 +169,7 @@ std::string NormalizeAttribute(std::string_view text) {
 }
 
 std::string ScalarText(const Json& v) {
-  if (v.is_string()) return OneLine(v.get<std::string>());
+  if (v.is_string()) return CollapseWhitespace(v.get<std::string>());
   if (v.is_number()) return DumpJson(v);
   return "";
 }
@@ -214,7 +198,7 @@ class AnswerReader {
     if (!item.is_object()) return Drop(where + ": not an object");
     auto text_it = item.find("text");
     if (text_it == item.end() || !text_it->is_string()) return Drop(where + ": no text");
-    std::string text = OneLine(text_it->get<std::string>());
+    std::string text = CollapseWhitespace(text_it->get<std::string>());
     if (text.empty()) return Drop(where + ": empty text");
     if (text.size() > options_.max_text_bytes) {
       return Drop(fmt::format("{}: text longer than {} bytes", where, options_.max_text_bytes));
@@ -264,7 +248,7 @@ class AnswerReader {
       c.negated = neg->get<bool>();
     }
     if (auto date = item.find("event_date"); date != item.end() && date->is_string()) {
-      const std::string d = OneLine(date->get<std::string>());
+      const std::string d = CollapseWhitespace(date->get<std::string>());
       if (SaneDate(d)) c.event_date = d;
     }
 
@@ -323,7 +307,7 @@ std::vector<ChatMessage> BuildExtractionPrompt(const std::vector<ConversationMes
                         session_time->date.ToString(), WeekdayName(session_time->date.Weekday()),
                         session_time->hour, session_time->minute);
   } else if (!context.session_time.empty()) {
-    user += fmt::format("Date of the conversation: {}.\n", OneLine(context.session_time));
+    user += fmt::format("Date of the conversation: {}.\n", CollapseWhitespace(context.session_time));
   }
   user +=
       "Messages, oldest first, one a line as [message id] (date and time) speaker: text. "
@@ -334,7 +318,7 @@ std::vector<ChatMessage> BuildExtractionPrompt(const std::vector<ConversationMes
   for (; i < messages.size(); ++i) {
     const ConversationMessage& m = messages[i];
     if (m.role == "system") continue;
-    std::string text = OneLine(m.text);
+    std::string text = CollapseWhitespace(m.text);
     if (text.size() > options.max_message_bytes) {
       text = CutText(std::move(text), options.max_message_bytes);
     }

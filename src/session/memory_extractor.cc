@@ -176,8 +176,6 @@ const Rules& GetRules() {
   return kRules;
 }
 
-std::string Lower(std::string_view s) { return AsciiLower(s); }
-
 struct Found {
   MemoryType type;
   std::string attribute;
@@ -209,13 +207,13 @@ std::optional<Found> MatchRules(const std::vector<Rule>& rules, const std::strin
       f.attribute = "favorite_" + Slug(a, 2);
       f.value = ValuePhrase(b);
     } else if (rule.kind == RuleKind::kVerb) {
-      f.value = ValuePhrase(Lower(a) + b);
+      f.value = ValuePhrase(AsciiLower(a) + b);
     } else {
       f.value = ValuePhrase(a);
     }
     if (rule.attribute == "likes" && IsReactionObject(f.value)) continue;
     if (rule.attribute == "is_a") {
-      std::string first = Lower(f.value.substr(0, f.value.find(' ')));
+      std::string first = AsciiLower(f.value.substr(0, f.value.find(' ')));
       if (first == "bit" || first == "little" || first == "lot" || first == "huge" ||
           first == "big" || f.value.empty()) {
         continue;

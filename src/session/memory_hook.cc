@@ -94,9 +94,8 @@ Result<MemoryExtractionOutcome> MemoryExtraction::Run(const ArchiveForExtraction
   session.user = archive.owner.user;
   session.session_time = FormatIsoMillis(archive.committed_at_ns);
   // The memories live in the user's own space, so its messages speak as
-  // "User" (the extractor's default names; a peer speaks by its peer id).
-  session.user_name = "";
-  session.assistant_name = "";
+  // "User": SessionContext's default names are kept (a peer speaks by its
+  // peer id).
   const std::vector<ConversationMessage> conversation = ToConversation(archive.messages);
   if (conversation.empty()) return outcome;
   LlmExtraction extraction =
@@ -170,18 +169,6 @@ MemoryExtractionHook MemoryExtraction::Hook() {
                            Run(archive, [&context] { return context.stopping(); }));
     return std::move(outcome.report);
   };
-}
-
-MemoryExtractionHook MakeMemoryHook(SessionFiles* files, Llm* llm, MemoryHookOptions options) {
-  auto extraction = std::make_shared<MemoryExtraction>(files, llm, std::move(options));
-  return [extraction](const ArchiveForExtraction& archive,
-                      JobContext& context) -> Result<MemoryExtractionReport> {
-    return extraction->Hook()(archive, context);
-  };
-}
-
-MemoryExtractionHook MakeModelFreeMemoryHook(SessionFiles* files, MemoryHookOptions options) {
-  return MakeMemoryHook(files, nullptr, std::move(options));
 }
 
 }  // namespace skald

@@ -86,11 +86,4 @@ class MemoryExtraction {
   std::map<std::string, std::shared_ptr<std::mutex>> owner_mu_;  // GUARDED_BY(mu_)
 };
 
-// A hook that owns its MemoryExtraction. `files` and `llm` are borrowed and
-// must outlive the hook; `llm` may be null. REQUIRES: files != nullptr.
-MemoryExtractionHook MakeMemoryHook(SessionFiles* files, Llm* llm, MemoryHookOptions options = {});
-
-// MakeMemoryHook with no model (model-free extraction).
-MemoryExtractionHook MakeModelFreeMemoryHook(SessionFiles* files, MemoryHookOptions options = {});
-
 }  // namespace skald

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/json_util.h"
 #include "common/strings.h"
 
 namespace skald {
@@ -77,8 +78,8 @@ MergeDecision DecideMerge(const MemoryCandidate& candidate, const std::vector<Me
   for (size_t i = 0; i < existing.size(); ++i) {
     const MemoryCandidate& e = existing[i].memory;
     if (e.type != candidate.type) continue;
-    double coverage = e.id == candidate.id ? 1.0 : Coverage(terms, MatchTerms(e.text));
     if (e.negated != candidate.negated && e.subject == candidate.subject) continue;
+    double coverage = e.id == candidate.id ? 1.0 : Coverage(terms, MatchTerms(e.text));
     bool known = coverage >= options.duplicate_coverage;
     if (!known && have_vectors && vector_scores[i] >= options.vector_duplicate_similarity &&
         coverage >= options.vector_min_coverage && e.negated == candidate.negated) {
@@ -180,13 +181,14 @@ std::string RenderMemoryFile(const MemoryRecord& record) {
   line("negated", m.negated ? "true" : "false");
   line("speaker", m.speaker);
   line("session", m.session_id);
-  line("messages", nlohmann::json(m.message_ids).dump());
+  line("messages", DumpJson(Json(m.message_ids)));
   line("time", m.time);
   line("event_date", m.event_date);
   for (const MemoryHistoryEntry& h : record.history) {
-    nlohmann::json j = {{"time", h.time}, {"session", h.session_id}, {"change", h.change},
-                        {"text", h.text}};
-    line("history", j.dump());
+    line("history", DumpJson(Json{{"time", h.time},
+                                  {"session", h.session_id},
+                                  {"change", h.change},
+                                  {"text", h.text}}));
   }
   out += "---\n";
   out += m.text;

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "common/hash.h"
+#include "common/strings.h"
 
 namespace skald {
 namespace {
@@ -85,14 +86,7 @@ std::vector<std::string> MatchTerms(std::string_view text) {
   return out;
 }
 
-std::string NormalizeForMatch(std::string_view text) {
-  std::string out;
-  for (const std::string& t : MatchTerms(text)) {
-    if (!out.empty()) out.push_back(' ');
-    out += t;
-  }
-  return out;
-}
+std::string NormalizeForMatch(std::string_view text) { return Join(MatchTerms(text), " "); }
 
 std::string MemoryStableId(MemoryType type, std::string_view subject, std::string_view text) {
   std::string key(MemoryTypeName(type));

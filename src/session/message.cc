@@ -1,6 +1,5 @@
 #include "session/message.h"
 
-#include <cmath>
 #include <random>
 
 #include <fmt/format.h>

@@ -5,7 +5,6 @@
 #include <ctime>
 #include <vector>
 
-#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "common/time_util.h"
@@ -127,16 +126,15 @@ void SessionStore::WatchExistingSessions() {
     spdlog::warn("sessions: idle auto-commit scan: {}", accounts.status().ToString());
     return;
   }
+  const VikingUri users_root = VikingUri::FromSegments({"user"});
   for (const std::string& account : *accounts) {
     const Identity any{account, "", Role::kRoot};
-    Result<VikingUri> users_root = VikingUri::Parse("viking://user");
-    if (!users_root.ok()) return;
-    Result<std::vector<SessionFileEntry>> users = files_->List(any, *users_root);
+    Result<std::vector<SessionFileEntry>> users = files_->List(any, users_root);
     if (!users.ok()) continue;
     for (const SessionFileEntry& user : *users) {
       if (!user.is_dir || user.name.empty() || user.name[0] == '.') continue;
       const Identity owner{account, user.name, Role::kUser};
-      const VikingUri root = users_root->Child(user.name).Child("sessions");
+      const VikingUri root = users_root.Child(user.name).Child("sessions");
       Result<std::vector<SessionFileEntry>> sessions = files_->List(owner, root);
       if (!sessions.ok()) continue;
       for (const SessionFileEntry& entry : *sessions) {

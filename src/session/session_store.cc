@@ -94,9 +94,13 @@ Result<VikingUri> SessionStore::SessionUri(const Identity& who, std::string_view
 }
 
 Result<std::optional<Json>> SessionStore::ReadMeta(const Identity& who, const VikingUri& session) {
-  SKALD_ASSIGN_OR_RETURN(auto node, files_->Stat(who, session));
-  if (!node || !node->is_dir) return std::optional<Json>();
+  // A .meta.json implies its session directory; only without one is the
+  // directory looked up (a session whose meta was lost still exists).
   SKALD_ASSIGN_OR_RETURN(auto bytes, files_->Read(who, session.Child(".meta.json")));
+  if (!bytes) {
+    SKALD_ASSIGN_OR_RETURN(auto node, files_->Stat(who, session));
+    if (!node || !node->is_dir) return std::optional<Json>();
+  }
   Json meta = Json::object();
   if (bytes) {
     Result<Json> parsed = ParseJson(*bytes);
@@ -405,7 +409,7 @@ Result<std::string> SessionStore::Archive(const Identity& who, std::string_view 
   SKALD_ASSIGN_OR_RETURN(auto abstract, files_->Read(who, dir.Child(".abstract.md")));
   SKALD_ASSIGN_OR_RETURN(auto overview, files_->Read(who, dir.Child(".overview.md")));
   SKALD_ASSIGN_OR_RETURN(auto done, files_->Stat(who, dir.Child(".done")));
-  SKALD_ASSIGN_OR_RETURN(auto failed, files_->Read(who, dir.Child(".failed.json")));
+  SKALD_ASSIGN_OR_RETURN(auto failed, files_->Stat(who, dir.Child(".failed.json")));
   Json out{{"archive_id", std::string(archive_id)},
            {"uri", dir.str()},
            {"status", done ? "completed" : failed ? "failed" : "pending"},

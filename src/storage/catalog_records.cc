@@ -255,25 +255,31 @@ Result<std::vector<Record>> Catalog::GetRecordsByUri(std::string_view account,
   return ReadRecords(lease.db(), s, "records by uri");
 }
 
+namespace {
+
+// Adds 1 to active_count of the live records of `uris` (inside the caller's
+// transaction on the writer `db`).
+Status AddActiveCount(sqlite3* db, std::string_view account, std::span<const std::string> uris) {
+  Stmt s(db,
+         "UPDATE records SET active_count = active_count + 1 WHERE account = ?1 AND "
+         "deleted = 0 AND uri IN (SELECT value FROM json_each(?2))");
+  if (!s.prepared()) return SqlError(db, "bump active count");
+  s.Bind(1, account).Bind(2, JsonArrayOf(uris));
+  return s.Run("bump active count");
+}
+
+std::string BumpMarkerKey(std::string_view once_key) {
+  return "active_count_bumped/" + std::string(once_key);
+}
+
+}  // namespace
+
 Status Catalog::BumpActiveCount(std::string_view account, std::span<const std::string> uris) {
   if (uris.empty()) return Status::Ok();
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
-  return InTransaction(db, [&]() -> Status {
-    Stmt s(db,
-           "UPDATE records SET active_count = active_count + 1 WHERE account = ?1 AND "
-           "deleted = 0 AND uri IN (SELECT value FROM json_each(?2))");
-    if (!s.prepared()) return SqlError(db, "bump active count");
-    s.Bind(1, account).Bind(2, JsonArrayOf(uris));
-    return s.Run("bump active count");
-  });
+  return InTransaction(db, [&]() -> Status { return AddActiveCount(db, account, uris); });
 }
-
-namespace {
-std::string BumpMarkerKey(std::string_view once_key) {
-  return "active_count_bumped/" + std::string(once_key);
-}
-}  // namespace
 
 Result<bool> Catalog::BumpActiveCountOnce(std::string_view account, std::string_view once_key,
                                           std::span<const std::string> uris) {
@@ -288,12 +294,7 @@ Result<bool> Catalog::BumpActiveCountOnce(std::string_view account, std::string_
     if (sqlite3_changes(db) == 0) return Status::Ok();  // counted before
     bumped = true;
     if (uris.empty()) return Status::Ok();
-    Stmt s(db,
-           "UPDATE records SET active_count = active_count + 1 WHERE account = ?1 AND "
-           "deleted = 0 AND uri IN (SELECT value FROM json_each(?2))");
-    if (!s.prepared()) return SqlError(db, "bump active count");
-    s.Bind(1, account).Bind(2, JsonArrayOf(uris));
-    return s.Run("bump active count");
+    return AddActiveCount(db, account, uris);
   });
   if (!done.ok()) return done;
   return bumped;

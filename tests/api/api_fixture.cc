@@ -242,6 +242,38 @@ void ApiTest::Create(const std::string& uri, const std::string& content) {
   ASSERT_EQ(r.status, 200) << r.raw;
 }
 
+void ApiTest::Say(const std::string& session, const std::string& text, const std::string& peer) {
+  Json body{{"role", "user"}, {"content", text}};
+  if (!peer.empty()) body["peer_id"] = peer;
+  Reply r = PostJson("/api/v1/sessions/" + session + "/messages", body);
+  ASSERT_EQ(r.status, 200) << r.raw;
+}
+
+Json ApiTest::CommitAndWait(const std::string& session) {
+  Reply r = PostJson("/api/v1/sessions/" + session + "/commit", Json::object());
+  EXPECT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.json["result"].value("status", ""), "accepted") << r.raw;
+  const std::string task = r.json["result"].value("task_id", "");
+  EXPECT_FALSE(task.empty()) << r.raw;
+  Reply waited = PostJson("/api/v1/system/wait", {{"timeout", 60}});
+  EXPECT_EQ(waited.status, 200) << waited.raw;
+  Reply state = Get("/api/v1/tasks/" + task);
+  EXPECT_EQ(state.status, 200) << state.raw;
+  EXPECT_EQ(state.json["result"].value("status", ""), "completed") << state.raw;
+  return state.json["result"]["result"];
+}
+
+std::vector<std::string> ApiTest::MemoryFiles(const std::string& type) {
+  Reply r = Get("/api/v1/fs/tree?uri=" + Q("viking://user/default/memories/" + type) +
+                "&level_limit=6&output=original");
+  std::vector<std::string> out;
+  if (r.status != 200) return out;
+  for (const Json& e : r.json["result"]) {
+    if (!e.value("isDir", true)) out.push_back(e.value("uri", ""));
+  }
+  return out;
+}
+
 void ApiTest::ExpectHealthy() {
   // A fresh connection: the previous request may have closed the old one.
   std::unique_ptr<httplib::Client> fresh = server_->NewClient();

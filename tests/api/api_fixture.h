@@ -100,6 +100,14 @@ class ApiTest : public ::testing::Test {
   void Mkdir(const std::string& uri);
   void Create(const std::string& uri, const std::string& content);
 
+  // Sessions (as user default): adds a user message (from `peer` when given).
+  void Say(const std::string& session, const std::string& text, const std::string& peer = "");
+  // Commits the session, waits for the background work and expects the
+  // commit accepted and its task completed; returns the task's result.
+  Json CommitAndWait(const std::string& session);
+  // File URIs under viking://user/default/memories/<type>.
+  std::vector<std::string> MemoryFiles(const std::string& type);
+
   // Asserts that /health still answers 200 {"healthy":true}.
   void ExpectHealthy();
 

@@ -13,38 +13,6 @@ namespace {
 
 class MemoryApiTest : public ApiTest {
  protected:
-  void Say(const std::string& session, const std::string& text) {
-    Reply r = PostJson("/api/v1/sessions/" + session + "/messages",
-                       {{"role", "user"}, {"content", text}});
-    ASSERT_EQ(r.status, 200) << r.raw;
-  }
-
-  // Commits and waits for the commit's task to complete.
-  void CommitAndWait(const std::string& session) {
-    Reply r = PostJson("/api/v1/sessions/" + session + "/commit", Json::object());
-    ASSERT_EQ(r.status, 200) << r.raw;
-    ASSERT_EQ(r.json["result"].value("status", ""), "accepted") << r.raw;
-    const std::string task = r.json["result"].value("task_id", "");
-    ASSERT_FALSE(task.empty()) << r.raw;
-    Reply waited = PostJson("/api/v1/system/wait", {{"timeout", 60}});
-    ASSERT_EQ(waited.status, 200) << waited.raw;
-    Reply state = Get("/api/v1/tasks/" + task);
-    ASSERT_EQ(state.status, 200) << state.raw;
-    ASSERT_EQ(state.json["result"].value("status", ""), "completed") << state.raw;
-  }
-
-  // Memory files under viking://user/default/memories/<type>.
-  std::vector<std::string> MemoryFiles(const std::string& type) {
-    Reply r = Get("/api/v1/fs/tree?uri=" + Q("viking://user/default/memories/" + type) +
-                  "&level_limit=6&output=original");
-    std::vector<std::string> out;
-    if (r.status != 200) return out;
-    for (const Json& e : r.json["result"]) {
-      if (!e.value("isDir", true)) out.push_back(e.value("uri", ""));
-    }
-    return out;
-  }
-
   Json FindMemories(const std::string& query) {
     Reply r = PostJson("/api/v1/search/find", {{"query", query}, {"context_type", "memory"}});
     EXPECT_EQ(r.status, 200) << r.raw;

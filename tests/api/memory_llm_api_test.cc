@@ -40,12 +40,6 @@ class MemoryLlmApiTest : public ApiTest {
     client_ = server_->NewClient();
   }
 
-  void Say(const std::string& session, const std::string& text) {
-    Reply r = PostJson("/api/v1/sessions/" + session + "/messages",
-                       {{"role", "user"}, {"content", text}});
-    ASSERT_EQ(r.status, 200) << r.raw;
-  }
-
   // The ids of the session's live messages, oldest first.
   std::vector<std::string> MessageIds(const std::string& session) {
     Reply r = Get("/api/v1/sessions/" + session + "/context");
@@ -53,28 +47,6 @@ class MemoryLlmApiTest : public ApiTest {
     std::vector<std::string> ids;
     for (const Json& m : r.json["result"]["messages"]) ids.push_back(m.value("id", ""));
     return ids;
-  }
-
-  // Commits, waits for the task and returns its result.
-  Json CommitAndWait(const std::string& session) {
-    Reply r = PostJson("/api/v1/sessions/" + session + "/commit", Json::object());
-    EXPECT_EQ(r.status, 200) << r.raw;
-    const std::string task = r.json["result"].value("task_id", "");
-    EXPECT_EQ(PostJson("/api/v1/system/wait", {{"timeout", 60}}).status, 200);
-    Reply state = Get("/api/v1/tasks/" + task);
-    EXPECT_EQ(state.json["result"].value("status", ""), "completed") << state.raw;
-    return state.json["result"]["result"];
-  }
-
-  std::vector<std::string> MemoryFiles(const std::string& type) {
-    Reply r = Get("/api/v1/fs/tree?uri=" + Q("viking://user/default/memories/" + type) +
-                  "&level_limit=6&output=original");
-    std::vector<std::string> out;
-    if (r.status != 200) return out;
-    for (const Json& e : r.json["result"]) {
-      if (!e.value("isDir", true)) out.push_back(e.value("uri", ""));
-    }
-    return out;
   }
 
   std::string Read(const std::string& uri) {

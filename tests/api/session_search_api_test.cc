@@ -12,21 +12,6 @@ namespace {
 
 class SessionSearchApiTest : public ApiTest {
  protected:
-  void Say(const std::string& session, const std::string& text, const std::string& peer = "") {
-    Json body{{"role", "user"}, {"content", text}};
-    if (!peer.empty()) body["peer_id"] = peer;
-    Reply r = PostJson("/api/v1/sessions/" + session + "/messages", body);
-    ASSERT_EQ(r.status, 200) << r.raw;
-  }
-
-  void CommitAndWait(const std::string& session) {
-    Reply r = PostJson("/api/v1/sessions/" + session + "/commit", Json::object());
-    ASSERT_EQ(r.status, 200) << r.raw;
-    ASSERT_EQ(r.json["result"].value("status", ""), "accepted") << r.raw;
-    Reply waited = PostJson("/api/v1/system/wait", {{"timeout", 60}});
-    ASSERT_EQ(waited.status, 200) << waited.raw;
-  }
-
   // URIs of find's memory hits for `query`.
   std::vector<std::string> MemoryHits(const std::string& query) {
     Reply r = PostJson("/api/v1/search/find",
