@@ -13,6 +13,11 @@ std::string RandomFileSuffix() {
   return fmt::format("{:012x}{:04x}", rng() & 0xFFFFFFFFFFFFULL, counter.fetch_add(1) & 0xFFFF);
 }
 
+std::string RandomHex128() {
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  return fmt::format("{:016x}{:016x}", rng(), rng());
+}
+
 Status WriteFileAtomically(Env* env, const std::string& path, std::string_view bytes) {
   env = EnvOrDefault(env);
   std::string tmp = path + ".skald-tmp-" + RandomFileSuffix();

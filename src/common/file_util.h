@@ -28,4 +28,9 @@ inline Status WriteFileAtomically(const std::string& path, std::string_view byte
 // A random lower-case hex string of 16 characters, for temporary file names.
 std::string RandomFileSuffix();
 
+// 32 random lower-case hex characters (128 bits of a per-thread generator
+// seeded from std::random_device): ids of messages, traces and uploads.
+// Not for secrets (keys use getrandom).
+std::string RandomHex128();
+
 }  // namespace skald

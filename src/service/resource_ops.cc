@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <regex>
 
 #include "common/file_util.h"
@@ -27,11 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kUploadPrefix = "upload_";
-
-std::string RandomHex32() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  return fmt::format("{:016x}{:016x}", rng(), rng());
-}
 
 bool IsUploadId(std::string_view id) {
   static const std::regex pattern("^upload_[0-9a-f]{32}(\\.[A-Za-z0-9]{1,16})?$");
@@ -62,7 +56,7 @@ Result<std::string> ResourceOps::TempUpload(const Identity& who, std::string_vie
   std::string ext = fs::path(std::string(filename)).extension().string();
   static const std::regex ext_pattern("^\\.[A-Za-z0-9]{1,16}$");
   if (!std::regex_match(ext, ext_pattern)) ext.clear();
-  std::string id = fmt::format("{}{}{}", kUploadPrefix, RandomHex32(), ext);
+  std::string id = fmt::format("{}{}{}", kUploadPrefix, RandomHex128(), ext);
   fs::path dir = fs::path(options_.workspace) / "temp" / "upload";
   SKALD_RETURN_IF_ERROR(env_->CreateDirs(dir.string()));
   if (reserve_) SKALD_RETURN_IF_ERROR(reserve_->CheckWrite());

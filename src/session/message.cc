@@ -1,9 +1,8 @@
 #include "session/message.h"
 
-#include <random>
-
 #include <fmt/format.h>
 
+#include "common/file_util.h"
 #include "common/time_util.h"
 
 namespace skald {
@@ -136,10 +135,7 @@ std::string MessageText(const Json& message) {
   return out;
 }
 
-std::string NewMessageId() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  return fmt::format("msg_{:016x}{:016x}", rng(), rng());
-}
+std::string NewMessageId() { return "msg_" + RandomHex128(); }
 
 Result<Json> BuildStoredMessage(const Json& request, int64_t now_ns) {
   if (!request.is_object()) return Status::InvalidArgument("a message must be a JSON object");

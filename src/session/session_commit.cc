@@ -3,11 +3,11 @@
 // session_store.h for the layout and the guarantees.
 
 #include <algorithm>
-#include <random>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "common/file_util.h"
 #include "common/strings.h"
 #include "common/time_util.h"
 #include "ingest/sidecar.h"
@@ -23,11 +23,6 @@ namespace {
 
 constexpr int64_t kMaxKeepRecentCount = 10000;
 constexpr int kCommitJobAttempts = 5;
-
-std::string NewTraceId() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  return fmt::format("{:016x}{:016x}", rng(), rng());
-}
 
 // Retention defaults of "turn_budget" (internals §4.3).
 constexpr int64_t kDefaultKeepTurns = 3;
@@ -96,7 +91,7 @@ Result<SessionCommitResult> SessionStore::CommitLocked(const Identity& who,
                                                        bool automatic) {
   SessionCommitResult out;
   out.session_id = std::string(session_id);
-  out.trace_id = NewTraceId();
+  out.trace_id = RandomHex128();
   SKALD_ASSIGN_OR_RETURN(auto messages, LiveMessages(who, session));
   const RetentionPlan plan =
       request.retention_mode
