@@ -7,6 +7,7 @@
 //
 // Thread safety: value types.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,19 +27,24 @@ enum class LexicalNormalization {
   kSaturate,
 };
 
+// The lexical share of fused scores with a semantic embedder when
+// `retrieval.hybrid_weight` is not configured (OpenViking-style hybrid
+// search; not tuned here: no semantic embedder runs offline).
+inline constexpr double kSemanticHybridWeight = 0.7;
+
 // Retrieval tuning: config sections `retrieval` and `rerank` (hybrid_weight,
 // score_propagation_alpha, hotness_alpha, rerank.threshold,
 // rerank.max_input_tokens) plus the retriever's internal knobs, which only
 // code and benchmarks set. Every field has the default Skald ships with.
 struct RetrievalOptions {
   // Share of the lexical (BM25) score in the fused score of every search
-  // stage: 0 = vector similarity only, 1 = BM25 only. Hybrid search finds
-  // exact words a weak embedder misses. Measured on SciFact with the built-in
-  // hashing embedder (bench/retrieval_eval.cc; figures in
-  // src/retrieve/README.md): nDCG@10 climbs from 0.477 (w 0) to a plateau of
-  // 0.701-0.708 for w in 0.6..1; 0.7 is on the plateau (0.705) while leaving
-  // the vector side a real share for semantic embedders.
-  double hybrid_weight = 0.7;
+  // stage: 0 = vector similarity only, 1 = BM25 only. Unset = chosen by the
+  // embedder: 1 when it is lexical (Embedder::lexical(), the built-in
+  // hashing embedder: its similarity repeats BM25's word matches, so fusing
+  // adds noise — held-out SciFact and LoCoMo in docs/benchmarks.md), else
+  // kSemanticHybridWeight, where hybrid search still finds exact words a
+  // semantic embedder misses.
+  std::optional<double> hybrid_weight;
   // How BM25 scores are mapped into [0, 1] before fusion. kMax beat
   // kSaturate at every weight below 1 on SciFact.
   LexicalNormalization lexical_normalization = LexicalNormalization::kMax;

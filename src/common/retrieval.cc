@@ -20,9 +20,9 @@ std::string_view RetrievalModeName(RetrievalMode mode) {
 
 Status RetrievalOptions::Validate() const {
   auto unit = [](double x) { return std::isfinite(x) && x >= 0 && x <= 1; };
-  if (!unit(hybrid_weight)) {
+  if (hybrid_weight.has_value() && !unit(*hybrid_weight)) {
     return Status::InvalidArgument(
-        fmt::format("retrieval.hybrid_weight must be in [0, 1], got {}", hybrid_weight));
+        fmt::format("retrieval.hybrid_weight must be in [0, 1], got {}", *hybrid_weight));
   }
   if (!unit(score_propagation_alpha)) {
     return Status::InvalidArgument(fmt::format(

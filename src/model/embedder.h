@@ -54,6 +54,11 @@ class Embedder {
 
   virtual ModelStats stats() const { return {}; }
 
+  // True when vectors encode only the words of a text (the built-in hashing
+  // embedder): their similarity repeats what BM25 already scores, so the
+  // retriever does not fuse them unless configured to.
+  virtual bool lexical() const { return false; }
+
   // Stable identity stored with vectors: "<provider>:<model>:<dimension>".
   std::string Name() const;
 };

@@ -113,6 +113,7 @@ class HashingEmbedder final : public Embedder {
         model_(fmt::format("skald-hash-v1[{}]", tokenizer_->Name())) {}
 
   std::string provider() const override { return "hashing"; }
+  bool lexical() const override { return true; }
   std::string model() const override { return model_; }
   int Dimension() const override { return dimension_; }
 

@@ -65,9 +65,14 @@ class RetrievalRun {
     const bool have_vectors = sources.vectors != nullptr;
     const bool have_lexical = sources.lexical != nullptr;
     if (have_vectors && have_lexical) {
-      lexical_weight_ = options.hybrid_weight;
+      lexical_weight_ = options.hybrid_weight.value_or(
+          sources.embedder != nullptr && sources.embedder->lexical() ? 1.0 : kSemanticHybridWeight);
       use_vectors_ = lexical_weight_ < 1.0;
       use_lexical_ = lexical_weight_ > 0.0;
+      // BM25 alone still falls back on the vectors when it finds nothing
+      // (words the tokenizer splits differently, a lexical index that could
+      // not catch up, e.g. on a full disk).
+      vector_fallback_ = !use_vectors_;
     } else {
       // One index alone carries the whole score.
       lexical_weight_ = have_lexical ? 1.0 : 0.0;
@@ -83,7 +88,7 @@ class RetrievalRun {
 
   // Embeds the query once, when a vector search will run.
   Status EmbedQuery() {
-    if (!use_vectors_) return Status::Ok();
+    if (!use_vectors_ && !vector_fallback_) return Status::Ok();
     std::vector<std::string> texts = {query_.text};
     SKALD_ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors,
                            sources_.embedder->Embed(texts, EmbedKind::kQuery));
@@ -114,17 +119,6 @@ class RetrievalRun {
     std::unordered_map<uint64_t, Parts> parts;
     std::vector<uint64_t> order;  // first-seen order, for determinism
     std::vector<SearchHit> hits;
-    if (use_vectors_ && !query_vector_.empty()) {
-      SearchOptions search;
-      search.k = k;
-      SKALD_RETURN_IF_ERROR(sources_.vectors->Search(query_vector_, filter, search, &hits));
-      for (const SearchHit& hit : hits) {
-        auto [it, fresh] = parts.try_emplace(hit.id);
-        if (fresh) order.push_back(hit.id);
-        it->second.vector = hit.score;
-        it->second.by_vector = true;
-      }
-    }
     double bm25_max = 0;
     if (use_lexical_) {
       SKALD_RETURN_IF_ERROR(sources_.lexical->Search(query_.text, filter, k, &hits));
@@ -134,6 +128,19 @@ class RetrievalRun {
         it->second.bm25 = hit.score;
         it->second.by_lexical = true;
         if (std::isfinite(hit.score)) bm25_max = std::max(bm25_max, double{hit.score});
+      }
+    }
+    const bool fallback = vector_fallback_ && order.empty();
+    const double lexical_weight = fallback ? 0.0 : lexical_weight_;
+    if ((use_vectors_ || fallback) && !query_vector_.empty()) {
+      SearchOptions search;
+      search.k = k;
+      SKALD_RETURN_IF_ERROR(sources_.vectors->Search(query_vector_, filter, search, &hits));
+      for (const SearchHit& hit : hits) {
+        auto [it, fresh] = parts.try_emplace(hit.id);
+        if (fresh) order.push_back(hit.id);
+        it->second.vector = hit.score;
+        it->second.by_vector = true;
       }
     }
     SKALD_RETURN_IF_ERROR(FetchRecords(order));
@@ -149,7 +156,7 @@ class RetrievalRun {
       s.by_lexical = p.by_lexical;
       const double lexical = NormalizeBm25(p.bm25, bm25_max, options_.lexical_normalization,
                                            options_.lexical_saturation);
-      s.score = FuseScores(p.vector, lexical, lexical_weight_);
+      s.score = FuseScores(p.vector, lexical, lexical_weight);
       out.push_back(std::move(s));
     }
     return out;
@@ -237,6 +244,7 @@ class RetrievalRun {
   double lexical_weight_ = 0;
   bool use_vectors_ = false;
   bool use_lexical_ = false;
+  bool vector_fallback_ = false;  // vectors only for stages BM25 finds nothing in
   double threshold_ = 0;
   bool rerank_failed_ = false;  // the reranker failed once: later stages skip it
   RerankOptions rerank_;  // options_.score_threshold and rerank_max_input_tokens

@@ -165,8 +165,16 @@ class RetrieverTest : public ::testing::Test {
     return query;
   }
 
+  // The fusion these tests exercise: the hashing embedder alone would get
+  // BM25-only scoring by default (see DefaultWeightFollowsTheEmbedder).
+  static RetrievalOptions Hybrid() {
+    RetrievalOptions options;
+    options.hybrid_weight = 0.7;
+    return options;
+  }
+
   RetrievalResult Run(const RetrievalQuery& query, const RetrievalSources& sources,
-                      const RetrievalOptions& options = {}) {
+                      const RetrievalOptions& options = Hybrid()) {
     Result<RetrievalResult> result = Retriever(options).Retrieve(query, sources);
     EXPECT_TRUE(result.ok()) << result.status().ToString();
     return result.ok() ? std::move(result).value() : RetrievalResult{};
@@ -218,6 +226,22 @@ TEST_F(RetrieverTest, QuickFindsTheRightFile) {
   EXPECT_EQ(result.trace.stop_reason, "single_search");
   EXPECT_TRUE(result.trace.directories_visited.empty());
   ExpectWellFormed(result, 0.1);
+}
+
+TEST_F(RetrieverTest, DefaultWeightFollowsTheEmbedderAndFallsBackOnVectors) {
+  // The hashing embedder is lexical: unset hybrid_weight scores by BM25 alone.
+  const RetrievalOptions defaults;
+  RetrievalResult result =
+      Run(Query("refractor telescope aperture and eyepieces"), Sources(), defaults);
+  ASSERT_FALSE(result.hits.empty());
+  EXPECT_EQ(result.hits[0].uri, "viking://resources/astronomy/telescopes.md");
+  EXPECT_EQ(result.hits[0].match_reason, "lexical");
+  // Misspelled words BM25 cannot match: the vectors (character 3-grams) still find it.
+  RetrievalResult misspelled = Run(Query("refractr telescpes"), Sources(), defaults);
+  ASSERT_FALSE(misspelled.hits.empty());
+  EXPECT_EQ(misspelled.hits[0].uri, "viking://resources/astronomy/telescopes.md");
+  EXPECT_EQ(misspelled.hits[0].match_reason, "vector");
+  ExpectWellFormed(misspelled, 0.1);
 }
 
 TEST_F(RetrieverTest, AutoModeIsQuickWithoutAReranker) {
@@ -339,7 +363,7 @@ TEST_F(RetrieverTest, ThresholdIsStrictAndCounted) {
   EXPECT_TRUE(strict.hits.empty());
   EXPECT_GT(strict.trace.candidates_dropped, loose.trace.candidates_dropped);
   // Default threshold: options.score_threshold.
-  RetrievalOptions options;
+  RetrievalOptions options = Hybrid();
   options.score_threshold = (loose.hits[0].score + loose.hits[1].score) / 2;
   query.score_threshold.reset();
   RetrievalResult mid = Run(query, Sources(), options);
@@ -355,7 +379,7 @@ TEST_F(RetrieverTest, ThinkingStopsWhenTheTopResultsConverge) {
     AddDir(dir, "Miscellaneous notes " + std::to_string(i), "Assorted notes and lists");
     AddFile(dir + "/note.md", "A note", "A note about topic " + std::to_string(i) + " and cake");
   }
-  RetrievalOptions options;
+  RetrievalOptions options = Hybrid();
   options.directories_per_round = 1;
   RetrievalQuery query = Query("chocolate cake ganache", RetrievalMode::kThinking);
   query.limit = 1;
@@ -450,7 +474,7 @@ TEST_F(RetrieverTest, BadQueriesAndOptionsAreRejected) {
   query = Query("telescope");
   query.limit = 0;
   EXPECT_EQ(Retriever({}).Retrieve(query, Sources()).status().code(), StatusCode::kInvalidArgument);
-  RetrievalOptions options;
+  RetrievalOptions options = Hybrid();
   options.hybrid_weight = 2;
   EXPECT_EQ(Retriever(options).Retrieve(Query("telescope"), Sources()).status().code(),
             StatusCode::kInvalidArgument);
@@ -479,7 +503,7 @@ TEST_F(RetrieverTest, HotnessLiftsUsedAndRecentRecords) {
   AddFile("viking://resources/astronomy/mars2.md", "Mars", "Mars rover landing sites");
   records_[kAccount][next_key_].active_count = 50;
   records_[kAccount][next_key_].updated_ns = 1000 * kDay;
-  RetrievalOptions options;
+  RetrievalOptions options = Hybrid();
   options.hotness_alpha = 0.3;
   RetrievalResult result = Run(Query("mars rover landing sites"), Sources(), options);
   ASSERT_GE(result.hits.size(), 2u);

@@ -326,7 +326,9 @@ Status ParseRetrieval(const Json& obj, Config* config) {
     } else if (key == "score_propagation_alpha") {
       SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &r.score_propagation_alpha));
     } else if (key == "hybrid_weight") {
-      SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &r.hybrid_weight));
+      double weight = 0;
+      SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &weight));
+      r.hybrid_weight = weight;
     } else if (ignored.count(key) != 0) {
       config->warnings.push_back(IgnoredKeyWarning(path));
     } else {

@@ -160,7 +160,7 @@ TEST(ConfigTest, RetrievalSectionSetsScoringAndRejectsTypos) {
                                         "score_propagation_alpha": 0.7, "enable_intent": true}})");
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   EXPECT_DOUBLE_EQ(parsed->retrieval.hotness_alpha, 0.2);
-  EXPECT_DOUBLE_EQ(parsed->retrieval.hybrid_weight, 0.5);
+  EXPECT_EQ(parsed->retrieval.hybrid_weight, 0.5);
   EXPECT_DOUBLE_EQ(parsed->retrieval.score_propagation_alpha, 0.7);
   EXPECT_TRUE(HasWarningContaining(*parsed, "retrieval.enable_intent"));
   EXPECT_TRUE(parsed->Validate().ok());

@@ -685,7 +685,7 @@ TEST_F(ProviderTest, ServerConfigFileWiresEmbedderAndReranker) {
   ASSERT_TRUE(config->Validate().ok());
   auto options = DbOptionsFromConfig(*config, false);
   ASSERT_TRUE(options.ok()) << options.status().ToString();
-  EXPECT_DOUBLE_EQ(options->retrieval.hybrid_weight, 0.5);
+  EXPECT_EQ(options->retrieval.hybrid_weight, 0.5);
   EXPECT_DOUBLE_EQ(options->retrieval.score_threshold, 0.0);
   auto db = Db::Open(*options);
   ASSERT_TRUE(db.ok()) << db.status().ToString();
