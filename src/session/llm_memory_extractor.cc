@@ -238,7 +238,10 @@ class AnswerReader {
     c.text = std::move(text);
     c.speaker = SpeakerOf(first, context_);
     c.session_id = context_.session_id;
-    for (size_t i : cited) c.message_ids.push_back(messages_[i].id);
+    for (size_t i : cited) {
+      c.message_ids.push_back(messages_[i].id);
+      AddQuotes({messages_[i].line}, &c.quotes);
+    }
     c.time = MessageTime(first, session_time_);
     c.attribute = NormalizeAttribute(item.contains("attribute") ? ScalarText(item["attribute"]) : "");
     if (c.attribute.empty()) c.attribute = DefaultAttribute(type);
@@ -274,6 +277,7 @@ class AnswerReader {
       for (const std::string& id : c.message_ids) {
         if (std::find(known.begin(), known.end(), id) == known.end()) known.push_back(id);
       }
+      AddQuotes(c.quotes, &out_->candidates[same->second].quotes);
       return;
     }
     by_id_.emplace(c.id, out_->candidates.size());

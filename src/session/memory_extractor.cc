@@ -307,6 +307,7 @@ std::vector<MemoryCandidate> ExtractMemories(const std::vector<ConversationMessa
         c.speaker = speaker;
         c.session_id = context.session_id;
         c.message_ids = {message.id};
+        AddQuotes({message.line}, &c.quotes);
         c.time = time;
         if (!dates.empty()) c.event_date = dates.front().ToString();
         here.push_back(std::move(c));
@@ -386,6 +387,7 @@ std::vector<MemoryCandidate> ExtractMemories(const std::vector<ConversationMessa
         c.speaker = speaker;
         c.session_id = context.session_id;
         c.message_ids = {message.id};
+        AddQuotes({message.line}, &c.quotes);
         c.time = time;
         if (!dates.empty()) c.event_date = dates.front().ToString();
         c.id = MemoryStableId(c.type, c.subject, c.text);

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/time_util.h"
+#include "session/archive_excerpts.h"
 #include "session/memory_extractor.h"
 #include "session/message.h"
 
@@ -36,6 +37,7 @@ std::vector<ConversationMessage> ToConversation(const std::vector<Json>& message
     message.speaker = m.value("peer_id", "");
     message.text = MessageText(m);
     message.time = m.value("created_at", "");
+    message.line = ExcerptLine(m);
     out.push_back(std::move(message));
   }
   return out;

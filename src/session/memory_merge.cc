@@ -118,6 +118,7 @@ MergeDecision DecideMerge(const MemoryCandidate& candidate, const std::vector<Me
       m.value = candidate.value;
       m.negated = candidate.negated;
       m.message_ids = candidate.message_ids;
+      m.quotes = candidate.quotes;
       m.event_date = candidate.event_date;
     } else {
       decision.action = MergeAction::kMerge;
@@ -125,6 +126,7 @@ MergeDecision DecideMerge(const MemoryCandidate& candidate, const std::vector<Me
       PushHistory(e.memory, "merge", options.max_history, &decision.record.history);
       m.text = e.memory.text + " " + candidate.text;
       AddMessageIds(candidate.message_ids, &m.message_ids);
+      AddQuotes(candidate.quotes, &m.quotes);
       if (m.event_date.empty()) m.event_date = candidate.event_date;
     }
     m.speaker = candidate.speaker;
@@ -182,6 +184,7 @@ std::string RenderMemoryFile(const MemoryRecord& record) {
   line("speaker", m.speaker);
   line("session", m.session_id);
   line("messages", DumpJson(Json(m.message_ids)));
+  if (!m.quotes.empty()) line("quotes", DumpJson(Json(m.quotes)));
   line("time", m.time);
   line("event_date", m.event_date);
   for (const MemoryHistoryEntry& h : record.history) {
@@ -249,13 +252,14 @@ Result<MemoryRecord> ParseMemoryFile(std::string_view content) {
       m.time = value;
     } else if (key == "event_date") {
       m.event_date = value;
-    } else if (key == "messages" || key == "history") {
+    } else if (key == "messages" || key == "quotes" || key == "history") {
       nlohmann::json j = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
-      if (key == "messages") {
-        if (!j.is_array()) return bad("messages is not a JSON array");
-        for (const auto& id : j) {
-          if (!id.is_string()) return bad("message id is not a string");
-          m.message_ids.push_back(id.get<std::string>());
+      if (key == "messages" || key == "quotes") {
+        if (!j.is_array()) return bad(fmt::format("{} is not a JSON array", key));
+        std::vector<std::string>& into = key == "messages" ? m.message_ids : m.quotes;
+        for (const auto& item : j) {
+          if (!item.is_string()) return bad(fmt::format("{} holds a non-string", key));
+          into.push_back(item.get<std::string>());
         }
       } else {
         if (!j.is_object()) return bad("history entry is not a JSON object");

@@ -1,5 +1,6 @@
 #include "session/memory_types.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <unordered_set>
@@ -95,6 +96,16 @@ std::string MemoryStableId(MemoryType type, std::string_view subject, std::strin
   key += '\n';
   key += NormalizeForMatch(text);
   return Sha256Hex(key).substr(0, 16);
+}
+
+void AddQuotes(const std::vector<std::string>& from, std::vector<std::string>* into) {
+  for (const std::string& quote : from) {
+    if (quote.empty() || std::find(into->begin(), into->end(), quote) != into->end()) continue;
+    into->push_back(quote);
+  }
+  if (into->size() > kMaxMemoryQuotes) {
+    into->erase(into->begin(), into->end() - static_cast<std::ptrdiff_t>(kMaxMemoryQuotes));
+  }
 }
 
 }  // namespace skald

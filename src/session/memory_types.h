@@ -41,6 +41,9 @@ struct ConversationMessage {
   std::string speaker;  // display name of the author; empty → derived from role
   std::string text;     // concatenated text parts
   std::string time;     // ISO 8601 or LoCoMo date of the message; empty → session time
+  // The message as a line of an archive excerpt ("Speaker: text", one line;
+  // session/archive_excerpts.h ExcerptLine): what a memory quotes.
+  std::string line;
 };
 
 // The session a batch of messages belongs to.
@@ -51,6 +54,13 @@ struct SessionContext {
   std::string user_name;     // display name for role "user" messages without a speaker ("User")
   std::string assistant_name;  // display name for role "assistant" ("Assistant")
 };
+
+// Quotes a memory keeps (MemoryCandidate::quotes).
+inline constexpr size_t kMaxMemoryQuotes = 4;
+
+// Appends the quotes of `from` missing in `into`, keeping the newest
+// kMaxMemoryQuotes.
+void AddQuotes(const std::vector<std::string>& from, std::vector<std::string>* into);
 
 // A memory proposed by the extractor, before dedup.
 struct MemoryCandidate {
@@ -70,6 +80,9 @@ struct MemoryCandidate {
   std::string speaker;
   std::string session_id;
   std::vector<std::string> message_ids;
+  // The messages it came from as said, excerpt lines ("Speaker: text"),
+  // at most kMaxMemoryQuotes, newest last: the source beside the statement.
+  std::vector<std::string> quotes;
   std::string time;        // when it was said: "YYYY-MM-DDTHH:MM" (empty if unknown)
   std::string event_date;  // resolved date of the event ("2023-05-07", "2023-05", …) or empty
   std::string id;          // stable id: hash of type + normalized subject + normalized text
