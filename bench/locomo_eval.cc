@@ -4,11 +4,19 @@
 // For every conversation (its own user): one session per LoCoMo session,
 // its turns added as messages (each speaker a peer, dated with the session's
 // date_time), committed; then wait for every background task. For every
-// question of categories 1-4: `search` with the question (Db::Search, what
-// the HTTP search route runs), and keep the retrieved context in rank order —
-// each hit's text as an agent reading it gets it, lines already in the
-// context not repeated — until the budget is spent. A question's evidence
-// turns count as recalled when their text is in that context.
+// question of categories 1-4: the context an agent gets for the question
+// under each budget — search in context mode (Db::SearchContext, what the
+// HTTP search route runs with mode "context" and max_tokens = the budget),
+// or with --mode list: `search` (Db::Search) with each hit's text in rank
+// order, lines already in the context not repeated, until the budget is
+// spent. A question's evidence turns count as recalled when their text is
+// in that context.
+//
+// evidence_recall is the mean over questions of the fraction of each
+// question's evidence turns recalled: the definition under which
+// ../shared/data/README.md's baselines reproduce (bench/locomo_baseline.py).
+// turn_recall pools the turns instead (recalled / all evidence turns), which
+// weighs list questions with many evidence turns more.
 //
 // Usage: locomo_eval --data FILE [--budget N]... [--split tune|report|all]
 //                    [--limit K] [--workspace DIR] [--misses N]
@@ -16,15 +24,18 @@
 //   --split   tune = the first half of the conversations (rounded down),
 //             report = the rest, all = every one (default all; figures are
 //             printed per split either way)
-//   --limit   hits asked of each find (default 100)
+//   --mode    context (default) or list, as above
+//   --limit   hits asked of each find (default 100; context mode gathers at
+//             least max_tokens / 25)
 //   --misses  print up to N missed evidence turns at the largest budget
-//   --show N  print the first hits of the first N questions
+//   --show N  print the first hits (context mode: the context at the largest
+//             budget) of the first N questions
 //   --hybrid-weight W   retrieval.hybrid_weight (default: the configured default)
 //   --only TEXT, --files-only   experiments: keep only hits whose URI holds
 //             TEXT / only file (L2) hits
 //
 // Prints per split and budget:
-//   evidence_recall@BUDGET=… tokens_per_question=… questions=…
+//   evidence_recall@BUDGET=… turn_recall@BUDGET=… tokens_per_question=… questions=…
 
 #include <algorithm>
 #include <chrono>
@@ -82,9 +93,100 @@ struct Question {
 struct Totals {
   size_t evidence = 0;
   size_t recalled = 0;
+  double question_recall = 0;  // sum over questions of recalled / evidence
   double tokens = 0;
   size_t questions = 0;
 };
+
+// Context mode (what an agent asks for): Db::SearchContext once per budget,
+// its rendered context as is.
+skald::Status ContextPerBudget(skald::Db& db, const skald::Identity& who, const std::string& text,
+                               int limit, const std::vector<int64_t>& budgets, int* show,
+                               std::vector<std::string>* context, std::vector<int64_t>* used) {
+  for (size_t b = 0; b < budgets.size(); ++b) {
+    skald::ContextRequest request;
+    request.search.find.query = text;
+    request.search.find.limit = limit;
+    request.max_tokens = budgets[b];
+    auto assembled = db.SearchContext(who, request);
+    if (!assembled.ok()) return assembled.status();
+    std::istringstream lines(assembled->rendered);
+    std::string line;
+    while (std::getline(lines, line)) (*context)[b] += skald::CollapseWhitespace(line) + "\n";
+    (*used)[b] = assembled->stats.tokens;
+    if (*show > 0 && b + 1 == budgets.size()) {
+      --*show;
+      const skald::ContextStats& st = assembled->stats;
+      std::printf("Q: %s\n  candidates=%lld entries=%lld tokens=%lld left_out=%lld over_quota=%lld "
+                  "repeated_lines=%lld\n%s\n",
+                  text.c_str(), static_cast<long long>(st.candidates),
+                  static_cast<long long>(st.entries), static_cast<long long>(st.tokens),
+                  static_cast<long long>(st.left_out), static_cast<long long>(st.over_quota),
+                  static_cast<long long>(st.repeated_lines), assembled->rendered.c_str());
+    }
+  }
+  return skald::Status::Ok();
+}
+
+// List mode: one Db::Search; each hit's text (a file's body, a directory's
+// abstract) in rank order, lines already in the context not repeated,
+// until each budget is spent.
+skald::Status ListPerBudget(skald::Db& db, const skald::Identity& who, const std::string& text,
+                            int limit, const std::vector<int64_t>& budgets, const std::string& only,
+                            bool files_only, int* show, std::vector<std::string>* context,
+                            std::vector<int64_t>* used) {
+  skald::SearchRequest request;
+  request.find.query = text;
+  request.find.limit = limit;
+  auto searched = db.Search(who, request);
+  if (!searched.ok()) return searched.status();
+  const skald::FindResult& found = searched->found;
+  std::vector<skald::MatchedContext> hits;
+  for (const auto* list : {&found.memories, &found.resources, &found.skills}) {
+    hits.insert(hits.end(), list->begin(), list->end());
+  }
+  std::erase_if(hits, [&](const skald::MatchedContext& h) {
+    return (files_only && h.level != 2) ||
+           (!only.empty() && h.uri.find(only) == std::string::npos);
+  });
+  std::stable_sort(hits.begin(), hits.end(),
+                   [](const auto& a, const auto& b) { return a.score > b.score; });
+  if (*show > 0) {
+    --*show;
+    std::printf("Q: %s\n", text.c_str());
+    for (size_t i = 0; i < hits.size() && i < 15; ++i) {
+      std::printf("  %.3f L%d %s %s | %.80s\n", hits[i].score, hits[i].level,
+                  hits[i].match_reason.c_str(), hits[i].uri.c_str(), hits[i].abstract.c_str());
+    }
+  }
+  std::vector<bool> full(budgets.size(), false);
+  std::unordered_set<std::string> seen;
+  for (const skald::MatchedContext& hit : hits) {
+    std::string body = hit.abstract;
+    if (hit.level == 2) {
+      auto read = db.Read(who, hit.uri, 0, -1);
+      if (read.ok()) body = Body(*read);
+    }
+    std::istringstream lines(body);
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line.empty() || !seen.insert(line).second) continue;
+      const int64_t cost = skald::EstimateTokens(line) + 1;
+      for (size_t b = 0; b < budgets.size(); ++b) {
+        if (full[b]) continue;
+        if ((*used)[b] + cost > budgets[b]) {
+          full[b] = true;  // the budget is spent: rank order ends here
+          continue;
+        }
+        (*used)[b] += cost;
+        (*context)[b] += skald::CollapseWhitespace(line);
+        (*context)[b] += '\n';
+      }
+    }
+    if (full.back()) break;
+  }
+  return skald::Status::Ok();
+}
 
 }  // namespace
 
@@ -99,6 +201,7 @@ int main(int argc, char** argv) {
   std::string only;  // experiment: keep only hits whose URI contains this
   bool files_only = false;
   double hybrid_weight = -1;
+  std::string mode = "context";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--data" && i + 1 < argc) {
@@ -115,6 +218,8 @@ int main(int argc, char** argv) {
       only = argv[++i];
     } else if (a == "--hybrid-weight" && i + 1 < argc) {
       hybrid_weight = std::atof(argv[++i]);
+    } else if (a == "--mode" && i + 1 < argc) {
+      mode = argv[++i];
     } else if (a == "--files-only") {
       files_only = true;
     } else if (a == "--show" && i + 1 < argc) {
@@ -124,8 +229,8 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: %s --data FILE [--budget N]... [--split tune|report|all] [--limit K] "
-                   "[--workspace DIR] [--misses N] [--show N] [--hybrid-weight W] [--only TEXT] "
-                   "[--files-only]\n",
+                   "[--workspace DIR] [--misses N] [--show N] [--hybrid-weight W] "
+                   "[--mode context|list] [--only TEXT] [--files-only]\n",
                    argv[0]);
       return 2;
     }
@@ -134,6 +239,14 @@ int main(int argc, char** argv) {
   std::sort(budgets.begin(), budgets.end());
   if (split != "tune" && split != "report" && split != "all") {
     std::fprintf(stderr, "--split must be tune, report or all\n");
+    return 2;
+  }
+  if (mode != "context" && mode != "list") {
+    std::fprintf(stderr, "--mode must be context or list\n");
+    return 2;
+  }
+  if (mode == "context" && (budgets.front() < 64 || budgets.back() > 32000)) {
+    std::fprintf(stderr, "context mode takes budgets in 64..32000\n");
     return 2;
   }
   if (limit < 1 || budgets.front() < 1) {
@@ -150,8 +263,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--data is not a JSON array of LoCoMo samples\n");
     return 2;
   }
-  std::printf("command: locomo_eval --data %s --split %s --limit %d", data.c_str(), split.c_str(),
-              limit);
+  std::printf("command: locomo_eval --data %s --split %s --mode %s --limit %d", data.c_str(),
+              split.c_str(), mode.c_str(), limit);
   for (int64_t b : budgets) std::printf(" --budget %lld", static_cast<long long>(b));
   std::printf("\n");
 
@@ -254,62 +367,16 @@ int main(int argc, char** argv) {
   start = Clock::now();
   for (const Question& q : questions) {
     skald::Identity who{"default", q.user, skald::Role::kUser};
-    skald::SearchRequest request;
-    request.find.query = q.text;
-    request.find.limit = limit;
-    auto searched = (*db)->Search(who, request);
-    if (!searched.ok()) {
-      std::fprintf(stderr, "search: %s\n", searched.status().ToString().c_str());
-      return 1;
-    }
-    const skald::FindResult* found = &searched->found;
-    std::vector<skald::MatchedContext> hits;
-    for (const auto* list : {&found->memories, &found->resources, &found->skills}) {
-      hits.insert(hits.end(), list->begin(), list->end());
-    }
-    std::erase_if(hits, [&](const skald::MatchedContext& h) {
-      return (files_only && h.level != 2) ||
-             (!only.empty() && h.uri.find(only) == std::string::npos);
-    });
-    std::stable_sort(hits.begin(), hits.end(),
-                     [](const auto& a, const auto& b) { return a.score > b.score; });
-    if (show > 0) {
-      --show;
-      std::printf("Q: %s\n", q.text.c_str());
-      for (size_t i = 0; i < hits.size() && i < 15; ++i) {
-        std::printf("  %.3f L%d %s %s | %.80s\n", hits[i].score, hits[i].level,
-                    hits[i].match_reason.c_str(), hits[i].uri.c_str(), hits[i].abstract.c_str());
-      }
-    }
-    // The context at each budget: lines in rank order, none repeated.
     const std::string split_name = q.conversation < tune_end ? "tune" : "report";
     std::vector<std::string> context(budgets.size());
     std::vector<int64_t> used(budgets.size(), 0);
-    std::vector<bool> full(budgets.size(), false);
-    std::unordered_set<std::string> seen;
-    for (const skald::MatchedContext& hit : hits) {
-      std::string text = hit.abstract;
-      if (hit.level == 2) {
-        auto read = (*db)->Read(who, hit.uri, 0, -1);
-        if (read.ok()) text = Body(*read);
-      }
-      std::istringstream lines(text);
-      std::string line;
-      while (std::getline(lines, line)) {
-        if (line.empty() || !seen.insert(line).second) continue;
-        const int64_t cost = skald::EstimateTokens(line) + 1;
-        for (size_t b = 0; b < budgets.size(); ++b) {
-          if (full[b]) continue;
-          if (used[b] + cost > budgets[b]) {
-            full[b] = true;  // the budget is spent: rank order ends here
-            continue;
-          }
-          used[b] += cost;
-          context[b] += skald::CollapseWhitespace(line);
-          context[b] += '\n';
-        }
-      }
-      if (full.back()) break;
+    skald::Status built = mode == "context"
+                              ? ContextPerBudget(**db, who, q.text, limit, budgets, &show, &context, &used)
+                              : ListPerBudget(**db, who, q.text, limit, budgets, only, files_only,
+                                              &show, &context, &used);
+    if (!built.ok()) {
+      std::fprintf(stderr, "search: %s\n", built.ToString().c_str());
+      return 1;
     }
     for (size_t b = 0; b < budgets.size(); ++b) {
       size_t recalled = 0;
@@ -325,6 +392,8 @@ int main(int argc, char** argv) {
         Totals& t = totals[name][budgets[b]];
         t.evidence += q.evidence_texts.size();
         t.recalled += recalled;
+        t.question_recall +=
+            static_cast<double>(recalled) / static_cast<double>(q.evidence_texts.size());
         t.tokens += static_cast<double>(used[b]);
         ++t.questions;
       }
@@ -333,11 +402,14 @@ int main(int argc, char** argv) {
   std::printf("answered %zu questions in %.1f s\n", questions.size(), Seconds(start));
   for (const auto& [name, by_budget] : totals) {
     for (const auto& [budget, t] : by_budget) {
-      std::printf("split=%s evidence_recall@%lld=%.3f tokens_per_question=%.0f questions=%zu\n",
-                  name.c_str(), static_cast<long long>(budget),
-                  t.evidence ? static_cast<double>(t.recalled) / static_cast<double>(t.evidence)
-                             : 0.0,
-                  t.questions ? t.tokens / static_cast<double>(t.questions) : 0.0, t.questions);
+      const double asked = static_cast<double>(std::max<size_t>(t.questions, 1));
+      std::printf(
+          "split=%s evidence_recall@%lld=%.3f turn_recall@%lld=%.3f tokens_per_question=%.0f "
+          "questions=%zu\n",
+          name.c_str(), static_cast<long long>(budget), t.question_recall / asked,
+          static_cast<long long>(budget),
+          t.evidence ? static_cast<double>(t.recalled) / static_cast<double>(t.evidence) : 0.0,
+          t.tokens / asked, t.questions);
     }
   }
   db->reset();

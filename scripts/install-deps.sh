@@ -12,10 +12,14 @@ PACKAGES=(
   libsqlite3-dev libre2-dev libssl-dev
   # indexes: FAISS (reference ANN and exact scans), ICU word break, Snowball stemming
   libfaiss-dev libopenblas-dev liblapack-dev libicu-dev libstemmer-dev
-  # model providers
+  # model providers, URL import
   libcurl4-openssl-dev
+  # document import: archives (zip/tar/gz), HTML, PDF, Office XML
+  libarchive-dev libgumbo-dev libpoppler-cpp-dev libpugixml-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev curl python3
+  # bench/locomo_baseline.py (the lexical baseline the LoCoMo figures are compared with)
+  python3-snowballstemmer
 )
 
 missing=()
