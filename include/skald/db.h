@@ -157,6 +157,94 @@ struct SearchResult {
   QueryPlan query_plan;
 };
 
+// Where a context entry comes from.
+struct ContextOrigin {
+  std::string type;        // "memory" | "session" | "resource" | "skill"
+  std::string session_id;  // memories and session archives: the session it was said in
+  std::string speaker;     // memories: who said it
+  std::string time;        // memories: when it was said
+  std::vector<std::string> message_ids;  // memories: the messages it came from
+};
+
+// One entry of search's context mode.
+struct ContextEntry {
+  std::string uri;  // file, or directory for directory hits
+  std::string category;
+  double score = 0;
+  std::string detail;  // "abstract" | "overview" | "full"
+  std::string text;    // what it adds to the context (lines already there left out)
+  ContextOrigin origin;
+};
+
+struct ContextStats {
+  int64_t candidates = 0;      // hits considered
+  int64_t entries = 0;
+  int64_t tokens = 0;          // estimate of `rendered`, <= max_tokens
+  int64_t max_tokens = 0;
+  int64_t left_out = 0;        // candidates that did not fit the budget
+  int64_t over_quota = 0;      // candidates beyond their category's quota
+  int64_t excluded = 0;        // exclude_uris and dedup_turns
+  int64_t repeated_lines = 0;  // lines not rendered twice
+};
+
+// What search's context mode answers.
+struct ContextResult {
+  std::vector<ContextEntry> entries;  // best first
+  std::string rendered;               // the entries as one text, ready for a prompt
+  std::string digest;                 // "" (an LLM digest needs `rewrite`, not offered)
+  ContextStats stats;
+  QueryPlan query_plan;
+};
+
+// ---- skills (reference §2.5–2.6, service/skill_ops.h) ----
+
+// What add-skill and update answer.
+struct SkillResult {
+  std::string uri;       // the skill directory, viking://…/skills/{name}
+  std::string root_uri;  // = uri (OpenViking reports the skill directory as both)
+  std::string name;
+  int64_t auxiliary_files = 0;  // files besides SKILL.md
+  std::string task_id;          // the index task; "" when the call waited for it
+  // With `wait`: the task's final state, or kPending/kRunning when timeout_s
+  // expired first. Without `wait`: kPending.
+  TaskState task_status = TaskState::kPending;
+};
+
+// One stored skill.
+struct SkillInfo {
+  std::string name;
+  std::string uri;       // the skill directory
+  std::string root_uri;  // the skills root it is in
+  std::string abstract;  // L0
+  std::string overview;  // L1 ("" unless asked for)
+  std::string content;   // SKILL.md ("" unless asked for)
+  std::string description;
+  std::vector<std::string> tags;
+  std::vector<std::string> allowed_tools;
+  std::vector<std::string> files;  // auxiliary files, relative to the skill directory
+};
+
+// One finding of skill validation.
+struct SkillIssue {
+  std::string code;  // "name_required", "yaml_format", …
+  std::string message;
+  std::string field;
+};
+
+// The report of skill validation (POST /api/v1/skills/validate).
+struct SkillValidationReport {
+  bool valid = false;
+  bool strict = false;
+  std::string name;
+  std::string description;
+  std::vector<std::string> tags;
+  std::vector<std::string> allowed_tools;
+  int64_t body_lines = 0;
+  std::string skill_dir_name;
+  std::vector<SkillIssue> errors;
+  std::vector<SkillIssue> warnings;
+};
+
 // ---- operations (ops): statistics and readiness for /metrics, the
 // observers, /api/v1/system/wait and /ready ----
 
@@ -305,6 +393,36 @@ class Db {
   // into typed queries, each run as a find; their hits are merged (a URI
   // once, at its best score). Errors as Find.
   virtual Result<SearchResult> Search(const Identity& who, const SearchRequest& request) = 0;
+  // search, mode "context": the hits of Search (or of the query alone with
+  // query_expansion "off") turned into context under request.max_tokens —
+  // each entry at the detail that fits (retrieve/context_budget.h), lines
+  // already in the context not repeated. Errors as Search.
+  virtual Result<ContextResult> SearchContext(const Identity& who,
+                                              const ContextRequest& request) = 0;
+  // Stores a skill (ingest/skill_definition.h): SKILL.md, its L0/L1 and,
+  // from an upload, nothing else yet; then an index task makes it findable
+  // (find with context_type "skill"). Adding an existing name replaces it;
+  // request.update_name replaces only an existing skill (NotFound
+  // otherwise). InvalidArgument for a missing or invalid name or data.
+  virtual Result<SkillResult> AddSkill(const Identity& who, const SkillRequest& request) = 0;
+  // Skills under `target_uri` ("" = the caller's own root and
+  // viking://agent/skills), by name, at most `limit`.
+  virtual Result<std::vector<SkillInfo>> ListSkills(const Identity& who,
+                                                    std::string_view target_uri,
+                                                    int64_t limit) = 0;
+  // One skill by name (the caller's own root first, then the agent root,
+  // unless `target_uri` names one); with `include_content` its SKILL.md and
+  // overview too. NotFound when absent.
+  virtual Result<SkillInfo> GetSkill(const Identity& who, std::string_view name,
+                                     std::string_view target_uri, bool include_content) = 0;
+  // Deletes a skill directory found as GetSkill; returns what it deleted.
+  virtual Result<SkillInfo> DeleteSkill(const Identity& who, std::string_view name,
+                                        std::string_view target_uri) = 0;
+  // Checks a skill's SKILL.md (`data_json` as SkillRequest::data_json; an
+  // object's `content` is checked) without storing anything.
+  virtual Result<SkillValidationReport> ValidateSkill(const Identity& who,
+                                                      std::string_view data_json, bool strict,
+                                                      std::string_view skill_dir_name) = 0;
   // A task by id; NotFound ("Task not found or expired") for unknown ids and
   // for other users' tasks (ROOT sees all).
   virtual Result<TaskInfo> GetTask(const Identity& who, std::string_view task_id) = 0;

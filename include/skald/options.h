@@ -4,6 +4,7 @@
 // Every field has an in-class default that matches OpenViking's HTTP default.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -157,6 +158,30 @@ struct AddResourceRequest {
   Status Validate() const;
 };
 
+// add-skill and update (reference §2.5 POST /api/v1/skills, §2.6 PUT
+// /api/v1/skills/{name}). Exactly one source: `temp_file_id` (an upload
+// holding a SKILL.md; wins when both are set) or `data_json`.
+struct SkillRequest {
+  // The skill as JSON: a string (a SKILL.md text), an object {name,
+  // description?, content?, tags?, allowed_tools?} or an MCP tool {name,
+  // description?, inputSchema}.
+  std::string data_json;
+  std::string temp_file_id;
+  // The skills root: "" = the caller's own (viking://user/{uid}/skills), or
+  // viking://agent/skills (shared by the account). Anything else is
+  // InvalidArgument.
+  std::string target_uri;
+  // Update (PUT): the name of the skill to replace; it must exist and the
+  // new definition must carry the same name. "" = add (creates or replaces).
+  std::string update_name;
+  // Return once the skill is summarized and searchable.
+  bool wait = false;
+  // With `wait`: give up waiting after this many seconds (the work goes on).
+  std::optional<double> timeout_s = std::nullopt;
+
+  Status Validate() const;
+};
+
 // find / search (reference §2.4).
 struct FindRequest {
   std::string query;
@@ -188,6 +213,33 @@ struct SearchRequest {
   FindRequest find;
   // "" = none; an unknown or foreign session gives no context (not an error).
   std::string session_id;
+};
+
+// search's context mode (reference §2.4, mode "context"): answer-ready
+// context for a query under a token budget (service/context_ops.cc).
+struct ContextRequest {
+  // find's fields (target_uri must be empty) and the session.
+  SearchRequest search;
+  int64_t max_tokens = 1600;  // 64..32000; the rendered context never exceeds it
+  // Entries per category at most (events, entities, preferences,
+  // experiences, memories, resources, skills; 0 = none). Categories not
+  // named take the purpose's preset, else the defaults (events 10,
+  // entities 10, preferences 3, experiences 0; the others unlimited).
+  std::map<std::string, int> quotas;
+  std::string purpose;  // "" | "chat" | "coding"
+  // The deepest detail any entry may reach: "abstract" | "overview" |
+  // "full"; "" = by kind (directories overview, files full).
+  std::string detail;
+  // "auto": intent analysis plans the queries (as list mode); "off": the
+  // query as given.
+  std::string query_expansion = "auto";
+  // With a session: leave out what the last N context calls of that
+  // session returned (0..100).
+  int dedup_turns = 0;
+  std::vector<std::string> exclude_uris;  // at most 200
+
+  // InvalidArgument naming the field.
+  Status Validate() const;
 };
 
 // Task listing filter (GET /api/v1/tasks).

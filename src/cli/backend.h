@@ -154,6 +154,10 @@ class Backend {
   // `path`, a local directory is a usage error (the HTTP API takes one file).
   // Result: {status, root_uri, temp_uri, source_path, meta, errors, task_id}.
   virtual Result<Json> AddResource(const AddResourceRequest& request) = 0;
+  // Stores a skill (request.data_json; uploads are not used). Embedded:
+  // waits until it is searchable. Result: the POST /api/v1/skills `result`
+  // ({status, root_uri, uri, name, auxiliary_files, task_id|queue_status}).
+  virtual Result<Json> AddSkill(const SkillRequest& request) = 0;
   // {memories:[...], resources:[...], skills:[...], total[, provenance]}.
   virtual Result<Json> Find(const FindArgs& args) = 0;
   // A task dict {task_id, task_type, status, created_at, ..., stage, result, error}.

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -166,6 +167,9 @@ struct CommandArgs {
   // add-resource
   AddResourceRequest add;
   std::optional<double> add_timeout;
+  // add-skill
+  SkillRequest skill;
+  std::string skill_source;
   // find / search
   FindArgs find;
   // tasks / task
@@ -329,6 +333,31 @@ int RunAddResource(const GlobalFlags& flags, CommandArgs& a) {
   }
   std::cout.flush();
   return kExitOk;
+}
+
+// add-skill SOURCE: a SKILL.md file, a directory holding one, or the
+// SKILL.md text itself, sent as the skill's data.
+int RunAddSkill(const GlobalFlags& flags, CommandArgs& a) {
+  std::error_code ec;
+  std::string path = a.skill_source;
+  if (std::filesystem::is_directory(path, ec)) path = (std::filesystem::path(path) / "SKILL.md").string();
+  std::string text;
+  if (std::filesystem::exists(path, ec)) {
+    Result<std::string> bytes = ReadLocalInput(path);
+    if (!bytes.ok()) return ReportError(UsageError("add-skill: " + bytes.status().message()), flags);
+    text = std::move(bytes).value();
+  } else if (Trim(a.skill_source).substr(0, 3) == "---") {
+    text = a.skill_source;
+  } else {
+    return ReportError(
+        UsageError(fmt::format("add-skill: {} is neither a SKILL.md file, a directory holding one, "
+                               "nor SKILL.md text (which opens with '---')",
+                               path)),
+        flags);
+  }
+  a.skill.data_json = Json(text).dump();
+  return Execute(
+      flags, [&](Backend& b) { return b.AddSkill(a.skill); }, RenderAddResource);
 }
 
 // find/search: the time bounds are checked here so both modes refuse the
@@ -567,6 +596,21 @@ int RunCli(int argc, char** argv) {
   add->add_option("--tag", a.add.tags, "Tag k=v set on every record of the resource")
       ->allow_extra_args(false);
   add->callback([&] { action = [&] { return RunAddResource(flags, a); }; });
+
+  CLI::App* add_skill = app.add_subcommand(
+      "add-skill",
+      "Store a skill (SKILL.md with name and description) so that find and search with "
+      "context type skill return it. Embedded mode waits until it is searchable.");
+  add_skill->add_option("source", a.skill_source,
+                        "A SKILL.md file, a directory holding one, or SKILL.md text")
+      ->required();
+  add_skill->add_flag("--wait", a.skill.wait, "Remote mode: wait until the skill is searchable");
+  add_skill->add_option("--timeout", a.skill.timeout_s,
+                        "Stop waiting after this many seconds (the task goes on)");
+  add_skill->add_option("-p,--parent", a.skill.target_uri,
+                        "Skills root: viking://agent/skills (shared by the account) instead of "
+                        "your own viking://user/<you>/skills");
+  add_skill->callback([&] { action = [&] { return RunAddSkill(flags, a); }; });
 
   auto add_find_flags = [&](CLI::App* sub) {
     sub->add_option("query", a.find.request.query, "What to look for")->required();

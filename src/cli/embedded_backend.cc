@@ -121,6 +121,13 @@ class EmbeddedBackend final : public Backend {
     return AddResourceResultToJson(result, /*waited=*/false);
   }
 
+  Result<Json> AddSkill(const SkillRequest& request) override {
+    SkillRequest waited = request;
+    waited.wait = true;  // the index task runs in this process
+    SKALD_ASSIGN_OR_RETURN(SkillResult result, db_->AddSkill(who_, waited));
+    return SkillResultToJson(result, /*waited=*/true);
+  }
+
   Result<Json> Find(const FindArgs& args) override {
     FindRequest request = args.request;
     const int64_t now = NowNanos();

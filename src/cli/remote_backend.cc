@@ -209,6 +209,15 @@ class RemoteBackend final : public Backend {
     return PostJson("/api/v1/resources", body);
   }
 
+  Result<Json> AddSkill(const SkillRequest& request) override {
+    Json data = Json::parse(request.data_json, nullptr, /*allow_exceptions=*/false);
+    if (data.is_discarded()) return UsageError("add-skill: the skill data is not valid JSON");
+    Json body{{"data", std::move(data)}, {"wait", request.wait}};
+    if (request.timeout_s.has_value()) body["timeout"] = *request.timeout_s;
+    if (!request.target_uri.empty()) body["target_uri"] = request.target_uri;
+    return PostJson("/api/v1/skills", body);
+  }
+
   Result<Json> Find(const FindArgs& args) override {
     const FindRequest& r = args.request;
     Json body{{"query", r.query}, {"limit", r.limit}};

@@ -4,14 +4,22 @@
 // internals §3): a query and what the caller's session says turn into a
 // QueryPlan, the typed queries the retriever runs.
 //
-// The model-free analyzer (RuleIntentAnalyzer) keeps the query as it is
-// unless it only makes sense in the conversation — a follow-up such as
-// "and the other one?" or "what about its price?" — and then makes it
-// self-contained with the salient words of the session's recent messages
-// (newest first) or, when none are live, of its latest archive overview.
-// Typing queries by context kind (skills for requests, memories for
-// questions about the user), chit-chat with no query and an LLM planner
-// build on this interface.
+// The model-free analyzer (RuleIntentAnalyzer) types the query by its
+// words, with no model:
+//   - greetings, thanks and small talk ("hi", "thanks!") give no query;
+//   - an imperative request ("write a release note", "please deploy the
+//     site") gives a skill query first;
+//   - a question about the caller ("my", "I", "we") or their tastes
+//     ("prefer", "favorite") gives a memory query first;
+//   - topic words give a resource query, and (unless the memory query is
+//     there already) a memory query for what past conversations said;
+//   - "how do I / how to …" adds a skill query for the procedure.
+// Every query searches the same text: the query as asked unless it only
+// makes sense in the conversation — a follow-up such as "and the other
+// one?" or "what about its price?" — and then made self-contained with the
+// salient words of the session's recent messages (newest first) or, when
+// none are live, of its latest archive overview. An LLM planner builds on
+// this interface.
 //
 // Thread safety: implementations are safe for concurrent use.
 
@@ -35,8 +43,9 @@ class IntentAnalyzer {
  public:
   virtual ~IntentAnalyzer() = default;
   // The plan for `query` (non-empty) given the session's hints (empty when
-  // the search names no session or an unknown one). Never returns an empty
-  // plan for a non-empty query.
+  // the search names no session or an unknown one): 0 to 5 typed queries,
+  // most important first (priority 1, 2, ...). InvalidArgument for a blank
+  // query.
   virtual Result<QueryPlan> Analyze(std::string_view query, const SessionHints& hints) const = 0;
 };
 
@@ -44,6 +53,8 @@ class RuleIntentAnalyzer final : public IntentAnalyzer {
  public:
   // Words of the session added to a follow-up at most.
   static constexpr int kMaxContextWords = 8;
+  // Typed queries in a plan at most (reference: 0-5).
+  static constexpr int kMaxQueries = 5;
 
   Result<QueryPlan> Analyze(std::string_view query, const SessionHints& hints) const override;
 };

@@ -1,5 +1,6 @@
 #include "server/http_util.h"
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -12,6 +13,10 @@
 
 namespace skald::server {
 namespace {
+
+bool IsHex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
 
 // pydantic v2 messages and types, as FastAPI reports them.
 constexpr std::string_view kMissing = "Field required";
@@ -595,6 +600,48 @@ Result<Identity> DevIdentity(std::string_view account_header, std::string_view u
     who.user = std::string(user_header);
   }
   return who;
+}
+
+// ---- shared by the resource and skill routes ----
+
+// {"id", "summary"?: {operation, status, duration_ms}} for `telemetry`.
+Json TelemetryPayload(std::string_view operation, bool summary,
+                      std::chrono::steady_clock::time_point start) {
+  Json payload = {{"id", NewRequestId()}};
+  if (summary) {
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    payload["summary"] = {{"operation", operation}, {"status", "ok"}, {"duration_ms", ms}};
+  }
+  return payload;
+}
+
+
+// "upload_<32 hex>[.<ext>]", the only form Db::TempUpload hands out. Anything
+// else cannot be an upload of ours (and must not reach the file system).
+bool IsWellFormedTempId(std::string_view id) {
+  constexpr std::string_view kPrefix = "upload_";
+  if (id.substr(0, kPrefix.size()) != kPrefix || id.size() < kPrefix.size() + 32) return false;
+  for (size_t i = kPrefix.size(); i < kPrefix.size() + 32; ++i) {
+    if (!IsHex(id[i])) return false;
+  }
+  std::string_view ext = id.substr(kPrefix.size() + 32);
+  if (ext.empty()) return true;
+  if (ext.front() != '.' || ext.size() > 17) return false;
+  for (char c : ext.substr(1)) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok || ext.find("..") != std::string_view::npos) return false;
+  }
+  return true;
+}
+
+Status ForgedTempId(std::string_view id) {
+  return Status::PermissionDenied(
+             fmt::format("temp_file_id '{}' is not a valid upload of this server (unknown, "
+                         "expired or belonging to another user)",
+                         id))
+      .WithDetail("resource", std::string(id));
 }
 
 }  // namespace skald::server

@@ -7,6 +7,7 @@
 // Thread safety: free functions are pure (NewRequestId uses a thread-local
 // generator); reader objects are used by one request thread.
 
+#include <chrono>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -181,5 +182,20 @@ std::string ContentDispositionAttachment(std::string_view filename);
 // Dev-mode identity: ROOT, account/user from the X-OpenViking-Account/User
 // header values (empty = "default"). InvalidArgument for a bad identifier.
 Result<Identity> DevIdentity(std::string_view account_header, std::string_view user_header);
+
+// ---- shared by the resource and skill routes ----
+
+// The `telemetry` member of a response: {"id", "summary"?: {operation,
+// status, duration_ms since `start`}}.
+Json TelemetryPayload(std::string_view operation, bool summary,
+                      std::chrono::steady_clock::time_point start);
+
+// "upload_<32 hex>[.<ext>]", the only form Db::TempUpload hands out. Anything
+// else cannot be an upload of ours (and must not reach the file system).
+bool IsWellFormedTempId(std::string_view id);
+
+// PermissionDenied for a temp_file_id that is not the caller's upload
+// (unknown, expired, forged or another user's: ids must not be probeable).
+Status ForgedTempId(std::string_view id);
 
 }  // namespace skald::server

@@ -135,6 +135,8 @@ void RegisterResourceRoutes(Router& router);
 void RegisterTaskRoutes(Router& router);
 // /api/v1/sessions* (routes_sessions.cc).
 void RegisterSessionRoutes(Router& router);
+// /api/v1/skills (add, list, find, validate) and /api/v1/skills/{name}.
+void RegisterSkillRoutes(Router& router);
 
 class Authenticator;
 // /api/v1/admin/accounts* (reference §2.9). `auth` (which must outlive the

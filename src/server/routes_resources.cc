@@ -18,18 +18,6 @@ namespace {
 constexpr std::string_view kLocalPathRefused =
     "HTTP server only accepts remote resource URLs or temp-uploaded files";
 
-// {"id", "summary"?: {operation, status, duration_ms}} for `telemetry`.
-Json TelemetryPayload(std::string_view operation, bool summary,
-                      std::chrono::steady_clock::time_point start) {
-  Json payload = {{"id", NewRequestId()}};
-  if (summary) {
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    payload["summary"] = {{"operation", operation}, {"status", "ok"}, {"duration_ms", ms}};
-  }
-  return payload;
-}
-
 // A source OpenViking fetches itself rather than reading from the server's disk.
 bool IsRemoteSource(std::string_view path) {
   const std::string lower = AsciiLower(path.substr(0, 8));
@@ -37,37 +25,6 @@ bool IsRemoteSource(std::string_view path) {
     if (std::string_view(lower).substr(0, scheme.size()) == scheme) return true;
   }
   return false;
-}
-
-bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-// "upload_<32 hex>[.<ext>]", the only form Db::TempUpload hands out. Anything
-// else cannot be an upload of ours (and must not reach the file system).
-bool IsWellFormedTempId(std::string_view id) {
-  constexpr std::string_view kPrefix = "upload_";
-  if (id.substr(0, kPrefix.size()) != kPrefix || id.size() < kPrefix.size() + 32) return false;
-  for (size_t i = kPrefix.size(); i < kPrefix.size() + 32; ++i) {
-    if (!IsHex(id[i])) return false;
-  }
-  std::string_view ext = id.substr(kPrefix.size() + 32);
-  if (ext.empty()) return true;
-  if (ext.front() != '.' || ext.size() > 17) return false;
-  for (char c : ext.substr(1)) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '.' || c == '_' || c == '-';
-    if (!ok || ext.find("..") != std::string_view::npos) return false;
-  }
-  return true;
-}
-
-Status ForgedTempId(std::string_view id) {
-  return Status::PermissionDenied(
-             fmt::format("temp_file_id '{}' is not a valid upload of this server (unknown, "
-                         "expired or belonging to another user)",
-                         id))
-      .WithDetail("resource", std::string(id));
 }
 
 // include/exclude/ignore_dirs: a comma-separated string (what the `ov` CLI

@@ -270,9 +270,12 @@ FindCall ReadFindCall(Call& call) {
 
 // The part of find and search after the body was read and validated: filter,
 // checks, Db::Find, answer. REQUIRES: find.body has a value.
-// `session_id` is set for search (possibly ""), nullopt for find.
+// `session_id` is set for search (possibly ""), nullopt for find; `context`
+// (search, mode "context") holds the context fields and makes the call
+// Db::SearchContext.
 void RunFind(Call& call, FindCall& find, std::string_view operation,
-             std::optional<std::string> session_id = std::nullopt) {
+             std::optional<std::string> session_id = std::nullopt,
+             ContextRequest* context = nullptr) {
   const Json& body = *find.body;
   FindBody& parsed = find.parsed;
   FindRequest& request = parsed.request;
@@ -293,7 +296,13 @@ void RunFind(Call& call, FindCall& find, std::string_view operation,
   if (Status valid = request.Validate(); !valid.ok()) return call.Fail(valid);
 
   Json result;
-  if (session_id) {
+  if (context != nullptr) {
+    context->search.find = std::move(request);
+    context->search.session_id = session_id.value_or("");
+    Result<ContextResult> assembled = call.db().SearchContext(call.who(), *context);
+    if (!assembled.ok()) return call.Fail(assembled.status());
+    result = ContextResultToJson(*assembled);
+  } else if (session_id) {
     // search: intent analysis (with the session when one is named), then find.
     SearchRequest search;
     search.find = std::move(request);
@@ -339,6 +348,61 @@ constexpr std::string_view kContextOnlyFields[] = {"query_expansion",
                                                    "rewrite",
                                                    "rewrite_max_bullets"};
 
+// The context-only fields of search (mode "context") into `out`; problems
+// go to `errors`. peer_scope, other_peer_penalty, rewrite and
+// rewrite_max_bullets are checked and accepted: memories are per user
+// (there is no other peer to scope out) and no LLM digest is written.
+void ReadContextFields(const Json& body, BodyReader& b, ValidationErrors* errors,
+                       ContextRequest* out) {
+  if (auto it = body.find("target_uri"); it != body.end() && !it->is_null()) {
+    const bool empty = (it->is_string() && it->get<std::string>().empty()) ||
+                       (it->is_array() && it->empty());
+    if (!empty) {
+      AddFieldError(errors, "target_uri", "Value error, target_uri is not allowed in context mode",
+                    "value_error");
+    }
+  }
+  out->query_expansion = b.Literal("query_expansion", "auto", {"off", "auto"});
+  out->max_tokens = b.Int("max_tokens", 1600);
+  if (out->max_tokens < 64 || out->max_tokens > 32000) {
+    AddFieldError(errors, "max_tokens", "Input should be between 64 and 32000", "value_error");
+  }
+  if (auto it = body.find("quotas"); it != body.end() && !it->is_null()) {
+    if (!it->is_object()) {
+      AddFieldError(errors, "quotas", "Input should be a valid dictionary", "dict_type");
+    } else {
+      for (const auto& [category, quota] : it->items()) {
+        if (!quota.is_number_integer() || quota.get<int64_t>() < 0 || quota.get<int64_t>() > 1000) {
+          AddFieldError(errors, "quotas", "quotas must map categories to integers in 0..1000",
+                        "value_error");
+          break;
+        }
+        out->quotas[category] = static_cast<int>(quota.get<int64_t>());
+      }
+    }
+  }
+  out->purpose = b.OptionalLiteral("purpose", {"chat", "coding"}).value_or("");
+  out->detail = b.OptionalLiteral("detail", {"abstract", "overview", "full"}).value_or("");
+  out->dedup_turns = ClampToInt(b.Int("dedup_turns", 0));
+  if (out->dedup_turns < 0 || out->dedup_turns > 100) {
+    AddFieldError(errors, "dedup_turns", "Input should be between 0 and 100", "value_error");
+  }
+  out->exclude_uris = StringOrList(body, "exclude_uris", errors);
+  if (out->exclude_uris.size() > 200) {
+    AddFieldError(errors, "exclude_uris", "List should have at most 200 items", "too_long");
+  }
+  (void)b.Literal("peer_scope", "all", {"actor", "all"});
+  (void)b.OptionalFloat("other_peer_penalty");
+  if (auto it = body.find("rewrite"); it != body.end() && !it->is_null() && !it->is_boolean() &&
+                                      !(it->is_string() && it->get<std::string>() == "auto")) {
+    AddFieldError(errors, "rewrite", "Input should be a valid boolean or 'auto'", "value_error");
+  }
+  const int64_t bullets = b.Int("rewrite_max_bullets", 6);
+  if (bullets < 1 || bullets > 20) {
+    AddFieldError(errors, "rewrite_max_bullets", "Input should be between 1 and 20", "value_error");
+  }
+}
+
 // extra="forbid" over several field lists (BodyReader::ForbidExtra takes a
 // single braced list): every field of `body` in none of `allowed` is an error.
 void ForbidExtraFields(const Json& body,
@@ -363,8 +427,8 @@ void Find(Call& call) {
 
 // POST /api/v1/search/search: list mode runs Db::Search (intent analysis,
 // with the session when `session_id` names one; an unknown one is no
-// error) and answers find's result plus `query_plan`; context mode is not
-// implemented (501).
+// error) and answers find's result plus `query_plan`; context mode runs
+// Db::SearchContext and answers {entries, rendered, digest, stats, query_plan}.
 void Search(Call& call) {
   FindCall find = ReadFindCall(call);
   if (!find.body.has_value()) return;
@@ -383,14 +447,11 @@ void Search(Call& call) {
       }
     }
   }
+  ContextRequest context;
+  if (mode == "context") ReadContextFields(body, b, &find.errors, &context);
   if (!find.errors.empty()) return call.FailValidation(find.errors);
-  if (mode == "context") {
-    return call.Fail(
-        Status::InvalidArgument("search mode \"context\" is not supported yet; use mode \"list\"")
-            .WithReason("UNIMPLEMENTED")
-            .WithDetail("mode", "context"));
-  }
-  RunFind(call, find, "search.search", session_id.value_or(""));
+  RunFind(call, find, "search.search", session_id.value_or(""),
+          mode == "context" ? &context : nullptr);
 }
 
 }  // namespace

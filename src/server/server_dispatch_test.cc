@@ -57,6 +57,23 @@ class FakeDb : public Db {
   }
   Result<FindResult> Find(const Identity&, const FindRequest&) override { return failure; }
   Result<SearchResult> Search(const Identity&, const SearchRequest&) override { return failure; }
+  Result<ContextResult> SearchContext(const Identity&, const ContextRequest&) override {
+    return failure;
+  }
+  Result<SkillResult> AddSkill(const Identity&, const SkillRequest&) override { return failure; }
+  Result<std::vector<SkillInfo>> ListSkills(const Identity&, std::string_view, int64_t) override {
+    return failure;
+  }
+  Result<SkillInfo> GetSkill(const Identity&, std::string_view, std::string_view, bool) override {
+    return failure;
+  }
+  Result<SkillInfo> DeleteSkill(const Identity&, std::string_view, std::string_view) override {
+    return failure;
+  }
+  Result<SkillValidationReport> ValidateSkill(const Identity&, std::string_view, bool,
+                                              std::string_view) override {
+    return failure;
+  }
   Result<TaskInfo> GetTask(const Identity&, std::string_view) override { return failure; }
   Result<std::vector<TaskInfo>> ListTasks(const Identity&, const TaskFilter&) override {
     return failure;

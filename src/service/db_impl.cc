@@ -150,6 +150,10 @@ Result<SearchResult> DbImpl::Search(const Identity& who, const SearchRequest& re
   return finder_->Search(who, request);
 }
 
+Result<ContextResult> DbImpl::SearchContext(const Identity& who, const ContextRequest& request) {
+  return context_->Assemble(who, request);
+}
+
 // ---- tasks ----
 
 Result<TaskInfo> DbImpl::GetTask(const Identity& who, std::string_view task_id) {

@@ -30,11 +30,13 @@
 #include "ingest/semantic_indexer.h"
 #include "retrieve/retriever.h"
 #include "service/account_registry.h"
+#include "service/context_ops.h"
 #include "service/finder.h"
 #include "service/fs_engine.h"
 #include "service/ops_stats.h"
 #include "service/resource_ops.h"
 #include "service/session_files_adapter.h"
+#include "service/skill_ops.h"
 #include "service/upkeep.h"
 #include "service/uri_resolver.h"
 #include "skald/db.h"
@@ -82,6 +84,7 @@ class DbImpl final : public Db {
                                         const AddResourceRequest& request) override;
   Result<FindResult> Find(const Identity& who, const FindRequest& request) override;
   Result<SearchResult> Search(const Identity& who, const SearchRequest& request) override;
+  Result<ContextResult> SearchContext(const Identity& who, const ContextRequest& request) override;
   Result<TaskInfo> GetTask(const Identity& who, std::string_view task_id) override;
   Result<std::vector<TaskInfo>> ListTasks(const Identity& who, const TaskFilter& filter) override;
   Status WaitIdle(int64_t timeout_ms, bool wait_for_retries) override;
@@ -175,6 +178,28 @@ class DbImpl final : public Db {
       const Identity& who, std::string_view session_id) override {
     return memory_->ExtractLive(sessions_.get(), who, session_id);
   }
+  // ---- Skills: forwarded to SkillOps (skill_ops.h).
+  Result<SkillResult> AddSkill(const Identity& who, const SkillRequest& request) override {
+    return skills_->Add(who, request);
+  }
+  Result<std::vector<SkillInfo>> ListSkills(const Identity& who, std::string_view target_uri,
+                                            int64_t limit) override {
+    return skills_->List(who, target_uri, limit);
+  }
+  Result<SkillInfo> GetSkill(const Identity& who, std::string_view name,
+                             std::string_view target_uri, bool include_content) override {
+    return skills_->Get(who, name, target_uri, include_content);
+  }
+  Result<SkillInfo> DeleteSkill(const Identity& who, std::string_view name,
+                                std::string_view target_uri) override {
+    return skills_->Delete(who, name, target_uri);
+  }
+  Result<SkillValidationReport> ValidateSkill(const Identity& who, std::string_view data_json,
+                                              bool strict,
+                                              std::string_view skill_dir_name) override {
+    (void)who;
+    return skills_->Validate(data_json, strict, skill_dir_name);
+  }
   // ---- operations (ops): OpsStats ----
   Result<DbStats> Stats(const Identity& who) override;
   ReadyReport CheckReady() override;
@@ -218,6 +243,7 @@ class DbImpl final : public Db {
   std::unique_ptr<FsReader> reader_;
   std::unique_ptr<FsWriter> writer_;
   std::unique_ptr<Finder> finder_;
+  std::unique_ptr<ContextAssembler> context_;
   std::unique_ptr<ResourceOps> resources_;
   std::unique_ptr<AccountRegistry> accounts_;
   std::unique_ptr<OpsStats> ops_;
@@ -225,6 +251,7 @@ class DbImpl final : public Db {
   // Memory extraction (model or model-free); the sessions' hook borrows it.
   std::unique_ptr<MemoryExtraction> memory_;
   std::unique_ptr<SessionStore> sessions_;
+  std::unique_ptr<SkillOps> skills_;
   bool opened_ = false;  // set once OpenImpl succeeded
 };
 

@@ -270,6 +270,7 @@ Status DbImpl::StartBackground() {
   writer_ = std::make_unique<FsWriter>(fs);
   finder_ = std::make_unique<Finder>(&options_, resolver_.get(), catalog_.get(), vectors_.get(),
                                      lexical_.get(), retriever_.get());
+  context_ = std::make_unique<ContextAssembler>(finder_.get(), reader_.get(), resolver_.get());
   resources_ = std::make_unique<ResourceOps>(&options_, resolver_.get(), catalog_.get(), &locks_,
                                              nodes_.get(), runner_.get(), &maintenance_mu_,
                                              indexing, reserve_.get());
@@ -304,6 +305,8 @@ Status DbImpl::StartBackground() {
                                                          nodes_.get(), writer_.get(), runner_.get(),
                                                          indexing, options_.lock_timeout_ms);
   sessions_ = std::make_unique<SessionStore>(session_files_.get(), runner_.get(), summarizer_.get());
+  skills_ = std::make_unique<SkillOps>(resolver_.get(), session_files_.get(), runner_.get(),
+                                       &maintenance_mu_, options_.workspace, indexing);
   // Commits extract memories with the configured chat model (`vlm`), else
   // without a model (session/memory_hook.h).
   memory_ = std::make_unique<MemoryExtraction>(session_files_.get(), options_.llm.get());

@@ -24,7 +24,9 @@ std::vector<VikingUri> DefaultTargets(const Identity& who,
   VikingUri user_root = who.role == Role::kRoot ? *VikingUri::Parse("viking://user")
                                                 : VikingUri::FromSegments({"user", who.user});
   if (context_types.size() == 1 && context_types[0] == "skill") {
-    return {user_root.Child("skills"), *VikingUri::Parse("viking://agent/skills")};
+    // ROOT searches every user's skills (the context type filter keeps them to skills).
+    return {who.role == Role::kRoot ? user_root : user_root.Child("skills"),
+            *VikingUri::Parse("viking://agent/skills")};
   }
   if (context_types.size() == 1 && context_types[0] == "memory") return {user_root};
   if (who.role == Role::kRoot) return PublicScopes();

@@ -316,17 +316,56 @@ Json FindResultToJson(const FindResult& result, bool with_provenance) {
   return out;
 }
 
-Json SearchResultToJson(const SearchResult& result, bool with_provenance) {
-  Json out = FindResultToJson(result.found, with_provenance);
+namespace {
+
+Json QueryPlanToJson(const QueryPlan& plan) {
   Json queries = Json::array();
-  for (const TypedQuery& q : result.query_plan.queries) {
+  for (const TypedQuery& q : plan.queries) {
     queries.push_back({{"query", q.query},
                        {"context_type", q.context_type.empty() ? Json() : Json(q.context_type)},
                        {"intent", q.intent},
                        {"priority", q.priority}});
   }
-  out["query_plan"] = {{"reasoning", result.query_plan.reasoning}, {"queries", queries}};
+  return {{"reasoning", plan.reasoning}, {"queries", queries}};
+}
+
+}  // namespace
+
+Json SearchResultToJson(const SearchResult& result, bool with_provenance) {
+  Json out = FindResultToJson(result.found, with_provenance);
+  out["query_plan"] = QueryPlanToJson(result.query_plan);
   return out;
+}
+
+Json ContextResultToJson(const ContextResult& result) {
+  Json entries = Json::array();
+  for (const ContextEntry& e : result.entries) {
+    Json origin = {{"type", e.origin.type}};
+    if (!e.origin.session_id.empty()) origin["session_id"] = e.origin.session_id;
+    if (!e.origin.speaker.empty()) origin["speaker"] = e.origin.speaker;
+    if (!e.origin.time.empty()) origin["time"] = e.origin.time;
+    if (!e.origin.message_ids.empty()) origin["message_ids"] = e.origin.message_ids;
+    entries.push_back({{"uri", e.uri},
+                       {"category", e.category},
+                       {"score", FiniteOrZero(e.score)},
+                       {"detail", e.detail},
+                       {"text", e.text},
+                       {"origin", origin}});
+  }
+  const ContextStats& s = result.stats;
+  return {{"entries", entries},
+          {"rendered", result.rendered},
+          {"digest", result.digest},
+          {"stats",
+           {{"candidates", s.candidates},
+            {"entries", s.entries},
+            {"tokens", s.tokens},
+            {"max_tokens", s.max_tokens},
+            {"left_out", s.left_out},
+            {"over_quota", s.over_quota},
+            {"excluded", s.excluded},
+            {"repeated_lines", s.repeated_lines}}},
+          {"query_plan", QueryPlanToJson(result.query_plan)}};
 }
 
 Json TaskInfoToJson(const TaskInfo& task) {
@@ -367,6 +406,55 @@ Json AddResourceResultToJson(const AddResourceResult& result, bool waited) {
     out["task_id"] = result.task_id;
   }
   return out;
+}
+
+Json SkillResultToJson(const SkillResult& result, bool waited) {
+  Json out = {{"status", "success"},
+              {"root_uri", result.root_uri},
+              {"uri", result.uri},
+              {"name", result.name},
+              {"auxiliary_files", result.auxiliary_files}};
+  if (waited) {
+    out["queue_status"] = Json{{"task_status", TaskStateName(result.task_status)}};
+  } else {
+    out["task_id"] = result.task_id;
+  }
+  return out;
+}
+
+Json SkillInfoToJson(const SkillInfo& skill, bool with_files) {
+  Json out = {{"name", skill.name},
+              {"uri", skill.uri},
+              {"root_uri", skill.root_uri},
+              {"description", skill.description},
+              {"abstract", skill.abstract},
+              {"tags", skill.tags},
+              {"allowed_tools", skill.allowed_tools}};
+  if (!skill.overview.empty()) out["overview"] = skill.overview;
+  if (!skill.content.empty()) out["content"] = skill.content;
+  if (with_files) out["files"] = skill.files;
+  return out;
+}
+
+Json SkillValidationToJson(const SkillValidationReport& report) {
+  auto issues = [](const std::vector<SkillIssue>& list) {
+    Json out = Json::array();
+    for (const SkillIssue& i : list) {
+      out.push_back({{"code", i.code}, {"message", i.message}, {"field", i.field}});
+    }
+    return out;
+  };
+  return {{"valid", report.valid},
+          {"strict", report.strict},
+          {"message", report.valid ? "Skill is valid." : "Skill validation failed."},
+          {"name", report.name},
+          {"description", report.description},
+          {"tags", report.tags},
+          {"allowed_tools", report.allowed_tools},
+          {"body_lines", report.body_lines},
+          {"skill_dir_name", report.skill_dir_name},
+          {"errors", issues(report.errors)},
+          {"warnings", issues(report.warnings)}};
 }
 
 Result<int64_t> ParseTimeBound(std::string_view text, int64_t now_ns, bool end_of_day) {

@@ -53,6 +53,8 @@ Json FindResultToJson(const FindResult& result, bool with_provenance);
 // search's result: find's, plus `query_plan` {reasoning, queries:[{query,
 // context_type (null = every kind), intent, priority}]}.
 Json SearchResultToJson(const SearchResult& result, bool with_provenance);
+// search, mode "context": {entries, rendered, digest, stats, query_plan}.
+Json ContextResultToJson(const ContextResult& result);
 // The task dict of GET /api/v1/tasks/{id}: {task_id, task_type, status,
 // created_at, updated_at (float epoch seconds), created_at_iso, updated_at_iso
 // (UTC, "2026-01-02T03:04:05.123456+00:00"), resource_id, meta:{}, stage,
@@ -62,6 +64,19 @@ Json TaskInfoToJson(const TaskInfo& task);
 // source_path, meta:{}, errors:[...]} (+"warnings" when any). `waited`
 // (request.wait) adds {"queue_status":{"task_status"}}; otherwise "task_id".
 Json AddResourceResultToJson(const AddResourceResult& result, bool waited);
+
+// POST /api/v1/skills (and PUT): {"status":"success", root_uri, uri, name,
+// auxiliary_files} + task_id (no wait) or queue_status (waited).
+Json SkillResultToJson(const SkillResult& result, bool waited);
+
+// One skill of the skill routes: {name, uri, root_uri, description,
+// abstract, tags, allowed_tools} + overview/content (when read) and files
+// (`with_files`).
+Json SkillInfoToJson(const SkillInfo& skill, bool with_files);
+
+// POST /api/v1/skills/validate: {valid, strict, message, name, description,
+// tags, allowed_tools, body_lines, skill_dir_name, errors, warnings}.
+Json SkillValidationToJson(const SkillValidationReport& report);
 
 // Parses a find/search time bound as OpenViking accepts it: a relative age
 // ("30s", "15m", "2h", "7d", "2w"; meaning `now_ns` minus that), a date

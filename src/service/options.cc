@@ -67,6 +67,16 @@ Status AddResourceRequest::Validate() const {
   return Status::Ok();
 }
 
+Status SkillRequest::Validate() const {
+  if (data_json.empty() && temp_file_id.empty()) {
+    return Status::InvalidArgument("either 'data' or 'temp_file_id' must be provided");
+  }
+  if (timeout_s.has_value() && !(*timeout_s >= 0)) {
+    return Status::InvalidArgument("timeout must be >= 0");
+  }
+  return Status::Ok();
+}
+
 Status FindRequest::Validate() const {
   if (query.empty()) return Status::InvalidArgument("query must not be empty");
   if (limit < 1) return Status::InvalidArgument("limit must be >= 1");
@@ -85,6 +95,35 @@ Status FindRequest::Validate() const {
   }
   if (score_threshold.has_value() && !std::isfinite(*score_threshold)) {
     return Status::InvalidArgument("score_threshold must be a finite number");
+  }
+  return Status::Ok();
+}
+
+Status ContextRequest::Validate() const {
+  SKALD_RETURN_IF_ERROR(search.find.Validate());
+  if (!search.find.target_uris.empty()) {
+    return Status::InvalidArgument("target_uri is not allowed in context mode");
+  }
+  if (max_tokens < 64 || max_tokens > 32000) {
+    return Status::InvalidArgument("max_tokens must be in 64..32000");
+  }
+  if (!purpose.empty() && purpose != "chat" && purpose != "coding") {
+    return Status::InvalidArgument("purpose must be chat or coding");
+  }
+  if (!detail.empty() && detail != "abstract" && detail != "overview" && detail != "full") {
+    return Status::InvalidArgument("detail must be abstract, overview or full");
+  }
+  if (query_expansion != "auto" && query_expansion != "off") {
+    return Status::InvalidArgument("query_expansion must be auto or off");
+  }
+  if (dedup_turns < 0 || dedup_turns > 100) {
+    return Status::InvalidArgument("dedup_turns must be in 0..100");
+  }
+  if (exclude_uris.size() > 200) {
+    return Status::InvalidArgument("exclude_uris holds at most 200 URIs");
+  }
+  for (const auto& [category, quota] : quotas) {
+    if (quota < 0) return Status::InvalidArgument("quotas must be >= 0 (" + category + ")");
   }
   return Status::Ok();
 }

@@ -34,7 +34,14 @@ Result<SearchResult> Finder::Search(const Identity& who, const SearchRequest& re
   if (!request.session_id.empty() && session_hints_) hints = session_hints_(who, request.session_id);
   SKALD_ASSIGN_OR_RETURN(QueryPlan plan, analyzer_.Analyze(request.find.query, hints));
   SearchResult out;
+  const std::vector<std::string>& asked_types = request.find.context_types;
   for (const TypedQuery& typed : plan.queries) {
+    // A typed query of a kind the caller filtered out finds nothing wanted.
+    if (!typed.context_type.empty() && !asked_types.empty() &&
+        std::find(asked_types.begin(), asked_types.end(), typed.context_type) ==
+            asked_types.end()) {
+      continue;
+    }
     FindRequest find = request.find;
     find.query = typed.query;
     if (!typed.context_type.empty()) find.context_types = {typed.context_type};

@@ -34,7 +34,7 @@ TEST_F(MemoryApiTest, CommittedFactsBecomeMemoriesThatFindReturns) {
   EXPECT_NE(hits[0].value("abstract", "").find("Boston"), std::string::npos) << hits.dump();
   EXPECT_EQ(hits[0].value("context_type", ""), "memory");
   // The question carried no fact: nothing mentions the weather.
-  for (const std::string& type : {"profile", "preferences", "events", "entities"}) {
+  for (const char* type : {"profile", "preferences", "events", "entities"}) {
     for (const std::string& uri : MemoryFiles(type)) {
       Reply body = Get("/api/v1/content/read?uri=" + Q(uri));
       EXPECT_EQ(body.raw.find("weather"), std::string::npos) << uri << ": " << body.raw;

@@ -66,10 +66,15 @@ TEST_F(SessionSearchApiTest, SearchCompletesFollowUpsFromTheSession) {
                      {{"query", "and what about its opening hours?"}, {"session_id", "chat"}});
   ASSERT_EQ(r.status, 200) << r.raw;
   const Json& plan = r.json["result"]["query_plan"];
-  ASSERT_EQ(plan["queries"].size(), 1u) << r.raw;
-  const std::string query = plan["queries"][0].value("query", "");
-  EXPECT_NE(query.find("friedrichshafen"), std::string::npos) << r.raw;
-  EXPECT_NE(query.find("opening hours"), std::string::npos) << r.raw;
+  // A topic: documents first, then what past conversations said.
+  ASSERT_EQ(plan["queries"].size(), 2u) << r.raw;
+  EXPECT_EQ(plan["queries"][0].value("context_type", ""), "resource") << r.raw;
+  EXPECT_EQ(plan["queries"][1].value("context_type", ""), "memory") << r.raw;
+  for (const Json& typed : plan["queries"]) {
+    const std::string query = typed.value("query", "");
+    EXPECT_NE(query.find("friedrichshafen"), std::string::npos) << r.raw;
+    EXPECT_NE(query.find("opening hours"), std::string::npos) << r.raw;
+  }
   EXPECT_FALSE(plan.value("reasoning", "").empty()) << r.raw;
 
   // Without a session, or with an unknown one, the query is searched as asked.

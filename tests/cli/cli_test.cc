@@ -457,6 +457,43 @@ TEST_F(CliRemoteTest, AddResourceUploadsAndFindFindsItRemote) {
   EXPECT_NE(r.err.find("UNIMPLEMENTED"), std::string::npos) << r.err;
 }
 
+TEST_F(CliRemoteTest, AddSkillFromAFileADirectoryOrText) {
+  const std::string dir = workspace_.path() + "/rope-splice";
+  fs::create_directories(dir);
+  std::ofstream(dir + "/SKILL.md") << "---\nname: rope-splice\ndescription: Splice two ropes "
+                                      "with a long splice\n---\n\n# rope-splice\n\nUnlay the "
+                                      "strands, then tuck them.\n";
+  // Embedded waits for the index task: the skill is found at once.
+  ProcessResult r = Embedded({"add-skill", dir});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(std::regex_match(
+      r.out, std::regex("added viking://user/[^/]+/skills/rope-splice \\(completed\\)\n")))
+      << r.out;
+  r = Embedded({"--json", "find", "splice ropes strands", "--type", "skill"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Json found = Json::parse(r.out);
+  ASSERT_FALSE(found["skills"].empty()) << r.out;
+  EXPECT_NE(found["skills"][0]["uri"].get<std::string>().find("/skills/rope-splice"),
+            std::string::npos)
+      << r.out;
+
+  r = Remote({"--json", "add-skill", dir + "/SKILL.md", "--wait"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Json added = Json::parse(r.out);
+  EXPECT_EQ(added["name"], "rope-splice") << r.out;
+  EXPECT_EQ(added["queue_status"]["task_status"], "completed") << r.out;
+  r = Remote({"--json", "add-skill", "---\nname: knot-check\ndescription: Check a knot\n---\nBody",
+              "--wait", "-p", "viking://agent/skills"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Json::parse(r.out)["uri"], "viking://agent/skills/knot-check") << r.out;
+
+  EXPECT_EQ(Embedded({"add-skill", workspace_.path() + "/missing"}).exit_code, 2);
+  std::ofstream(workspace_.path() + "/nameless.md") << "---\ndescription: no name\n---\n";
+  r = Remote({"add-skill", workspace_.path() + "/nameless.md"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.err.find("INVALID_ARGUMENT"), std::string::npos) << r.err;
+}
+
 TEST_F(CliRemoteTest, EmbeddedOnAServedWorkspaceSuggestsUrl) {
   ProcessResult r = RunProcess(kSkald, {"--data", server_dir_.path() + "/ws", "ls"});
   EXPECT_EQ(r.exit_code, 1) << Describe(r);

@@ -1,0 +1,247 @@
+// Skill routes (reference §2.5 POST /api/v1/skills, §2.6): add, list, find,
+// validate, get, update and delete. Add and update answer with the
+// exclude-none envelope (OpenViking's response_from_result), the others
+// with the default one. The work is the service's (service/skill_ops.h).
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "common/strings.h"
+#include "server/routes.h"
+#include "service/json_codec.h"
+
+namespace skald::server {
+namespace {
+
+constexpr std::string_view kSkillPrefix = "/api/v1/skills/";
+
+// The body of add (POST /api/v1/skills) and update (PUT
+// /api/v1/skills/{name}); nullopt once an error response is written.
+std::optional<SkillRequest> ReadSkillRequest(Call& call, bool* telemetry, bool* summary) {
+  std::optional<Json> body = call.BodyObject();
+  if (!body.has_value()) return std::nullopt;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  SkillRequest request;
+  const std::optional<std::string> temp_id = b.OptionalString("temp_file_id");
+  request.wait = b.Bool("wait", false);
+  request.timeout_s = b.OptionalFloat("timeout");
+  request.target_uri = b.OptionalString("target_uri").value_or("");
+  if (auto it = body->find("source_metadata");
+      it != body->end() && !it->is_null() && !it->is_object()) {
+    errors.Add({"body", "source_metadata"}, "Input should be a valid dictionary", "dict_type");
+  }
+  *telemetry = b.Telemetry("telemetry", summary);
+  b.ForbidExtra({"data", "temp_file_id", "wait", "timeout", "source_metadata", "target_uri",
+                 "telemetry"});
+  auto data = body->find("data");
+  const bool has_data = data != body->end() && !data->is_null();
+  const bool has_temp = temp_id.has_value() && !temp_id->empty();
+  if (errors.empty() && !has_data && !has_temp) {
+    errors.Add({"body"}, "Value error, either 'data' or 'temp_file_id' must be provided",
+               "value_error");
+  }
+  if (!errors.empty()) {
+    call.FailValidation(errors);
+    return std::nullopt;
+  }
+  if (has_temp) {
+    if (!IsWellFormedTempId(*temp_id)) {
+      call.Fail(ForgedTempId(*temp_id));
+      return std::nullopt;
+    }
+    request.temp_file_id = *temp_id;
+  } else {
+    request.data_json = data->dump();
+  }
+  return request;
+}
+
+void AnswerSkillResult(Call& call, const SkillRequest& request, Result<SkillResult> done,
+                       std::string_view operation, bool telemetry, bool summary,
+                       std::chrono::steady_clock::time_point start) {
+  if (!done.ok()) {
+    const Status& status = done.status();
+    if (!request.temp_file_id.empty() && status.code() == StatusCode::kPermissionDenied &&
+        status.message().find(request.temp_file_id) != std::string::npos) {
+      return call.Fail(ForgedTempId(request.temp_file_id));
+    }
+    return call.Fail(status);
+  }
+  Json result = SkillResultToJson(*done, request.wait);
+  if (!telemetry) return call.OkExcludeNone(result);
+  Json payload = TelemetryPayload(operation, summary, start);
+  call.OkExcludeNone(result, &payload);
+}
+
+// POST /api/v1/skills: {data | temp_file_id, wait, timeout, source_metadata,
+// target_uri, telemetry}.
+void AddSkill(Call& call) {
+  const auto start = std::chrono::steady_clock::now();
+  bool telemetry = false;
+  bool summary = false;
+  std::optional<SkillRequest> request = ReadSkillRequest(call, &telemetry, &summary);
+  if (!request) return;
+  AnswerSkillResult(call, *request, call.db().AddSkill(call.who(), *request), "skills.add_skill",
+                    telemetry, summary, start);
+}
+
+// PUT /api/v1/skills/{name}: as add, for an existing skill of that name.
+void UpdateSkill(Call& call) {
+  const auto start = std::chrono::steady_clock::now();
+  bool telemetry = false;
+  bool summary = false;
+  std::optional<SkillRequest> request = ReadSkillRequest(call, &telemetry, &summary);
+  if (!request) return;
+  request->update_name = PathParameter(call, kSkillPrefix);
+  AnswerSkillResult(call, *request, call.db().AddSkill(call.who(), *request),
+                    "skills.update_skill", telemetry, summary, start);
+}
+
+// The roots a listing or find reports: the target when given, else the
+// caller's own skills root and the account's agent root.
+void RootsJson(const Call& call, const std::string& target, Json* out) {
+  if (!target.empty()) {
+    (*out)["root_uri"] = target;
+  } else {
+    (*out)["root_uris"] = {"viking://user/" + call.who().user + "/skills",
+                           "viking://agent/skills"};
+  }
+}
+
+// GET /api/v1/skills?node_limit=1000&target_uri=
+void ListSkills(Call& call) {
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  const int64_t limit = q.Int("node_limit", 1000);
+  const std::string target = q.String("target_uri", "");
+  if (errors.empty() && limit < 1) {
+    errors.Add({"query", "node_limit"}, "Input should be greater than or equal to 1",
+               "greater_than_equal");
+  }
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<std::vector<SkillInfo>> skills = call.db().ListSkills(call.who(), target, limit);
+  if (!skills.ok()) return call.Fail(skills.status());
+  Json out = Json::object();
+  RootsJson(call, target, &out);
+  out["skills"] = Json::array();
+  for (const SkillInfo& s : *skills) out["skills"].push_back(SkillInfoToJson(s, false));
+  out["total"] = skills->size();
+  call.Ok(out);
+}
+
+// GET /api/v1/skills/{name}?target_uri=&include_content=&include_files=true&level=
+void GetSkill(Call& call) {
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  const std::string target = q.String("target_uri", "");
+  const std::optional<int64_t> level = q.OptionalInt("level");
+  const bool include_files = q.Bool("include_files", true);
+  (void)q.Bool("include_integrity", false);
+  (void)q.Bool("include_source", false);
+  const bool include_content = q.Bool("include_content", !level.has_value() || *level >= 1);
+  if (errors.empty() && level.has_value() && (*level < 0 || *level > 2)) {
+    errors.Add({"query", "level"}, "Input should be 0, 1 or 2", "literal_error");
+  }
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<SkillInfo> skill =
+      call.db().GetSkill(call.who(), PathParameter(call, kSkillPrefix), target, include_content);
+  if (!skill.ok()) return call.Fail(skill.status());
+  if (level.has_value() && *level < 2) skill->content.clear();
+  if (level.has_value() && *level < 1) skill->overview.clear();
+  call.Ok(SkillInfoToJson(*skill, include_files));
+}
+
+// DELETE /api/v1/skills/{name}?target_uri=
+void DeleteSkill(Call& call) {
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  const std::string target = q.String("target_uri", "");
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<SkillInfo> gone =
+      call.db().DeleteSkill(call.who(), PathParameter(call, kSkillPrefix), target);
+  if (!gone.ok()) return call.Fail(gone.status());
+  call.Ok({{"name", gone->name},
+           {"uri", gone->uri},
+           {"root_uri", gone->root_uri},
+           {"privacy_deleted", false}});
+}
+
+// POST /api/v1/skills/find: {query, limit=10, score_threshold?, level?,
+// telemetry, target_uri?} -> {root_uri(s), skills, total}.
+void FindSkills(Call& call) {
+  std::optional<Json> body = call.BodyObject();
+  if (!body.has_value()) return;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  FindRequest request;
+  request.query = b.RequiredString("query");
+  request.limit = static_cast<int>(b.Int("limit", 10));
+  request.score_threshold = b.OptionalFloat("score_threshold");
+  const std::string target = b.OptionalString("target_uri").value_or("");
+  bool summary = false;
+  (void)b.Telemetry("telemetry", &summary);
+  if (auto it = body->find("level"); it != body->end() && !it->is_null()) {
+    const Json levels = it->is_array() ? *it : Json::array({*it});
+    for (const Json& l : levels) {
+      if (!l.is_number_integer()) {
+        errors.Add({"body", "level"}, "Input should be a valid integer", "int_type");
+        break;
+      }
+      request.levels.push_back(l.get<int>());
+    }
+  }
+  b.ForbidExtra({"query", "limit", "score_threshold", "level", "telemetry", "target_uri"});
+  if (!errors.empty()) return call.FailValidation(errors);
+  request.context_types = {"skill"};
+  request.target_uris =
+      target.empty() ? std::vector<std::string>{"viking://user/" + call.who().user + "/skills",
+                                                "viking://agent/skills"}
+                     : std::vector<std::string>{target};
+  Result<FindResult> found = call.db().Find(call.who(), request);
+  if (!found.ok()) return call.Fail(found.status());
+  Json out = Json::object();
+  RootsJson(call, target, &out);
+  out["skills"] = Json::array();
+  for (const MatchedContext& hit : found->skills) out["skills"].push_back(MatchedContextToJson(hit));
+  out["total"] = found->skills.size();
+  call.Ok(out);
+}
+
+// POST /api/v1/skills/validate: {data, strict=false, source_path?,
+// skill_dir_name?, target_uri?} -> the validation report.
+void ValidateSkill(Call& call) {
+  std::optional<Json> body = call.BodyObject();
+  if (!body.has_value()) return;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  const bool strict = b.Bool("strict", false);
+  (void)b.OptionalString("source_path");
+  const std::string dir_name = b.OptionalString("skill_dir_name").value_or("");
+  (void)b.OptionalString("target_uri");
+  b.ForbidExtra({"data", "strict", "source_path", "skill_dir_name", "target_uri"});
+  auto data = body->find("data");
+  if (errors.empty() && (data == body->end() || data->is_null())) {
+    errors.Add({"body", "data"}, "Field required", "missing");
+  }
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<SkillValidationReport> report =
+      call.db().ValidateSkill(call.who(), data->dump(), strict, dir_name);
+  if (!report.ok()) return call.Fail(report.status());
+  call.Ok(SkillValidationToJson(*report));
+}
+
+}  // namespace
+
+void RegisterSkillRoutes(Router& router) {
+  router.Add("POST", "/api/v1/skills", AddSkill);
+  router.Add("GET", "/api/v1/skills", ListSkills);
+  router.Add("POST", "/api/v1/skills/find", FindSkills);
+  router.Add("POST", "/api/v1/skills/validate", ValidateSkill);
+  router.AddWithParameter("GET", std::string(kSkillPrefix), GetSkill);
+  router.AddWithParameter("PUT", std::string(kSkillPrefix), UpdateSkill);
+  router.AddWithParameter("DELETE", std::string(kSkillPrefix), DeleteSkill);
+}
+
+}  // namespace skald::server

@@ -1,0 +1,273 @@
+#include "service/skill_ops.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/strings.h"
+#include "ingest/import_job.h"
+#include "ingest/ingest_jobs.h"
+#include "ingest/sidecar.h"
+#include "ingest/skill_definition.h"
+#include "uri/access.h"
+
+namespace skald {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr std::string_view kSkillFile = "SKILL.md";
+constexpr std::string_view kComponent = "SkillOps";
+// A SKILL.md upload larger than this is refused (OpenViking keeps skill
+// bodies short; 500 lines is its strict limit).
+constexpr uintmax_t kMaxSkillUploadBytes = uintmax_t{10} << 20;
+
+Status UnknownUpload(std::string_view id) {
+  return Status::PermissionDenied(fmt::format("unknown or expired temp_file_id: {}", id))
+      .WithDetail("resource", std::string(id));
+}
+
+SkillValidationReport ToReport(const SkillCheck& v) {
+  SkillValidationReport r;
+  r.valid = v.valid;
+  r.strict = v.strict;
+  r.name = v.name;
+  r.description = v.description;
+  r.tags = v.tags;
+  r.allowed_tools = v.allowed_tools;
+  r.body_lines = static_cast<int64_t>(v.body_lines);
+  r.skill_dir_name = v.skill_dir_name;
+  for (const SkillFinding& i : v.errors) r.errors.push_back({i.code, i.message, i.field});
+  for (const SkillFinding& i : v.warnings) r.warnings.push_back({i.code, i.message, i.field});
+  return r;
+}
+
+bool IsSkillMetaFile(std::string_view name) {
+  return name == kSkillFile || IsSidecarName(name);
+}
+
+}  // namespace
+
+Result<std::vector<VikingUri>> SkillOps::Roots(const Identity& who, std::string_view target_uri) {
+  // Spelled out: ROOT callers (dev mode) have no home alias.
+  if (who.user.empty()) return Status::InvalidArgument("skills need a user identity");
+  SKALD_ASSIGN_OR_RETURN(VikingUri own,
+                         resolver_->Resolve(who, "viking://user/" + who.user + "/skills"));
+  SKALD_ASSIGN_OR_RETURN(VikingUri agent, resolver_->Resolve(who, "viking://agent/skills"));
+  if (Trim(target_uri).empty()) return std::vector<VikingUri>{own, agent};
+  SKALD_ASSIGN_OR_RETURN(VikingUri target, resolver_->Resolve(who, Trim(target_uri)));
+  if (target.str() == own.str()) return std::vector<VikingUri>{own};
+  if (target.str() == agent.str()) return std::vector<VikingUri>{agent};
+  return Status::InvalidArgument(fmt::format("Unsupported skill root URI: {}; use {} or {}",
+                                             target.str(), own.str(), agent.str()))
+      .WithDetail("field", "target_uri");
+}
+
+Result<std::string> SkillOps::ReadUpload(const Identity& who, std::string_view id) {
+  static const std::regex pattern("^upload_[0-9a-f]{32}(\\.[A-Za-z0-9]{1,16})?$");
+  if (!std::regex_match(id.begin(), id.end(), pattern)) return UnknownUpload(id);
+  const fs::path dir = fs::path(workspace_) / "temp" / "upload";
+  const fs::path path = dir / std::string(id);
+  std::ifstream meta_in(dir / (std::string(id) + std::string(kUploadMetaSuffix)));
+  json meta = json::parse(meta_in, nullptr, false);
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec) || !meta.is_object()) return UnknownUpload(id);
+  auto field = [&](const char* key) {
+    auto it = meta.find(key);
+    return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (!IsOwner(who, field("account"), field("user"))) return UnknownUpload(id);
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec) return UnknownUpload(id);
+  if (size > kMaxSkillUploadBytes) {
+    return Status::InvalidArgument(fmt::format(
+        "the uploaded skill is {} bytes; a SKILL.md may hold at most {} bytes", size,
+        kMaxSkillUploadBytes));
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.rfind("PK\x03\x04", 0) == 0) {
+    return Status::InvalidArgument(
+        "skill archives (.zip) are not supported yet: upload the SKILL.md file itself");
+  }
+  return bytes;
+}
+
+Result<SkillResult> SkillOps::Add(const Identity& who, const SkillRequest& request) {
+  SKALD_RETURN_IF_ERROR(request.Validate());
+  SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who));
+  SkillDefinition skill;
+  if (!request.temp_file_id.empty()) {
+    SKALD_ASSIGN_OR_RETURN(std::string text, ReadUpload(who, request.temp_file_id));
+    SKALD_ASSIGN_OR_RETURN(skill, ParseSkillMarkdown(text));
+  } else {
+    json data = json::parse(request.data_json, nullptr, /*allow_exceptions=*/false);
+    if (data.is_discarded()) return Status::InvalidArgument("skill data is not valid JSON");
+    SKALD_ASSIGN_OR_RETURN(skill, ParseSkillData(data));
+  }
+  SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> roots, Roots(who, request.target_uri));
+  VikingUri root = roots.front();
+  if (!request.update_name.empty()) {
+    if (skill.name != request.update_name) {
+      return Status::InvalidArgument(fmt::format(
+                 "the skill data is named '{}', not '{}': an update keeps the skill's name",
+                 skill.name, request.update_name))
+          .WithDetail("field", "name");
+    }
+    SKALD_ASSIGN_OR_RETURN(SkillInfo existing, Locate(who, roots, skill.name, false));
+    SKALD_ASSIGN_OR_RETURN(root, resolver_->Resolve(who, existing.root_uri));
+  }
+  const VikingUri dir = root.Child(skill.name);
+  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, dir));
+
+  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
+  // What a replaced skill held besides its definition goes: the directory
+  // is the new skill and nothing else.
+  SKALD_ASSIGN_OR_RETURN(std::vector<SessionFileEntry> old, files_->List(who, dir));
+  for (const SessionFileEntry& entry : old) {
+    if (IsSkillMetaFile(entry.name)) continue;
+    SKALD_RETURN_IF_ERROR(files_->RemoveTree(who, dir.Child(entry.name)));
+  }
+  const std::string front = SidecarFrontmatter(dir.str(), kComponent, "add_skill");
+  SKALD_ASSIGN_OR_RETURN(
+      std::vector<Job> none,
+      files_->Write(who, dir.Child(kAbstractName), RenderSidecar(front, SkillAbstract(skill))));
+  SKALD_ASSIGN_OR_RETURN(
+      none, files_->Write(who, dir.Child(kOverviewName), RenderSidecar(front, SkillOverview(skill))));
+  // SKILL.md last, with the task that indexes the directory (one transaction).
+  std::vector<JobSpec> jobs;
+  if (std::optional<JobSpec> job =
+          IndexJobFor(who, dir.path(), JobKind::kIndex, kJobPriorityInteractive);
+      job && indexing_) {
+    jobs.push_back(std::move(*job));
+  }
+  SKALD_ASSIGN_OR_RETURN(std::vector<Job> enqueued,
+                         files_->Write(who, dir.Child(kSkillFile), RenderSkillMarkdown(skill), jobs));
+  no_fsck.unlock();  // the job takes its own share
+
+  SkillResult result;
+  result.uri = result.root_uri = dir.str();
+  result.name = skill.name;
+  if (!request.temp_file_id.empty()) {
+    // The upload is consumed; a leftover is swept with the other expired ones.
+    const fs::path upload = fs::path(workspace_) / "temp" / "upload" / request.temp_file_id;
+    std::error_code ec;
+    fs::remove(upload, ec);
+    fs::remove(upload.string() + std::string(kUploadMetaSuffix), ec);
+  }
+  if (enqueued.empty()) {
+    result.task_status = TaskState::kCompleted;  // nothing to index
+    return result;
+  }
+  runner_->queue()->Notify();
+  if (!request.wait) {
+    result.task_id = enqueued.front().task_id;
+    return result;
+  }
+  SKALD_ASSIGN_OR_RETURN(Job done, runner_->AwaitTask(enqueued.front().task_id, request.timeout_s));
+  result.task_status = done.state;
+  if (done.state != JobState::kCompleted) result.task_id = done.task_id;
+  return result;
+}
+
+Result<SkillInfo> SkillOps::Locate(const Identity& who, const std::vector<VikingUri>& roots,
+                                   std::string_view name, bool include_content) {
+  SKALD_RETURN_IF_ERROR(ValidateSkillName(name));
+  for (const VikingUri& root : roots) {
+    const VikingUri dir = root.Child(Trim(name));
+    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, files_->Stat(who, dir));
+    if (!node || !node->is_dir) continue;
+    SkillInfo info;
+    info.name = std::string(Trim(name));
+    info.uri = dir.str();
+    info.root_uri = root.str();
+    SKALD_ASSIGN_OR_RETURN(std::optional<std::string> abstract,
+                           files_->Read(who, dir.Child(kAbstractName)));
+    if (abstract) info.abstract = ParseSidecar(*abstract).body;
+    SKALD_ASSIGN_OR_RETURN(std::optional<std::string> text, files_->Read(who, dir.Child(kSkillFile)));
+    if (text) {
+      if (Result<SkillDefinition> skill = ParseSkillMarkdown(*text); skill.ok()) {
+        info.description = skill->description;
+        info.tags = skill->tags;
+        info.allowed_tools = skill->allowed_tools;
+      }
+      if (include_content) info.content = *text;
+    }
+    if (include_content) {
+      SKALD_ASSIGN_OR_RETURN(std::optional<std::string> overview,
+                             files_->Read(who, dir.Child(kOverviewName)));
+      if (overview) info.overview = ParseSidecar(*overview).body;
+    }
+    SKALD_ASSIGN_OR_RETURN(std::vector<SessionFileEntry> entries, files_->List(who, dir));
+    for (const SessionFileEntry& e : entries) {
+      if (IsSkillMetaFile(e.name)) continue;
+      info.files.push_back(e.is_dir ? e.name + "/" : e.name);
+    }
+    return info;
+  }
+  return Status::NotFound(fmt::format("Skill not found: {}", Trim(name)))
+      .WithDetail("resource", std::string(Trim(name)))
+      .WithDetail("type", "skill");
+}
+
+Result<std::vector<SkillInfo>> SkillOps::List(const Identity& who, std::string_view target_uri,
+                                              int64_t limit) {
+  SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who));
+  SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> roots, Roots(who, target_uri));
+  std::vector<SkillInfo> out;
+  for (const VikingUri& root : roots) {
+    SKALD_ASSIGN_OR_RETURN(std::vector<SessionFileEntry> entries, files_->List(who, root));
+    for (const SessionFileEntry& e : entries) {
+      if (!e.is_dir || e.name.empty() || e.name[0] == '.') continue;
+      if (limit > 0 && static_cast<int64_t>(out.size()) >= limit) return out;
+      if (!ValidateSkillName(e.name).ok()) continue;  // not a skill directory
+      SKALD_ASSIGN_OR_RETURN(SkillInfo info, Locate(who, {root}, e.name, false));
+      out.push_back(std::move(info));
+    }
+  }
+  return out;
+}
+
+Result<SkillInfo> SkillOps::Get(const Identity& who, std::string_view name,
+                                std::string_view target_uri, bool include_content) {
+  SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> roots, Roots(who, target_uri));
+  return Locate(who, roots, name, include_content);
+}
+
+Result<SkillInfo> SkillOps::Delete(const Identity& who, std::string_view name,
+                                   std::string_view target_uri) {
+  SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> roots, Roots(who, target_uri));
+  SKALD_ASSIGN_OR_RETURN(SkillInfo info, Locate(who, roots, name, false));
+  SKALD_ASSIGN_OR_RETURN(VikingUri dir, resolver_->Resolve(who, info.uri));
+  SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, dir));
+  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
+  SKALD_RETURN_IF_ERROR(files_->RemoveTree(who, dir));
+  return info;
+}
+
+Result<SkillValidationReport> SkillOps::Validate(std::string_view data_json, bool strict,
+                                                 std::string_view skill_dir_name) {
+  json data = json::parse(data_json, nullptr, /*allow_exceptions=*/false);
+  if (data.is_discarded()) return Status::InvalidArgument("skill data is not valid JSON");
+  if (data.is_string()) return ToReport(ValidateSkillText(data.get<std::string>(), strict,
+                                                          skill_dir_name));
+  if (!data.is_object()) {
+    return Status::InvalidArgument("skill data must be a SKILL.md text or an object");
+  }
+  Result<SkillDefinition> skill = ParseSkillData(data);
+  if (!skill.ok()) {
+    SkillValidationReport report;
+    report.strict = strict;
+    report.skill_dir_name = std::string(skill_dir_name);
+    report.errors.push_back({"invalid_data", skill.status().message(), "data"});
+    return report;
+  }
+  return ToReport(ValidateSkillText(RenderSkillMarkdown(*skill), strict, skill_dir_name));
+}
+
+}  // namespace skald

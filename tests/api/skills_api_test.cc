@@ -1,0 +1,217 @@
+// /api/v1/skills*: add (dict, SKILL.md text, MCP tool, upload), the
+// validation OpenViking's own API tests check (missing name, empty data:
+// 400), find with context_type skill, list, get, update, delete, validate,
+// and the agent root.
+
+#include "api_fixture.h"
+
+namespace skald::apitest {
+namespace {
+
+constexpr const char* kSkillMd = R"(---
+name: tide-tables
+description: Predict high and low tide times for a harbour from its almanac.
+allowed-tools: [Almanac, Calculator]
+tags:
+  - marine
+---
+
+# tide-tables
+
+Reads the harbour almanac and predicts tides.
+
+## Parameters
+
+- **harbour** (string, required): the harbour name
+
+## Examples
+
+When is high tide in Brest on Sunday?
+)";
+
+class SkillsApiTest : public ApiTest {
+ protected:
+  Reply AddSkill(const Json& body) { return PostJson("/api/v1/skills", body); }
+
+  // Adds `data` waiting for its index task; returns the result object.
+  Json AddWaiting(const Json& data, const std::string& target = "") {
+    Json body = {{"data", data}, {"wait", true}};
+    if (!target.empty()) body["target_uri"] = target;
+    Reply r = AddSkill(body);
+    EXPECT_EQ(r.status, 200) << r.raw;
+    EXPECT_EQ(r.json.value("status", ""), "ok") << r.raw;
+    EXPECT_FALSE(r.json.contains("error")) << "exclude-none envelope expected: " << r.raw;
+    return r.json["result"];
+  }
+
+  Json FindSkills(const std::string& query) {
+    Reply r = PostJson("/api/v1/search/find",
+                       {{"query", query}, {"context_type", "skill"}, {"limit", 10}});
+    EXPECT_EQ(r.status, 200) << r.raw;
+    return r.json["result"]["skills"];
+  }
+};
+
+TEST_F(SkillsApiTest, DictSkillIsStoredSummarizedAndFound) {
+  Json result = AddWaiting({{"name", "lantern_trim"},
+                            {"description", "Trim a lighthouse lantern wick evenly"},
+                            {"content", "# lantern_trim\n\nCut the wick square with shears."}});
+  EXPECT_EQ(result.value("status", ""), "success");
+  EXPECT_EQ(result.value("uri", ""), "viking://user/default/skills/lantern_trim");
+  EXPECT_EQ(result.value("root_uri", ""), result.value("uri", ""));
+  EXPECT_EQ(result.value("name", ""), "lantern_trim");
+  EXPECT_EQ(result.value("auxiliary_files", -1), 0);
+  EXPECT_EQ(result["queue_status"].value("task_status", ""), "completed") << result.dump();
+
+  Reply abstract = Get("/api/v1/content/abstract?uri=" +
+                       Q("viking://user/default/skills/lantern_trim"));
+  ASSERT_EQ(abstract.status, 200) << abstract.raw;
+  EXPECT_EQ(abstract.json["result"].get<std::string>(),
+            "lantern_trim: Trim a lighthouse lantern wick evenly");
+  Reply md = Get("/api/v1/content/read?uri=" + Q("viking://user/default/skills/lantern_trim/SKILL.md"));
+  ASSERT_EQ(md.status, 200) << md.raw;
+  EXPECT_EQ(md.json["result"].get<std::string>().rfind("---\nname: lantern_trim\n", 0), 0u)
+      << md.raw;
+
+  Json skills = FindSkills("lighthouse lantern wick");
+  ASSERT_FALSE(skills.empty()) << skills.dump();
+  bool found = false;
+  for (const Json& s : skills) {
+    EXPECT_EQ(s.value("context_type", ""), "skill") << s.dump();
+    EXPECT_TRUE(s.contains("score"));
+    if (s.value("uri", "").find("skills/lantern_trim") != std::string::npos) found = true;
+  }
+  EXPECT_TRUE(found) << skills.dump();
+
+  Reply listed = Get("/api/v1/skills");
+  ASSERT_EQ(listed.status, 200) << listed.raw;
+  EXPECT_EQ(listed.json["result"]["root_uris"],
+            Json({"viking://user/default/skills", "viking://agent/skills"}));
+  ASSERT_EQ(listed.json["result"].value("total", 0), 1) << listed.raw;
+  EXPECT_EQ(listed.json["result"]["skills"][0].value("name", ""), "lantern_trim");
+  EXPECT_EQ(listed.json["result"]["skills"][0].value("description", ""),
+            "Trim a lighthouse lantern wick evenly");
+}
+
+TEST_F(SkillsApiTest, BadSkillDataIsRefusedWith400) {
+  // OpenViking's api tests: a dict without name, and {}, are 400.
+  EXPECT_EQ(AddSkill({{"data", {{"description", "no name"}, {"content", "x"}}}, {"wait", true}})
+                .status,
+            400);
+  EXPECT_EQ(AddSkill({{"data", Json::object()}, {"wait", true}}).status, 400);
+  EXPECT_EQ(AddSkill(Json::object()).status, 400);
+  EXPECT_EQ(AddSkill({{"data", "# no frontmatter\n"}}).status, 400);
+  EXPECT_EQ(AddSkill({{"data", {{"name", "../escape"}}}}).status, 400);
+  EXPECT_EQ(AddSkill({{"data", {{"name", std::string(65, 'n')}}}}).status, 400);
+  EXPECT_EQ(AddSkill({{"data", {{"name", 7}}}}).status, 400);
+  EXPECT_EQ(AddSkill({{"data", {{"name", "ok"}}}, {"unknown", 1}}).status, 400);
+  EXPECT_EQ(AddSkill({{"data", {{"name", "ok"}}}, {"target_uri", "viking://resources/x"}}).status,
+            400);
+  EXPECT_EQ(Post("/api/v1/skills", "{not json").status, 400);
+  Reply forged = AddSkill({{"temp_file_id", "upload_../../etc/passwd"}});
+  EXPECT_EQ(forged.status, 403) << forged.raw;
+  // Only a name, or no description: accepted.
+  EXPECT_EQ(AddSkill({{"data", {{"name", "bare"}}}, {"wait", true}}).status, 200);
+  EXPECT_EQ(
+      AddSkill({{"data", {{"name", "content_only"}, {"content", "# c\n\nOnly content."}}}}).status,
+      200);
+  ExpectHealthy();
+}
+
+TEST_F(SkillsApiTest, SkillMarkdownMcpToolAndUploadAreAccepted) {
+  Json md = AddWaiting(kSkillMd);
+  EXPECT_EQ(md.value("name", ""), "tide-tables");
+
+  Json mcp = AddWaiting({{"name", "get_weather"},
+                         {"description", "Current weather for a city"},
+                         {"inputSchema",
+                          {{"type", "object"},
+                           {"properties", {{"city", {{"type", "string"}}}}},
+                           {"required", {"city"}}}}});
+  EXPECT_EQ(mcp.value("name", ""), "get-weather");
+  Reply shown = Get("/api/v1/skills/get-weather");
+  ASSERT_EQ(shown.status, 200) << shown.raw;
+  EXPECT_NE(shown.json["result"].value("content", "").find("- **city** (string, required)"),
+            std::string::npos)
+      << shown.raw;
+
+  Reply up = ToReply(client_->Post(
+      "/api/v1/resources/temp_upload",
+      httplib::MultipartFormDataItems{
+          {"file", std::string(kSkillMd).replace(10, 11, "tide-uploaded"), "SKILL.md",
+           "text/markdown"}}));
+  ASSERT_EQ(up.status, 200) << up.raw;
+  const std::string id = up.json["result"].value("temp_file_id", "");
+  Reply added = AddSkill({{"temp_file_id", id}, {"wait", true}});
+  ASSERT_EQ(added.status, 200) << added.raw;
+  EXPECT_EQ(added.json["result"].value("name", ""), "tide-uploaded");
+  // The upload is consumed.
+  EXPECT_EQ(AddSkill({{"temp_file_id", id}}).status, 403);
+
+  Reply detail = Get("/api/v1/skills/tide-tables");
+  ASSERT_EQ(detail.status, 200) << detail.raw;
+  const Json& d = detail.json["result"];
+  EXPECT_EQ(d.value("description", ""),
+            "Predict high and low tide times for a harbour from its almanac.");
+  EXPECT_EQ(d["allowed_tools"], Json({"Almanac", "Calculator"}));
+  EXPECT_EQ(d["tags"], Json({"marine"}));
+  EXPECT_NE(d.value("overview", "").find("- Examples: When is high tide in Brest on Sunday?"),
+            std::string::npos)
+      << d.dump();
+  EXPECT_EQ(d["files"], Json::array());
+  Reply abstract_only = Get("/api/v1/skills/tide-tables?level=0");
+  ASSERT_EQ(abstract_only.status, 200);
+  EXPECT_FALSE(abstract_only.json["result"].contains("content"));
+}
+
+TEST_F(SkillsApiTest, UpdateDeleteAgentRootFindAndValidate) {
+  AddWaiting({{"name", "shared_knots"}, {"description", "Tie sailing knots"}},
+             "viking://agent/skills");
+  Reply shared = Get("/api/v1/skills/shared_knots");
+  ASSERT_EQ(shared.status, 200) << shared.raw;
+  EXPECT_EQ(shared.json["result"].value("uri", ""), "viking://agent/skills/shared_knots");
+
+  // Update: the named skill, same name; changes what it says.
+  Reply updated = Put("/api/v1/skills/shared_knots",
+                      Json({{"data", {{"name", "shared_knots"},
+                                      {"description", "Tie and untie bowline knots"}}},
+                            {"wait", true}})
+                          .dump());
+  ASSERT_EQ(updated.status, 200) << updated.raw;
+  EXPECT_EQ(updated.json["result"].value("uri", ""), "viking://agent/skills/shared_knots");
+  EXPECT_EQ(Get("/api/v1/skills/shared_knots").json["result"].value("description", ""),
+            "Tie and untie bowline knots");
+  EXPECT_EQ(Put("/api/v1/skills/absent", Json({{"data", {{"name", "absent"}}}}).dump()).status,
+            404);
+  EXPECT_EQ(Put("/api/v1/skills/shared_knots", Json({{"data", {{"name", "other"}}}}).dump()).status,
+            400);
+
+  Reply found = PostJson("/api/v1/skills/find", {{"query", "bowline knots"}});
+  ASSERT_EQ(found.status, 200) << found.raw;
+  ASSERT_GE(found.json["result"].value("total", 0), 1) << found.raw;
+  EXPECT_EQ(found.json["result"]["skills"][0].value("context_type", ""), "skill");
+  EXPECT_EQ(PostJson("/api/v1/skills/find", {{"query", ""}}).status, 400);
+
+  Reply valid = PostJson("/api/v1/skills/validate", {{"data", kSkillMd}});
+  ASSERT_EQ(valid.status, 200) << valid.raw;
+  EXPECT_TRUE(valid.json["result"].value("valid", false)) << valid.raw;
+  Reply invalid = PostJson("/api/v1/skills/validate",
+                           {{"data", "---\ntags: [x]\n---\nbody"}, {"strict", true}});
+  ASSERT_EQ(invalid.status, 200) << invalid.raw;
+  EXPECT_FALSE(invalid.json["result"].value("valid", true));
+  EXPECT_EQ(invalid.json["result"]["errors"][0].value("code", ""), "name_required");
+  EXPECT_EQ(PostJson("/api/v1/skills/validate", Json::object()).status, 400);
+
+  Reply gone = Delete("/api/v1/skills/shared_knots");
+  ASSERT_EQ(gone.status, 200) << gone.raw;
+  EXPECT_EQ(gone.json["result"].value("uri", ""), "viking://agent/skills/shared_knots");
+  EXPECT_EQ(Get("/api/v1/skills/shared_knots").status, 404);
+  EXPECT_EQ(Delete("/api/v1/skills/shared_knots").status, 404);
+  EXPECT_EQ(Get("/api/v1/skills/bad%20name").status, 400);
+  const int escape = Get("/api/v1/skills/..%2Fetc").status;
+  EXPECT_TRUE(escape == 400 || escape == 404) << escape;
+  ExpectHealthy();
+}
+
+}  // namespace
+}  // namespace skald::apitest
