@@ -32,6 +32,23 @@ enum class LexicalNormalization {
 // search; not tuned here: no semantic embedder runs offline).
 inline constexpr double kSemanticHybridWeight = 0.7;
 
+// How find runs: QUICK (one filtered hybrid search) or THINKING
+// (hierarchical, directory by directory; see src/retrieve/retriever.h).
+enum class RetrievalMode {
+  // THINKING when a reranker is configured or the query's best hits lie in
+  // directories below the searched roots (a hierarchy worth descending),
+  // else QUICK.
+  kAuto,
+  kQuick,
+  kThinking,
+};
+
+// "auto" / "quick" / "thinking".
+std::string_view RetrievalModeName(RetrievalMode mode);
+// Parses "auto" / "quick" / "thinking"; nullopt otherwise.
+std::optional<RetrievalMode> ParseRetrievalMode(std::string_view name);
+
+
 // Retrieval tuning: config sections `retrieval` and `rerank` (hybrid_weight,
 // score_propagation_alpha, hotness_alpha, rerank.threshold,
 // rerank.max_input_tokens) plus the retriever's internal knobs, which only
@@ -45,13 +62,17 @@ struct RetrievalOptions {
   // kSemanticHybridWeight, where hybrid search still finds exact words a
   // semantic embedder misses.
   std::optional<double> hybrid_weight;
+  // `retrieval.mode`: how a find runs when the request does not say
+  // (`retrieval_mode`); kAuto decides per query (RetrievalMode).
+  RetrievalMode mode = RetrievalMode::kAuto;
   // How BM25 scores are mapped into [0, 1] before fusion. kMax beat
   // kSaturate at every weight below 1 on SciFact.
   LexicalNormalization lexical_normalization = LexicalNormalization::kMax;
   // Half-way point of kSaturate: a BM25 score equal to it normalizes to 0.5. > 0.
   double lexical_saturation = 10.0;
   // Hierarchical (THINKING) retrieval: final = α·child + (1 − α)·parent
-  // (parent score 0 ⇒ child). 1.0 (OpenViking's default) ignores the parent.
+  // (parent score 0 ⇒ child); a record keeps its own score when that is
+  // higher. 1.0 (OpenViking's default) ignores the parent.
   double score_propagation_alpha = 1.0;
   // Share of hotness (usage count and recency) in final scores; 0 = off.
   double hotness_alpha = 0.0;
@@ -73,16 +94,7 @@ struct RetrievalOptions {
   Status Validate() const;
 };
 
-// How find runs: QUICK (one filtered hybrid search) or THINKING
-// (hierarchical, directory by directory; see src/retrieve/retriever.h).
-enum class RetrievalMode {
-  kAuto,  // THINKING iff a reranker is configured, else QUICK
-  kQuick,
-  kThinking,
-};
 
-// "auto" / "quick" / "thinking".
-std::string_view RetrievalModeName(RetrievalMode mode);
 
 // One retrieval hit.
 struct MatchedContext {
@@ -99,6 +111,7 @@ struct MatchedContext {
 struct RetrievalTrace {
   std::string mode;                              // "quick" | "thinking"
   std::vector<std::string> directories_visited;  // THINKING, in expansion order
+  std::vector<double> directory_scores;          // the score each was expanded with (parallel)
   int rounds = 0;                                // THINKING expansion rounds
   // THINKING: "converged" (top results unchanged), "stagnant" (pool stopped
   // growing), "exhausted" (no directory left); QUICK: "single_search".

@@ -172,6 +172,7 @@ struct CommandArgs {
   std::string skill_source;
   // find / search
   FindArgs find;
+  std::string find_mode = "auto";
   // tasks / task
   TaskFilter tasks;
   std::string tasks_status;  // --status as typed; parsed into tasks.status
@@ -371,6 +372,7 @@ int RunFind(const GlobalFlags& flags, CommandArgs& a) {
   };
   if (Status bad = check("--after", a.find.since, false); !bad.ok()) return ReportError(bad, flags);
   if (Status bad = check("--before", a.find.until, true); !bad.ok()) return ReportError(bad, flags);
+  a.find.request.mode = ParseRetrievalMode(a.find_mode).value_or(RetrievalMode::kAuto);
   return Execute(
       flags, [&](Backend& b) { return b.Find(a.find); }, RenderFind);
 }
@@ -630,8 +632,11 @@ int RunCli(int argc, char** argv) {
         ->allow_extra_args(false);
     sub->add_option("--after", a.find.since, "Modified after: 2h, 7d, 2026-01-31 or ISO 8601");
     sub->add_option("--before", a.find.until, "Modified before (same forms as --after)");
-    sub->add_flag("--provenance", a.find.request.include_provenance,
-                  "Also print how the search ran");
+    sub->add_flag("--provenance,--trace", a.find.request.include_provenance,
+                  "Also print how the search ran (THINKING: the directories visited, as a tree)");
+    sub->add_option("--retrieval-mode", a.find_mode,
+                    "quick (one search), thinking (directory by directory) or auto (default)")
+        ->check(CLI::IsMember({"auto", "quick", "thinking"}));
   };
   CLI::App* find = app.add_subcommand("find", "Semantic and lexical search of the context");
   add_find_flags(find);

@@ -357,6 +357,40 @@ void RenderAddResource(const Json& result, std::ostream& out) {
   }
 }
 
+namespace {
+
+// THINKING's trajectory as an indented tree: each visited directory under
+// its parent, with the order it was expanded in and the score it was
+// expanded with ("#2 0.412").
+void RenderTrajectory(const Json& trace, std::ostream& out) {
+  struct Step {
+    std::string uri;
+    double score = 0;
+    size_t order = 0;
+  };
+  std::vector<Step> steps;
+  for (const Json& step : Array(trace, "trajectory")) {
+    steps.push_back({Str(step, "uri"), Number(step, "score"), steps.size() + 1});
+  }
+  if (steps.empty()) return;
+  std::sort(steps.begin(), steps.end(),
+            [](const Step& a, const Step& b) { return a.uri < b.uri; });
+  auto depth = [](const std::string& uri) {
+    return static_cast<size_t>(std::count(uri.begin(), uri.end(), '/'));
+  };
+  size_t top = depth(steps.front().uri);
+  for (const Step& s : steps) top = std::min(top, depth(s.uri));
+  out << "trajectory (expansion order, score):\n";
+  for (const Step& s : steps) {
+    const size_t indent = depth(s.uri) - top;
+    const std::string name = indent == 0 ? s.uri : s.uri.substr(s.uri.rfind('/') + 1) + "/";
+    out << std::string(2 + 2 * indent, ' ') << name
+        << fmt::format("  #{} {:.3f}", s.order, s.score) << '\n';
+  }
+}
+
+}  // namespace
+
 void RenderFind(const Json& result, std::ostream& out) {
   int64_t shown = 0;
   for (const char* group : {"memories", "resources", "skills"}) {
@@ -379,9 +413,7 @@ void RenderFind(const Json& result, std::ostream& out) {
     out << '\n';
     const std::string warning = Str(*trace, "rerank_warning");
     if (!warning.empty()) out << "trace: " << warning << '\n';
-    for (const Json& dir : Array(*trace, "directories_visited")) {
-      if (dir.is_string()) out << "  visited " << dir.get<std::string>() << '\n';
-    }
+    RenderTrajectory(*trace, out);
   }
 }
 

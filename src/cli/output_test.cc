@@ -133,13 +133,13 @@ TEST(OutputTest, RenderFindPrintsScoreUriAndAbstract) {
                      {"score", 0.8125},
                      {"abstract", "First line\nsecond"},
                      {"level", 2}},
-                    {{"uri", "viking://resources/a/.abstract.md"}, {"score", 0.5}, {"level", 0}}})},
+                    {{"uri", "viking://resources/a"}, {"score", 0.5}, {"level", 0}}})},
       {"skills", Json::array({{{"uri", "viking://agent/skills/s"}, {"score", 0.25}}})},
       {"total", 3}};
   EXPECT_EQ(Render(RenderFind, result),
             "0.812  viking://resources/a/x.md\n"
             "       First line\n"
-            "0.500  viking://resources/a/.abstract.md\n"
+            "0.500  viking://resources/a\n"
             "0.250  viking://agent/skills/s\n");
   EXPECT_EQ(Render(RenderFind, Json{{"resources", Json::array()}, {"total", 0}}), "no matches\n");
 
@@ -150,13 +150,23 @@ TEST(OutputTest, RenderFindPrintsScoreUriAndAbstract) {
                           {"reranked", false},
                           {"latency_ms", 1.25},
                           {"stop_reason", "single_search"},
-                          {"directories_visited", Json::array({"viking://resources/a"})}};
+                          {"directories_visited", Json::array({"viking://resources/a"})},
+                          {"trajectory", Json::array({{{"uri", "viking://resources"}, {"score", 0.0}},
+                                                      {{"uri", "viking://resources/a/b"}, {"score", 0.25}},
+                                                      {{"uri", "viking://resources/a"}, {"score", 0.5}}})}};
   const std::string out = Render(RenderFind, result);
   EXPECT_NE(out.find("trace: mode quick, 1 round(s), 3 kept, 2 dropped, not reranked, 1.2 ms, "
                      "stopped: single_search\n"),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find("  visited viking://resources/a\n"), std::string::npos) << out;
+  // The trajectory as a tree: children under their parents, with the
+  // expansion order and score.
+  EXPECT_NE(out.find("trajectory (expansion order, score):\n"
+                     "  viking://resources  #1 0.000\n"
+                     "    a/  #3 0.500\n"
+                     "      b/  #2 0.250\n"),
+            std::string::npos)
+      << out;
 }
 
 TEST(OutputTest, RenderAddResourceShowsTaskOrFinalStatus) {

@@ -230,6 +230,7 @@ class RemoteBackend final : public Backend {
     if (!args.until.empty()) body["until"] = args.until;
     if (r.time_field != "updated_at") body["time_field"] = r.time_field;
     if (r.include_provenance) body["include_provenance"] = true;
+    if (r.mode != RetrievalMode::kAuto) body["retrieval_mode"] = RetrievalModeName(r.mode);
     if (args.search && !args.session_id.empty()) body["session_id"] = args.session_id;
     return PostJson(args.search ? "/api/v1/search/search" : "/api/v1/search/find", body);
   }

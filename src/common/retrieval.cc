@@ -18,6 +18,13 @@ std::string_view RetrievalModeName(RetrievalMode mode) {
   return "unknown";
 }
 
+std::optional<RetrievalMode> ParseRetrievalMode(std::string_view name) {
+  for (RetrievalMode mode : {RetrievalMode::kAuto, RetrievalMode::kQuick, RetrievalMode::kThinking}) {
+    if (name == RetrievalModeName(mode)) return mode;
+  }
+  return std::nullopt;
+}
+
 Status RetrievalOptions::Validate() const {
   auto unit = [](double x) { return std::isfinite(x) && x >= 0 && x <= 1; };
   if (hybrid_weight.has_value() && !unit(*hybrid_weight)) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <queue>
 #include <set>
 #include <unordered_map>
@@ -86,6 +87,12 @@ class RetrievalRun {
 
   double threshold() const { return threshold_; }
 
+  // From now on BM25 scores are normalized against at least the best one of
+  // the last stage (THINKING's global stage): every later stage searches a
+  // subset, so their scores stay comparable across directories instead of
+  // each directory's best child scoring 1.
+  void FixLexicalReference() { lexical_reference_ = last_bm25_max_; }
+
   // Embeds the query once, when a vector search will run.
   Status EmbedQuery() {
     if (!use_vectors_ && !vector_fallback_) return Status::Ok();
@@ -143,6 +150,7 @@ class RetrievalRun {
         it->second.by_vector = true;
       }
     }
+    last_bm25_max_ = bm25_max;
     SKALD_RETURN_IF_ERROR(FetchRecords(order));
     std::vector<Scored> out;
     out.reserve(order.size());
@@ -154,8 +162,9 @@ class RetrievalRun {
       s.record = &record->second;
       s.by_vector = p.by_vector;
       s.by_lexical = p.by_lexical;
-      const double lexical = NormalizeBm25(p.bm25, bm25_max, options_.lexical_normalization,
-                                           options_.lexical_saturation);
+      const double lexical =
+          NormalizeBm25(p.bm25, std::max(bm25_max, lexical_reference_),
+                        options_.lexical_normalization, options_.lexical_saturation);
       s.score = FuseScores(p.vector, lexical, lexical_weight);
       out.push_back(std::move(s));
     }
@@ -245,6 +254,8 @@ class RetrievalRun {
   bool use_vectors_ = false;
   bool use_lexical_ = false;
   bool vector_fallback_ = false;  // vectors only for stages BM25 finds nothing in
+  double last_bm25_max_ = 0;      // best BM25 score of the last stage
+  double lexical_reference_ = 0;  // see FixLexicalReference
   double threshold_ = 0;
   bool rerank_failed_ = false;  // the reranker failed once: later stages skip it
   RerankOptions rerank_;  // options_.score_threshold and rerank_max_input_tokens
@@ -273,14 +284,33 @@ Status ValidateQuery(const RetrievalQuery& query, const RetrievalSources& source
   return Status::Ok();
 }
 
-Result<std::vector<MatchedContext>> RunQuick(const RetrievalQuery& query,
-                                             const RecordFilter& filter, RetrievalRun* run,
-                                             RetrievalTrace* trace) {
+// The directory part of a node URI ("viking://a/b/c.md" -> "viking://a/b").
+std::string_view ParentUri(std::string_view uri) {
+  const size_t slash = uri.rfind('/');
+  return slash == std::string_view::npos ? uri : uri.substr(0, slash);
+}
+
+// True when some hit lies in a directory below the searched roots (its own
+// URI for a directory hit, its parent for a file) — a hierarchy to descend.
+bool BelowRoots(const std::vector<Scored>& hits, const std::vector<std::string>& roots) {
+  for (const Scored& s : hits) {
+    std::string_view dir = s.record->level < 2 ? std::string_view(s.record->uri)
+                                               : ParentUri(s.record->uri);
+    if (std::find(roots.begin(), roots.end(), dir) == roots.end()) return true;
+  }
+  return false;
+}
+
+// QUICK's end: the stage's hits the caller's levels allow, thresholded.
+Result<std::vector<MatchedContext>> FinishQuick(std::vector<Scored> stage,
+                                                const RetrievalQuery& query,
+                                                const RecordFilter& filter, RetrievalRun* run,
+                                                RetrievalTrace* trace) {
+  (void)query;
   trace->stop_reason = "single_search";
-  SKALD_ASSIGN_OR_RETURN(std::vector<Scored> stage,
-                         run->SearchStage(filter, std::max(query.limit, 10)));
   std::vector<Scored> kept;
   for (Scored& s : stage) {
+    if (!LevelAllowed(filter.level_mask, s.record->level)) continue;
     if (s.score > run->threshold()) {
       ++trace->candidates_kept;
       kept.push_back(std::move(s));
@@ -289,6 +319,14 @@ Result<std::vector<MatchedContext>> RunQuick(const RetrievalQuery& query,
     }
   }
   return run->Finish(CollapseByUri(std::move(kept)));
+}
+
+Result<std::vector<MatchedContext>> RunQuick(const RetrievalQuery& query,
+                                             const RecordFilter& filter, RetrievalRun* run,
+                                             RetrievalTrace* trace) {
+  SKALD_ASSIGN_OR_RETURN(std::vector<Scored> stage,
+                         run->SearchStage(filter, std::max(query.limit, 10)));
+  return FinishQuick(std::move(stage), query, filter, run, trace);
 }
 
 // The top-`limit` URIs of the pool, in rank order.
@@ -304,10 +342,12 @@ std::vector<std::string> TopUris(const std::unordered_map<std::string, Scored>& 
   return out;
 }
 
+// `global` is the first stage over every level (reranked, collapsed by URI).
 Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
                                                 const RetrievalQuery& query,
-                                                const RecordFilter& filter, RetrievalRun* run,
-                                                RetrievalTrace* trace) {
+                                                const RecordFilter& filter,
+                                                const std::vector<Scored>& global,
+                                                RetrievalRun* run, RetrievalTrace* trace) {
   const uint32_t result_levels = filter.level_mask;
   const bool explicit_levels = result_levels != 0;
   std::unordered_map<std::string, Scored> pool;  // result candidates by URI
@@ -322,25 +362,37 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
     }
   };
 
-  // 1. Global search over directory records gives the starting points.
-  RecordFilter global = filter;
-  global.level_mask = kDirectoryLevels;
-  SKALD_ASSIGN_OR_RETURN(std::vector<Scored> starts,
-                         run->SearchStage(global, std::max(query.limit, 10)));
-  run->Rerank(&starts);
-  starts = CollapseByUri(std::move(starts));
+  // 1. The global stage (every level, run by the caller) gives the results
+  // QUICK would (so THINKING never loses them) and the starting directories:
+  // directory hits by their own score, and the directory of every file hit
+  // by that file's score — evidence from its children, so a weak summary
+  // cannot hide a strong document.
+  std::map<std::string, double> start_scores;
+  auto start = [&](const std::string& dir, double score) {
+    auto [it, fresh] = start_scores.try_emplace(dir, score);
+    if (!fresh) it->second = std::max(it->second, score);
+  };
+  for (const Scored& s : global) {
+    if (s.record->level < 2) {
+      start(s.record->uri, s.score);
+      // OpenViking: global directory hits are results only when the caller named levels.
+      if (explicit_levels && s.score > run->threshold()) offer(s);
+      continue;
+    }
+    start(std::string(ParentUri(s.record->uri)), s.score);
+    if (s.score > run->threshold()) {
+      ++trace->candidates_kept;
+      offer(s);
+    } else {
+      ++trace->candidates_dropped;
+    }
+  }
 
   using Entry = std::pair<double, std::string>;  // (score, directory URI), max-heap
   std::priority_queue<Entry> heap;
-  std::set<std::string> started;
-  for (const Scored& s : starts) {
-    heap.emplace(s.score, s.record->uri);
-    started.insert(s.record->uri);
-    // OpenViking: global hits are results only when the caller named levels.
-    if (explicit_levels && s.score > run->threshold()) offer(s);
-  }
+  for (const auto& [dir, score] : start_scores) heap.emplace(score, dir);
   for (const std::string& root : query.root_dirs) {
-    if (started.insert(root).second) heap.emplace(0.0, root);
+    if (!start_scores.contains(root)) heap.emplace(0.0, root);
   }
 
   // 2. Expand directories, best first.
@@ -363,14 +415,20 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
     if (batch.empty()) break;  // stop_reason stays "exhausted"
     ++trace->rounds;
     for (const auto& [parent_score, dir] : batch) {
-      if (query.trace) trace->directories_visited.push_back(dir);
+      if (query.trace) {
+        trace->directories_visited.push_back(dir);
+        trace->directory_scores.push_back(parent_score);
+      }
       std::optional<std::vector<UriScope>> scopes = ChildScopesWithin(dir, filter.uri_scopes);
       if (!scopes) continue;  // no child of dir is visible to the caller
       children.uri_scopes = std::move(*scopes);
       SKALD_ASSIGN_OR_RETURN(std::vector<Scored> found, run->SearchStage(children, child_k));
       run->Rerank(&found);
       for (Scored& s : CollapseByUri(std::move(found))) {
-        if (parent_score != 0) s.score = ClampScore(alpha * s.score + (1 - alpha) * parent_score);
+        // Propagation only lifts: a record keeps its own score when higher.
+        if (parent_score != 0) {
+          s.score = std::max(s.score, ClampScore(alpha * s.score + (1 - alpha) * parent_score));
+        }
         if (!(s.score > run->threshold())) {
           ++trace->candidates_dropped;
           continue;
@@ -420,21 +478,36 @@ Result<RetrievalResult> Retriever::Retrieve(const RetrievalQuery& query,
   const auto start = std::chrono::steady_clock::now();
   SKALD_RETURN_IF_ERROR(options_.Validate());
   SKALD_RETURN_IF_ERROR(ValidateQuery(query, sources));
-  RetrievalMode mode = query.mode;
-  if (mode == RetrievalMode::kAuto) {
-    mode = sources.reranker != nullptr ? RetrievalMode::kThinking : RetrievalMode::kQuick;
-  }
+  RetrievalMode mode = query.mode == RetrievalMode::kAuto ? options_.mode : query.mode;
+  if (mode == RetrievalMode::kAuto && sources.reranker != nullptr) mode = RetrievalMode::kThinking;
   RetrievalResult result;
-  result.trace.mode = std::string(RetrievalModeName(mode));
   RecordFilter filter = query.filter;
   filter.account = query.account;
 
   RetrievalRun run(options_, query, sources, &result.trace);
   SKALD_RETURN_IF_ERROR(run.EmbedQuery());
   if (mode == RetrievalMode::kQuick) {
+    result.trace.mode = "quick";
     SKALD_ASSIGN_OR_RETURN(result.hits, RunQuick(query, filter, &run, &result.trace));
   } else {
-    SKALD_ASSIGN_OR_RETURN(result.hits, RunThinking(options_, query, filter, &run, &result.trace));
+    RecordFilter everything = filter;
+    everything.level_mask = 0;
+    SKALD_ASSIGN_OR_RETURN(std::vector<Scored> global,
+                           run.SearchStage(everything, std::max(3 * query.limit, 30)));
+    run.Rerank(&global);
+    run.FixLexicalReference();
+    global = CollapseByUri(std::move(global));
+    // kAuto descends only when the best hits lie in directories below the
+    // searched roots; a flat corpus is answered from the global stage.
+    if (mode == RetrievalMode::kAuto && !BelowRoots(global, query.root_dirs)) {
+      result.trace.mode = "quick";
+      SKALD_ASSIGN_OR_RETURN(result.hits, FinishQuick(std::move(global), query, filter, &run,
+                                                      &result.trace));
+    } else {
+      result.trace.mode = "thinking";
+      SKALD_ASSIGN_OR_RETURN(result.hits, RunThinking(options_, query, filter, global, &run,
+                                                      &result.trace));
+    }
   }
   result.trace.latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

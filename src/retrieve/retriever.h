@@ -4,14 +4,23 @@
 // vector and lexical indexes.
 //
 //   QUICK     one filtered hybrid search over all levels, k = max(limit, 10).
-//   THINKING  a global hybrid search over directory records (levels 0-1),
-//             optionally reranked, gives starting directories (plus the
-//             caller's root directories at score 0); a max-heap of
-//             directories is then expanded `directories_per_round` at a time,
-//             each searching its direct children (k = max(2·limit, 20)),
-//             optionally reranked, with score propagation from the parent,
-//             until the top results stop changing, the pool stops growing or
-//             no directory is left.
+//   THINKING  a global hybrid search over every level (k = max(3·limit, 30)),
+//             optionally reranked, gives QUICK's results (so THINKING never
+//             loses them) and the starting directories: each directory hit at
+//             its own score, the directory of each file hit at that file's
+//             score (a weak summary cannot hide a strong document), plus the
+//             caller's root directories at score 0. A max-heap of directories
+//             is then expanded `directories_per_round` at a time, each
+//             searching its direct children (k = max(2·limit, 20)), optionally
+//             reranked, with score propagation from the parent (which only
+//             lifts), until the top results stop changing, the pool stops
+//             growing or no directory is left. BM25 scores of every stage are
+//             normalized against the global stage's best, so children of
+//             different directories compare.
+//   AUTO      THINKING with a reranker, or when the global stage's hits lie in
+//             directories below the searched roots; else QUICK's answer from
+//             that global stage. RetrievalOptions::mode is used when the query
+//             says kAuto.
 //
 // Every search stage is hybrid: the fused score of a record is
 // (1 − w)·clamp(cosine) + w·normalized BM25 (w = hybrid_weight), and a record

@@ -166,13 +166,13 @@ TEST_F(RetrieverStopTest, ConvergedWhenTheTopStaysTheSame) {
   Add("viking://resources/d", 0, 0.35);
   Add("viking://resources/d/d.md", 2, 0.1);
   RetrievalResult result = Run(/*limit=*/1);
-  // Round 1 (a) sets the top to a.md; rounds 2 (b) and 3 (c) grow the pool
-  // but leave the top alone: converged after 2 such rounds; d is never expanded.
+  // The global stage already puts every file in the pool, a.md on top.
+  // Rounds 1 (a) and 2 (b) leave the top alone: converged after 2 such
+  // rounds; c and d are never expanded.
   EXPECT_EQ(result.trace.stop_reason, "converged");
-  EXPECT_EQ(result.trace.rounds, 3);
+  EXPECT_EQ(result.trace.rounds, 2);
   EXPECT_EQ(result.trace.directories_visited,
-            (std::vector<std::string>{"viking://resources/a", "viking://resources/b",
-                                      "viking://resources/c"}));
+            (std::vector<std::string>{"viking://resources/a", "viking://resources/b"}));
   EXPECT_EQ(Uris(result), std::vector<std::string>{"viking://resources/a/a.md"});
 }
 
@@ -183,14 +183,15 @@ TEST_F(RetrieverStopTest, StagnantWhenThePoolStopsGrowing) {
     Add("viking://resources/e" + std::to_string(i), 0, 0.55 - 0.05 * i);
   }
   RetrievalResult result = Run(/*limit=*/10);
-  // Round 1 (d) finds f.md; rounds 2-4 expand empty directories: the pool
-  // (1 record, below the limit, so never "converged") stops growing for
-  // max_convergence_rounds = 3 rounds, with e4 still waiting.
+  // The global stage finds f.md; round 1 (d) finds it again and rounds 2-3
+  // expand empty directories: the pool (1 record, below the limit, so never
+  // "converged") stops growing for max_convergence_rounds = 3 rounds, with
+  // e3 and e4 still waiting.
   EXPECT_EQ(result.trace.stop_reason, "stagnant");
-  EXPECT_EQ(result.trace.rounds, 4);
+  EXPECT_EQ(result.trace.rounds, 3);
   EXPECT_EQ(result.trace.directories_visited,
             (std::vector<std::string>{"viking://resources/d", "viking://resources/e1",
-                                      "viking://resources/e2", "viking://resources/e3"}));
+                                      "viking://resources/e2"}));
   EXPECT_EQ(Uris(result), std::vector<std::string>{"viking://resources/d/f.md"});
 }
 

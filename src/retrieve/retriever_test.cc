@@ -244,9 +244,42 @@ TEST_F(RetrieverTest, DefaultWeightFollowsTheEmbedderAndFallsBackOnVectors) {
   ExpectWellFormed(misspelled, 0.1);
 }
 
-TEST_F(RetrieverTest, AutoModeIsQuickWithoutAReranker) {
+TEST_F(RetrieverTest, AutoModeDescendsWhenHitsLieBelowTheRoots) {
+  // The best hits are in directories below viking://resources: THINKING.
   RetrievalResult result = Run(Query("telescope", RetrievalMode::kAuto));
-  EXPECT_EQ(result.trace.mode, "quick");
+  EXPECT_EQ(result.trace.mode, "thinking");
+  ASSERT_FALSE(result.hits.empty());
+  EXPECT_EQ(result.hits[0].uri, "viking://resources/astronomy/telescopes.md");
+  // Searched from the directory that holds them, there is nothing to descend: QUICK.
+  RetrievalQuery flat = Query("telescope", RetrievalMode::kAuto);
+  flat.root_dirs = {"viking://resources/astronomy"};
+  flat.filter.uri_scopes = {UriScope::Subtree("viking://resources/astronomy")};
+  flat.filter.level_mask = 1u << 2;
+  RetrievalResult quick = Run(flat);
+  EXPECT_EQ(quick.trace.mode, "quick");
+  ASSERT_FALSE(quick.hits.empty());
+  EXPECT_EQ(quick.hits[0].uri, "viking://resources/astronomy/telescopes.md");
+  // The configured mode applies when the query does not say.
+  RetrievalOptions quick_default = Hybrid();
+  quick_default.mode = RetrievalMode::kQuick;
+  EXPECT_EQ(Run(Query("telescope", RetrievalMode::kAuto), Sources(), quick_default).trace.mode,
+            "quick");
+}
+
+TEST_F(RetrieverTest, ThinkingNeverLosesQuicksResults) {
+  // THINKING starts from QUICK's hits: whatever QUICK ranks in its top
+  // results, THINKING returns too (propagation only lifts scores).
+  for (const char* q : {"refractor telescope aperture", "sourdough bread starter",
+                        "growing tomatoes raised beds", "vanilla custard egg yolks"}) {
+    RetrievalQuery query = Query(q, RetrievalMode::kQuick);
+    query.limit = 3;
+    RetrievalResult quick = Run(query);
+    query.mode = RetrievalMode::kThinking;
+    RetrievalResult thinking = Run(query);
+    ASSERT_FALSE(quick.hits.empty()) << q;
+    EXPECT_EQ(thinking.hits[0].uri, quick.hits[0].uri) << q;
+    EXPECT_GE(thinking.hits[0].score, quick.hits[0].score - 1e-9) << q;
+  }
 }
 
 TEST_F(RetrieverTest, ThinkingDrillsIntoTheRightDirectory) {

@@ -246,6 +246,11 @@ void ReadFindFields(const Json& body, BodyReader& b, ValidationErrors* errors, F
     AddFieldError(errors, "filter", "Input should be a valid dictionary", "dict_type");
   }
   out->telemetry = b.Telemetry("telemetry", &out->telemetry_summary);
+  // Skald's extension: QUICK or THINKING for this call (default: retrieval.mode).
+  if (std::optional<std::string> mode =
+          b.OptionalLiteral("retrieval_mode", {"auto", "quick", "thinking"})) {
+    r.mode = ParseRetrievalMode(*mode).value_or(RetrievalMode::kAuto);
+  }
 }
 
 // A find or search call once its body was read.
@@ -330,7 +335,7 @@ void RunFind(Call& call, FindCall& find, std::string_view operation,
 constexpr std::string_view kFindFields[] = {
     "query",           "image_url", "target_uri",         "context_type", "limit", "node_limit",
     "score_threshold", "filter",    "include_provenance", "tags",         "since", "until",
-    "time_field",      "level",     "telemetry"};
+    "time_field",      "level",     "telemetry",          "retrieval_mode"};
 
 // Fields search takes in both modes, besides kFindFields.
 constexpr std::string_view kSearchFields[] = {"session_id", "mode"};

@@ -329,6 +329,15 @@ Status ParseRetrieval(const Json& obj, Config* config) {
       double weight = 0;
       SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &weight));
       r.hybrid_weight = weight;
+    } else if (key == "mode") {
+      std::string name;
+      SKALD_RETURN_IF_ERROR(ReadString(v, path, &name));
+      std::optional<RetrievalMode> mode = ParseRetrievalMode(name);
+      if (!mode) {
+        return Status::InvalidArgument(
+            fmt::format("{} must be \"auto\", \"quick\" or \"thinking\", not \"{}\"", path, name));
+      }
+      r.mode = *mode;
     } else if (ignored.count(key) != 0) {
       config->warnings.push_back(IgnoredKeyWarning(path));
     } else {

@@ -16,26 +16,10 @@
 namespace skald {
 namespace {
 
-constexpr std::string_view kAbstractSidecar = "/.abstract.md";
-constexpr std::string_view kOverviewSidecar = "/.overview.md";
 // Sessions whose dedup_turns ledger is kept; more clears it (a restart
 // forgets it too: dedup_turns spares an agent repeats, it is not state).
 constexpr size_t kMaxLedgerSessions = 4096;
 constexpr size_t kMaxLedgerTurns = 100;
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-// The directory of a level 0/1 hit (its sidecar's directory); files as they are.
-std::string NodeUri(const MatchedContext& hit) {
-  for (std::string_view sidecar : {kAbstractSidecar, kOverviewSidecar}) {
-    if (hit.level != 2 && EndsWith(hit.uri, sidecar)) {
-      return hit.uri.substr(0, hit.uri.size() - sidecar.size());
-    }
-  }
-  return hit.uri;
-}
 
 // The segment after ".../memories/" in `uri` ("" when there is none).
 std::string MemoryKind(std::string_view uri) {
@@ -157,7 +141,7 @@ Result<ContextResult> ContextAssembler::Assemble(const Identity& who,
   std::vector<MatchedContext> kept;
   std::vector<std::string> categories;
   for (MatchedContext& hit : hits) {
-    const std::string node = NodeUri(hit);
+    const std::string& node = hit.uri;
     if (!seen_nodes.insert(node).second) continue;  // a directory's L0 and L1 hits: once
     if (excluded.count(node) != 0 || excluded.count(hit.uri) != 0) {
       ++out.stats.excluded;
@@ -184,7 +168,7 @@ Result<ContextResult> ContextAssembler::Assemble(const Identity& who,
   for (size_t i = 0; i < kept.size(); ++i) {
     const MatchedContext& hit = kept[i];
     ContextCandidate c;
-    c.uri = NodeUri(hit);
+    c.uri = hit.uri;
     c.category = categories[i];
     ContextOrigin origin;
     origin.type = hit.context_type == ContextType::kSkill      ? "skill"

@@ -131,9 +131,15 @@ Result<FindResult> Finder::RunFind(const Identity& who, const FindRequest& reque
   SKALD_ASSIGN_OR_RETURN(RetrievalResult result, retriever_->Retrieve(query, sources));
 
   for (MatchedContext& hit : result.hits) {
-    // OpenViking shows directory records by their sidecar's URI.
-    if (hit.level == 0) hit.uri += "/.abstract.md";
-    if (hit.level == 1) hit.uri += "/.overview.md";
+    // A directory hit is the directory (its URI, level 0 or 1 for the record
+    // that matched) told by its L0 abstract, whichever record matched.
+    if (hit.level == 1) {
+      SKALD_ASSIGN_OR_RETURN(std::vector<Record> records,
+                             catalog_->GetRecordsByUri(who.account, hit.uri));
+      for (const Record& r : records) {
+        if (r.level == 0 && !r.abstract.empty()) hit.abstract = r.abstract;
+      }
+    }
     if (hit.context_type == ContextType::kMemory) {
       out.memories.push_back(std::move(hit));
     } else if (hit.context_type == ContextType::kSkill) {

@@ -304,6 +304,12 @@ Json FindResultToJson(const FindResult& result, bool with_provenance) {
     Json trace = Json::object();
     trace["mode"] = t.mode;
     trace["directories_visited"] = t.directories_visited;
+    Json trajectory = Json::array();
+    for (size_t i = 0; i < t.directories_visited.size(); ++i) {
+      const double score = i < t.directory_scores.size() ? t.directory_scores[i] : 0.0;
+      trajectory.push_back({{"uri", t.directories_visited[i]}, {"score", FiniteOrZero(score)}});
+    }
+    trace["trajectory"] = std::move(trajectory);
     trace["rounds"] = t.rounds;
     trace["stop_reason"] = t.stop_reason;
     trace["candidates_kept"] = t.candidates_kept;

@@ -124,7 +124,8 @@ TEST(IngestFindTest, AddResourceMakesEveryLevelSearchable) {
   }
   EXPECT_TRUE(found->memories.empty());
 
-  // Directory records: level 0/1 hits carry the sidecar's URI.
+  // Directory records: a level 0/1 hit is the directory itself, told by its
+  // L0 abstract (not the overview's "# name" line).
   FindRequest dirs = Query("backups restores deployments");
   dirs.levels = {0, 1};
   auto dir_hits = (*db)->Find(Root(), dirs);
@@ -132,8 +133,14 @@ TEST(IngestFindTest, AddResourceMakesEveryLevelSearchable) {
   ASSERT_FALSE(dir_hits->resources.empty());
   for (const MatchedContext& hit : dir_hits->resources) {
     EXPECT_NE(hit.level, 2);
-    EXPECT_TRUE(hit.uri.ends_with("/.abstract.md") || hit.uri.ends_with("/.overview.md"))
-        << hit.uri;
+    EXPECT_FALSE(hit.uri.ends_with(".md")) << hit.uri;
+    auto stat = (*db)->Stat(Root(), hit.uri);
+    ASSERT_TRUE(stat.ok()) << hit.uri;
+    EXPECT_TRUE(stat->is_dir) << hit.uri;
+    auto abstract = (*db)->Abstract(Root(), hit.uri);
+    ASSERT_TRUE(abstract.ok()) << hit.uri;
+    EXPECT_EQ(hit.abstract, *abstract) << hit.uri;
+    EXPECT_NE(hit.abstract.rfind("# ", 0), 0u) << hit.abstract;
   }
 
   // Target scope: nothing outside it.
