@@ -93,6 +93,9 @@ struct SemanticIndexer::Pending {
   std::vector<std::string> source_hashes;
   std::vector<bool> inherit_tags;  // keep the stored record's tags
   std::map<std::string, std::string, std::less<>> summaries;  // path -> file summary / dir L0
+  // Term document frequencies over the file summaries of this pass: the
+  // background a directory's salient terms are ranked against.
+  TermStatistics background;
 };
 
 SemanticIndexer::SemanticIndexer(ContentStore* content, Catalog* catalog, PathLockManager* locks,
@@ -195,6 +198,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     if (!inherit) record.tags = options_.tags;
     record.created_ns = file.ctime_ns;
     record.updated_ns = file.mtime_ns;
+    pending->background.Add(summary);
     pending->summaries[file.path] = std::move(summary);
     pending->records.push_back(std::move(record));
     pending->texts.push_back(std::move(text));
@@ -302,7 +306,11 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
           DeterministicSample(entries.size(), static_cast<size_t>(options_.overview_sample_limit));
       std::vector<EntrySummary> sampled;
       for (size_t i : picks) sampled.push_back(entries[i]);
-      SKALD_ASSIGN_OR_RETURN(overview, summarizer_->Overview(name, sampled, entries.size()));
+      OverviewContext context;
+      context.all_entries = entries;
+      context.background = &pending->background;
+      SKALD_ASSIGN_OR_RETURN(overview,
+                             summarizer_->Overview(name, sampled, entries.size(), context));
     }
     std::string abstract = user_abstract ? old_abstract->body : AbstractFromOverview(overview);
     if (abstract.empty()) abstract = TruncateGeneratedText(overview, 256);

@@ -92,6 +92,43 @@ class SemanticIndexerTest : public ::testing::Test {
   std::unique_ptr<SemanticIndexer> indexer_;
 };
 
+// A directory's L0 says what its files are about, judged against the
+// other files of the tree; the parent's overview says where to look.
+TEST_F(SemanticIndexerTest, DirectorySummariesNameTheirTopics) {
+  ASSERT_TRUE(content_->MakeDir("acct", "").ok());
+  Dir("resources");
+  Dir("resources/lib");
+  Dir("resources/lib/a");
+  Dir("resources/lib/b");
+  for (int i = 0; i < 6; ++i) {
+    std::string n = std::to_string(i);
+    File("resources/lib/a/" + n + ".md", "# Insulin resistance in cohort " + n +
+                                             "\n\nInsulin resistance and adipose tissue in the "
+                                             "trial.\n");
+    File("resources/lib/b/" + n + ".md", "# Telescope mirrors, night " + n +
+                                             "\n\nTelescope mirrors were ground for the trial.\n");
+  }
+  auto stats = indexer_->IndexTree("acct", "resources/lib");
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  auto abstract = [&](const std::string& dir) {
+    auto text = content_->ReadFile("acct", dir + "/.abstract.md");
+    EXPECT_TRUE(text.ok()) << dir;
+    return text.ok() ? ParseSidecar(*text).body : std::string();
+  };
+  std::string a = abstract("resources/lib/a");
+  std::string b = abstract("resources/lib/b");
+  EXPECT_TRUE(a.starts_with("Covers insulin resistance")) << a;
+  EXPECT_EQ(a.find("telescope"), std::string::npos) << a;
+  EXPECT_TRUE(b.starts_with("Covers telescope mirrors")) << b;
+  // "trial" is in every file of the tree: it tells the directories apart
+  // less than their own topics do.
+  EXPECT_GT(a.find("trial"), a.find("adipose tissue")) << a;
+  auto overview = content_->ReadFile("acct", "resources/lib/.overview.md");
+  ASSERT_TRUE(overview.ok());
+  EXPECT_NE(overview->find("- insulin resistance: a/"), std::string::npos) << *overview;
+  EXPECT_NE(overview->find("- telescope mirrors: b/"), std::string::npos) << *overview;
+}
+
 TEST_F(SemanticIndexerTest, IndexesFilesAndSummarizesDirectoriesBottomUp) {
   MakeTree();
   std::vector<std::string> stages;

@@ -11,6 +11,7 @@
 
 #include "common/strings.h"
 #include "text/code_summary.h"
+#include "text/keyphrases.h"
 #include "text/summarizer.h"
 #include "text/text_util.h"
 
@@ -30,6 +31,19 @@ constexpr size_t kBriefMaxChars = 700;
 // Entries whose summaries are shortened below this many characters to fit
 // the overview are listed by name only.
 constexpr size_t kMinEntrySummaryChars = 24;
+// Keyphrases ranked per directory, and the share of the overview the
+// `## Topics` and `## Where to Look` sections may take.
+constexpr size_t kDirectoryKeyphrases = 200;
+constexpr size_t kTopicsMaxChars = 1400;
+constexpr size_t kWhereMaxChars = 700;
+// `## Where to Look` maps this many leading topics to at most
+// kWhereEntries entries each.
+constexpr size_t kWhereTopics = 10;
+constexpr size_t kWhereEntries = 3;
+// A document without a title is introduced by this many keyphrases, taken
+// from its first kSubjectScanBytes.
+constexpr size_t kSubjectKeyphrases = 3;
+constexpr size_t kSubjectScanBytes = 16384;
 
 // Length in bytes of the character at s[i] (1 for a byte that does not
 // start a well-formed UTF-8 sequence).
@@ -308,6 +322,21 @@ size_t SkipFrontmatter(std::string_view text, std::string* title, std::string* d
   return 0;
 }
 
+// "On a, b and c" of a document's leading keyphrases among those it
+// repeats, or "" when it repeats none.
+std::string DocumentSubject(std::string_view text) {
+  std::vector<Keyphrase> phrases = TextKeyphrases(text, nullptr, kSubjectKeyphrases);
+  // Scores are (1 + ln count), 1.5x for bigrams: above 1.5 means repeated.
+  std::erase_if(phrases, [](const Keyphrase& k) { return k.score <= 1.5; });
+  if (phrases.empty()) return "";
+  std::string out = "On ";
+  for (size_t i = 0; i < phrases.size(); ++i) {
+    if (i > 0) out += i + 1 == phrases.size() ? " and " : ", ";
+    out += phrases[i].text;
+  }
+  return out;
+}
+
 std::string SummarizeDocument(std::string_view text) {
   std::string title, description;
   size_t pos = SkipFrontmatter(text, &title, &description);
@@ -383,7 +412,8 @@ std::string SummarizeDocument(std::string_view text) {
   std::string lead = LeadingSentences(body, kMaxSummaryWords);
   std::string summary;
   if (title.empty()) {
-    summary = lead;
+    std::string subject = DocumentSubject(text.substr(0, PrefixBytes(text, kSubjectScanBytes)));
+    summary = subject.empty() || lead.empty() ? lead : subject + ": " + lead;
   } else if (lead.empty() || lead.starts_with(title)) {
     summary = lead.empty() ? title : lead;
   } else {
@@ -504,12 +534,78 @@ std::string Coverage(std::span<const EntrySummary> entries, size_t total) {
       entries.size(), total, kinds, total - entries.size());
 }
 
+// What a directory is about: its entries' keyphrases.
+struct DirectoryTopics {
+  std::string brief;     // "Covers a, b and c." within kAbstractMaxChars; "" = no keyphrase
+  std::string sections;  // "\n\n## Topics ..." and "\n\n## Where to Look ..."; may be ""
+};
+
+// "a, b, c" of phrases[first..] within `max_chars` (whole phrases);
+// `*next` gets the index of the first phrase left out.
+std::string PhraseList(const std::vector<Keyphrase>& phrases, size_t first, size_t max_chars,
+                       size_t* next) {
+  std::string out;
+  size_t i = first;
+  for (; i < phrases.size(); ++i) {
+    std::string phrase = OneLine(phrases[i].text);
+    if (CountChars(out) + CountChars(phrase) + (out.empty() ? 0 : 2) > max_chars) break;
+    if (!out.empty()) out += ", ";
+    out += phrase;
+  }
+  *next = i;
+  return out;
+}
+
+DirectoryTopics Topics(std::span<const EntrySummary> all, const TermStatistics* background) {
+  std::vector<std::string> texts;
+  for (const EntrySummary& e : all) {
+    std::string name = OneLine(e.name);
+    std::replace_if(name.begin(), name.end(), [](char c) { return c == '_' || c == '-'; }, ' ');
+    if (size_t dot = name.rfind('.'); !e.is_dir && dot != std::string::npos && dot > 0) {
+      name.resize(dot);
+    }
+    texts.push_back(name + ". " + e.summary);
+  }
+  std::vector<Keyphrase> phrases = RankKeyphrases(texts, background, kDirectoryKeyphrases);
+  DirectoryTopics topics;
+  if (phrases.empty()) return topics;
+  size_t next = 0;
+  // "Covers " and the final "." take 8 characters.
+  topics.brief = "Covers " + PhraseList(phrases, 0, kAbstractMaxChars - 8, &next) + ".";
+  if (next == 0) return DirectoryTopics{};
+  if (next < phrases.size()) {
+    size_t rest = next;
+    topics.sections = "\n\n## Topics\n\nAlso: " +
+                      PhraseList(phrases, next, kTopicsMaxChars, &rest) + ".";
+  }
+  if (all.size() > 1) {
+    std::string where;
+    for (size_t i = 0; i < phrases.size() && i < kWhereTopics; ++i) {
+      const std::vector<size_t>& sources = phrases[i].sources;
+      std::string line = "\n- " + OneLine(phrases[i].text) + ": ";
+      for (size_t j = 0; j < sources.size() && j < kWhereEntries; ++j) {
+        const EntrySummary& e = all[sources[j]];
+        line += (j > 0 ? ", " : "") + OneLine(e.name) + (e.is_dir ? "/" : "");
+      }
+      if (sources.size() > kWhereEntries) {
+        line += fmt::format(" and {} more", sources.size() - kWhereEntries);
+      }
+      if (CountChars(where) + CountChars(line) > kWhereMaxChars) break;
+      where += line;
+    }
+    if (!where.empty()) topics.sections += "\n\n## Where to Look\n" + where;
+  }
+  return topics;
+}
+
+// `sections`: "" or "\n\n## ..." sections placed before the coverage.
 std::string RenderOverview(std::string_view dir_name, const std::string& brief,
-                           const std::string& coverage, std::span<const EntrySummary> entries,
+                           const std::string& sections, const std::string& coverage,
+                           std::span<const EntrySummary> entries,
                            const std::vector<std::string>& summaries) {
   std::string out =
-      fmt::format("# {}\n\n{}\n\n## Directory Coverage\n\n{}\n\n## Detailed Description",
-                  OneLine(dir_name), brief, coverage);
+      fmt::format("# {}\n\n{}{}\n\n## Directory Coverage\n\n{}\n\n## Detailed Description",
+                  OneLine(dir_name), brief, sections, coverage);
   if (entries.empty()) out += "\n\nNo entries.";
   for (size_t i = 0; i < entries.size(); ++i) {
     out += fmt::format("\n\n### {}{}", OneLine(entries[i].name), entries[i].is_dir ? "/" : "");
@@ -532,7 +628,7 @@ size_t EvenCap(std::vector<size_t> lengths, size_t budget) {
 
 class ExtractiveSummarizer final : public Summarizer {
  public:
-  std::string Name() const override { return "extractive:v1"; }
+  std::string Name() const override { return "extractive:v2"; }
 
   Result<std::string> SummarizeFile(std::string_view name, std::string_view text) override {
     if (TrimSpace(text).empty()) return std::string();
@@ -541,13 +637,17 @@ class ExtractiveSummarizer final : public Summarizer {
   }
 
   Result<std::string> Overview(std::string_view dir_name, std::span<const EntrySummary> entries,
-                               size_t total_entries) override {
+                               size_t total_entries, const OverviewContext& context) override {
     if (total_entries < entries.size()) {
       return Status::InvalidArgument(
           fmt::format("overview of '{}': total_entries {} is less than the {} entries given",
                       dir_name, total_entries, entries.size()));
     }
-    std::string brief = BriefDescription(entries, total_entries);
+    DirectoryTopics topics =
+        Topics(context.all_entries.empty() ? entries : context.all_entries, context.background);
+    std::string brief =
+        topics.brief.empty() ? BriefDescription(entries, total_entries) : topics.brief;
+    std::string& sections = topics.sections;
     std::string coverage = Coverage(entries, total_entries);
     std::vector<std::string> summaries;
     std::vector<size_t> lengths;
@@ -559,20 +659,42 @@ class ExtractiveSummarizer final : public Summarizer {
     // The text around the summaries, with each summary's "\n\n" separator.
     std::vector<std::string> none(entries.size());
     size_t fixed =
-        CountChars(RenderOverview(dir_name, brief, coverage, entries, none)) + 2 * entries.size();
+        CountChars(RenderOverview(dir_name, brief, sections, coverage, entries, none)) + 2 * entries.size();
+    if (fixed + kMinEntrySummaryChars * entries.size() > kOverviewMaxChars &&
+        !sections.empty()) {
+      // Many entries with long names: they come before the topic sections.
+      sections.clear();
+      fixed =
+          CountChars(RenderOverview(dir_name, brief, sections, coverage, entries, none)) +
+          2 * entries.size();
+    }
     if (fixed + kMinEntrySummaryChars > kOverviewMaxChars && brief.size() > kAbstractMaxChars) {
       brief = TruncateGeneratedText(brief, kAbstractMaxChars);
       fixed =
-          CountChars(RenderOverview(dir_name, brief, coverage, entries, none)) + 2 * entries.size();
+          CountChars(RenderOverview(dir_name, brief, sections, coverage, entries, none)) + 2 * entries.size();
     }
     size_t budget = fixed < kOverviewMaxChars ? kOverviewMaxChars - fixed : 0;
     size_t cap = EvenCap(lengths, budget);
     for (size_t i = 0; i < summaries.size(); ++i) {
       if (lengths[i] <= cap) continue;
-      summaries[i] =
-          cap < kMinEntrySummaryChars ? std::string() : TruncateGeneratedText(summaries[i], cap);
+      if (cap < kMinEntrySummaryChars) {
+        summaries[i].clear();
+        continue;
+      }
+      // The leading sentence when it fits, else the entry's key terms.
+      std::vector<std::string_view> sentences = SplitSentences(summaries[i]);
+      if (!sentences.empty() && CountChars(sentences.front()) <= cap) {
+        summaries[i] = TruncateGeneratedText(summaries[i], cap);
+        continue;
+      }
+      std::string terms;
+      for (const Keyphrase& k : TextKeyphrases(summaries[i], context.background, 8)) {
+        if (CountChars(terms) + CountChars(k.text) + 2 + 1 > cap) break;
+        terms += (terms.empty() ? "" : ", ") + OneLine(k.text);
+      }
+      summaries[i] = terms.empty() ? TruncateGeneratedText(summaries[i], cap) : terms + ".";
     }
-    std::string out = RenderOverview(dir_name, brief, coverage, entries, summaries);
+    std::string out = RenderOverview(dir_name, brief, sections, coverage, entries, summaries);
     if (CountChars(out) > kOverviewMaxChars) {
       // Names alone overflow: keep whole lines up to the limit.
       size_t limit = PrefixBytes(out, kOverviewMaxChars);

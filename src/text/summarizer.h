@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "skald/result.h"
+#include "text/keyphrases.h"
 
 namespace skald {
 
@@ -43,6 +44,18 @@ struct EntrySummary {
   std::string summary;  // file summary or sub-directory abstract; may be empty
 };
 
+// What an overview may draw on besides the described entries.
+struct OverviewContext {
+  // Every entry of the directory (the described ones among them): what the
+  // directory is about is judged over all of them. Empty: the described
+  // entries only.
+  std::span<const EntrySummary> all_entries;
+  // Document frequencies over the files being indexed, against which the
+  // directory's salient terms are ranked; null (or fewer documents than
+  // entries): the entries are ranked against each other.
+  const TermStatistics* background = nullptr;
+};
+
 // Thread safety: implementations are safe for concurrent use.
 class Summarizer {
  public:
@@ -59,24 +72,40 @@ class Summarizer {
   virtual Result<std::string> SummarizeFile(std::string_view name, std::string_view text) = 0;
 
   // L1 overview markdown of directory `dir_name`, at most kOverviewMaxChars
-  // characters: `# {dir_name}`, a brief description paragraph (the source of
-  // the L0, see AbstractFromOverview), `## Directory Coverage` and
+  // characters: `# {dir_name}`, a brief description paragraph saying what
+  // the directory is about (the source of the L0, see AbstractFromOverview),
+  // then `## ` sections, among them `## Directory Coverage` and
   // `## Detailed Description` with one `### name` (`### name/` for
-  // directories) per entry. `entries` are the described entries (usually the
-  // DeterministicSample of the directory listing sorted by name);
-  // `total_entries` is how many the directory holds.
+  // directories) per described entry. `entries` are the described entries
+  // (usually the DeterministicSample of the directory listing sorted by
+  // name); `total_entries` is how many the directory holds; `context` adds
+  // what the whole directory and the indexed tree look like.
   // Returns InvalidArgument when total_entries < entries.size().
   virtual Result<std::string> Overview(std::string_view dir_name,
                                        std::span<const EntrySummary> entries,
-                                       size_t total_entries) = 0;
+                                       size_t total_entries, const OverviewContext& context) = 0;
+  // The same with no context.
+  Result<std::string> Overview(std::string_view dir_name, std::span<const EntrySummary> entries,
+                               size_t total_entries) {
+    return Overview(dir_name, entries, total_entries, OverviewContext{});
+  }
 };
 
-// The extractive summarizer (no model). Name() is "extractive:v1".
+// The extractive summarizer (no model). Name() is "extractive:v2".
 // File summaries: the first heading as a title plus the leading sentences of
 // the body (frontmatter, code blocks, tables, HTML, image and link-only lines
-// skipped, markup removed, white space collapsed). Code files (by extension:
-// .py .js .ts .go .rs .java .cc .h .cpp ...) are summarized from their
-// leading comment or docstring plus the names of their top-level definitions.
+// skipped, markup removed, white space collapsed); a document without a
+// title is introduced by its most frequent keyphrases ("On a, b and c: ...").
+// Code files (by extension: .py .js .ts .go .rs .java .cc .h .cpp ...) are
+// summarized from their leading comment or docstring plus the names of their
+// top-level definitions.
+// Overviews: the brief description (the L0) names the directory's salient
+// keyphrases (keyphrases.h, ranked over every entry against the context's
+// background); `## Topics` lists further ones; `## Where to Look` maps the
+// leading topics to the entries that hold them; then the coverage and each
+// described entry's summary, shortened evenly to fit. Without any keyphrase
+// (no summaries, or text the tokenizer finds no words in) the brief falls
+// back to the entries' leading sentences, or their names.
 std::unique_ptr<Summarizer> NewExtractiveSummarizer();
 
 // The L0 abstract of an overview: the non-blank lines after the first H1

@@ -315,6 +315,20 @@ TEST(SummarizeFileTest, LongDefinitionListsAreCapped) {
   EXPECT_FALSE(Contains(summary, "f12")) << summary;
 }
 
+TEST(SummarizeFileTest, UntitledDocumentsStateTheirSubject) {
+  std::string summary = Summarize(
+      "notes.md",
+      "Insulin resistance was common in the cohort. Adipose tissue was sampled twice. "
+      "Insulin resistance rose where adipose tissue grew.");
+  EXPECT_TRUE(summary.starts_with("On insulin resistance and adipose tissue: Insulin resistance was"))
+      << summary;
+  EXPECT_LE(Utf8Length(summary), kFileSummaryMaxChars);
+  // A titled document is introduced by its title; one that repeats nothing
+  // by its leading sentences.
+  EXPECT_TRUE(Summarize("t.md", "# Hormones\n\nInsulin acts. Insulin binds.").starts_with("Hormones: "));
+  EXPECT_EQ(Summarize("r.md", "Read me first."), "Read me first.");
+}
+
 TEST(SummarizeFileTest, UnknownExtensionsAreDocuments) {
   EXPECT_EQ(Summarize("data.json", "{\"a\": 1}"), "{\"a\": 1}");
   EXPECT_EQ(Summarize("README", "Read me first."), "Read me first.");
@@ -349,16 +363,64 @@ TEST(OverviewTest, Layout) {
   EXPECT_LT(login, rotation);
   EXPECT_LT(rotation, tokens);
 
-  // The L0 names what the directory holds, most informative words first.
+  // The L0 says what the directory is about: its entries' salient terms.
   std::string abstract = AbstractFromOverview(overview);
-  EXPECT_TRUE(abstract.starts_with("Login: Users sign in with a password or a key.")) << abstract;
-  EXPECT_TRUE(Contains(abstract, "Key rotation runbooks")) << abstract;
-  // Sentences that do not name their entry are prefixed with its stem.
-  EXPECT_TRUE(Contains(abstract, "Tokens are signed with the current key.")) << abstract;
-  std::string unnamed = AbstractFromOverview(
-      Overview("d", {{"auth.md", false, "Users sign in here."}, {"keys", true, "Secrets."}}, 2));
-  EXPECT_EQ(unnamed, "auth.md: Users sign in here. keys/: Secrets.");
+  EXPECT_TRUE(abstract.starts_with("Covers ")) << abstract;
+  for (const char* term : {"login", "rotation", "password", "tokens", "runbooks"}) {
+    EXPECT_TRUE(Contains(abstract, term)) << term << " in " << abstract;
+  }
   EXPECT_LE(Utf8Length(abstract), kAbstractMaxChars);
+  // Where to look: leading topics point at the entries that hold them.
+  size_t where = overview.find("## Where to Look\n");
+  ASSERT_NE(where, std::string::npos) << overview;
+  EXPECT_LT(where, coverage);
+  EXPECT_TRUE(Contains(overview, "\n- rotation: rotation/\n")) << overview;
+  EXPECT_TRUE(Contains(overview, "\n- login: login.md\n")) << overview;
+
+  // Entries with no word of a topic fall back to their leading sentences.
+  std::string wordless = AbstractFromOverview(
+      Overview("d", {{"a.md", false, "Go on. 42."}, {"b", true, "Up 7."}}, 2));
+  EXPECT_EQ(wordless, "a.md: Go on. b/: Up 7.");
+}
+
+// A directory is judged by all its entries (not only the described sample)
+// against the background of the indexed files.
+TEST(OverviewTest, TopicsComeFromEveryEntryAgainstTheBackground) {
+  TermStatistics background;
+  std::vector<EntrySummary> all;
+  for (int i = 0; i < 100; ++i) {
+    std::string summary = "Insulin resistance in the clinical trial cohort " + std::to_string(i) +
+                          (i == 1 || i == 2 ? ", with thermogenesis measured." : ".");
+    all.push_back({"e" + std::to_string(1000 + i) + ".md", false, summary});
+    background.Add(summary);
+  }
+  for (int i = 0; i < 400; ++i) {
+    background.Add("A clinical trial of drug " + std::to_string(i) + " in the cohort.");
+  }
+  std::vector<EntrySummary> sampled;
+  for (size_t i : DeterministicSample(all.size())) sampled.push_back(all[i]);
+  ASSERT_FALSE(Contains(sampled[1].summary, "thermogenesis"));  // entries 1 and 2 are not described
+
+  auto summarizer = NewExtractiveSummarizer();
+  OverviewContext context;
+  context.all_entries = all;
+  context.background = &background;
+  Result<std::string> overview = summarizer->Overview("d", sampled, all.size(), context);
+  ASSERT_TRUE(overview.ok()) << overview.status().ToString();
+  std::string abstract = AbstractFromOverview(*overview);
+  EXPECT_TRUE(abstract.starts_with("Covers insulin resistance")) << abstract;
+  EXPECT_TRUE(Contains(*overview, "thermogenesis")) << *overview;
+  EXPECT_FALSE(Contains(*overview, "### e1001.md"));
+  EXPECT_LE(Utf8Length(*overview), kOverviewMaxChars);
+
+  // Without the background the trial is as salient as the resistance: both
+  // are in every entry.
+  Result<std::string> alone = summarizer->Overview("d", sampled, all.size());
+  ASSERT_TRUE(alone.ok());
+  EXPECT_TRUE(Contains(AbstractFromOverview(*alone), "clinical trial")) << *alone;
+
+  // The same input gives the same overview.
+  EXPECT_EQ(*summarizer->Overview("d", sampled, all.size(), context), *overview);
 }
 
 TEST(OverviewTest, SampledCoverage) {
@@ -382,7 +444,7 @@ TEST(OverviewTest, HugeInputsAreShortenedEvenly) {
   }
   std::string overview = Overview("big", entries, 5000);
   EXPECT_LE(Utf8Length(overview), kOverviewMaxChars);
-  EXPECT_GT(Utf8Length(overview), kOverviewMaxChars - 400);  // the budget is used
+  EXPECT_GT(Utf8Length(overview), kOverviewMaxChars - 450);  // the budget is used
   EXPECT_TRUE(IsValidUtf8(overview));
   // Every entry keeps a heading and a (shortened) summary.
   for (int i = 0; i < 32; ++i) {
@@ -425,7 +487,7 @@ TEST(OverviewTest, RejectsFewerTotalEntriesThanGiven) {
 
 TEST(ExtractiveSummarizerTest, NameAndConcurrentUse) {
   auto summarizer = NewExtractiveSummarizer();
-  EXPECT_EQ(summarizer->Name(), "extractive:v1");
+  EXPECT_EQ(summarizer->Name(), "extractive:v2");
   const std::string doc = "# T\n\nSome text here. More text.";
   const std::string expected = *summarizer->SummarizeFile("t.md", doc);
   std::vector<std::thread> threads;

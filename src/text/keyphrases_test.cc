@@ -1,0 +1,91 @@
+#include "text/keyphrases.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace skald {
+namespace {
+
+std::vector<std::string> Texts(const std::vector<Keyphrase>& phrases) {
+  std::vector<std::string> out;
+  for (const Keyphrase& k : phrases) out.push_back(k.text);
+  return out;
+}
+
+bool Has(const std::vector<TextTerm>& terms, const std::string& display) {
+  for (const TextTerm& t : terms) {
+    if (t.display == display) return true;
+  }
+  return false;
+}
+
+TEST(ExtractTermsTest, WordsAndAdjacentPairsWithTheirSpelling) {
+  std::vector<TextTerm> terms =
+      ExtractTerms("Insulin resistance in mice; insulin resistance and DNA repair. 2024 at");
+  EXPECT_TRUE(Has(terms, "insulin resistance"));
+  EXPECT_TRUE(Has(terms, "DNA repair"));
+  EXPECT_TRUE(Has(terms, "mice"));
+  // Not adjacent across a dropped word or punctuation; no numbers, no short
+  // or function words.
+  EXPECT_FALSE(Has(terms, "resistance mice"));
+  EXPECT_FALSE(Has(terms, "mice insulin"));
+  EXPECT_FALSE(Has(terms, "2024"));
+  EXPECT_FALSE(Has(terms, "and"));
+  for (const TextTerm& t : terms) {
+    if (t.display == "insulin resistance") EXPECT_EQ(t.count, 2u);
+  }
+  std::vector<TextTerm> numbered = ExtractTerms("p53 mutations in e1000");
+  EXPECT_TRUE(Has(numbered, "p53"));
+  EXPECT_FALSE(Has(numbered, "e1000"));
+  EXPECT_TRUE(ExtractTerms("").empty());
+  EXPECT_TRUE(ExtractTerms("\xff\xfe of the 12").empty());
+}
+
+TEST(RankKeyphrasesTest, SalientAgainstTheBackground) {
+  std::vector<std::string> texts = {"Telescope mirrors and the survey.",
+                                    "Grinding telescope mirrors for the survey.",
+                                    "The survey of telescope mirrors at night."};
+  TermStatistics background;
+  for (const std::string& t : texts) background.Add(t);
+  for (int i = 0; i < 50; ++i) background.Add("The survey number " + std::to_string(i) + ".");
+  std::vector<Keyphrase> ranked = RankKeyphrases(texts, &background, 5);
+  ASSERT_FALSE(ranked.empty());
+  EXPECT_EQ(ranked[0].text, "telescope mirrors");
+  EXPECT_EQ(ranked[0].sources, (std::vector<size_t>{0, 1, 2}));
+  // The pair says its words: they are not repeated.
+  std::vector<std::string> shown = Texts(ranked);
+  EXPECT_EQ(std::count(shown.begin(), shown.end(), "telescope"), 0);
+  EXPECT_EQ(std::count(shown.begin(), shown.end(), "mirrors"), 0);
+  // "survey" is everywhere in the background: last if at all.
+  auto survey = std::find(shown.begin(), shown.end(), "survey");
+  EXPECT_TRUE(survey == shown.end() || survey == shown.end() - 1);
+  // Deterministic, and bounded by the limit.
+  EXPECT_EQ(Texts(RankKeyphrases(texts, &background, 5)), shown);
+  EXPECT_EQ(RankKeyphrases(texts, &background, 1).size(), 1u);
+  EXPECT_TRUE(RankKeyphrases({}, nullptr, 5).empty());
+}
+
+TEST(TextKeyphrasesTest, RepeatedTermsOfOneText) {
+  std::vector<Keyphrase> ranked = TextKeyphrases(
+      "Gene editing in yeast. Gene editing needs guides. Yeast grows.", nullptr, 3);
+  ASSERT_GE(ranked.size(), 2u);
+  EXPECT_EQ(ranked[0].text, "gene editing");
+  EXPECT_EQ(ranked[1].text, "yeast");
+}
+
+TEST(TermStatisticsTest, CountsDocumentsNotOccurrences) {
+  TermStatistics stats;
+  stats.Add("yeast yeast yeast");
+  stats.Add("yeast cells");
+  stats.Add("");
+  EXPECT_EQ(stats.documents(), 3u);
+  std::vector<TextTerm> terms = ExtractTerms("yeast");
+  ASSERT_EQ(terms.size(), 1u);
+  EXPECT_EQ(stats.DocumentFrequency(terms[0].key), 2u);
+  EXPECT_EQ(stats.DocumentFrequency("absent"), 0u);
+}
+
+}  // namespace
+}  // namespace skald
