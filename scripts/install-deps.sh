@@ -14,6 +14,8 @@ PACKAGES=(
   libfaiss-dev libopenblas-dev liblapack-dev libicu-dev libstemmer-dev
   # model providers
   libcurl4-openssl-dev
+  # document parsers: zip containers, HTML, PDF, office XML
+  libarchive-dev libgumbo-dev libpoppler-cpp-dev libpugixml-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev curl python3
 )
