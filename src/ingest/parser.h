@@ -10,8 +10,7 @@
 // input — a corrupt, encrypted or truncated file is an error Status whose
 // message names the problem (not a host path); output is valid UTF-8.
 //
-// Thread safety: parsers and the default registry are immutable after
-// construction; Parse may be called from several threads at once.
+// Thread safety: parsers and a filled registry are immutable; Parse may be called from several threads at once.
 
 #include <cstdint>
 #include <memory>
@@ -77,8 +76,8 @@ class Parser {
 class ParserRegistry {
  public:
   ParserRegistry() = default;
-  ParserRegistry(const ParserRegistry&) = delete;
-  ParserRegistry& operator=(const ParserRegistry&) = delete;
+  ParserRegistry(ParserRegistry&&) = default;
+  ParserRegistry& operator=(ParserRegistry&&) = default;
 
   void Add(std::unique_ptr<Parser> parser) { parsers_.push_back(std::move(parser)); }
 
@@ -87,8 +86,9 @@ class ParserRegistry {
   // first that recognizes probe.head's magic bytes ("" head: none).
   const Parser* Find(const FileProbe& probe) const;
 
-  // Every built-in parser: HTML, PDF, DOCX, PPTX, XLSX, EPUB, media.
-  static const ParserRegistry& Default();
+  // A registry of every built-in parser: HTML, PDF, DOCX, PPTX, XLSX,
+  // EPUB, media (cheap to build: one per import).
+  static ParserRegistry BuiltIn();
 
  private:
   std::vector<std::unique_ptr<Parser>> parsers_;

@@ -21,19 +21,16 @@ const Parser* ParserRegistry::Find(const FileProbe& probe) const {
   return nullptr;
 }
 
-const ParserRegistry& ParserRegistry::Default() {
-  static const ParserRegistry* registry = [] {
-    auto* r = new ParserRegistry();
-    r->Add(MakeHtmlParser());
-    r->Add(MakePdfParser());
-    r->Add(MakeDocxParser());
-    r->Add(MakePptxParser());
-    r->Add(MakeXlsxParser());
-    r->Add(MakeEpubParser());
-    r->Add(MakeMediaParser());
-    return r;
-  }();
-  return *registry;
+ParserRegistry ParserRegistry::BuiltIn() {
+  ParserRegistry registry;
+  registry.Add(MakeHtmlParser());
+  registry.Add(MakePdfParser());
+  registry.Add(MakeDocxParser());
+  registry.Add(MakePptxParser());
+  registry.Add(MakeXlsxParser());
+  registry.Add(MakeEpubParser());
+  registry.Add(MakeMediaParser());
+  return registry;
 }
 
 }  // namespace skald

@@ -133,8 +133,7 @@ class Planner {
           fmt::format("{}: skipped (no parser for {} files yet)", rel_source, ext));
       return Status::Ok();
     }
-    const ParserRegistry& parsers = ParserRegistry::Default();
-    const Parser* parser = IsMarkdownExtension(ext) ? nullptr : parsers.Find(FileProbe{ext, {}});
+    const Parser* parser = IsMarkdownExtension(ext) ? nullptr : parsers_.Find(FileProbe{ext, {}});
     size_t head_only = parser != nullptr ? parser->HeadBytes() : 0;
     if (head_only == 0 && size > options_.max_file_bytes) {
       plan_->warnings.push_back(fmt::format("{}: skipped ({} bytes, over the {} byte limit)",
@@ -149,7 +148,7 @@ class Planner {
     std::string bytes = std::move(*read);
     bool text = LooksLikeText(bytes);
     if (parser == nullptr && !IsMarkdownExtension(ext) && (ext.empty() || !text)) {
-      parser = parsers.Find(FileProbe{{}, std::string_view(bytes).substr(0, kProbeBytes)});
+      parser = parsers_.Find(FileProbe{{}, std::string_view(bytes).substr(0, kProbeBytes)});
     }
     if (parser != nullptr) {
       return AddParsed(*parser, bytes, size, name, rel_source, rel_dir, single);
@@ -313,6 +312,7 @@ class Planner {
 
   const ImportOptions& options_;
   ImportPlan* plan_;
+  const ParserRegistry parsers_ = ParserRegistry::BuiltIn();
   std::vector<GlobPattern> include_;
   std::vector<GlobPattern> exclude_;
   uint64_t total_bytes_ = 0;

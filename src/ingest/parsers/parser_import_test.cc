@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "common/strings.h"
+#include "ingest/parser.h"
 #include "ingest/parsers/document_test_util.h"
 #include "ingest/source_import.h"
 #include "tests/testutil/temp_dir.h"
@@ -33,6 +34,26 @@ std::string AllWarnings(const ImportPlan& plan) {
   std::string out;
   for (const std::string& w : plan.warnings) out += w + "\n";
   return out;
+}
+
+TEST(ParserImportTest, RegistryPicksByExtensionThenByMagic) {
+  ParserRegistry parsers = ParserRegistry::BuiltIn();
+  auto name = [&](std::string_view ext, std::string_view head) -> std::string {
+    const Parser* p = parsers.Find(FileProbe{ext, head});
+    return p == nullptr ? "none" : std::string(p->Name());
+  };
+  EXPECT_EQ(name(".pdf", ""), "pdf");
+  EXPECT_EQ(name(".HTML", ""), "none");  // extensions arrive lower-cased
+  EXPECT_EQ(name(".docx", "PK"), "docx");
+  EXPECT_EQ(name(".pptx", ""), "pptx");
+  EXPECT_EQ(name(".xlsx", ""), "xlsx");
+  EXPECT_EQ(name(".epub", ""), "epub");
+  EXPECT_EQ(name(".jpeg", ""), "media");
+  EXPECT_EQ(name(".pdf", "<html>"), "pdf");      // the extension wins
+  EXPECT_EQ(name(".bin", "%PDF-1.5"), "pdf");    // no claim: magic bytes
+  EXPECT_EQ(name("", "<!doctype html>"), "html");
+  EXPECT_EQ(name(".zip", "PK\x03\x04"), "none");  // archives are not documents
+  EXPECT_EQ(name(".json", "{}"), "none");
 }
 
 TEST(ParserImportTest, DocumentsMediaAndLegacyTextInOneFolder) {
