@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "common/strings.h"
+#include "ingest/parser.h"
+#include "ingest/text_encoding.h"
 #include "uri/glob_pattern.h"
 #include "uri/uri_path.h"
 #include "uri/viking_uri.h"
@@ -33,14 +35,11 @@ bool IsMarkdownExtension(std::string_view ext) {
          ext == ".txt" || ext == ".text";
 }
 
-// Formats that need a parser Skald does not have yet, or media: named in the
-// warning instead of being mistaken for text.
+// Formats Skald has no parser for: named in the warning instead of being
+// mistaken for text. (Images, audio and video have the media parser.)
 bool IsUnsupportedFormat(std::string_view ext) {
   static const std::set<std::string, std::less<>> exts = {
-      ".pdf", ".html", ".htm", ".docx", ".doc", ".pptx", ".xlsx", ".xls", ".xlsm", ".epub",
-      ".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".png", ".jpg", ".jpeg",
-      ".gif", ".bmp", ".webp", ".svg", ".tiff", ".tif", ".ico", ".mp3", ".wav", ".ogg", ".flac",
-      ".aac", ".m4a", ".opus", ".mp4", ".avi", ".mov", ".mkv", ".webm", ".flv", ".wmv"};
+      ".doc", ".xls", ".ppt", ".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar"};
   return exts.count(ext) > 0;
 }
 
@@ -54,19 +53,28 @@ std::string LowerExtension(const fs::path& path) {
 // Errors name no path: the caller names the file by its source-relative
 // name, and the host path (an upload's lives in the workspace) stays in the
 // server log.
-Result<std::string> ReadLocalFile(const fs::path& path) {
+// At most `limit` bytes (0 = all).
+Result<std::string> ReadLocalFile(const fs::path& path, size_t limit = 0) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     spdlog::warn("import: cannot open {}", path.string());
     return Status::IOError("cannot read the file");
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  std::string bytes;
+  if (limit > 0) {
+    bytes.resize(limit);
+    in.read(bytes.data(), static_cast<std::streamsize>(limit));
+    bytes.resize(static_cast<size_t>(in.gcount()));
+  } else {
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    bytes = std::move(buffer).str();
+  }
   if (in.bad()) {
     spdlog::warn("import: read error in {}", path.string());
     return Status::IOError("error reading the file");
   }
-  return std::move(buffer).str();
+  return bytes;
 }
 
 class Planner {
@@ -103,6 +111,8 @@ class Planner {
 
   // Adds the file's content at rel_dir. `single`: the whole import is this
   // one file, so a split document fills the root directory itself.
+  // Documents with a parser (ingest/parser.h) become Markdown and take the
+  // Markdown path; text that is not UTF-8 is transcoded or repaired.
   Status AddContent(const fs::path& path, const std::string& name, std::string_view rel_source,
                     std::string_view rel_dir, bool single) {
     // A file that cannot be read (permissions, removed during the walk) is
@@ -117,40 +127,78 @@ class Planner {
       plan_->warnings.push_back(fmt::format("{}: skipped (empty file)", rel_source));
       return Status::Ok();
     }
-    if (size > options_.max_file_bytes) {
-      plan_->warnings.push_back(fmt::format("{}: skipped ({} bytes, over the {} byte limit)",
-                                            rel_source, size, options_.max_file_bytes));
-      return Status::Ok();
-    }
     std::string ext = LowerExtension(fs::path(name));
     if (IsUnsupportedFormat(ext)) {
       plan_->warnings.push_back(
           fmt::format("{}: skipped (no parser for {} files yet)", rel_source, ext));
       return Status::Ok();
     }
-    Result<std::string> read = ReadLocalFile(path);
+    const Parser* parser = IsMarkdownExtension(ext) ? nullptr : parsers_.Find(FileProbe{ext, {}});
+    size_t head_only = parser != nullptr ? parser->HeadBytes() : 0;
+    if (head_only == 0 && size > options_.max_file_bytes) {
+      plan_->warnings.push_back(fmt::format("{}: skipped ({} bytes, over the {} byte limit)",
+                                            rel_source, size, options_.max_file_bytes));
+      return Status::Ok();
+    }
+    Result<std::string> read = ReadLocalFile(path, head_only);
     if (!read.ok()) {
       plan_->warnings.push_back(fmt::format("{}: skipped ({})", rel_source, read.status().message()));
       return Status::Ok();
     }
     std::string bytes = std::move(*read);
-    if (total_bytes_ + bytes.size() > options_.max_total_bytes) {
-      return Status::ResourceExhausted(fmt::format(
-          "the source holds more than {} bytes of text; import it in parts",
-          options_.max_total_bytes));
+    bool text = LooksLikeText(bytes);
+    if (parser == nullptr && !IsMarkdownExtension(ext) && (ext.empty() || !text)) {
+      parser = parsers_.Find(FileProbe{{}, std::string_view(bytes).substr(0, kProbeBytes)});
     }
-    total_bytes_ += bytes.size();
-    if (!LooksLikeText(bytes)) {
-      plan_->warnings.push_back(fmt::format("{}: skipped (binary file)", rel_source));
-      return Status::Ok();
+    if (parser != nullptr) {
+      return AddParsed(*parser, bytes, size, name, rel_source, rel_dir, single);
     }
+    if (!text) {
+      if (!PlausiblyText(bytes)) {
+        plan_->warnings.push_back(fmt::format("{}: skipped (binary file)", rel_source));
+        return Status::Ok();
+      }
+      Utf8Text utf8 = ToUtf8(bytes);
+      plan_->warnings.push_back(
+          utf8.repaired
+              ? fmt::format("{}: not valid UTF-8; invalid bytes replaced with U+FFFD", rel_source)
+              : fmt::format("{}: transcoded from {} to UTF-8", rel_source, utf8.charset));
+      bytes = std::move(utf8.text);
+    }
+    SKALD_RETURN_IF_ERROR(CountBytes(bytes.size()));
     plan_->source_bytes += bytes.size();
     if (!IsMarkdownExtension(ext)) {
       AddOutput(JoinPath(rel_dir, SegmentFor(name)), std::move(bytes));
       return Status::Ok();
     }
-    std::string stem = StemOf(name);
-    SKALD_ASSIGN_OR_RETURN(MarkdownSplit split, SplitMarkdown(bytes, stem, options_.split));
+    return AddMarkdown(std::move(bytes), StemOf(name), ext == ".md" ? name : "", rel_dir, single);
+  }
+
+  // A document a parser takes: its Markdown at rel_dir, or a warning saying
+  // why it was skipped.
+  Status AddParsed(const Parser& parser, std::string_view bytes, uint64_t size,
+                   const std::string& name, std::string_view rel_source, std::string_view rel_dir,
+                   bool single) {
+    Result<ParsedDocument> parsed = parser.Parse(ParseInput{name, bytes, size});
+    if (!parsed.ok()) {
+      plan_->warnings.push_back(
+          fmt::format("{}: skipped ({})", rel_source, parsed.status().message()));
+      return Status::Ok();
+    }
+    for (const std::string& warning : parsed->warnings) {
+      plan_->warnings.push_back(fmt::format("{}: {}", rel_source, warning));
+    }
+    SKALD_RETURN_IF_ERROR(CountBytes(parsed->markdown.size()));
+    plan_->source_bytes += size;
+    std::string stem = parsed->stem.empty() ? StemOf(name) : parsed->stem;
+    return AddMarkdown(std::move(parsed->markdown), stem, "", rel_dir, single);
+  }
+
+  // Markdown through the splitter: one file `{stem}.md` (or `keep_name`)
+  // at rel_dir when it fits, else a directory `{stem}/` of sections.
+  Status AddMarkdown(std::string markdown, const std::string& stem, const std::string& keep_name,
+                     std::string_view rel_dir, bool single) {
+    SKALD_ASSIGN_OR_RETURN(MarkdownSplit split, SplitMarkdown(markdown, stem, options_.split));
     if (single) {
       plan_->root_name = split.root_name;
       for (const std::string& dir : split.dirs) AddDir(dir);
@@ -159,7 +207,7 @@ class Planner {
     }
     if (split.files.size() == 1 && split.dirs.empty()) {
       // A document that fits one file keeps its name and place.
-      std::string out = SegmentFor(ext == ".md" ? name : stem + ".md");
+      std::string out = SegmentFor(keep_name.empty() ? stem + ".md" : keep_name);
       AddOutput(JoinPath(rel_dir, out), std::move(split.files[0].content));
       return Status::Ok();
     }
@@ -169,6 +217,17 @@ class Planner {
     for (SplitFile& file : split.files) {
       AddOutput(JoinPath(doc_dir, file.path), std::move(file.content));
     }
+    return Status::Ok();
+  }
+
+  // Counts bytes the plan will hold against max_total_bytes.
+  Status CountBytes(uint64_t n) {
+    if (total_bytes_ + n > options_.max_total_bytes) {
+      return Status::ResourceExhausted(fmt::format(
+          "the source holds more than {} bytes of text; import it in parts",
+          options_.max_total_bytes));
+    }
+    total_bytes_ += n;
     return Status::Ok();
   }
 
@@ -253,6 +312,7 @@ class Planner {
 
   const ImportOptions& options_;
   ImportPlan* plan_;
+  const ParserRegistry parsers_ = ParserRegistry::BuiltIn();
   std::vector<GlobPattern> include_;
   std::vector<GlobPattern> exclude_;
   uint64_t total_bytes_ = 0;

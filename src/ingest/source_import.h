@@ -6,10 +6,18 @@
 // resource's root); writing it and summarizing it are separate steps.
 //
 // Markdown and plain-text files go through the markdown splitter (small
-// documents stay one file, large ones become a directory of sections);
-// other UTF-8 text files (code, JSON, YAML, ...) are copied as they are;
-// binary files and formats without a parser yet (PDF, HTML, office,
-// archives, media) are skipped with a warning naming them. Directory
+// documents stay one file, large ones become a directory of sections).
+// Documents a parser takes (ingest/parser.h: HTML, PDF, DOCX, PPTX, XLSX,
+// EPUB by extension, or by magic bytes when the extension says nothing)
+// become Markdown that takes the same path, named after the source's stem
+// ("report.pdf" → "report.md" or "report/"); images, audio and video become
+// a metadata file "{stem}_{ext}.md" (only their headers are read, whatever
+// their size). A document its parser rejects (corrupt, encrypted, no text)
+// is skipped with a warning giving the reason. Other text files (code,
+// JSON, YAML, TOML, CSV, ...) are copied whole; text that is not UTF-8 is
+// transcoded (ICU's charset detection) or repaired (U+FFFD), with a
+// warning. Binary files and formats without a parser (archives, legacy
+// .doc/.xls/.ppt) are skipped with a warning naming them. Directory
 // imports skip hidden entries, symbolic links, empty files, files larger
 // than max_file_bytes and well-known build/vendor directories.
 //

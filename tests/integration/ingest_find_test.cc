@@ -46,7 +46,7 @@ void MakeDocs(const std::string& root) {
              "Deployments run through the pipeline: build, test, canary, then full rollout.\n");
   WriteLocal(root + "/tool.py", "\"\"\"Command line helper that prints the version.\"\"\"\n"
                                 "def main():\n    print('1.0')\n");
-  WriteLocal(root + "/logo.png", std::string("\x89PNG\r\n\x1a\n\0\0", 10));
+  WriteLocal(root + "/blob.bin", std::string("\x01\x02\0\0\x03", 5));
 }
 
 Identity Root() { return Identity{"default", "default", Role::kRoot}; }
@@ -99,9 +99,9 @@ TEST(IngestFindTest, AddResourceMakesEveryLevelSearchable) {
   ASSERT_TRUE(added.ok()) << added.status().ToString();
   EXPECT_EQ(added->root_uri, "viking://resources/docs");
   EXPECT_EQ(added->task_status, TaskState::kCompleted);
-  // The PNG is named in a warning instead of being imported as text.
+  // The binary file is named in a warning instead of being imported as text.
   ASSERT_EQ(added->warnings.size(), 1u);
-  EXPECT_NE(added->warnings[0].find("logo.png"), std::string::npos);
+  EXPECT_NE(added->warnings[0].find("blob.bin"), std::string::npos);
 
   auto stat = (*db)->Stat(Root(), "viking://resources/docs/security/keys.md");
   ASSERT_TRUE(stat.ok()) << stat.status().ToString();
