@@ -12,8 +12,8 @@ PACKAGES=(
   libsqlite3-dev libre2-dev libssl-dev
   # indexes: FAISS (reference ANN and exact scans), ICU word break, Snowball stemming
   libfaiss-dev libopenblas-dev liblapack-dev libicu-dev libstemmer-dev
-  # model providers
-  libcurl4-openssl-dev
+  # model providers, URL sources (libcurl); archive sources and `add-resource DIR` uploads (libarchive)
+  libcurl4-openssl-dev libarchive-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev curl python3
 )

@@ -9,7 +9,9 @@
 // documents stay one file, large ones become a directory of sections);
 // other UTF-8 text files (code, JSON, YAML, ...) are copied as they are;
 // binary files and formats without a parser yet (PDF, HTML, office,
-// archives, media) are skipped with a warning naming them. Directory
+// archives inside a directory, media) are skipped with a warning naming
+// them. (An archive that is the source itself is expanded before it is
+// planned: source_stage.h.) Directory
 // imports skip hidden entries, symbolic links, empty files, files larger
 // than max_file_bytes and well-known build/vendor directories.
 //
@@ -20,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ingest/archive_extract.h"
 #include "skald/result.h"
 #include "text/markdown_splitter.h"
 
@@ -42,6 +45,10 @@ struct ImportOptions {
   // Text bytes one import may hold (the plan keeps them in memory until
   // they are written); more is ResourceExhausted.
   uint64_t max_total_bytes = uint64_t{2} << 30;
+  // Archives (zip, tar, tar.gz) are expanded before they are planned:
+  // entries, expanded bytes and the expansion ratio are capped there
+  // (archive_extract.h; defaults: 100,000 entries, 1 GiB, 100x past 8 MiB).
+  ArchiveLimits archive;
 
   Status Validate() const;
 };
