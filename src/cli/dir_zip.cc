@@ -73,7 +73,8 @@ class Zipper {
       if (archive_write_data(a_, buffer.data(), static_cast<size_t>(got)) < 0) return WriteError();
       left -= static_cast<uint64_t>(got);
     }
-    if (left != 0) return Status::IOError(fmt::format("{} changed while it was read", path.string()));
+    if (left != 0)
+      return Status::IOError(fmt::format("{} changed while it was read", path.string()));
     ++stats_.files;
     stats_.bytes += size;
     return Status::Ok();
@@ -81,8 +82,8 @@ class Zipper {
 
   Status WriteError() const {
     const char* text = archive_error_string(a_);
-    return Status::IOError(fmt::format("cannot write the zip archive: {}",
-                                       text != nullptr ? text : "unknown error"));
+    return Status::IOError(
+        fmt::format("cannot write the zip archive: {}", text != nullptr ? text : "unknown error"));
   }
 
   archive* a_;
@@ -98,14 +99,14 @@ Result<ZipStats> ZipDirectory(const std::string& dir, const std::string& zip_pat
   archive_write_set_format_zip(a.get());
   archive_write_zip_set_compression_deflate(a.get());
   if (archive_write_open_filename(a.get(), zip_path.c_str()) != ARCHIVE_OK) {
-    return Status::IOError(fmt::format("cannot create {}: {}", zip_path,
-                                       archive_error_string(a.get())));
+    return Status::IOError(
+        fmt::format("cannot create {}: {}", zip_path, archive_error_string(a.get())));
   }
   Zipper zipper(a.get(), fs::path(dir));
   SKALD_RETURN_IF_ERROR(zipper.Walk(fs::path(dir)));
   if (archive_write_close(a.get()) != ARCHIVE_OK) {
-    return Status::IOError(fmt::format("cannot finish {}: {}", zip_path,
-                                       archive_error_string(a.get())));
+    return Status::IOError(
+        fmt::format("cannot finish {}: {}", zip_path, archive_error_string(a.get())));
   }
   return zipper.stats();
 }

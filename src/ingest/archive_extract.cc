@@ -31,7 +31,8 @@ constexpr std::array<std::string_view, 8> kArchiveExtensions = {
 size_t ArchiveExtensionLength(std::string_view name) {
   const std::string lower = AsciiLower(name);
   for (std::string_view ext : kArchiveExtensions) {
-    if (lower.size() > ext.size() && std::string_view(lower).substr(lower.size() - ext.size()) == ext) {
+    if (lower.size() > ext.size() &&
+        std::string_view(lower).substr(lower.size() - ext.size()) == ext) {
       return ext.size();
     }
   }
@@ -134,7 +135,8 @@ class Extractor {
     if (ec) return WriteError(name, ec.message());
     // Nothing in dest_ is a link (none is ever made), and O_NOFOLLOW keeps
     // it so; a repeated entry replaces the earlier one.
-    FdCloser out{::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)};
+    FdCloser out{
+        ::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)};
     if (out.fd < 0) return WriteError(name, std::strerror(errno));
     ++stats_.files;
     const void* block = nullptr;
@@ -164,12 +166,13 @@ class Extractor {
   Status Count(uint64_t more) {
     stats_.bytes += more;
     if (stats_.bytes > limits_.max_total_bytes) {
-      return Status::ResourceExhausted(fmt::format(
-          "the archive expands to more than {} bytes; import it in parts",
-          limits_.max_total_bytes));
+      return Status::ResourceExhausted(
+          fmt::format("the archive expands to more than {} bytes; import it in parts",
+                      limits_.max_total_bytes));
     }
     if (stats_.bytes > limits_.ratio_free_bytes &&
-        static_cast<double>(stats_.bytes) > limits_.max_ratio * static_cast<double>(archive_bytes_)) {
+        static_cast<double>(stats_.bytes) >
+            limits_.max_ratio * static_cast<double>(archive_bytes_)) {
       return Status::ResourceExhausted(fmt::format(
           "the archive expands to more than {:g} times its size ({} bytes); refused as a "
           "possible zip bomb",

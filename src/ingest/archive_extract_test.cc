@@ -29,10 +29,10 @@ std::string Slurp(const std::string& path) {
 }
 
 std::vector<ArchiveItem> NestedTree() {
-  return {{"guide/", "", Kind::kDir},
-          {"guide/intro.md", "# Intro\n\nWelcome to the quokka handbook.\n"},
-          {"guide/deep/more/notes.txt", "Notes about marsupials.\n"},
-          {"README.md", "# Readme\n\nTop level.\n"}};
+  return {ArchiveItem::Dir("guide/"),
+          ArchiveItem::File("guide/intro.md", "# Intro\n\nWelcome to the quokka handbook.\n"),
+          ArchiveItem::File("guide/deep/more/notes.txt", "Notes about marsupials.\n"),
+          ArchiveItem::File("README.md", "# Readme\n\nTop level.\n")};
 }
 
 TEST(ArchiveExtractTest, NamesAndStems) {
@@ -61,8 +61,8 @@ TEST(ArchiveExtractTest, ZipAndTarGzOfANestedTreeExpand) {
   }
 }
 
-void ExpectRefused(const std::vector<ArchiveItem>& items, ArchiveFormat format,
-                   StatusCode code, const std::string& words) {
+void ExpectRefused(const std::vector<ArchiveItem>& items, ArchiveFormat format, StatusCode code,
+                   const std::string& words) {
   TempDir tmp;
   ASSERT_TRUE(WriteTestArchive(tmp.Sub("a"), format, items));
   auto stats = ExtractArchive(tmp.Sub("a"), tmp.Sub("out"), ArchiveLimits{});
@@ -76,33 +76,35 @@ void ExpectRefused(const std::vector<ArchiveItem>& items, ArchiveFormat format,
 
 TEST(ArchiveExtractTest, EntriesEscapingTheRootAreRefused) {
   for (ArchiveFormat format : {ArchiveFormat::kZip, ArchiveFormat::kTar}) {
-    ExpectRefused({{"ok.md", "# fine\n"}, {"../evil.md", "# escaped\n"}}, format,
+    ExpectRefused(
+        {ArchiveItem::File("ok.md", "# fine\n"), ArchiveItem::File("../evil.md", "# escaped\n")},
+        format, StatusCode::kInvalidArgument, "points outside the archive");
+    ExpectRefused({ArchiveItem::File("/tmp/evil.md", "# absolute\n")}, format,
                   StatusCode::kInvalidArgument, "points outside the archive");
-    ExpectRefused({{"/tmp/evil.md", "# absolute\n"}}, format, StatusCode::kInvalidArgument,
-                  "points outside the archive");
-    ExpectRefused({{"a/../../evil.md", "# escaped\n"}}, format, StatusCode::kInvalidArgument,
-                  "'a/../../evil.md'");
+    ExpectRefused({ArchiveItem::File("a/../../evil.md", "# escaped\n")}, format,
+                  StatusCode::kInvalidArgument, "'a/../../evil.md'");
   }
-  ExpectRefused({{"..\\evil.md", "# windows\n"}}, ArchiveFormat::kZip,
+  ExpectRefused({ArchiveItem::File("..\\evil.md", "# windows\n")}, ArchiveFormat::kZip,
                 StatusCode::kInvalidArgument, "points outside the archive");
 }
 
 TEST(ArchiveExtractTest, LinksAndDevicesAreRefused) {
-  ExpectRefused({{"link", "", Kind::kSymlink, "/etc/passwd"}}, ArchiveFormat::kZip,
+  ExpectRefused({ArchiveItem::Symlink("link", "/etc/passwd")}, ArchiveFormat::kZip,
                 StatusCode::kInvalidArgument, "symbolic link");
-  ExpectRefused({{"link", "", Kind::kSymlink, "../x"}}, ArchiveFormat::kTarGz,
+  ExpectRefused({ArchiveItem::Symlink("link", "../x")}, ArchiveFormat::kTarGz,
                 StatusCode::kInvalidArgument, "symbolic link");
-  ExpectRefused({{"a.md", "# a\n"}, {"b.md", "", Kind::kHardlink, "a.md"}}, ArchiveFormat::kTar,
-                StatusCode::kInvalidArgument, "hard link");
-  ExpectRefused({{"null", "", Kind::kCharDevice}}, ArchiveFormat::kTar,
+  ExpectRefused({ArchiveItem::File("a.md", "# a\n"), ArchiveItem::Hardlink("b.md", "a.md")},
+                ArchiveFormat::kTar, StatusCode::kInvalidArgument, "hard link");
+  ExpectRefused({ArchiveItem::CharDevice("null")}, ArchiveFormat::kTar,
                 StatusCode::kInvalidArgument, "device");
 }
 
 TEST(ArchiveExtractTest, ZipBombStopsAtTheRatio) {
   TempDir tmp;
   // 64 MiB of zeros deflate to ~64 KiB: a 1000x ratio.
-  ASSERT_TRUE(WriteTestArchive(tmp.Sub("bomb.zip"), ArchiveFormat::kZip,
-                               {{"readme.md", "# hi\n"}, {"zeros.txt", "", Kind::kFile, "", 64u << 20}}));
+  ASSERT_TRUE(WriteTestArchive(
+      tmp.Sub("bomb.zip"), ArchiveFormat::kZip,
+      {ArchiveItem::File("readme.md", "# hi\n"), ArchiveItem::File("zeros.txt", "", 64u << 20)}));
   EXPECT_LT(fs::file_size(tmp.Sub("bomb.zip")), 1u << 20);
   auto stats = ExtractArchive(tmp.Sub("bomb.zip"), tmp.Sub("out"), ArchiveLimits{});
   ASSERT_FALSE(stats.ok());
@@ -116,7 +118,8 @@ TEST(ArchiveExtractTest, ZipBombStopsAtTheRatio) {
 TEST(ArchiveExtractTest, TotalSizeAndEntryCountAreCapped) {
   TempDir tmp;
   ASSERT_TRUE(WriteTestArchive(tmp.Sub("a.tar"), ArchiveFormat::kTar,
-                               {{"a.md", std::string(4000, 'a')}, {"b.md", std::string(4000, 'b')}}));
+                               {ArchiveItem::File("a.md", std::string(4000, 'a')),
+                                ArchiveItem::File("b.md", std::string(4000, 'b'))}));
   ArchiveLimits small;
   small.max_total_bytes = 6000;
   auto stats = ExtractArchive(tmp.Sub("a.tar"), tmp.Sub("out1"), small);
@@ -131,9 +134,7 @@ TEST(ArchiveExtractTest, TotalSizeAndEntryCountAreCapped) {
 
 TEST(ArchiveExtractTest, CorruptAndTruncatedArchivesFailClearly) {
   TempDir tmp;
-  {
-    std::ofstream(tmp.Sub("junk.zip"), std::ios::binary) << "this is not a zip file at all\n";
-  }
+  { std::ofstream(tmp.Sub("junk.zip"), std::ios::binary) << "this is not a zip file at all\n"; }
   auto stats = ExtractArchive(tmp.Sub("junk.zip"), tmp.Sub("out1"), ArchiveLimits{});
   ASSERT_FALSE(stats.ok());
   EXPECT_EQ(stats.status().code(), StatusCode::kInvalidArgument);
@@ -141,7 +142,7 @@ TEST(ArchiveExtractTest, CorruptAndTruncatedArchivesFailClearly) {
       << stats.status().ToString();
 
   ASSERT_TRUE(WriteTestArchive(tmp.Sub("good.tgz"), ArchiveFormat::kTarGz,
-                               {{"a.md", std::string(200000, 'x') + "\n"}}));
+                               {ArchiveItem::File("a.md", std::string(200000, 'x') + "\n")}));
   const std::string bytes = Slurp(tmp.Sub("good.tgz"));
   std::ofstream(tmp.Sub("cut.tgz"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   stats = ExtractArchive(tmp.Sub("cut.tgz"), tmp.Sub("out2"), ArchiveLimits{});
@@ -165,18 +166,18 @@ TEST(SourceStageTest, ArchiveIsPlannedAsATree) {
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   std::vector<std::string> paths;
   for (const ImportFile& f : plan->files) paths.push_back(f.path);
-  EXPECT_EQ(paths, (std::vector<std::string>{"README.md", "guide/deep/more/notes.txt",
-                                             "guide/intro.md"}));
+  EXPECT_EQ(paths,
+            (std::vector<std::string>{"README.md", "guide/deep/more/notes.txt", "guide/intro.md"}));
   RemoveStaging(options.staging_dir);
   EXPECT_FALSE(fs::exists(options.staging_dir));
 }
 
 TEST(SourceStageTest, ASingleTopFolderIsTheRoot) {
   TempDir tmp;
-  ASSERT_TRUE(WriteTestArchive(tmp.Sub("a.tar.gz"), ArchiveFormat::kTarGz,
-                               {{"docs/", "", Kind::kDir},
-                                {"docs/a.md", "# A\n\nalpha\n"},
-                                {"docs/sub/b.md", "# B\n\nbeta\n"}}));
+  ASSERT_TRUE(
+      WriteTestArchive(tmp.Sub("a.tar.gz"), ArchiveFormat::kTarGz,
+                       {ArchiveItem::Dir("docs/"), ArchiveItem::File("docs/a.md", "# A\n\nalpha\n"),
+                        ArchiveItem::File("docs/sub/b.md", "# B\n\nbeta\n")}));
   StageOptions options;
   options.staging_dir = tmp.Sub("stage");
   auto staged = StageSource("", tmp.Sub("a.tar.gz"), "docs.tar.gz", options);

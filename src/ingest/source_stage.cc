@@ -32,9 +32,9 @@ Result<StagedSource> StageSource(std::string_view url, const std::string& source
                                  std::string_view display_name, const StageOptions& options) {
   StagedSource staged{source_path, std::string(display_name)};
   if (!url.empty()) {
-    SKALD_ASSIGN_OR_RETURN(FetchedFile fetched,
-                           FetchUrl(std::string(url), options.staging_dir + "/fetch",
-                                    options.fetch));
+    SKALD_ASSIGN_OR_RETURN(
+        FetchedFile fetched,
+        FetchUrl(std::string(url), options.staging_dir + "/fetch", options.fetch));
     staged = {fetched.path, fetched.name};
   }
   std::error_code ec;

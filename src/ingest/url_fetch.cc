@@ -59,8 +59,8 @@ bool IsNonPublicV6(const in6_addr& addr) {
   static constexpr uint8_t kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
   static constexpr uint8_t kNat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
   if (std::memcmp(b, kMapped, 12) == 0 || std::memcmp(b, kNat64, 12) == 0) {
-    const uint32_t v4 = (uint32_t{b[12]} << 24) | (uint32_t{b[13]} << 16) |
-                        (uint32_t{b[14]} << 8) | uint32_t{b[15]};
+    const uint32_t v4 = (uint32_t{b[12]} << 24) | (uint32_t{b[13]} << 16) | (uint32_t{b[14]} << 8) |
+                        uint32_t{b[15]};
     return IsNonPublicV4(v4);
   }
   if ((b[0] & 0xfe) == 0xfc) return true;                  // fc00::/7 unique local
@@ -81,10 +81,11 @@ bool IsNonPublic(const sockaddr* sa) {
 }
 
 Status PrivateRefused(std::string_view host) {
-  return Status::PermissionDenied(fmt::format(
-             "{} resolves to a private, loopback or link-local address; fetching from it is "
-             "refused (set allow_private_networks in the server config to allow it)",
-             host))
+  return Status::PermissionDenied(
+             fmt::format(
+                 "{} resolves to a private, loopback or link-local address; fetching from it is "
+                 "refused (set allow_private_networks in the server config to allow it)",
+                 host))
       .WithReason("PERMISSION_DENIED");
 }
 
@@ -123,7 +124,8 @@ Result<ParsedUrl> ParseHttpUrl(std::string_view text) {
   ParsedUrl parsed{AsciiLower(UrlPart(url.get(), CURLUPART_SCHEME)),
                    UrlPart(url.get(), CURLUPART_HOST),
                    UrlPart(url.get(), CURLUPART_PATH, CURLU_URLDECODE)};
-  if (parsed.host.empty()) return Status::InvalidArgument(fmt::format("URL without a host: {}", text));
+  if (parsed.host.empty())
+    return Status::InvalidArgument(fmt::format("URL without a host: {}", text));
   return parsed;
 }
 
@@ -226,7 +228,8 @@ Result<FetchedFile> FetchUrl(const std::string& url, const std::string& dest_dir
   SKALD_ASSIGN_OR_RETURN(std::string name, UrlFileName(url));
   std::error_code ec;
   fs::create_directories(dest_dir, ec);
-  if (ec) return Status::IOError(fmt::format("cannot create the staging directory: {}", ec.message()));
+  if (ec)
+    return Status::IOError(fmt::format("cannot create the staging directory: {}", ec.message()));
   // Saved under a fixed name; the caller gets the real one separately.
   const fs::path target = fs::path(dest_dir) / "download";
   std::unique_ptr<std::FILE, decltype(&std::fclose)> out(std::fopen(target.c_str(), "wbe"),

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -29,18 +30,16 @@ class LoopbackServer {
     server_.Get("/big", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(std::string(100000, 'b'), "text/plain");
     });
-    server_.Get("/missing", [](const httplib::Request&, httplib::Response& res) {
-      res.status = 404;
-    });
+    server_.Get("/missing",
+                [](const httplib::Request&, httplib::Response& res) { res.status = 404; });
     server_.Get("/hop", [](const httplib::Request&, httplib::Response& res) {
       res.set_redirect("/guide.md");
     });
-    server_.Get("/loop", [](const httplib::Request&, httplib::Response& res) {
-      res.set_redirect("/loop");
-    });
+    server_.Get("/loop",
+                [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/loop"); });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    server_.wait_until_ready();
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ~LoopbackServer() {
     server_.stop();

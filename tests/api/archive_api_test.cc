@@ -32,19 +32,19 @@ std::string Slurp(const std::string& path) {
 }
 
 std::vector<ArchiveItem> Handbook() {
-  return {{"guide/", "", Kind::kDir},
-          {"guide/intro.md", "# Intro\n\nThe quokka handbook starts here.\n"},
-          {"guide/deep/more/notes.txt", "Notes about wombatfeeding schedules.\n"},
-          {"README.md", "# Readme\n\nA handbook of marsupial care.\n"}};
+  return {ArchiveItem::Dir("guide/"),
+          ArchiveItem::File("guide/intro.md", "# Intro\n\nThe quokka handbook starts here.\n"),
+          ArchiveItem::File("guide/deep/more/notes.txt", "Notes about wombatfeeding schedules.\n"),
+          ArchiveItem::File("README.md", "# Readme\n\nA handbook of marsupial care.\n")};
 }
 
 class ArchiveApiTest : public ApiTest {
  protected:
   // Uploads the bytes of `path` as `filename`; returns the temp_file_id.
   std::string UploadFile(const std::string& path, const std::string& filename) {
-    Reply r = ToReply(client_->Post("/api/v1/resources/temp_upload",
-                                    httplib::MultipartFormDataItems{
-                                        {"file", Slurp(path), filename, "application/zip"}}));
+    Reply r = ToReply(client_->Post(
+        "/api/v1/resources/temp_upload",
+        httplib::MultipartFormDataItems{{"file", Slurp(path), filename, "application/zip"}}));
     EXPECT_EQ(r.status, 200) << r.raw;
     return r.json["result"].value("temp_file_id", "");
   }
@@ -102,7 +102,8 @@ TEST_F(ArchiveApiTest, ZipOfANestedFolderImportsAsATreeAndIsFindable) {
             (std::vector<std::string>{"viking://resources/handbook/README.md",
                                       "viking://resources/handbook/guide/deep/more/notes.md",
                                       "viking://resources/handbook/guide/intro.md"}));
-  Reply found = PostJson("/api/v1/search/find", {{"query", "wombatfeeding schedules"}, {"limit", 3}});
+  Reply found =
+      PostJson("/api/v1/search/find", {{"query", "wombatfeeding schedules"}, {"limit", 3}});
   ASSERT_EQ(found.status, 200) << found.raw;
   EXPECT_NE(found.raw.find("viking://resources/handbook/guide/deep/more/notes.md"),
             std::string::npos)
@@ -110,7 +111,7 @@ TEST_F(ArchiveApiTest, ZipOfANestedFolderImportsAsATreeAndIsFindable) {
 }
 
 TEST_F(ArchiveApiTest, TarGzWithOneTopFolderTakesTheGivenName) {
-  std::vector<ArchiveItem> items = {{"site-main/", "", Kind::kDir}};
+  std::vector<ArchiveItem> items = {ArchiveItem::Dir("site-main/")};
   for (ArchiveItem item : Handbook()) {
     item.name = "site-main/" + item.name;
     items.push_back(item);
@@ -129,20 +130,24 @@ TEST_F(ArchiveApiTest, TarGzWithOneTopFolderTakesTheGivenName) {
 }
 
 TEST_F(ArchiveApiTest, ZipSlipFails) {
-  ExpectFails(ArchiveFormat::kZip, {{"ok.md", "# ok\n"}, {"../../escaped.md", "# out\n"}},
-              "slip.zip", "points outside the archive");
+  ExpectFails(
+      ArchiveFormat::kZip,
+      {ArchiveItem::File("ok.md", "# ok\n"), ArchiveItem::File("../../escaped.md", "# out\n")},
+      "slip.zip", "points outside the archive");
 }
 
 TEST_F(ArchiveApiTest, SymlinkEntryFails) {
-  ExpectFails(ArchiveFormat::kTarGz, {{"a.md", "# a\n"}, {"passwd", "", Kind::kSymlink, "/etc/passwd"}},
+  ExpectFails(ArchiveFormat::kTarGz,
+              {ArchiveItem::File("a.md", "# a\n"), ArchiveItem::Symlink("passwd", "/etc/passwd")},
               "links.tar.gz", "symbolic link");
 }
 
 TEST_F(ArchiveApiTest, ZipBombFails) {
   // ~64 KiB on the wire, 128 MiB expanded.
-  ExpectFails(ArchiveFormat::kZip,
-              {{"a.md", "# a\n"}, {"zeros.txt", "", Kind::kFile, "", uint64_t{128} << 20}},
-              "bomb.zip", "zip bomb");
+  ExpectFails(
+      ArchiveFormat::kZip,
+      {ArchiveItem::File("a.md", "# a\n"), ArchiveItem::File("zeros.txt", "", uint64_t{128} << 20)},
+      "bomb.zip", "zip bomb");
 }
 
 TEST_F(ArchiveApiTest, CorruptArchiveFails) {
@@ -168,7 +173,7 @@ TEST_F(ArchiveApiTest, CorruptArchiveFails) {
 
 TEST_F(ArchiveApiTest, WaitOnAFailedArchiveAnswersWithAnError) {
   const std::string path = scratch_.Sub("w.zip");
-  ASSERT_TRUE(WriteTestArchive(path, ArchiveFormat::kZip, {{"../x.md", "# x\n"}}));
+  ASSERT_TRUE(WriteTestArchive(path, ArchiveFormat::kZip, {ArchiveItem::File("../x.md", "# x\n")}));
   const std::string id = UploadFile(path, "w.zip");
   std::remove(path.c_str());
   Reply r = PostJson("/api/v1/resources", {{"temp_file_id", id}, {"wait", true}, {"timeout", 60}});
@@ -184,9 +189,9 @@ TEST_F(ArchiveApiTest, NoSplitKeepsMarkdownWhole) {
     for (int p = 0; p < 60; ++p) doc += "Sentence " + std::to_string(p) + " of a long chapter. ";
     doc += "\n\n";
   }
-  Json added = AddArchive(ArchiveFormat::kZip, {{"book.md", doc}}, "whole.zip",
-                          {{"args", {{"parse_mode", "no_split"}}},
-                           {"processing_mode", "vectors_only"}});
+  Json added =
+      AddArchive(ArchiveFormat::kZip, {ArchiveItem::File("book.md", doc)}, "whole.zip",
+                 {{"args", {{"parse_mode", "no_split"}}}, {"processing_mode", "vectors_only"}});
   ASSERT_EQ(WaitForTask(added.value("task_id", "")).value("status", ""), "completed");
   EXPECT_EQ(FilesUnder("viking://resources/whole"),
             std::vector<std::string>{"viking://resources/whole/book.md"});
@@ -194,7 +199,7 @@ TEST_F(ArchiveApiTest, NoSplitKeepsMarkdownWhole) {
   EXPECT_EQ(read.json["result"], doc);
 
   // The default splits the same document.
-  Json split = AddArchive(ArchiveFormat::kZip, {{"book.md", doc}}, "split.zip");
+  Json split = AddArchive(ArchiveFormat::kZip, {ArchiveItem::File("book.md", doc)}, "split.zip");
   ASSERT_EQ(WaitForTask(split.value("task_id", "")).value("status", ""), "completed");
   EXPECT_GT(FilesUnder("viking://resources/split").size(), 1u);
 
@@ -245,7 +250,7 @@ class PrivateUrlApiTest : public ArchiveApiTest {
     web_.Get("/gone", [](const httplib::Request&, httplib::Response& res) { res.status = 404; });
     web_port_ = web_.bind_to_any_port("127.0.0.1");
     web_thread_ = std::thread([this] { web_.listen_after_bind(); });
-    web_.wait_until_ready();
+    while (!web_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   void TearDown() override {
     web_.stop();

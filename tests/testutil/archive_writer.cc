@@ -3,6 +3,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <cstdio>
 #include <memory>
@@ -35,7 +36,8 @@ bool WriteTestArchive(const std::string& path, ArchiveFormat format,
     archive_write_set_format_pax_restricted(a.get());
     if (format == ArchiveFormat::kTarGz) archive_write_add_filter_gzip(a.get());
   }
-  if (archive_write_open_filename(a.get(), path.c_str()) != ARCHIVE_OK) return Fail(a.get(), "open");
+  if (archive_write_open_filename(a.get(), path.c_str()) != ARCHIVE_OK)
+    return Fail(a.get(), "open");
   for (const ArchiveItem& item : items) {
     std::unique_ptr<archive_entry, EntryFree> e(archive_entry_new());
     archive_entry_set_pathname(e.get(), item.name.c_str());

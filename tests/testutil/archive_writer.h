@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace skald::testing {
@@ -17,10 +18,24 @@ struct ArchiveItem {
   std::string name;     // stored exactly as given ("../x", "/etc/y" included)
   std::string content;  // kFile
   Kind kind = Kind::kFile;
-  std::string target;   // kSymlink, kHardlink
+  std::string target;  // kSymlink, kHardlink
   // kFile: this many zero bytes follow `content` (written in blocks, never
   // held in memory): a highly compressible entry for bomb tests.
   uint64_t zeros = 0;
+
+  static ArchiveItem File(std::string name, std::string content, uint64_t zeros = 0) {
+    return {std::move(name), std::move(content), Kind::kFile, "", zeros};
+  }
+  static ArchiveItem Dir(std::string name) { return {std::move(name), "", Kind::kDir, "", 0}; }
+  static ArchiveItem Symlink(std::string name, std::string target) {
+    return {std::move(name), "", Kind::kSymlink, std::move(target), 0};
+  }
+  static ArchiveItem Hardlink(std::string name, std::string target) {
+    return {std::move(name), "", Kind::kHardlink, std::move(target), 0};
+  }
+  static ArchiveItem CharDevice(std::string name) {
+    return {std::move(name), "", Kind::kCharDevice, "", 0};
+  }
 };
 
 enum class ArchiveFormat { kZip, kTar, kTarGz };
