@@ -280,6 +280,10 @@ Result<FetchedFile> FetchUrl(const std::string& url, const std::string& dest_dir
   if (code == CURLE_UNSUPPORTED_PROTOCOL) {
     return Status::InvalidArgument(fmt::format("{} redirects to a scheme other than http(s)", url));
   }
+  if (code == CURLE_COULDNT_RESOLVE_HOST || code == CURLE_COULDNT_CONNECT) {
+    // Retrying for an hour would not help a mistyped host or a closed port.
+    return Status::NotFound(fmt::format("cannot fetch {}: {}", url, curl_easy_strerror(code)));
+  }
   if (code != CURLE_OK) {
     return Status::Unavailable(fmt::format("cannot fetch {}: {}", url, curl_easy_strerror(code)));
   }

@@ -13,9 +13,10 @@
 // https are fetched, redirects included.
 //
 // Size and time are capped (FetchOptions); over either the fetch fails with
-// ResourceExhausted / DeadlineExceeded. HTTP 4xx answers are NotFound or
-// InvalidArgument (no retry helps); 5xx, 429 and transport failures are
-// Unavailable (the job retries them).
+// ResourceExhausted / DeadlineExceeded. HTTP 4xx answers, a host that does
+// not resolve and a refused connection are NotFound or InvalidArgument (no
+// retry helps); 5xx, 429 and other transport failures are Unavailable (the
+// job retries them).
 //
 // Thread safety: functions are safe to call concurrently.
 
