@@ -167,7 +167,7 @@ TEST(SourceStageTest, ArchiveIsPlannedAsATree) {
   std::vector<std::string> paths;
   for (const ImportFile& f : plan->files) paths.push_back(f.path);
   EXPECT_EQ(paths,
-            (std::vector<std::string>{"README.md", "guide/deep/more/notes.txt", "guide/intro.md"}));
+            (std::vector<std::string>{"README.md", "guide/deep/more/notes.md", "guide/intro.md"}));
   RemoveStaging(options.staging_dir);
   EXPECT_FALSE(fs::exists(options.staging_dir));
 }
