@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -63,6 +64,12 @@ class Zipper {
     archive_entry_set_filetype(entry.get(), AE_IFREG);
     archive_entry_set_perm(entry.get(), 0644);
     archive_entry_set_size(entry.get(), static_cast<la_int64_t>(size));
+    const auto mtime = fs::last_write_time(path, ec);
+    if (!ec) {
+      const auto since_epoch = std::chrono::duration_cast<std::chrono::seconds>(
+          std::chrono::file_clock::to_sys(mtime).time_since_epoch());
+      archive_entry_set_mtime(entry.get(), static_cast<time_t>(since_epoch.count()), 0);
+    }
     if (archive_write_header(a_, entry.get()) != ARCHIVE_OK) return WriteError();
     std::vector<char> buffer(1 << 16);
     uint64_t left = size;  // the size the header promised, even if the file grows
