@@ -544,8 +544,9 @@ int RunCli(int argc, char** argv) {
       "embedded by a background task. Embedded mode always waits until it is searchable (the "
       "work runs in this process); remote mode uploads one file (a directory as one zip) and "
       "returns at once unless --wait.");
-  add->add_option("path", a.add.path,
-                  "Local file, directory (remote mode: zipped and uploaded) or archive, or an http(s) URL")
+  add->add_option(
+         "path", a.add.path,
+         "Local file, directory (remote mode: zipped and uploaded) or archive, or an http(s) URL")
       ->required();
   CLI::Option* to_opt =
       add->add_option("--to", a.add.to, "Exact URI of the new resource (must not exist)");

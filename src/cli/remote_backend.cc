@@ -15,10 +15,10 @@
 #include <utility>
 
 #include "cli/admin_commands.h"
-#include "cli/session_commands.h"
 #include "cli/backend.h"
 #include "cli/dir_zip.h"
 #include "cli/local_file.h"
+#include "cli/session_commands.h"
 #include "common/strings.h"
 
 namespace skald::cli {
@@ -292,15 +292,14 @@ class RemoteBackend final : public Backend {
     std::string zip_path;
     if (fs::is_directory(st)) {
       const std::string dir_name = fs::weakly_canonical(fs::path(path), ec).filename().string();
-      zip_path = (fs::temp_directory_path(ec) /
-                  fmt::format("skald-upload-{}.zip", RandomFileSuffix()))
-                     .string();
+      zip_path =
+          (fs::temp_directory_path(ec) / fmt::format("skald-upload-{}.zip", RandomFileSuffix()))
+              .string();
       Result<ZipStats> zipped = ZipDirectory(path, zip_path);
       if (!zipped.ok() || zipped->files == 0) {
         fs::remove(zip_path, ec);
-        return UsageError(fmt::format("add-resource: {}", zipped.ok()
-                                                               ? path + " holds no files"
-                                                               : zipped.status().message()));
+        return UsageError(fmt::format("add-resource: {}", zipped.ok() ? path + " holds no files"
+                                                                      : zipped.status().message()));
       }
       upload_path = zip_path;
       filename = (dir_name.empty() ? "upload" : dir_name) + ".zip";

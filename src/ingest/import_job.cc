@@ -79,13 +79,14 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   Result<ImportPlan> planned = [&]() -> Result<ImportPlan> {
     if (!url.empty() || IsArchiveName(payload.value("display_name", ""))) {
       if (stage_options.staging_dir.empty()) {
-        return Status::FailedPrecondition("this database has no staging area for URLs and archives");
+        return Status::FailedPrecondition(
+            "this database has no staging area for URLs and archives");
       }
       stage(url.empty() ? "expanding the archive" : "fetching");
     }
-    SKALD_ASSIGN_OR_RETURN(StagedSource staged,
-                           StageSource(url, source_path, payload.value("display_name", ""),
-                                       stage_options));
+    SKALD_ASSIGN_OR_RETURN(
+        StagedSource staged,
+        StageSource(url, source_path, payload.value("display_name", ""), stage_options));
     stage("parsing");
     return PlanImport(staged.path, staged.display_name, import_options);
   }();

@@ -360,10 +360,11 @@ UnimplementedSections() {
 
 // OpenViking top-level scalar settings Skald does not implement yet.
 const std::set<std::string>& UnimplementedScalars() {
-  static const std::set<std::string> keys = {
-      "default_account", "default_user", "default_agent", "enable_watch_scheduler",
-      "auto_generate_l0", "auto_generate_l1", "default_search_mode", "default_search_limit",
-      "language_fallback", "output_language_override"};
+  static const std::set<std::string> keys = {"default_account",     "default_user",
+                                             "default_agent",       "enable_watch_scheduler",
+                                             "auto_generate_l0",    "auto_generate_l1",
+                                             "default_search_mode", "default_search_limit",
+                                             "language_fallback",   "output_language_override"};
   return keys;
 }
 

@@ -3,6 +3,8 @@
 // source into content, then summarize and embed it) is
 // ingest/import_job.cc.
 
+#include "service/resource_ops.h"
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -18,7 +20,6 @@
 #include "ingest/source_import.h"
 #include "ingest/url_fetch.h"
 #include "service/fs_engine.h"
-#include "service/resource_ops.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -187,13 +188,13 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   }
   // Reserve the root and queue the work. (A crash between the two leaves
   // an empty directory and no job; nothing half-imported.)
-  nlohmann::json payload = {{"source_path", source_path},   {"display_name", display_name},
-                            {"path", std::string(root.path())}, {"temp_file_id", temp_file_id},
-                            {"include", request.include},   {"exclude", request.exclude},
-                            {"ignore_dirs", request.ignore_dirs}, {"tags", request.tags},
-                            {"reason", request.reason},     {"url", url},
-                            {"parse_mode", request.parse_mode},
-                            {"processing_mode", request.processing_mode}};
+  nlohmann::json payload = {
+      {"source_path", source_path},         {"display_name", display_name},
+      {"path", std::string(root.path())},   {"temp_file_id", temp_file_id},
+      {"include", request.include},         {"exclude", request.exclude},
+      {"ignore_dirs", request.ignore_dirs}, {"tags", request.tags},
+      {"reason", request.reason},           {"url", url},
+      {"parse_mode", request.parse_mode},   {"processing_mode", request.processing_mode}};
   JobSpec spec;
   spec.kind = JobKind::kAddResource;
   spec.account = who.account;
