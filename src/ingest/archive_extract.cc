@@ -53,12 +53,16 @@ struct FdCloser {
 // libarchive's reason for the last failure of `a`.
 std::string Reason(archive* a) {
   const char* text = archive_error_string(a);
-  return text != nullptr && *text != '\0' ? std::string(text) : "unknown error";
+  return text != nullptr && *text != '\0' ? std::string(text) : "unreadable data";
 }
 
 Status Corrupt(archive* a) {
+  const char* text = archive_error_string(a);
+  if (text == nullptr || *text == '\0') {
+    return Status::InvalidArgument("the archive is corrupt or not a zip/tar archive");
+  }
   return Status::InvalidArgument(
-      fmt::format("the archive is corrupt or not a zip/tar archive: {}", Reason(a)));
+      fmt::format("the archive is corrupt or not a zip/tar archive: {}", text));
 }
 
 // The entry's path relative to the archive root ("" for the root itself),
