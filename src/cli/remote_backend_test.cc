@@ -5,7 +5,6 @@
 #include "cli/remote_backend.h"
 
 #include <gtest/gtest.h>
-
 #include <httplib.h>
 
 #include <chrono>
