@@ -3,7 +3,8 @@
 // uses, with embedded defaults (hashing embedder, extractive summaries).
 //
 //   routing_eval (--beir DIR | --generate-tiny DIR) [--max-docs N] [--top K1] [--leaves K2]
-//                [--seed S] [--workspace DIR] [--show N] [--no-thinking]
+//                [--seed S] [--workspace DIR] [--show N] [--no-thinking] [--alpha A]
+//   --alpha   retrieval.score_propagation_alpha for THINKING (default: the configured default)
 //
 // The corpus is laid out as a two-level topic tree with neutral directory
 // names (tNN/lM/ID.md): spherical k-means (TF-IDF of the text module's
@@ -233,7 +234,7 @@ double HitAt(const std::vector<std::string>& ranked, const std::set<std::string>
 int Usage() {
   std::fprintf(stderr,
                "usage: routing_eval (--beir DIR | --generate-tiny DIR) [--max-docs N] [--top K1] "
-               "[--leaves K2] [--seed S] [--workspace DIR] [--show N] [--no-thinking]\n");
+               "[--leaves K2] [--seed S] [--workspace DIR] [--show N] [--no-thinking] [--alpha A]\n");
   return 2;
 }
 
@@ -245,6 +246,7 @@ int main(int argc, char** argv) {
   int top = 8, leaves = 6, show = 0;
   uint64_t seed = 17;
   bool thinking = true;
+  double alpha = -1;  // retrieval.score_propagation_alpha; < 0 = the default
   std::string command = "routing_eval";
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
@@ -264,6 +266,7 @@ int main(int argc, char** argv) {
     else if (flag == "--seed") seed = static_cast<uint64_t>(std::atoll(value.c_str()));
     else if (flag == "--workspace") workspace = value;
     else if (flag == "--show") show = std::atoi(value.c_str());
+    else if (flag == "--alpha") alpha = std::atof(value.c_str());
     else return Usage();
   }
   if (beir.empty() == tiny.empty() || top < 1 || leaves < 1) return Usage();
@@ -330,6 +333,7 @@ int main(int argc, char** argv) {
   }
   skald::DbOptions options;
   options.workspace = workspace + "/ws";
+  if (alpha >= 0) options.retrieval.score_propagation_alpha = alpha;
   auto db = skald::Db::Open(options);
   if (!db.ok()) {
     std::fprintf(stderr, "open: %s\n", db.status().ToString().c_str());

@@ -12,9 +12,9 @@ PACKAGES=(
   libsqlite3-dev libre2-dev libssl-dev
   # indexes: FAISS (reference ANN and exact scans), ICU word break, Snowball stemming
   libfaiss-dev libopenblas-dev liblapack-dev libicu-dev libstemmer-dev
-  # model providers, URL import
+  # model providers, URL sources (libcurl)
   libcurl4-openssl-dev
-  # document import: archives (zip/tar/gz), HTML, PDF, Office XML
+  # document import: archives (zip/tar/gz sources, `add-resource DIR` uploads), HTML, PDF, Office XML
   libarchive-dev libgumbo-dev libpoppler-cpp-dev libpugixml-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev curl python3

@@ -65,6 +65,10 @@ struct DbOptions {
   // when a write finds the disk full, so that deletes, open and fsck still
   // have room; writes are refused until space is back. 0 = no reserve.
   uint64_t disk_reserve_bytes = uint64_t{4} << 20;
+  // add-resource of an http(s) URL: also fetch from private, loopback and
+  // link-local addresses (config `allow_private_networks`). Off, a URL whose
+  // host resolves to any such address, or redirects to one, is refused.
+  bool allow_private_networks = false;
 
   Status Validate() const;
 };
@@ -127,8 +131,10 @@ struct GlobRequest {
 // add-resource (reference §2.5). Exactly one source: `temp_file_id` (an
 // upload made with Db::TempUpload; wins when both are set) or `path`.
 struct AddResourceRequest {
-  // A local file or directory, read by the process that runs the Db. The
-  // HTTP server refuses local paths (only uploads reach it), as OpenViking.
+  // A local file or directory, read by the process that runs the Db, or an
+  // http(s) URL the import job fetches. The HTTP server refuses local paths
+  // (only uploads and URLs reach it), as OpenViking. A file named .zip, .tar,
+  // .tar.gz or .tgz (local or uploaded) is imported as the tree it holds.
   std::string path;
   std::string temp_file_id;
   // Exact URI of the new resource root; must not exist. Not with `parent`.
@@ -154,6 +160,12 @@ struct AddResourceRequest {
   std::vector<std::string> ignore_dirs;
   // "k=v" tags set on every record of the resource.
   std::vector<std::string> tags;
+  // `args.parse_mode`: "default" (large Markdown documents are split into
+  // sections) or "no_split" (every Markdown file is kept whole).
+  std::string parse_mode = "default";
+  // "semantic_and_vectors" (summaries and vectors) or "vectors_only"
+  // (recorded with the task; Skald's model-free summaries are always made).
+  std::string processing_mode = "semantic_and_vectors";
 
   Status Validate() const;
 };

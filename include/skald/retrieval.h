@@ -72,8 +72,9 @@ struct RetrievalOptions {
   double lexical_saturation = 10.0;
   // Hierarchical (THINKING) retrieval: final = α·child + (1 − α)·parent
   // (parent score 0 ⇒ child); a record keeps its own score when that is
-  // higher. 1.0 (OpenViking's default) ignores the parent.
-  double score_propagation_alpha = 1.0;
+  // higher. 1.0 (OpenViking's default) ignores the parent; 0.8 was best on
+  // the tune half of bench/routing_eval (docs/benchmarks.md).
+  double score_propagation_alpha = 0.8;
   // Share of hotness (usage count and recency) in final scores; 0 = off.
   double hotness_alpha = 0.0;
   // `rerank.threshold`: results must score strictly above it unless a query

@@ -573,10 +573,11 @@ int RunCli(int argc, char** argv) {
       "add-resource",
       "Import a local file or directory as a resource: parsed to markdown, summarized and "
       "embedded by a background task. Embedded mode always waits until it is searchable (the "
-      "work runs in this process); remote mode uploads one file and returns at once unless "
-      "--wait.");
-  add->add_option("path", a.add.path,
-                  "Local file or directory (remote mode: a file), or a remote URL")
+      "work runs in this process); remote mode uploads one file (a directory as one zip) and "
+      "returns at once unless --wait.");
+  add->add_option(
+         "path", a.add.path,
+         "Local file, directory (remote mode: zipped and uploaded) or archive, or an http(s) URL")
       ->required();
   CLI::Option* to_opt =
       add->add_option("--to", a.add.to, "Exact URI of the new resource (must not exist)");
@@ -597,6 +598,12 @@ int RunCli(int argc, char** argv) {
       ->allow_extra_args(false);
   add->add_option("--tag", a.add.tags, "Tag k=v set on every record of the resource")
       ->allow_extra_args(false);
+  add->add_option("--parse-mode", a.add.parse_mode,
+                  "default (large Markdown split into sections) or no_split (kept whole)")
+      ->check(CLI::IsMember({"default", "no_split"}));
+  add->add_option("--processing-mode", a.add.processing_mode,
+                  "semantic_and_vectors (default) or vectors_only")
+      ->check(CLI::IsMember({"semantic_and_vectors", "vectors_only"}));
   add->callback([&] { action = [&] { return RunAddResource(flags, a); }; });
 
   CLI::App* add_skill = app.add_subcommand(

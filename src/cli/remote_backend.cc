@@ -15,9 +15,10 @@
 #include <utility>
 
 #include "cli/admin_commands.h"
-#include "cli/session_commands.h"
 #include "cli/backend.h"
+#include "cli/dir_zip.h"
 #include "cli/local_file.h"
+#include "cli/session_commands.h"
 #include "common/strings.h"
 
 namespace skald::cli {
@@ -191,13 +192,21 @@ class RemoteBackend final : public Backend {
     if (IsRemoteUrl(request.path)) {
       body["path"] = request.path;  // the server decides whether it can fetch it
     } else {
-      SKALD_ASSIGN_OR_RETURN(std::string temp_id, Upload(request.path));
+      std::string source_name = request.source_name;
+      SKALD_ASSIGN_OR_RETURN(std::string temp_id, Upload(request.path, &source_name));
       body["temp_file_id"] = temp_id;
+      if (!source_name.empty()) body["source_name"] = source_name;
     }
     if (!request.to.empty()) body["to"] = request.to;
     if (!request.parent.empty()) body["parent"] = request.parent;
     if (request.create_parent) body["create_parent"] = true;
-    if (!request.source_name.empty()) body["source_name"] = request.source_name;
+    if (IsRemoteUrl(request.path) && !request.source_name.empty()) {
+      body["source_name"] = request.source_name;
+    }
+    if (request.parse_mode != "default") body["args"] = {{"parse_mode", request.parse_mode}};
+    if (request.processing_mode != "semantic_and_vectors") {
+      body["processing_mode"] = request.processing_mode;
+    }
     body["reason"] = request.reason;
     body["instruction"] = request.instruction;
     // The `ov` CLI sends these as comma-separated strings.
@@ -278,23 +287,37 @@ class RemoteBackend final : public Backend {
   }
 
   // Uploads the local file `path` with POST /api/v1/resources/temp_upload
-  // and returns its temp_file_id.
-  Result<std::string> Upload(const std::string& path) {
+  // and returns its temp_file_id. A directory is zipped first (the server
+  // expands it as a tree) and, unless `*source_name` is set, the resource
+  // takes the directory's name; a file sends its own name, as `ov` does.
+  Result<std::string> Upload(const std::string& path, std::string* source_name) {
+    namespace fs = std::filesystem;
     std::error_code ec;
-    const std::filesystem::file_status st = std::filesystem::status(path, ec);
-    if (ec || !std::filesystem::exists(st)) {
+    const fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) {
       return UsageError(fmt::format("add-resource: no such file: {}", path));
     }
-    if (std::filesystem::is_directory(st)) {
-      return UsageError(fmt::format(
-          "add-resource: {} is a directory; a server takes one uploaded file per resource, so "
-          "import directories in embedded mode (--data) on the server's workspace, or add their "
-          "files one by one",
-          path));
+    std::string filename = fs::path(path).filename().string();
+    std::string upload_path = path;
+    std::string zip_path;
+    if (fs::is_directory(st)) {
+      const std::string dir_name = fs::weakly_canonical(fs::path(path), ec).filename().string();
+      zip_path =
+          (fs::temp_directory_path(ec) / fmt::format("skald-upload-{}.zip", RandomFileSuffix()))
+              .string();
+      Result<ZipStats> zipped = ZipDirectory(path, zip_path);
+      if (!zipped.ok() || zipped->files == 0) {
+        fs::remove(zip_path, ec);
+        return UsageError(fmt::format("add-resource: {}", zipped.ok() ? path + " holds no files"
+                                                                      : zipped.status().message()));
+      }
+      upload_path = zip_path;
+      filename = (dir_name.empty() ? "upload" : dir_name) + ".zip";
+      if (source_name->empty()) *source_name = dir_name;
     }
-    Result<std::string> bytes = ReadLocalInput(path);
+    Result<std::string> bytes = ReadLocalInput(upload_path);
+    if (!zip_path.empty()) fs::remove(zip_path, ec);
     if (!bytes.ok()) return UsageError("add-resource: " + bytes.status().message());
-    const std::string filename = std::filesystem::path(path).filename().string();
     httplib::MultipartFormDataItems items = {
         {"file", std::move(bytes).value(), filename, "application/octet-stream"}};
     httplib::Result res =

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <string>
@@ -255,8 +256,10 @@ TEST(RemoteBackendTest, AddResourceUploadsTheFileThenSendsItsTempId) {
                                                    {"wait", false}}));
   std::remove(path.c_str());
 
-  // Directories cannot be uploaded as one file; a URL goes to the server as `path`.
-  request.path = ::testing::TempDir();
+  // A directory goes up as one zip (see tests/cli for a real one); an
+  // empty one has nothing to upload. A URL goes to the server as `path`.
+  request.path = ::testing::TempDir() + "/remote_backend_test_empty_dir";
+  std::filesystem::create_directories(request.path);
   Result<Json> dir = backend->AddResource(request);
   ASSERT_FALSE(dir.ok());
   EXPECT_EQ(dir.status().reason(), kUsageErrorReason);

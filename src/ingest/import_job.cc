@@ -13,6 +13,7 @@
 #include "ingest/index_catch_up.h"
 #include "ingest/semantic_indexer.h"
 #include "ingest/source_import.h"
+#include "ingest/source_stage.h"
 #include "uri/viking_uri.h"
 
 namespace skald {
@@ -22,6 +23,9 @@ namespace fs = std::filesystem;
 
 // Files written per catalog transaction while importing.
 constexpr size_t kImportCommitEvery = 256;
+
+// parse_mode "no_split": section limits above any file's size.
+constexpr int kNoSplitLimit = 1 << 29;
 
 }  // namespace
 
@@ -51,13 +55,43 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
 
   JobProgress stage = context.Progress();
 
-  stage("parsing");
   ImportOptions import_options;
   import_options.include = strings("include");
   import_options.exclude = strings("exclude");
   import_options.ignore_dirs = strings("ignore_dirs");
-  SKALD_ASSIGN_OR_RETURN(ImportPlan plan,
-                         PlanImport(source_path, payload.value("display_name", ""), import_options));
+  if (payload.value("parse_mode", "default") == "no_split") {
+    // Limits no Markdown file reaches (files are capped at max_file_bytes):
+    // every document stays one file.
+    import_options.split.max_section_tokens = kNoSplitLimit;
+    import_options.split.max_section_chars = kNoSplitLimit;
+    import_options.split.min_section_tokens = 0;
+  }
+  const std::string url = payload.value("url", "");
+  StageOptions stage_options;
+  if (!services.staging_root.empty()) {
+    stage_options.staging_dir = fmt::format("{}/job_{}", services.staging_root, job.id);
+  }
+  stage_options.fetch.allow_private_networks = services.allow_private_networks;
+  stage_options.archive = import_options.archive;
+  // The staging directory (a download, an expanded archive) goes when the
+  // plan is made, whatever the outcome: the plan holds the contents.
+  RemoveStaging(stage_options.staging_dir);  // left by an interrupted attempt
+  Result<ImportPlan> planned = [&]() -> Result<ImportPlan> {
+    if (!url.empty() || IsArchiveName(payload.value("display_name", ""))) {
+      if (stage_options.staging_dir.empty()) {
+        return Status::FailedPrecondition(
+            "this database has no staging area for URLs and archives");
+      }
+      stage(url.empty() ? "expanding the archive" : "fetching");
+    }
+    SKALD_ASSIGN_OR_RETURN(
+        StagedSource staged,
+        StageSource(url, source_path, payload.value("display_name", ""), stage_options));
+    stage("parsing");
+    return PlanImport(staged.path, staged.display_name, import_options);
+  }();
+  RemoveStaging(stage_options.staging_dir);
+  SKALD_ASSIGN_OR_RETURN(ImportPlan plan, std::move(planned));
 
   // Write the tree: directories, then files in batches of one catalog
   // transaction each; files whose bytes are unchanged are not rewritten.

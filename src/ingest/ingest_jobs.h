@@ -18,6 +18,7 @@
 // everything in IngestServices is safe for concurrent use.
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "skald/types.h"
@@ -57,6 +58,12 @@ struct IngestServices {
   int embedding_max_input_tokens = 4096;
   // How long a job waits for its path locks.
   int lock_timeout_ms = 5000;
+  // Where add_resource jobs fetch URLs and expand archives: one
+  // sub-directory per job, removed when the job ends ("" = no staging:
+  // URLs and archives fail).
+  std::string staging_root;
+  // DbOptions::allow_private_networks, for URL sources.
+  bool allow_private_networks = false;
 };
 
 // Registers the handlers of add_resource, index, refresh and reindex.

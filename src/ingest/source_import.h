@@ -16,8 +16,10 @@
 // is skipped with a warning giving the reason. Other text files (code,
 // JSON, YAML, TOML, CSV, ...) are copied whole; text that is not UTF-8 is
 // transcoded (ICU's charset detection) or repaired (U+FFFD), with a
-// warning. Binary files and formats without a parser (archives, legacy
-// .doc/.xls/.ppt) are skipped with a warning naming them. Directory
+// warning. Binary files and formats without a parser (archives inside a
+// directory, legacy .doc/.xls/.ppt) are skipped with a warning naming them.
+// (An archive that is the source itself is expanded before it is planned:
+// source_stage.h.) Directory
 // imports skip hidden entries, symbolic links, empty files, files larger
 // than max_file_bytes and well-known build/vendor directories.
 //
@@ -28,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ingest/archive_extract.h"
 #include "skald/result.h"
 #include "text/markdown_splitter.h"
 
@@ -50,6 +53,10 @@ struct ImportOptions {
   // Text bytes one import may hold (the plan keeps them in memory until
   // they are written); more is ResourceExhausted.
   uint64_t max_total_bytes = uint64_t{2} << 30;
+  // Archives (zip, tar, tar.gz) are expanded before they are planned:
+  // entries, expanded bytes and the expansion ratio are capped there
+  // (archive_extract.h; defaults: 100,000 entries, 1 GiB, 100x past 8 MiB).
+  ArchiveLimits archive;
 
   Status Validate() const;
 };

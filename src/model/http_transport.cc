@@ -26,11 +26,9 @@ Status CurlTransportOptions::Validate() const {
   return Status::Ok();
 }
 
-namespace {
-
-// Initializes libcurl once per process. libcurl 7.88 is built thread-safe
-// (CURL_VERSION_THREADSAFE), so this may run on any thread.
-Status GlobalInit() {
+// libcurl 7.88 is built thread-safe (CURL_VERSION_THREADSAFE), so this may
+// run on any thread.
+Status CurlGlobalInit() {
   static const CURLcode code = curl_global_init(CURL_GLOBAL_DEFAULT);
   if (code != CURLE_OK) {
     return Status::Unavailable(
@@ -38,6 +36,8 @@ Status GlobalInit() {
   }
   return Status::Ok();
 }
+
+namespace {
 
 size_t AppendBody(char* data, size_t size, size_t count, void* user) {
   static_cast<std::string*>(user)->append(data, size * count);
@@ -215,7 +215,7 @@ class CurlTransport final : public HttpTransport {
 
 Result<std::unique_ptr<HttpTransport>> NewCurlTransport(const CurlTransportOptions& options) {
   SKALD_RETURN_IF_ERROR(options.Validate());
-  SKALD_RETURN_IF_ERROR(GlobalInit());
+  SKALD_RETURN_IF_ERROR(CurlGlobalInit());
   auto transport = std::make_unique<CurlTransport>(options);
   SKALD_RETURN_IF_ERROR(transport->Init());
   return std::unique_ptr<HttpTransport>(std::move(transport));

@@ -70,4 +70,8 @@ struct CurlTransportOptions {
 // A libcurl transport. Unavailable when libcurl cannot be initialized.
 Result<std::unique_ptr<HttpTransport>> NewCurlTransport(const CurlTransportOptions& options = {});
 
+// Initializes libcurl once per process (every libcurl user calls it first;
+// later calls return the first outcome). Unavailable when it failed.
+Status CurlGlobalInit();
+
 }  // namespace skald

@@ -27,6 +27,11 @@ bool IsRemoteSource(std::string_view path) {
   return false;
 }
 
+bool IsHttpSource(std::string_view path) {
+  const std::string lower = AsciiLower(Trim(path).substr(0, 8));
+  return lower.rfind("http://", 0) == 0 || lower.rfind("https://", 0) == 0;
+}
+
 // include/exclude/ignore_dirs: a comma-separated string (what the `ov` CLI
 // sends) or a list of strings. Absent or null -> empty.
 std::vector<std::string> PatternList(const Json& body, std::string_view name,
@@ -95,8 +100,9 @@ void TempUpload(Call& call) {
 }
 
 // POST /api/v1/resources (extra="forbid"). Sources: `temp_file_id` (wins)
-// or a remote `path`; local paths are refused (403) and remote fetching is
-// not implemented yet (501).
+// or an http(s) `path` (fetched by the import job; non-public hosts 403
+// unless allow_private_networks); local paths are refused (403) and other
+// remote sources (git, ssh, tos) are not implemented yet (501).
 void AddResource(Call& call) {
   const auto start = std::chrono::steady_clock::now();
   std::optional<Json> body = call.BodyObject();
@@ -123,13 +129,25 @@ void AddResource(Call& call) {
   if (auto it = body->find("preserve_structure"); it != body->end() && !it->is_null()) {
     (void)b.Bool("preserve_structure", false);
   }
-  if (auto it = body->find("args"); it != body->end() && !it->is_null() && !it->is_object()) {
-    errors.Add({"body", "args"}, "Input should be a valid dictionary", "dict_type");
+  if (auto it = body->find("args"); it != body->end() && !it->is_null()) {
+    if (!it->is_object()) {
+      errors.Add({"body", "args"}, "Input should be a valid dictionary", "dict_type");
+    } else if (auto mode = it->find("parse_mode"); mode != it->end() && !mode->is_null()) {
+      // Other args are parser options of OpenViking's; Skald has none yet.
+      if (!mode->is_string() || (*mode != "default" && *mode != "no_split")) {
+        errors.Add({"body", "args", "parse_mode"}, "Input should be 'default' or 'no_split'",
+                   "literal_error");
+      } else {
+        request.parse_mode = mode->get<std::string>();
+      }
+    }
   }
   bool telemetry_summary = false;
   const bool telemetry = b.Telemetry("telemetry", &telemetry_summary);
   const double watch_interval = b.OptionalFloat("watch_interval").value_or(0);
-  (void)b.OptionalLiteral("processing_mode", {"semantic_and_vectors", "vectors_only"});
+  request.processing_mode =
+      b.OptionalLiteral("processing_mode", {"semantic_and_vectors", "vectors_only"})
+          .value_or("semantic_and_vectors");
   request.tags = PatternList(*body, "tags", &errors);
   (void)b.Literal("tag_mode", "replace", {"replace", "append"});
   b.ForbidExtra({"path",
@@ -174,6 +192,8 @@ void AddResource(Call& call) {
     request.temp_file_id = *temp_id;
   } else if (Trim(*path).empty()) {
     return call.Fail(Status::InvalidArgument("path must not be empty"));
+  } else if (IsHttpSource(*path)) {
+    request.path = std::string(Trim(*path));  // fetched by the import job
   } else if (IsRemoteSource(*path)) {
     return call.Fail(
         Status::InvalidArgument(

@@ -119,7 +119,10 @@ void Call::Fail(const Status& status) {
   const std::string code = WireErrorCode(status);
   const int http_status = HttpStatusFor(status, code);
   response_.status = http_status;
-  if (http_status >= 500 && !KeepsServerMessage(http_status)) {
+  // A failed task's error (PROCESSING_ERROR: a corrupt archive, a refused
+  // entry) is written for its caller, who can read it at /api/v1/tasks/{id}
+  // anyway.
+  if (http_status >= 500 && !KeepsServerMessage(http_status) && code != "PROCESSING_ERROR") {
     // The full error (it may name host paths or internals) goes to the log
     // only, under the request id the client sees.
     spdlog::error("{} {} failed: {} request_id={}", request_.method, request_.path,

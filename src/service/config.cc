@@ -371,10 +371,11 @@ UnimplementedSections() {
 
 // OpenViking top-level scalar settings Skald does not implement yet.
 const std::set<std::string>& UnimplementedScalars() {
-  static const std::set<std::string> keys = {
-      "default_account", "default_user", "default_agent", "enable_watch_scheduler",
-      "auto_generate_l0", "auto_generate_l1", "default_search_mode", "default_search_limit",
-      "language_fallback", "output_language_override", "allow_private_networks"};
+  static const std::set<std::string> keys = {"default_account",     "default_user",
+                                             "default_agent",       "enable_watch_scheduler",
+                                             "auto_generate_l0",    "auto_generate_l1",
+                                             "default_search_mode", "default_search_limit",
+                                             "language_fallback",   "output_language_override"};
   return keys;
 }
 
@@ -570,6 +571,8 @@ Result<Config> ParseConfig(std::string_view text, const EnvLookup& lookup) {
       SKALD_RETURN_IF_ERROR(ParseRerank(v, &config));
     } else if (key == "retrieval") {
       SKALD_RETURN_IF_ERROR(ParseRetrieval(v, &config));
+    } else if (key == "allow_private_networks") {
+      if (!v.is_null()) SKALD_RETURN_IF_ERROR(ReadBool(v, key, &config.allow_private_networks));
     } else if (UnimplementedScalars().count(key) != 0) {
       config.warnings.push_back(IgnoredKeyWarning(key));
     } else {
@@ -603,6 +606,7 @@ Result<Config> LoadConfig(const std::string& path, const EnvLookup& lookup) {
 Result<DbOptions> DbOptionsFromConfig(const Config& config, bool reindex_on_embedder_change) {
   DbOptions options;
   options.workspace = config.storage.workspace;
+  options.allow_private_networks = config.allow_private_networks;
   SKALD_ASSIGN_OR_RETURN(std::unique_ptr<Embedder> embedder, NewEmbedder(config.embedding));
   options.embedder = std::move(embedder);
   options.reindex_on_embedder_change = reindex_on_embedder_change;

@@ -110,6 +110,9 @@ struct Config {
   RerankConfig rerank;
   // `retrieval`: hybrid weight, score propagation, hotness.
   RetrievalOptions retrieval;
+  // `allow_private_networks`: add-resource may fetch URLs whose host is on
+  // a private, loopback or link-local network (DbOptions).
+  bool allow_private_networks = false;
   // One line per accepted-but-ignored section or key, e.g.
   // "section 'vlm' is not implemented by Skald yet and is ignored".
   std::vector<std::string> warnings;

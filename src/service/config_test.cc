@@ -155,6 +155,20 @@ TEST(ConfigTest, UnimplementedSectionsAreWarnings) {
   EXPECT_TRUE(config->Validate().ok());
 }
 
+TEST(ConfigTest, AllowPrivateNetworksReachesTheDbOptions) {
+  auto config = Parse(R"({"allow_private_networks": true})");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_TRUE(config->allow_private_networks);
+  EXPECT_TRUE(config->warnings.empty());
+  auto options = DbOptionsFromConfig(*config, false);
+  ASSERT_TRUE(options.ok()) << options.status().ToString();
+  EXPECT_TRUE(options->allow_private_networks);
+  EXPECT_FALSE(Parse("{}")->allow_private_networks);
+  auto wrong = Parse(R"({"allow_private_networks": "sometimes"})");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("allow_private_networks"), std::string::npos);
+}
+
 TEST(ConfigTest, RetrievalSectionSetsScoringAndRejectsTypos) {
   auto parsed = Parse(R"({"retrieval": {"hotness_alpha": 0.2, "hybrid_weight": 0.5,
                                         "score_propagation_alpha": 0.7, "enable_intent": true}})");

@@ -246,6 +246,12 @@ Status DbImpl::StartBackground() {
     ingest.vectors = vectors_.get();
     ingest.embedding_max_input_tokens = options_.embedding_max_input_tokens;
     ingest.lock_timeout_ms = options_.lock_timeout_ms;
+    ingest.staging_root = options_.workspace + "/temp/import";
+    ingest.allow_private_networks = options_.allow_private_networks;
+    // No job runs yet: what an interrupted import left in staging goes.
+    if (Status cleared = env_->RemoveTree(ingest.staging_root); !cleared.ok()) {
+      spdlog::warn("cannot clear {}: {}", ingest.staging_root, cleared.ToString());
+    }
     RegisterIngestJobs(ingest, runner_.get());
   }
   upkeep_ = std::make_unique<Upkeep>(&options_, content_.get(), catalog_.get(), lexical_.get(),

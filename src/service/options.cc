@@ -64,6 +64,13 @@ Status AddResourceRequest::Validate() const {
   if (timeout_s.has_value() && !(*timeout_s >= 0)) {
     return Status::InvalidArgument("timeout must be >= 0");
   }
+  if (parse_mode != "default" && parse_mode != "no_split") {
+    return Status::InvalidArgument("args.parse_mode must be 'default' or 'no_split'");
+  }
+  if (processing_mode != "semantic_and_vectors" && processing_mode != "vectors_only") {
+    return Status::InvalidArgument(
+        "processing_mode must be 'semantic_and_vectors' or 'vectors_only'");
+  }
   return Status::Ok();
 }
 

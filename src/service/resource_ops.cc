@@ -3,6 +3,8 @@
 // source into content, then summarize and embed it) is
 // ingest/import_job.cc.
 
+#include "service/resource_ops.h"
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -16,8 +18,8 @@
 #include "ingest/import_job.h"
 #include "ingest/ingest_jobs.h"
 #include "ingest/source_import.h"
+#include "ingest/url_fetch.h"
 #include "service/fs_engine.h"
-#include "service/resource_ops.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -88,6 +90,8 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   std::string source_path;
   std::string display_name;
   std::string temp_file_id;
+  std::string url;
+  bool url_names_file = false;  // the URL's name is a file's, not its host
   if (!request.temp_file_id.empty()) {
     temp_file_id = request.temp_file_id;
     if (!IsUploadId(temp_file_id)) return UnknownUpload(temp_file_id);
@@ -107,6 +111,12 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
     }
     display_name = field("original_filename");
     if (display_name.empty()) display_name = temp_file_id;
+  } else if (IsHttpUrl(request.path)) {
+    // Checked now (a clear refusal before anything is queued) and again by
+    // the job on every address it connects to.
+    SKALD_RETURN_IF_ERROR(CheckUrlAllowed(request.path, options_.allow_private_networks));
+    url = request.path;
+    SKALD_ASSIGN_OR_RETURN(display_name, UrlFileName(url, &url_names_file));
   } else {
     std::error_code ec;
     fs::path path = fs::absolute(request.path, ec);
@@ -117,9 +127,13 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
     display_name = path.lexically_normal().filename().string();
     if (display_name.empty()) display_name = path.parent_path().filename().string();
   }
-  result.source_path = temp_file_id.empty() ? source_path : display_name;
+  result.source_path = !url.empty() ? url : temp_file_id.empty() ? source_path : display_name;
   std::string base_name = request.source_name.empty() ? display_name : request.source_name;
-  if (fs::is_regular_file(source_path)) base_name = StemOf(base_name);
+  // A file's resource is named without its extension ("docs.tar.gz" ->
+  // "docs"); so is a URL's, unless the name is its host ("example.com").
+  const bool names_file = url.empty() ? fs::is_regular_file(source_path)
+                                      : url_names_file || !request.source_name.empty();
+  if (names_file) base_name = ArchiveStem(base_name);
   std::string root_name = SegmentFor(base_name);
 
   // Placement.
@@ -174,11 +188,13 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   }
   // Reserve the root and queue the work. (A crash between the two leaves
   // an empty directory and no job; nothing half-imported.)
-  nlohmann::json payload = {{"source_path", source_path},   {"display_name", display_name},
-                            {"path", std::string(root.path())}, {"temp_file_id", temp_file_id},
-                            {"include", request.include},   {"exclude", request.exclude},
-                            {"ignore_dirs", request.ignore_dirs}, {"tags", request.tags},
-                            {"reason", request.reason}};
+  nlohmann::json payload = {
+      {"source_path", source_path},         {"display_name", display_name},
+      {"path", std::string(root.path())},   {"temp_file_id", temp_file_id},
+      {"include", request.include},         {"exclude", request.exclude},
+      {"ignore_dirs", request.ignore_dirs}, {"tags", request.tags},
+      {"reason", request.reason},           {"url", url},
+      {"parse_mode", request.parse_mode},   {"processing_mode", request.processing_mode}};
   JobSpec spec;
   spec.kind = JobKind::kAddResource;
   spec.account = who.account;

@@ -340,6 +340,7 @@ std::string DocumentSubject(std::string_view text) {
 std::string SummarizeDocument(std::string_view text) {
   std::string title, description;
   size_t pos = SkipFrontmatter(text, &title, &description);
+  const size_t body_start = pos;  // the subject is the text's, not its header's
   std::string body = CollapseSpace(description);
   double body_words = CountWords(body);
   std::string paragraph;
@@ -412,7 +413,8 @@ std::string SummarizeDocument(std::string_view text) {
   std::string lead = LeadingSentences(body, kMaxSummaryWords);
   std::string summary;
   if (title.empty()) {
-    std::string subject = DocumentSubject(text.substr(0, PrefixBytes(text, kSubjectScanBytes)));
+    std::string_view rest = text.substr(body_start);
+    std::string subject = DocumentSubject(rest.substr(0, PrefixBytes(rest, kSubjectScanBytes)));
     summary = subject.empty() || lead.empty() ? lead : subject + ": " + lead;
   } else if (lead.empty() || lead.starts_with(title)) {
     summary = lead.empty() ? title : lead;

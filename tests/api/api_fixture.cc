@@ -274,6 +274,21 @@ std::vector<std::string> ApiTest::MemoryFiles(const std::string& type) {
   return out;
 }
 
+Json ApiTest::WaitForTask(const std::string& task_id, int max_polls) {
+  Json task;
+  for (int i = 0; i < max_polls; ++i) {
+    Reply r = Get("/api/v1/tasks/" + task_id);
+    EXPECT_EQ(r.status, 200) << r.raw;
+    if (r.status != 200) return Json();
+    task = r.json["result"];
+    const std::string status = task.value("status", "");
+    if (status == "completed" || status == "failed" || status == "cancelled") return task;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ADD_FAILURE() << "task " << task_id << " did not finish; last state: " << task.dump();
+  return task;
+}
+
 void ApiTest::ExpectHealthy() {
   // A fresh connection: the previous request may have closed the old one.
   std::unique_ptr<httplib::Client> fresh = server_->NewClient();

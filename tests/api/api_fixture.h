@@ -108,6 +108,11 @@ class ApiTest : public ::testing::Test {
   // File URIs under viking://user/default/memories/<type>.
   std::vector<std::string> MemoryFiles(const std::string& type);
 
+  // Polls GET /api/v1/tasks/{id} until the task is completed, failed or
+  // cancelled (at most `max_polls` x 100 ms) and returns it; fails the test
+  // when it does not finish.
+  Json WaitForTask(const std::string& task_id, int max_polls = 1200);
+
   // Asserts that /health still answers 200 {"healthy":true}.
   void ExpectHealthy();
 

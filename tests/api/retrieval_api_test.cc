@@ -35,22 +35,6 @@ class RetrievalApiTest : public ApiTest {
     return r.json["result"].value("temp_file_id", "");
   }
 
-  // Polls the task until its status is final; at most `max_polls` x 100 ms.
-  Json WaitForTask(const std::string& task_id, int max_polls = 1200) {
-    Json task;
-    for (int i = 0; i < max_polls; ++i) {
-      Reply r = Get("/api/v1/tasks/" + task_id);
-      EXPECT_EQ(r.status, 200) << r.raw;
-      if (r.status != 200) return Json();
-      task = r.json["result"];
-      const std::string status = task.value("status", "");
-      if (status == "completed" || status == "failed" || status == "cancelled") return task;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    ADD_FAILURE() << "task " << task_id << " did not finish; last state: " << task.dump();
-    return task;
-  }
-
   // The error's first validation location, joined with '.'.
   static std::string FirstLoc(const Reply& r) {
     const Json& errors = r.json["error"]["details"]["validation_errors"];

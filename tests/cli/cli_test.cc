@@ -448,13 +448,39 @@ TEST_F(CliRemoteTest, AddResourceUploadsAndFindFindsItRemote) {
   EXPECT_EQ(r.exit_code, 1) << Describe(r);
   EXPECT_EQ(r.err, "error: NOT_FOUND: Task not found or expired\n");
 
-  // A directory cannot be uploaded as one file; a URL is the server's to fetch.
-  r = Remote({"add-resource", workspace_.path()});
-  EXPECT_EQ(r.exit_code, 2) << Describe(r);
-  EXPECT_NE(r.err.find("directory"), std::string::npos) << r.err;
-  r = Remote({"add-resource", "https://example.com/a.md"});
+  // A URL is the server's to fetch: a loopback one is refused by default.
+  r = Remote({"add-resource", "http://127.0.0.1:9/a.md"});
   EXPECT_EQ(r.exit_code, 1) << Describe(r);
-  EXPECT_NE(r.err.find("UNIMPLEMENTED"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("allow_private_networks"), std::string::npos) << r.err;
+}
+
+TEST_F(CliRemoteTest, AddResourceOfADirectoryUploadsOneZip) {
+  const std::string dir = workspace_.path() + "/field-notes";
+  std::filesystem::create_directories(dir + "/birds/sea");
+  std::filesystem::create_directories(dir + "/.git");
+  std::ofstream(dir + "/index.md") << "# Field notes\n\nObservations from the coast.\n";
+  std::ofstream(dir + "/birds/sea/puffin.md") << "# Puffins\n\nThe puffinbeak turns orange.\n";
+  std::ofstream(dir + "/.git/config") << "[core]\n";
+  ProcessResult r = Remote({"--json", "add-resource", dir, "--wait"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Json added = Json::parse(r.out);
+  EXPECT_EQ(added["root_uri"], "viking://resources/field-notes") << r.out;
+  EXPECT_EQ(added["queue_status"]["task_status"], "completed") << r.out;
+  r = Remote({"find", "puffinbeak", "-u", "viking://resources/field-notes"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("viking://resources/field-notes/birds/sea/puffin.md"), std::string::npos)
+      << r.out;
+  // Embedded mode imports the directory itself, to the same tree.
+  r = Embedded({"--json", "add-resource", dir});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Json::parse(r.out)["root_uri"], "viking://resources/field-notes") << r.out;
+  const Args tree{"ls", "-r", "viking://resources/field-notes"};
+  for (const ProcessResult& listed : {Remote(tree), Embedded(tree)}) {
+    ASSERT_EQ(listed.exit_code, 0) << Describe(listed);
+    EXPECT_NE(listed.out.find("birds/sea/puffin.md"), std::string::npos) << listed.out;
+    EXPECT_NE(listed.out.find("index.md"), std::string::npos) << listed.out;
+    EXPECT_EQ(listed.out.find(".git"), std::string::npos) << listed.out;
+  }
 }
 
 TEST_F(CliRemoteTest, AddSkillFromAFileADirectoryOrText) {

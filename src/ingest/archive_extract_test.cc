@@ -1,0 +1,227 @@
+// Archive expansion and staging on real archives the tests write
+// (tests/testutil/archive_writer.h), hostile ones included.
+
+#include "ingest/archive_extract.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "ingest/source_import.h"
+#include "ingest/source_stage.h"
+#include "tests/testutil/archive_writer.h"
+#include "tests/testutil/temp_dir.h"
+
+namespace skald {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ArchiveFormat;
+using testing::ArchiveItem;
+using testing::TempDir;
+using testing::WriteTestArchive;
+using Kind = ArchiveItem::Kind;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::vector<ArchiveItem> NestedTree() {
+  return {ArchiveItem::Dir("guide/"),
+          ArchiveItem::File("guide/intro.md", "# Intro\n\nWelcome to the quokka handbook.\n"),
+          ArchiveItem::File("guide/deep/more/notes.txt", "Notes about marsupials.\n"),
+          ArchiveItem::File("README.md", "# Readme\n\nTop level.\n")};
+}
+
+TEST(ArchiveExtractTest, NamesAndStems) {
+  EXPECT_TRUE(IsArchiveName("docs.zip"));
+  EXPECT_TRUE(IsArchiveName("DOCS.TAR.GZ"));
+  EXPECT_TRUE(IsArchiveName("a.tgz"));
+  EXPECT_TRUE(IsArchiveName("a.tar"));
+  EXPECT_FALSE(IsArchiveName("a.gz"));
+  EXPECT_FALSE(IsArchiveName(".zip"));
+  EXPECT_FALSE(IsArchiveName("notes.md"));
+  EXPECT_EQ(ArchiveStem("docs.tar.gz"), "docs");
+  EXPECT_EQ(ArchiveStem("docs.zip"), "docs");
+  EXPECT_EQ(ArchiveStem("paper.md"), "paper");
+  EXPECT_EQ(ArchiveStem("docs"), "docs");
+}
+
+TEST(ArchiveExtractTest, ZipAndTarGzOfANestedTreeExpand) {
+  for (ArchiveFormat format : {ArchiveFormat::kZip, ArchiveFormat::kTarGz, ArchiveFormat::kTar}) {
+    TempDir tmp;
+    ASSERT_TRUE(WriteTestArchive(tmp.Sub("a"), format, NestedTree()));
+    auto stats = ExtractArchive(tmp.Sub("a"), tmp.Sub("out"), ArchiveLimits{});
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+    EXPECT_EQ(stats->files, 3u);
+    EXPECT_EQ(Slurp(tmp.Sub("out/guide/deep/more/notes.txt")), "Notes about marsupials.\n");
+    EXPECT_EQ(Slurp(tmp.Sub("out/README.md")), "# Readme\n\nTop level.\n");
+  }
+}
+
+void ExpectRefused(const std::vector<ArchiveItem>& items, ArchiveFormat format, StatusCode code,
+                   const std::string& words) {
+  TempDir tmp;
+  ASSERT_TRUE(WriteTestArchive(tmp.Sub("a"), format, items));
+  auto stats = ExtractArchive(tmp.Sub("a"), tmp.Sub("out"), ArchiveLimits{});
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().code(), code) << stats.status().ToString();
+  EXPECT_NE(stats.status().message().find(words), std::string::npos) << stats.status().ToString();
+  EXPECT_EQ(stats.status().message().find(tmp.path()), std::string::npos);  // no host path
+  EXPECT_FALSE(fs::exists(tmp.path() + "/evil.md"));
+  EXPECT_FALSE(fs::exists(tmp.Sub("out/link")));
+}
+
+TEST(ArchiveExtractTest, EntriesEscapingTheRootAreRefused) {
+  for (ArchiveFormat format : {ArchiveFormat::kZip, ArchiveFormat::kTar}) {
+    ExpectRefused(
+        {ArchiveItem::File("ok.md", "# fine\n"), ArchiveItem::File("../evil.md", "# escaped\n")},
+        format, StatusCode::kInvalidArgument, "points outside the archive");
+    ExpectRefused({ArchiveItem::File("/tmp/evil.md", "# absolute\n")}, format,
+                  StatusCode::kInvalidArgument, "points outside the archive");
+    ExpectRefused({ArchiveItem::File("a/../../evil.md", "# escaped\n")}, format,
+                  StatusCode::kInvalidArgument, "'a/../../evil.md'");
+  }
+  ExpectRefused({ArchiveItem::File("..\\evil.md", "# windows\n")}, ArchiveFormat::kZip,
+                StatusCode::kInvalidArgument, "points outside the archive");
+}
+
+TEST(ArchiveExtractTest, LinksAndDevicesAreRefused) {
+  ExpectRefused({ArchiveItem::Symlink("link", "/etc/passwd")}, ArchiveFormat::kZip,
+                StatusCode::kInvalidArgument, "symbolic link");
+  ExpectRefused({ArchiveItem::Symlink("link", "../x")}, ArchiveFormat::kTarGz,
+                StatusCode::kInvalidArgument, "symbolic link");
+  ExpectRefused({ArchiveItem::File("a.md", "# a\n"), ArchiveItem::Hardlink("b.md", "a.md")},
+                ArchiveFormat::kTar, StatusCode::kInvalidArgument, "hard link");
+  ExpectRefused({ArchiveItem::CharDevice("null")}, ArchiveFormat::kTar,
+                StatusCode::kInvalidArgument, "device");
+}
+
+TEST(ArchiveExtractTest, ZipBombStopsAtTheRatio) {
+  TempDir tmp;
+  // 64 MiB of zeros deflate to ~64 KiB: a 1000x ratio.
+  ASSERT_TRUE(WriteTestArchive(
+      tmp.Sub("bomb.zip"), ArchiveFormat::kZip,
+      {ArchiveItem::File("readme.md", "# hi\n"), ArchiveItem::File("zeros.txt", "", 64u << 20)}));
+  EXPECT_LT(fs::file_size(tmp.Sub("bomb.zip")), 1u << 20);
+  auto stats = ExtractArchive(tmp.Sub("bomb.zip"), tmp.Sub("out"), ArchiveLimits{});
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(stats.status().message().find("zip bomb"), std::string::npos)
+      << stats.status().ToString();
+  // It stopped early: far less than the 64 MiB was written.
+  EXPECT_LT(fs::file_size(tmp.Sub("out/zeros.txt")), 16u << 20);
+}
+
+TEST(ArchiveExtractTest, TotalSizeAndEntryCountAreCapped) {
+  TempDir tmp;
+  ASSERT_TRUE(WriteTestArchive(tmp.Sub("a.tar"), ArchiveFormat::kTar,
+                               {ArchiveItem::File("a.md", std::string(4000, 'a')),
+                                ArchiveItem::File("b.md", std::string(4000, 'b'))}));
+  ArchiveLimits small;
+  small.max_total_bytes = 6000;
+  auto stats = ExtractArchive(tmp.Sub("a.tar"), tmp.Sub("out1"), small);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().code(), StatusCode::kResourceExhausted);
+  ArchiveLimits few;
+  few.max_entries = 1;
+  stats = ExtractArchive(tmp.Sub("a.tar"), tmp.Sub("out2"), few);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_NE(stats.status().message().find("entries"), std::string::npos);
+}
+
+TEST(ArchiveExtractTest, CorruptAndTruncatedArchivesFailClearly) {
+  TempDir tmp;
+  { std::ofstream(tmp.Sub("junk.zip"), std::ios::binary) << "this is not a zip file at all\n"; }
+  auto stats = ExtractArchive(tmp.Sub("junk.zip"), tmp.Sub("out1"), ArchiveLimits{});
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(stats.status().message().find("corrupt"), std::string::npos)
+      << stats.status().ToString();
+
+  ASSERT_TRUE(WriteTestArchive(tmp.Sub("good.tgz"), ArchiveFormat::kTarGz,
+                               {ArchiveItem::File("a.md", std::string(200000, 'x') + "\n")}));
+  const std::string bytes = Slurp(tmp.Sub("good.tgz"));
+  std::ofstream(tmp.Sub("cut.tgz"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  stats = ExtractArchive(tmp.Sub("cut.tgz"), tmp.Sub("out2"), ArchiveLimits{});
+  ASSERT_FALSE(stats.ok());
+  EXPECT_EQ(stats.status().code(), StatusCode::kInvalidArgument) << stats.status().ToString();
+
+  std::ofstream(tmp.Sub("empty.zip"), std::ios::binary) << "";
+  stats = ExtractArchive(tmp.Sub("empty.zip"), tmp.Sub("out3"), ArchiveLimits{});
+  ASSERT_FALSE(stats.ok());
+}
+
+TEST(SourceStageTest, ArchiveIsPlannedAsATree) {
+  TempDir tmp;
+  ASSERT_TRUE(WriteTestArchive(tmp.Sub("upload_1.zip"), ArchiveFormat::kZip, NestedTree()));
+  StageOptions options;
+  options.staging_dir = tmp.Sub("stage");
+  auto staged = StageSource("", tmp.Sub("upload_1.zip"), "docs.zip", options);
+  ASSERT_TRUE(staged.ok()) << staged.status().ToString();
+  EXPECT_EQ(staged->display_name, "docs");
+  auto plan = PlanImport(staged->path, staged->display_name, ImportOptions{});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  std::vector<std::string> paths;
+  for (const ImportFile& f : plan->files) paths.push_back(f.path);
+  EXPECT_EQ(paths,
+            (std::vector<std::string>{"README.md", "guide/deep/more/notes.md", "guide/intro.md"}));
+  RemoveStaging(options.staging_dir);
+  EXPECT_FALSE(fs::exists(options.staging_dir));
+}
+
+TEST(SourceStageTest, ASingleTopFolderIsTheRoot) {
+  TempDir tmp;
+  ASSERT_TRUE(
+      WriteTestArchive(tmp.Sub("a.tar.gz"), ArchiveFormat::kTarGz,
+                       {ArchiveItem::Dir("docs/"), ArchiveItem::File("docs/a.md", "# A\n\nalpha\n"),
+                        ArchiveItem::File("docs/sub/b.md", "# B\n\nbeta\n")}));
+  StageOptions options;
+  options.staging_dir = tmp.Sub("stage");
+  auto staged = StageSource("", tmp.Sub("a.tar.gz"), "docs.tar.gz", options);
+  ASSERT_TRUE(staged.ok()) << staged.status().ToString();
+  auto plan = PlanImport(staged->path, staged->display_name, ImportOptions{});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->files.size(), 2u);
+  EXPECT_EQ(plan->files[0].path, "a.md");
+  EXPECT_EQ(plan->files[1].path, "sub/b.md");
+}
+
+TEST(SourceStageTest, NonArchivesPassThroughAndErrorsNameTheUpload) {
+  TempDir tmp;
+  std::ofstream(tmp.Sub("n.md"), std::ios::binary) << "# N\n";
+  StageOptions options;
+  options.staging_dir = tmp.Sub("stage");
+  auto staged = StageSource("", tmp.Sub("n.md"), "n.md", options);
+  ASSERT_TRUE(staged.ok());
+  EXPECT_EQ(staged->path, tmp.Sub("n.md"));
+  EXPECT_FALSE(fs::exists(options.staging_dir));
+
+  std::ofstream(tmp.Sub("bad"), std::ios::binary) << "garbage";
+  staged = StageSource("", tmp.Sub("bad"), "site.zip", options);
+  ASSERT_FALSE(staged.ok());
+  EXPECT_EQ(staged.status().message().rfind("site.zip: ", 0), 0u) << staged.status().ToString();
+}
+
+TEST(SourceStageTest, NoSplitLimitsKeepALongDocumentWhole) {
+  // The limits import_job uses for parse_mode=no_split.
+  TempDir tmp;
+  std::string doc;
+  for (int s = 0; s < 8; ++s) {
+    doc += "# Chapter " + std::to_string(s) + "\n\n" + std::string(3000, 'w') + "\n\n";
+  }
+  std::ofstream(tmp.Sub("book.md"), std::ios::binary) << doc;
+  ImportOptions options;
+  options.split.max_section_tokens = 1 << 29;
+  options.split.max_section_chars = 1 << 29;
+  options.split.min_section_tokens = 0;
+  auto plan = PlanImport(tmp.Sub("book.md"), "", options);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->files.size(), 1u);
+  EXPECT_EQ(plan->files[0].content, doc);
+}
+
+}  // namespace
+}  // namespace skald

@@ -1,0 +1,305 @@
+// Archives and URLs as add-resource sources over HTTP (issue 11): zip and
+// tar.gz uploads import as trees; hostile archives (zip slip, links, bombs,
+// corrupt bytes) end their task `failed` with a clear error while the
+// server keeps serving; URLs to non-public hosts are refused unless
+// allow_private_networks; args.parse_mode=no_split keeps Markdown whole.
+
+#include <httplib.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "tests/api/api_fixture.h"
+#include "tests/testutil/archive_writer.h"
+
+namespace skald::apitest {
+namespace {
+
+using ::skald::testing::ArchiveFormat;
+using ::skald::testing::ArchiveItem;
+using ::skald::testing::WriteTestArchive;
+using Kind = ArchiveItem::Kind;
+
+std::string Slurp(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  std::string out;
+  if (f == nullptr) return out;
+  char buf[65536];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+  std::fclose(f);
+  return out;
+}
+
+std::vector<ArchiveItem> Handbook() {
+  return {ArchiveItem::Dir("guide/"),
+          ArchiveItem::File("guide/intro.md", "# Intro\n\nThe quokka handbook starts here.\n"),
+          ArchiveItem::File("guide/deep/more/notes.txt", "Notes about wombatfeeding schedules.\n"),
+          ArchiveItem::File("README.md", "# Readme\n\nA handbook of marsupial care.\n")};
+}
+
+class ArchiveApiTest : public ApiTest {
+ protected:
+  // Uploads the bytes of `path` as `filename`; returns the temp_file_id.
+  std::string UploadFile(const std::string& path, const std::string& filename) {
+    Reply r = ToReply(client_->Post(
+        "/api/v1/resources/temp_upload",
+        httplib::MultipartFormDataItems{{"file", Slurp(path), filename, "application/zip"}}));
+    EXPECT_EQ(r.status, 200) << r.raw;
+    return r.json["result"].value("temp_file_id", "");
+  }
+
+  // Writes an archive of `items`, uploads it as `filename` and starts its
+  // import; returns the add-resource result.
+  Json AddArchive(ArchiveFormat format, const std::vector<ArchiveItem>& items,
+                  const std::string& filename, Json extra = Json::object()) {
+    const std::string path = scratch_.Sub(filename);
+    EXPECT_TRUE(WriteTestArchive(path, format, items));
+    const std::string id = UploadFile(path, filename);
+    std::remove(path.c_str());
+    extra["temp_file_id"] = id;
+    Reply r = PostJson("/api/v1/resources", extra);
+    EXPECT_EQ(r.status, 200) << r.raw;
+    return r.json["result"];
+  }
+
+  // Files below `uri` (URIs), recursively.
+  std::vector<std::string> FilesUnder(const std::string& uri) {
+    Reply r = Get("/api/v1/fs/tree?uri=" + Q(uri) + "&level_limit=10&output=original");
+    EXPECT_EQ(r.status, 200) << r.raw;
+    std::vector<std::string> out;
+    for (const Json& e : r.json["result"]) {
+      if (!e.value("isDir", true)) out.push_back(e.value("uri", ""));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  // Expects the import to fail with an error holding `words`, and the
+  // server to keep serving.
+  void ExpectFails(ArchiveFormat format, const std::vector<ArchiveItem>& items,
+                   const std::string& filename, const std::string& words) {
+    Json added = AddArchive(format, items, filename);
+    const std::string task_id = added.value("task_id", "");
+    ASSERT_FALSE(task_id.empty()) << added.dump();
+    Json task = WaitForTask(task_id);
+    EXPECT_EQ(task.value("status", ""), "failed") << task.dump();
+    const std::string error = task["error"].is_string() ? task["error"].get<std::string>() : "";
+    EXPECT_NE(error.find(words), std::string::npos) << task.dump();
+    EXPECT_EQ(error.find(workspace_->path()), std::string::npos) << "host path in " << error;
+    ExpectHealthy();
+  }
+
+  TempDir scratch_;  // archives are written here before they are uploaded
+};
+
+TEST_F(ArchiveApiTest, ZipOfANestedFolderImportsAsATreeAndIsFindable) {
+  Json added = AddArchive(ArchiveFormat::kZip, Handbook(), "handbook.zip");
+  EXPECT_EQ(added.value("root_uri", ""), "viking://resources/handbook") << added.dump();
+  Json task = WaitForTask(added.value("task_id", ""));
+  ASSERT_EQ(task.value("status", ""), "completed") << task.dump();
+  EXPECT_EQ(FilesUnder("viking://resources/handbook"),
+            (std::vector<std::string>{"viking://resources/handbook/README.md",
+                                      "viking://resources/handbook/guide/deep/more/notes.md",
+                                      "viking://resources/handbook/guide/intro.md"}));
+  Reply found =
+      PostJson("/api/v1/search/find", {{"query", "wombatfeeding schedules"}, {"limit", 3}});
+  ASSERT_EQ(found.status, 200) << found.raw;
+  EXPECT_NE(found.raw.find("viking://resources/handbook/guide/deep/more/notes.md"),
+            std::string::npos)
+      << found.raw;
+}
+
+TEST_F(ArchiveApiTest, TarGzWithOneTopFolderTakesTheGivenName) {
+  std::vector<ArchiveItem> items = {ArchiveItem::Dir("site-main/")};
+  for (ArchiveItem item : Handbook()) {
+    item.name = "site-main/" + item.name;
+    items.push_back(item);
+  }
+  // As `ov add-resource DIR` sends it: the directory's name as source_name.
+  Json added = AddArchive(ArchiveFormat::kTarGz, items, ".tmpQ1w2e3.tar.gz",
+                          {{"source_name", "site"}, {"wait", false}});
+  EXPECT_EQ(added.value("root_uri", ""), "viking://resources/site") << added.dump();
+  Json task = WaitForTask(added.value("task_id", ""));
+  ASSERT_EQ(task.value("status", ""), "completed") << task.dump();
+  // The lone top folder is the root, not a level below it.
+  EXPECT_EQ(FilesUnder("viking://resources/site"),
+            (std::vector<std::string>{"viking://resources/site/README.md",
+                                      "viking://resources/site/guide/deep/more/notes.md",
+                                      "viking://resources/site/guide/intro.md"}));
+}
+
+TEST_F(ArchiveApiTest, ZipSlipFails) {
+  ExpectFails(
+      ArchiveFormat::kZip,
+      {ArchiveItem::File("ok.md", "# ok\n"), ArchiveItem::File("../../escaped.md", "# out\n")},
+      "slip.zip", "points outside the archive");
+}
+
+TEST_F(ArchiveApiTest, SymlinkEntryFails) {
+  ExpectFails(ArchiveFormat::kTarGz,
+              {ArchiveItem::File("a.md", "# a\n"), ArchiveItem::Symlink("passwd", "/etc/passwd")},
+              "links.tar.gz", "symbolic link");
+}
+
+TEST_F(ArchiveApiTest, ZipBombFails) {
+  // ~64 KiB on the wire, 128 MiB expanded.
+  ExpectFails(
+      ArchiveFormat::kZip,
+      {ArchiveItem::File("a.md", "# a\n"), ArchiveItem::File("zeros.txt", "", uint64_t{128} << 20)},
+      "bomb.zip", "zip bomb");
+}
+
+TEST_F(ArchiveApiTest, CorruptArchiveFails) {
+  const std::string path = scratch_.Sub("corrupt.zip");
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fputs("PK\x03\x04 definitely not a zip archive", f);
+    std::fclose(f);
+  }
+  const std::string id = UploadFile(path, "corrupt.zip");
+  std::remove(path.c_str());
+  Reply r = PostJson("/api/v1/resources", {{"temp_file_id", id}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  Json task = WaitForTask(r.json["result"].value("task_id", ""));
+  EXPECT_EQ(task.value("status", ""), "failed") << task.dump();
+  EXPECT_NE(task.value("error", "").find("corrupt"), std::string::npos) << task.dump();
+  ExpectHealthy();
+  // A good archive still imports afterwards.
+  Json added = AddArchive(ArchiveFormat::kZip, Handbook(), "after.zip");
+  EXPECT_EQ(WaitForTask(added.value("task_id", "")).value("status", ""), "completed");
+}
+
+TEST_F(ArchiveApiTest, WaitOnAFailedArchiveAnswersWithAnError) {
+  const std::string path = scratch_.Sub("w.zip");
+  ASSERT_TRUE(WriteTestArchive(path, ArchiveFormat::kZip, {ArchiveItem::File("../x.md", "# x\n")}));
+  const std::string id = UploadFile(path, "w.zip");
+  std::remove(path.c_str());
+  Reply r = PostJson("/api/v1/resources", {{"temp_file_id", id}, {"wait", true}, {"timeout", 60}});
+  EXPECT_GE(r.status, 400) << r.raw;
+  EXPECT_NE(r.raw.find("points outside the archive"), std::string::npos) << r.raw;
+  ExpectHealthy();
+}
+
+TEST_F(ArchiveApiTest, NoSplitKeepsMarkdownWhole) {
+  std::string doc;
+  for (int s = 0; s < 8; ++s) {
+    doc += "# Chapter " + std::to_string(s) + "\n\n";
+    for (int p = 0; p < 60; ++p) doc += "Sentence " + std::to_string(p) + " of a long chapter. ";
+    doc += "\n\n";
+  }
+  Json added =
+      AddArchive(ArchiveFormat::kZip, {ArchiveItem::File("book.md", doc)}, "whole.zip",
+                 {{"args", {{"parse_mode", "no_split"}}}, {"processing_mode", "vectors_only"}});
+  ASSERT_EQ(WaitForTask(added.value("task_id", "")).value("status", ""), "completed");
+  EXPECT_EQ(FilesUnder("viking://resources/whole"),
+            std::vector<std::string>{"viking://resources/whole/book.md"});
+  Reply read = Get("/api/v1/content/read?uri=" + Q("viking://resources/whole/book.md"));
+  EXPECT_EQ(read.json["result"], doc);
+
+  // The default splits the same document.
+  Json split = AddArchive(ArchiveFormat::kZip, {ArchiveItem::File("book.md", doc)}, "split.zip");
+  ASSERT_EQ(WaitForTask(split.value("task_id", "")).value("status", ""), "completed");
+  EXPECT_GT(FilesUnder("viking://resources/split").size(), 1u);
+
+  Reply bad = PostJson("/api/v1/resources",
+                       {{"path", "https://example.com/x.md"}, {"args", {{"parse_mode", "fast"}}}});
+  EXPECT_EQ(bad.status, 400) << bad.raw;
+}
+
+TEST_F(ArchiveApiTest, UrlToLoopbackIsRefusedByDefault) {
+  for (const std::string url : {"http://127.0.0.1:9/guide.md", "http://localhost/",
+                                "http://[::1]:80/x", "http://169.254.169.254/latest"}) {
+    Reply r = PostJson("/api/v1/resources", {{"path", url}});
+    EXPECT_EQ(r.status, 403) << url << " -> " << r.raw;
+    EXPECT_NE(r.raw.find("allow_private_networks"), std::string::npos) << r.raw;
+  }
+  Reply ftp = PostJson("/api/v1/resources", {{"path", "git@github.com:a/b.git"}});
+  EXPECT_EQ(ftp.status, 501) << ftp.raw;
+  ExpectHealthy();
+}
+
+// A server whose config sets allow_private_networks, and a loopback HTTP
+// server for it to fetch from.
+class PrivateUrlApiTest : public ArchiveApiTest {
+ protected:
+  void SetUp() override {
+    signal(SIGPIPE, SIG_IGN);
+    workspace_ = std::make_unique<TempDir>();
+    config_dir_ = std::make_unique<TempDir>();
+    const std::string conf = config_dir_->path() + "/skald.conf";
+    std::FILE* f = std::fopen(conf.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(R"({"allow_private_networks": true})", f);
+    std::fclose(f);
+    server_ = SkaldProcess::Start(workspace_->path(), {"--config", conf});
+    ASSERT_NE(server_, nullptr);
+    client_ = server_->NewClient();
+
+    web_.Get("/docs/lighthouse.md", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content("# Lighthouse\n\nThe keeper polishes the fresnelprism nightly.\n",
+                      "text/markdown");
+    });
+    web_.Get("/latest", [](const httplib::Request&, httplib::Response& res) {
+      res.set_redirect("/docs/lighthouse.md");
+    });
+    web_.Get("/bundle.zip", [this](const httplib::Request&, httplib::Response& res) {
+      res.set_content(bundle_, "application/zip");
+    });
+    web_.Get("/gone", [](const httplib::Request&, httplib::Response& res) { res.status = 404; });
+    web_port_ = web_.bind_to_any_port("127.0.0.1");
+    web_thread_ = std::thread([this] { web_.listen_after_bind(); });
+    while (!web_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  void TearDown() override {
+    web_.stop();
+    if (web_thread_.joinable()) web_thread_.join();
+    ArchiveApiTest::TearDown();
+  }
+  std::string WebUrl(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(web_port_) + path;
+  }
+
+  std::unique_ptr<TempDir> config_dir_;
+  httplib::Server web_;
+  int web_port_ = 0;
+  std::thread web_thread_;
+  std::string bundle_;
+};
+
+TEST_F(PrivateUrlApiTest, MarkdownUrlIsFetchedAndImported) {
+  Reply r = PostJson("/api/v1/resources", {{"path", WebUrl("/docs/lighthouse.md")}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.json["result"].value("root_uri", ""), "viking://resources/lighthouse") << r.raw;
+  Json task = WaitForTask(r.json["result"].value("task_id", ""));
+  ASSERT_EQ(task.value("status", ""), "completed") << task.dump();
+  Reply found = PostJson("/api/v1/search/find", {{"query", "fresnelprism"}, {"limit", 3}});
+  EXPECT_NE(found.raw.find("viking://resources/lighthouse"), std::string::npos) << found.raw;
+
+  // A redirect is followed (and re-checked); wait=true answers once searchable.
+  Reply hop = PostJson("/api/v1/resources", {{"path", WebUrl("/latest")}, {"wait", true}});
+  ASSERT_EQ(hop.status, 200) << hop.raw;
+  EXPECT_EQ(hop.json["result"].value("root_uri", ""), "viking://resources/latest") << hop.raw;
+}
+
+TEST_F(PrivateUrlApiTest, ZipUrlImportsAsATreeAndMissingUrlsFail) {
+  const std::string path = scratch_.Sub("bundle.zip");
+  ASSERT_TRUE(WriteTestArchive(path, ArchiveFormat::kZip, Handbook()));
+  bundle_ = Slurp(path);
+  std::remove(path.c_str());
+  Reply r = PostJson("/api/v1/resources", {{"path", WebUrl("/bundle.zip")}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.json["result"].value("root_uri", ""), "viking://resources/bundle") << r.raw;
+  ASSERT_EQ(WaitForTask(r.json["result"].value("task_id", "")).value("status", ""), "completed");
+  EXPECT_EQ(FilesUnder("viking://resources/bundle").size(), 3u);
+
+  Reply gone = PostJson("/api/v1/resources", {{"path", WebUrl("/gone")}});
+  ASSERT_EQ(gone.status, 200) << gone.raw;
+  Json task = WaitForTask(gone.json["result"].value("task_id", ""));
+  EXPECT_EQ(task.value("status", ""), "failed");
+  EXPECT_NE(task.value("error", "").find("404"), std::string::npos) << task.dump();
+}
+
+}  // namespace
+}  // namespace skald::apitest
