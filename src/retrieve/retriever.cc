@@ -425,13 +425,15 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
       SKALD_ASSIGN_OR_RETURN(std::vector<Scored> found, run->SearchStage(children, child_k));
       run->Rerank(&found);
       for (Scored& s : CollapseByUri(std::move(found))) {
-        // Propagation only lifts: a record keeps its own score when higher.
-        if (parent_score != 0) {
-          s.score = std::max(s.score, ClampScore(alpha * s.score + (1 - alpha) * parent_score));
-        }
+        // A record must pass the threshold on its own score; propagation
+        // then only lifts it (a good directory does not make an unrelated
+        // file relevant, and a weak one does not sink a strong file).
         if (!(s.score > run->threshold())) {
           ++trace->candidates_dropped;
           continue;
+        }
+        if (parent_score != 0) {
+          s.score = std::max(s.score, ClampScore(alpha * s.score + (1 - alpha) * parent_score));
         }
         ++trace->candidates_kept;
         if (s.record->level < 2 && !visited.contains(s.record->uri)) {

@@ -212,9 +212,10 @@ void AddResource(Call& call) {
     const Status& status = added.status();
     // An upload that does not exist (or is not the caller's) is refused, not
     // "not found": ids must not be probeable.
-    bool about_temp_id = status.message().find(request.temp_file_id) != std::string::npos;
+    const std::string& id = request.temp_file_id;
+    bool about_temp_id = !id.empty() && status.message().find(id) != std::string::npos;
     for (const auto& [key, value] : status.details()) {
-      if (value == request.temp_file_id) about_temp_id = true;
+      if (!id.empty() && value == id) about_temp_id = true;
     }
     if (status.code() == StatusCode::kNotFound && about_temp_id) {
       return call.Fail(ForgedTempId(request.temp_file_id));

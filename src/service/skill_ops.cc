@@ -9,10 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
+#include "common/file_util.h"
+#include "ingest/archive_extract.h"
 #include "ingest/import_job.h"
 #include "ingest/ingest_jobs.h"
 #include "ingest/sidecar.h"
 #include "ingest/skill_definition.h"
+#include "ingest/source_import.h"
+#include "ingest/source_stage.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -24,8 +28,10 @@ using nlohmann::json;
 constexpr std::string_view kSkillFile = "SKILL.md";
 constexpr std::string_view kComponent = "SkillOps";
 // A SKILL.md upload larger than this is refused (OpenViking keeps skill
-// bodies short; 500 lines is its strict limit).
+// bodies short; 500 lines is its strict limit); a zipped skill directory may
+// expand to 8 times as much, in at most kMaxSkillFiles entries.
 constexpr uintmax_t kMaxSkillUploadBytes = uintmax_t{10} << 20;
+constexpr uint64_t kMaxSkillFiles = 1000;
 
 Status UnknownUpload(std::string_view id) {
   return Status::PermissionDenied(fmt::format("unknown or expired temp_file_id: {}", id))
@@ -68,7 +74,7 @@ Result<std::vector<VikingUri>> SkillOps::Roots(const Identity& who, std::string_
       .WithDetail("field", "target_uri");
 }
 
-Result<std::string> SkillOps::ReadUpload(const Identity& who, std::string_view id) {
+Result<SkillOps::SkillSource> SkillOps::ReadUpload(const Identity& who, std::string_view id) {
   static const std::regex pattern("^upload_[0-9a-f]{32}(\\.[A-Za-z0-9]{1,16})?$");
   if (!std::regex_match(id.begin(), id.end(), pattern)) return UnknownUpload(id);
   const fs::path dir = fs::path(workspace_) / "temp" / "upload";
@@ -82,29 +88,67 @@ Result<std::string> SkillOps::ReadUpload(const Identity& who, std::string_view i
     return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
   if (!IsOwner(who, field("account"), field("user"))) return UnknownUpload(id);
-  const uintmax_t size = fs::file_size(path, ec);
-  if (ec) return UnknownUpload(id);
-  if (size > kMaxSkillUploadBytes) {
-    return Status::InvalidArgument(fmt::format(
-        "the uploaded skill is {} bytes; a SKILL.md may hold at most {} bytes", size,
-        kMaxSkillUploadBytes));
+  SkillSource source;
+  std::string head(4, '\0');
+  std::ifstream(path, std::ios::binary).read(head.data(), 4);
+  if (head != "PK\x03\x04") {
+    const uintmax_t size = fs::file_size(path, ec);
+    if (ec) return UnknownUpload(id);
+    if (size > kMaxSkillUploadBytes) {
+      return Status::InvalidArgument(fmt::format(
+          "the uploaded SKILL.md is {} bytes; at most {} are accepted", size, kMaxSkillUploadBytes));
+    }
+    SKALD_ASSIGN_OR_RETURN(source.skill_md, ReadFileToString(Env::Default(), path.string()));
+    return source;
   }
-  std::ifstream in(path, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.rfind("PK\x03\x04", 0) == 0) {
-    return Status::InvalidArgument(
-        "skill archives (.zip) are not supported yet: upload the SKILL.md file itself");
+  // A zipped skill directory: expanded privately, then read.
+  const std::string staging =
+      (fs::path(workspace_) / "temp" / "import" / ("skill_" + RandomHex128())).string();
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { RemoveStaging(dir); }
+  } cleanup{staging};
+  ArchiveLimits limits;
+  limits.max_entries = kMaxSkillFiles;
+  limits.max_total_bytes = kMaxSkillUploadBytes * 8;
+  SKALD_ASSIGN_OR_RETURN(ArchiveStats stats, ExtractArchive(path.string(), staging, limits));
+  (void)stats;
+  fs::path root = staging;
+  if (!fs::exists(root / kSkillFile, ec)) {
+    // One top folder holding SKILL.md (a zip of the folder itself).
+    std::vector<fs::path> children;
+    for (const auto& entry : fs::directory_iterator(root, ec)) children.push_back(entry.path());
+    if (children.size() == 1 && fs::exists(children[0] / kSkillFile, ec)) root = children[0];
   }
-  return bytes;
+  if (!fs::is_regular_file(root / kSkillFile, ec)) {
+    return Status::InvalidArgument("the uploaded archive holds no SKILL.md at its root");
+  }
+  SKALD_ASSIGN_OR_RETURN(source.skill_md, ReadFileToString(Env::Default(), (root / kSkillFile).string()));
+  for (auto it = fs::recursive_directory_iterator(root, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.empty() && name[0] == '.') {  // hidden files and folders, sidecars
+      if (it->is_directory(ec)) it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file(ec)) continue;
+    const std::string rel = fs::relative(it->path(), root, ec).generic_string();
+    if (ec || rel == kSkillFile) continue;
+    SKALD_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(Env::Default(), it->path().string()));
+    source.files.emplace_back(rel, std::move(bytes));
+  }
+  if (ec) return Status::IOError("could not read the expanded skill archive");
+  return source;
 }
 
 Result<SkillResult> SkillOps::Add(const Identity& who, const SkillRequest& request) {
   SKALD_RETURN_IF_ERROR(request.Validate());
   SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who));
   SkillDefinition skill;
+  SkillSource source;
   if (!request.temp_file_id.empty()) {
-    SKALD_ASSIGN_OR_RETURN(std::string text, ReadUpload(who, request.temp_file_id));
-    SKALD_ASSIGN_OR_RETURN(skill, ParseSkillMarkdown(text));
+    SKALD_ASSIGN_OR_RETURN(source, ReadUpload(who, request.temp_file_id));
+    SKALD_ASSIGN_OR_RETURN(skill, ParseSkillMarkdown(source.skill_md));
   } else {
     json data = json::parse(request.data_json, nullptr, /*allow_exceptions=*/false);
     if (data.is_discarded()) return Status::InvalidArgument("skill data is not valid JSON");
@@ -133,6 +177,16 @@ Result<SkillResult> SkillOps::Add(const Identity& who, const SkillRequest& reque
     if (IsSkillMetaFile(entry.name)) continue;
     SKALD_RETURN_IF_ERROR(files_->RemoveTree(who, dir.Child(entry.name)));
   }
+  // Auxiliary files (scripts, references, assets) under their paths, each
+  // segment made a valid URI segment.
+  for (const auto& [rel, bytes] : source.files) {
+    VikingUri uri = dir;
+    for (const std::string& segment : Split(rel, '/')) {
+      if (!segment.empty()) uri = uri.Child(SegmentFor(segment));
+    }
+    SKALD_ASSIGN_OR_RETURN(std::vector<Job> unused, files_->Write(who, uri, bytes));
+    (void)unused;
+  }
   const std::string front = SidecarFrontmatter(dir.str(), kComponent, "add_skill");
   SKALD_ASSIGN_OR_RETURN(
       std::vector<Job> none,
@@ -153,6 +207,7 @@ Result<SkillResult> SkillOps::Add(const Identity& who, const SkillRequest& reque
   SkillResult result;
   result.uri = result.root_uri = dir.str();
   result.name = skill.name;
+  result.auxiliary_files = static_cast<int64_t>(source.files.size());
   if (!request.temp_file_id.empty()) {
     // The upload is consumed; a leftover is swept with the other expired ones.
     const fs::path upload = fs::path(workspace_) / "temp" / "upload" / request.temp_file_id;

@@ -16,6 +16,7 @@
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "service/uri_resolver.h"
@@ -57,8 +58,14 @@ class SkillOps {
   // The skill `name` in the first of `roots` that holds it; NotFound otherwise.
   Result<SkillInfo> Locate(const Identity& who, const std::vector<VikingUri>& roots,
                            std::string_view name, bool include_content);
-  // The upload `id` of `who` as text (a SKILL.md).
-  Result<std::string> ReadUpload(const Identity& who, std::string_view id);
+  // What a skill upload holds: its SKILL.md and its other files.
+  struct SkillSource {
+    std::string skill_md;
+    std::vector<std::pair<std::string, std::string>> files;  // relative path, bytes
+  };
+  // The upload `id` of `who`: a SKILL.md, or a zip of a skill directory (as
+  // `ov add-skill DIR` sends; SKILL.md at its root or in a lone top folder).
+  Result<SkillSource> ReadUpload(const Identity& who, std::string_view id);
 
   UriResolver* const resolver_;
   SessionFiles* const files_;

@@ -3,7 +3,10 @@
 // 400), find with context_type skill, list, get, update, delete, validate,
 // and the agent root.
 
+#include <fstream>
+
 #include "api_fixture.h"
+#include "tests/testutil/archive_writer.h"
 
 namespace skald::apitest {
 namespace {
@@ -162,6 +165,53 @@ TEST_F(SkillsApiTest, SkillMarkdownMcpToolAndUploadAreAccepted) {
   Reply abstract_only = Get("/api/v1/skills/tide-tables?level=0");
   ASSERT_EQ(abstract_only.status, 200);
   EXPECT_FALSE(abstract_only.json["result"].contains("content"));
+}
+
+TEST_F(SkillsApiTest, ZippedSkillDirectoryKeepsItsAuxiliaryFiles) {
+  // What `ov add-skill DIR` uploads: the folder's files zipped, SKILL.md at the root.
+  using testing::ArchiveItem;
+  const std::string zip = workspace_->path() + "/skill.zip";
+  ASSERT_TRUE(testing::WriteTestArchive(
+      zip, testing::ArchiveFormat::kZip,
+      {ArchiveItem::File("SKILL.md", kSkillMd), ArchiveItem::File("scripts/tide.py", "print(1)\n"),
+       ArchiveItem::File("reference.md", "# Almanac notes\n"),
+       ArchiveItem::File(".hidden", "x")}));
+  std::ifstream in(zip, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Reply up = ToReply(client_->Post(
+      "/api/v1/resources/temp_upload",
+      httplib::MultipartFormDataItems{{"file", bytes, ".tmp123.zip", "application/zip"}}));
+  ASSERT_EQ(up.status, 200) << up.raw;
+  Reply added = AddSkill({{"temp_file_id", up.json["result"].value("temp_file_id", "")},
+                          {"wait", true}});
+  ASSERT_EQ(added.status, 200) << added.raw;
+  EXPECT_EQ(added.json["result"].value("name", ""), "tide-tables");
+  EXPECT_EQ(added.json["result"].value("auxiliary_files", 0), 2) << added.raw;
+  Reply detail = Get("/api/v1/skills/tide-tables");
+  ASSERT_EQ(detail.status, 200) << detail.raw;
+  EXPECT_EQ(detail.json["result"]["files"], Json({"reference.md", "scripts/"})) << detail.raw;
+  Reply script = Get("/api/v1/content/read?uri=" +
+                     Q("viking://user/default/skills/tide-tables/scripts/tide.py"));
+  ASSERT_EQ(script.status, 200) << script.raw;
+  EXPECT_EQ(script.json["result"].get<std::string>(), "print(1)\n");
+
+  // A zip without SKILL.md, and a zip slip, are refused; the server keeps serving.
+  for (const std::vector<ArchiveItem>& items :
+       {std::vector<ArchiveItem>{ArchiveItem::File("notes.md", "x")},
+        std::vector<ArchiveItem>{ArchiveItem::File("SKILL.md", kSkillMd),
+                                 ArchiveItem::File("../escape.md", "x")}}) {
+    ASSERT_TRUE(testing::WriteTestArchive(zip, testing::ArchiveFormat::kZip, items));
+    std::ifstream again(zip, std::ios::binary);
+    const std::string data((std::istreambuf_iterator<char>(again)),
+                           std::istreambuf_iterator<char>());
+    Reply u = ToReply(client_->Post(
+        "/api/v1/resources/temp_upload",
+        httplib::MultipartFormDataItems{{"file", data, "s.zip", "application/zip"}}));
+    ASSERT_EQ(u.status, 200) << u.raw;
+    Reply bad = AddSkill({{"temp_file_id", u.json["result"].value("temp_file_id", "")}});
+    EXPECT_EQ(bad.status, 400) << bad.raw;
+  }
+  ExpectHealthy();
 }
 
 TEST_F(SkillsApiTest, UpdateDeleteAgentRootFindAndValidate) {
