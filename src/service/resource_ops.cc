@@ -48,6 +48,26 @@ bool IsResourceUri(const VikingUri& uri) {
 
 }  // namespace
 
+Result<UploadRef> FindUpload(const std::string& workspace, const Identity& who,
+                             std::string_view id) {
+  if (!IsUploadId(id)) return UnknownUpload(id);
+  const fs::path dir = fs::path(workspace) / "temp" / "upload";
+  UploadRef ref;
+  ref.path = (dir / std::string(id)).string();
+  std::ifstream meta_in(dir / (std::string(id) + std::string(kUploadMetaSuffix)));
+  nlohmann::json meta = nlohmann::json::parse(meta_in, nullptr, false);
+  std::error_code ec;
+  if (!fs::exists(ref.path, ec) || !meta.is_object()) return UnknownUpload(id);
+  auto field = [&](const char* key) {
+    auto it = meta.find(key);
+    return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  // Claimable only by the user who uploaded it.
+  if (!IsOwner(who, field("account"), field("user"))) return UnknownUpload(id);
+  ref.original_filename = field("original_filename");
+  return ref;
+}
+
 Status ResourceOps::Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard) {
   return locks_->Acquire(requests, std::chrono::milliseconds(options_.lock_timeout_ms), guard);
 }
@@ -94,23 +114,9 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   bool url_names_file = false;  // the URL's name is a file's, not its host
   if (!request.temp_file_id.empty()) {
     temp_file_id = request.temp_file_id;
-    if (!IsUploadId(temp_file_id)) return UnknownUpload(temp_file_id);
-    fs::path dir = fs::path(options_.workspace) / "temp" / "upload";
-    source_path = (dir / temp_file_id).string();
-    std::ifstream meta_in(dir / (temp_file_id + std::string(kUploadMetaSuffix)));
-    nlohmann::json meta = nlohmann::json::parse(meta_in, nullptr, false);
-    if (!fs::exists(source_path) || !meta.is_object()) return UnknownUpload(temp_file_id);
-    // Claimable only by the user who uploaded it; anyone else's id answers
-    // like an unknown one.
-    auto field = [&](const char* key) {
-      auto it = meta.find(key);
-      return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
-    };
-    if (!IsOwner(who, field("account"), field("user"))) {
-      return UnknownUpload(temp_file_id);
-    }
-    display_name = field("original_filename");
-    if (display_name.empty()) display_name = temp_file_id;
+    SKALD_ASSIGN_OR_RETURN(UploadRef upload, FindUpload(options_.workspace, who, temp_file_id));
+    source_path = std::move(upload.path);
+    display_name = upload.original_filename.empty() ? temp_file_id : upload.original_filename;
   } else if (IsHttpUrl(request.path)) {
     // Checked now (a clear refusal before anything is queued) and again by
     // the job on every address it connects to.

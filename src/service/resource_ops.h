@@ -21,6 +21,19 @@
 
 namespace skald {
 
+// An upload of Db::TempUpload, found for `who`.
+struct UploadRef {
+  std::string path;               // the uploaded bytes, under <workspace>/temp/upload
+  std::string original_filename;  // as uploaded ("" when it had none)
+};
+
+// The upload `id` in `workspace` when it exists and `who` made it;
+// PermissionDenied "unknown or expired temp_file_id" otherwise (a malformed
+// id, a missing file or metadata, or another user's upload answer alike:
+// ids must not be probeable).
+Result<UploadRef> FindUpload(const std::string& workspace, const Identity& who,
+                             std::string_view id);
+
 class ResourceOps {
  public:
   // `indexing` is false without an embedder (AddResource then fails with

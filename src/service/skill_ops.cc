@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -17,6 +16,7 @@
 #include "ingest/skill_definition.h"
 #include "ingest/source_import.h"
 #include "ingest/source_stage.h"
+#include "service/resource_ops.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -32,11 +32,6 @@ constexpr std::string_view kComponent = "SkillOps";
 // expand to 8 times as much, in at most kMaxSkillFiles entries.
 constexpr uintmax_t kMaxSkillUploadBytes = uintmax_t{10} << 20;
 constexpr uint64_t kMaxSkillFiles = 1000;
-
-Status UnknownUpload(std::string_view id) {
-  return Status::PermissionDenied(fmt::format("unknown or expired temp_file_id: {}", id))
-      .WithDetail("resource", std::string(id));
-}
 
 SkillValidationReport ToReport(const SkillCheck& v) {
   SkillValidationReport r;
@@ -75,25 +70,15 @@ Result<std::vector<VikingUri>> SkillOps::Roots(const Identity& who, std::string_
 }
 
 Result<SkillOps::SkillSource> SkillOps::ReadUpload(const Identity& who, std::string_view id) {
-  static const std::regex pattern("^upload_[0-9a-f]{32}(\\.[A-Za-z0-9]{1,16})?$");
-  if (!std::regex_match(id.begin(), id.end(), pattern)) return UnknownUpload(id);
-  const fs::path dir = fs::path(workspace_) / "temp" / "upload";
-  const fs::path path = dir / std::string(id);
-  std::ifstream meta_in(dir / (std::string(id) + std::string(kUploadMetaSuffix)));
-  json meta = json::parse(meta_in, nullptr, false);
+  SKALD_ASSIGN_OR_RETURN(UploadRef upload, FindUpload(workspace_, who, id));
+  const fs::path path = upload.path;
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec) || !meta.is_object()) return UnknownUpload(id);
-  auto field = [&](const char* key) {
-    auto it = meta.find(key);
-    return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  if (!IsOwner(who, field("account"), field("user"))) return UnknownUpload(id);
   SkillSource source;
   std::string head(4, '\0');
   std::ifstream(path, std::ios::binary).read(head.data(), 4);
   if (head != "PK\x03\x04") {
     const uintmax_t size = fs::file_size(path, ec);
-    if (ec) return UnknownUpload(id);
+    if (ec) return Status::IOError("could not read the uploaded skill");
     if (size > kMaxSkillUploadBytes) {
       return Status::InvalidArgument(fmt::format(
           "the uploaded SKILL.md is {} bytes; at most {} are accepted", size, kMaxSkillUploadBytes));
