@@ -31,6 +31,10 @@
 //   --show N  print the first hits (context mode: the context at the largest
 //             budget) of the first N questions
 //   --hybrid-weight W   retrieval.hybrid_weight (default: the configured default)
+//   --quota CATEGORY=N   context mode: the request's quota of a category
+//             (experiments; repeatable)
+//   --keep-function-words   BM25 searches the whole question (default: without
+//             its function words, RetrievalOptions::strip_query_function_words)
 //   --only TEXT, --files-only   experiments: keep only hits whose URI holds
 //             TEXT / only file (L2) hits
 //
@@ -101,13 +105,15 @@ struct Totals {
 // Context mode (what an agent asks for): Db::SearchContext once per budget,
 // its rendered context as is.
 skald::Status ContextPerBudget(skald::Db& db, const skald::Identity& who, const std::string& text,
-                               int limit, const std::vector<int64_t>& budgets, int* show,
+                               int limit, const std::map<std::string, int>& quotas,
+                               const std::vector<int64_t>& budgets, int* show,
                                std::vector<std::string>* context, std::vector<int64_t>* used) {
   for (size_t b = 0; b < budgets.size(); ++b) {
     skald::ContextRequest request;
     request.search.find.query = text;
     request.search.find.limit = limit;
     request.max_tokens = budgets[b];
+    for (const auto& [category, quota] : quotas) request.quotas[category] = quota;
     auto assembled = db.SearchContext(who, request);
     if (!assembled.ok()) return assembled.status();
     std::istringstream lines(assembled->rendered);
@@ -201,6 +207,8 @@ int main(int argc, char** argv) {
   std::string only;  // experiment: keep only hits whose URI contains this
   bool files_only = false;
   double hybrid_weight = -1;
+  bool keep_function_words = false;
+  std::map<std::string, int> quotas;  // experiment: context mode's per-category quotas
   std::string mode = "context";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -222,6 +230,16 @@ int main(int argc, char** argv) {
       mode = argv[++i];
     } else if (a == "--files-only") {
       files_only = true;
+    } else if (a == "--keep-function-words") {
+      keep_function_words = true;
+    } else if (a == "--quota" && i + 1 < argc) {
+      const std::string q = argv[++i];
+      const size_t eq = q.find('=');
+      if (eq == std::string::npos) {
+        std::fprintf(stderr, "--quota wants CATEGORY=N\n");
+        return 2;
+      }
+      quotas[q.substr(0, eq)] = std::atoi(q.c_str() + eq + 1);
     } else if (a == "--show" && i + 1 < argc) {
       show = std::atoi(argv[++i]);
     } else if (a == "--misses" && i + 1 < argc) {
@@ -230,7 +248,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: %s --data FILE [--budget N]... [--split tune|report|all] [--limit K] "
                    "[--workspace DIR] [--misses N] [--show N] [--hybrid-weight W] "
-                   "[--mode context|list] [--only TEXT] [--files-only]\n",
+                   "[--mode context|list] [--only TEXT] [--files-only] [--keep-function-words] [--quota CATEGORY=N]...\n",
                    argv[0]);
       return 2;
     }
@@ -278,6 +296,7 @@ int main(int argc, char** argv) {
   options.workspace = workspace;
   options.sync_writes = false;
   if (hybrid_weight >= 0) options.retrieval.hybrid_weight = hybrid_weight;
+  options.retrieval.strip_query_function_words = !keep_function_words;
   auto db = skald::Db::Open(options);
   if (!db.ok()) {
     std::fprintf(stderr, "open: %s\n", db.status().ToString().c_str());
@@ -371,7 +390,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> context(budgets.size());
     std::vector<int64_t> used(budgets.size(), 0);
     skald::Status built = mode == "context"
-                              ? ContextPerBudget(**db, who, q.text, limit, budgets, &show, &context, &used)
+                              ? ContextPerBudget(**db, who, q.text, limit, quotas, budgets, &show, &context, &used)
                               : ListPerBudget(**db, who, q.text, limit, budgets, only, files_only,
                                               &show, &context, &used);
     if (!built.ok()) {

@@ -4,7 +4,7 @@
 //
 //   retrieval_eval --beir DIR [--weights 0,0.3,0.5,0.7,1] [--norm max|saturate|both]
 //                  [--saturation 10[,20...]] [--limit 100] [--threshold 0] [--dim 512]
-//                  [--max-docs N] [--work DIR]
+//                  [--max-docs N] [--work DIR] [--function-words strip|keep|both]
 //   retrieval_eval --generate-tiny DIR     (writes a small synthetic set, then runs on it)
 //
 // Every document becomes one L2 record: its vector is the built-in hashing
@@ -118,14 +118,14 @@ int Usage() {
   std::fprintf(stderr,
                "usage: retrieval_eval (--beir DIR | --generate-tiny DIR) [--weights LIST] "
                "[--norm max|saturate|both] [--saturation LIST] [--limit N] [--threshold X] "
-               "[--dim D] [--max-docs N] [--work DIR]\n");
+               "[--dim D] [--max-docs N] [--work DIR] [--function-words strip|keep|both]\n");
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string beir, tiny, norm = "max";
+  std::string beir, tiny, norm = "max", function_words = "strip";
   std::string work = (std::filesystem::temp_directory_path() / "skald-retrieval-eval").string();
   std::vector<double> weights = {0, 0.3, 0.5, 0.7, 1}, saturations = {10};
   int limit = 100, dim = 512;
@@ -156,12 +156,20 @@ int main(int argc, char** argv) {
       max_docs = static_cast<size_t>(std::atoll(value.c_str()));
     } else if (flag == "--work") {
       work = value;
+    } else if (flag == "--function-words") {
+      function_words = value;
     } else {
       return Usage();
     }
   }
   if (beir.empty() == tiny.empty()) return Usage();
   if (norm != "max" && norm != "saturate" && norm != "both") return Usage();
+  if (function_words != "strip" && function_words != "keep" && function_words != "both") {
+    return Usage();
+  }
+  std::vector<bool> strip_settings;
+  if (function_words != "keep") strip_settings.push_back(true);
+  if (function_words != "strip") strip_settings.push_back(false);
   std::printf("command: %s\n", command.c_str());
   if (!tiny.empty()) {
     if (!GenerateTiny(tiny)) return 1;
@@ -231,9 +239,12 @@ int main(int argc, char** argv) {
     const std::vector<double> sats =
         rule == skald::LexicalNormalization::kMax ? std::vector<double>{0} : saturations;
     for (double saturation : sats) {
-      for (double weight : weights) {
+      for (size_t setting = 0; setting < weights.size() * strip_settings.size(); ++setting) {
+        const double weight = weights[setting % weights.size()];
+        const bool strip = strip_settings[setting / weights.size()];
         skald::RetrievalOptions options;
         options.hybrid_weight = weight;
+        options.strip_query_function_words = strip;
         options.lexical_normalization = rule;
         if (saturation > 0) options.lexical_saturation = saturation;
         skald::Retriever retriever(options);
@@ -271,9 +282,10 @@ int main(int argc, char** argv) {
         const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
         const auto mean = [](double sum, size_t n) { return n ? sum / static_cast<double>(n) : 0.0; };
         std::printf(
-            "norm=%s sat=%g weight=%.2f ndcg@10=%.4f recall@100=%.4f tune_ndcg@10=%.4f "
-            "report_ndcg@10=%.4f qps=%.0f queries=%zu\n",
+            "norm=%s sat=%g weight=%.2f function_words=%s ndcg@10=%.4f recall@100=%.4f "
+            "tune_ndcg@10=%.4f report_ndcg@10=%.4f qps=%.0f queries=%zu\n",
             std::string(skald::LexicalNormalizationName(rule)).c_str(), saturation, weight,
+            strip ? "strip" : "keep",
             mean(ndcg[0] + ndcg[1], evaluated), mean(recall[0] + recall[1], evaluated),
             mean(ndcg[0], counted[0]), mean(ndcg[1], counted[1]), evaluated / seconds, evaluated);
       }

@@ -90,6 +90,12 @@ struct RetrievalOptions {
   int max_convergence_rounds = 3;
   // THINKING: directories expanded per round. 1..256.
   int directories_per_round = 4;
+  // A question (IsQuestion in text/stop_words.h) is searched by BM25
+  // without its English function words (StripQueryFunctionWords: "what",
+  // "did", "her"...); statements are searched as given, and the vector
+  // search always embeds the whole query. Off only for measurements
+  // (docs/benchmarks.md).
+  bool strip_query_function_words = true;
 
   // InvalidArgument naming the field (by its config key).
   Status Validate() const;

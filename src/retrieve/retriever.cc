@@ -14,6 +14,7 @@
 
 #include "common/strings.h"
 #include "common/time_util.h"
+#include "text/stop_words.h"
 
 namespace skald {
 namespace {
@@ -62,7 +63,13 @@ class RetrievalRun {
  public:
   RetrievalRun(const RetrievalOptions& options, const RetrievalQuery& query,
                const RetrievalSources& sources, RetrievalTrace* trace)
-      : options_(options), query_(query), sources_(sources), trace_(trace) {
+      : options_(options),
+        query_(query),
+        sources_(sources),
+        trace_(trace),
+        lexical_text_(options.strip_query_function_words && IsQuestion(query.text)
+                          ? StripQueryFunctionWords(query.text)
+                          : query.text) {
     const bool have_vectors = sources.vectors != nullptr;
     const bool have_lexical = sources.lexical != nullptr;
     if (have_vectors && have_lexical) {
@@ -128,7 +135,7 @@ class RetrievalRun {
     std::vector<SearchHit> hits;
     double bm25_max = 0;
     if (use_lexical_) {
-      SKALD_RETURN_IF_ERROR(sources_.lexical->Search(query_.text, filter, k, &hits));
+      SKALD_RETURN_IF_ERROR(sources_.lexical->Search(lexical_text_, filter, k, &hits));
       for (const SearchHit& hit : hits) {
         auto [it, fresh] = parts.try_emplace(hit.id);
         if (fresh) order.push_back(hit.id);
@@ -250,6 +257,7 @@ class RetrievalRun {
   const RetrievalQuery& query_;
   const RetrievalSources& sources_;
   RetrievalTrace* trace_;
+  const std::string lexical_text_;  // what BM25 searches for
   double lexical_weight_ = 0;
   bool use_vectors_ = false;
   bool use_lexical_ = false;

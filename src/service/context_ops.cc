@@ -78,6 +78,54 @@ int PoolSize(const ContextRequest& request) {
   return static_cast<int>(std::clamp<int64_t>(by_budget, request.search.find.limit, 200));
 }
 
+// The order in which candidates enter the plan: rank order, except that a
+// memory whose every quoted line is a line of some excerpt candidate is
+// left out and the excerpts holding its lines take its place (when they
+// rank below it). The excerpt says the same in the speaker's own words,
+// with the messages around it and the session's date — the neighbours
+// often hold the answer to what the memory matched (LoCoMo, in
+// docs/benchmarks.md) — so the memory would only spend budget on a
+// restatement.
+// Returns (candidate, score) pairs; an excerpt moved up takes the memory's
+// score, so scores stay in rank order.
+std::vector<std::pair<size_t, double>> FoldQuotedMemories(
+    const std::vector<ContextCandidate>& candidates,
+    const std::vector<std::vector<std::string>>& quotes, const std::vector<double>& scores) {
+  std::unordered_map<std::string, size_t> excerpt_of_line;  // best-ranked excerpt showing it
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i].group.empty()) continue;
+    for (std::string& line : Split(candidates[i].text[2], '\n')) {
+      excerpt_of_line.emplace(std::move(line), i);
+    }
+  }
+  std::vector<std::pair<size_t, double>> order;
+  std::vector<bool> placed(candidates.size(), false);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (placed[i]) continue;
+    std::vector<size_t> excerpts;
+    bool folded = !quotes[i].empty();
+    for (const std::string& quote : quotes[i]) {
+      auto it = excerpt_of_line.find(quote);
+      if (it == excerpt_of_line.end()) {
+        folded = false;
+        break;
+      }
+      excerpts.push_back(it->second);
+    }
+    if (!folded) {
+      order.emplace_back(i, scores[i]);
+      placed[i] = true;
+      continue;
+    }
+    for (size_t j : excerpts) {
+      if (placed[j]) continue;
+      order.emplace_back(j, std::max(scores[i], scores[j]));
+      placed[j] = true;
+    }
+  }
+  return order;
+}
+
 }  // namespace
 
 std::set<std::string> ContextAssembler::RecentlyReturned(const LedgerKey& key, int turns) {
@@ -165,6 +213,7 @@ Result<ContextResult> ContextAssembler::Assemble(const Identity& who,
   std::optional<ContextDetail> ceiling = ParseContextDetail(request.detail);
   std::vector<ContextCandidate> candidates;
   std::vector<ContextOrigin> origins;
+  std::vector<std::vector<std::string>> quotes(kept.size());  // a memory's quoted lines
   for (size_t i = 0; i < kept.size(); ++i) {
     const MatchedContext& hit = kept[i];
     ContextCandidate c;
@@ -206,6 +255,7 @@ Result<ContextResult> ContextAssembler::Assemble(const Identity& who,
           c.text[0] = memory->memory.text;
           c.text[2] = memory->memory.text;
           for (const std::string& quote : memory->memory.quotes) c.text[2] += "\n" + quote;
+          quotes[i] = memory->memory.quotes;
           origin.session_id = memory->memory.session_id;
           origin.speaker = memory->memory.speaker;
           origin.time = memory->memory.time;
@@ -222,14 +272,31 @@ Result<ContextResult> ContextAssembler::Assemble(const Identity& who,
     origins.push_back(std::move(origin));
   }
 
-  // 4. The plan.
+  // 4. Memories folded into excerpts (FoldQuotedMemories), then the plan.
+  std::vector<double> scores(kept.size(), 0.0);
+  for (size_t i = 0; i < kept.size(); ++i) scores[i] = kept[i].score;
+  const std::vector<std::pair<size_t, double>> order =
+      FoldQuotedMemories(candidates, quotes, scores);
+  out.stats.left_out += static_cast<int64_t>(kept.size() - order.size());
+  {
+    std::vector<ContextCandidate> ordered_candidates;
+    std::vector<ContextOrigin> ordered_origins;
+    scores.clear();
+    for (const auto& [i, score] : order) {
+      ordered_candidates.push_back(std::move(candidates[i]));
+      ordered_origins.push_back(std::move(origins[i]));
+      scores.push_back(score);
+    }
+    candidates = std::move(ordered_candidates);
+    origins = std::move(ordered_origins);
+  }
   ContextPlan plan = PlanContext(candidates, request.max_tokens);
   std::set<std::string> returned;
   for (PlannedEntry& e : plan.entries) {
     ContextEntry entry;
     entry.uri = candidates[e.candidate].uri;
     entry.category = candidates[e.candidate].category;
-    entry.score = kept[e.candidate].score;
+    entry.score = scores[e.candidate];
     entry.detail = std::string(ContextDetailName(e.detail));
     entry.text = std::move(e.text);
     entry.origin = std::move(origins[e.candidate]);
@@ -240,7 +307,7 @@ Result<ContextResult> ContextAssembler::Assemble(const Identity& who,
   out.stats.entries = static_cast<int64_t>(out.entries.size());
   out.stats.tokens = plan.tokens;
   out.stats.max_tokens = request.max_tokens;
-  out.stats.left_out = plan.left_out;
+  out.stats.left_out += plan.left_out;
   out.stats.repeated_lines = plan.repeated_lines;
   if (!request.search.session_id.empty()) Remember(key, std::move(returned));
   return out;

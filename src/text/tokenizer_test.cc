@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "text/stop_words.h"
+#include "text/text_util.h"
 
 namespace skald {
 namespace {
@@ -215,6 +216,48 @@ TEST(TokenizerTest, BuiltInStopListIsFolded) {
   for (std::string_view word : EnglishStopWords()) {
     for (char c : word) EXPECT_TRUE(c >= 'a' && c <= 'z') << word;
   }
+}
+
+TEST(QueryFunctionWordsTest, SortedLowerCaseAndUnique) {
+  const auto words = QueryFunctionWords();
+  ASSERT_FALSE(words.empty());
+  for (size_t i = 1; i < words.size(); ++i) EXPECT_LT(words[i - 1], words[i]) << words[i];
+  for (std::string_view w : words) {
+    for (char c : w) EXPECT_TRUE(c >= 'a' && c <= 'z') << w;
+  }
+}
+
+TEST(QueryFunctionWordsTest, StripsFunctionWordsOnly) {
+  // Each function word becomes one space (collapsed here for reading).
+  const auto stripped = [](std::string_view q) { return CollapseSpace(StripQueryFunctionWords(q)); };
+  EXPECT_EQ(StripQueryFunctionWords("What did Melanie paint?"), "    Melanie paint?");
+  EXPECT_EQ(stripped("WHEN Did she go"), "go");
+  // Digits, other scripts and words that merely contain a function word stay.
+  EXPECT_EQ(stripped("the 2022 trip"), "2022 trip");
+  EXPECT_EQ(stripped("whatever others"), "whatever others");
+  EXPECT_EQ(stripped("what is \u6771\u4eac"), "\u6771\u4eac");
+  // Apostrophes split words as the tokenizer does: "she's" loses "she" and "s".
+  EXPECT_EQ(stripped("she's painting"), "' painting");
+}
+
+TEST(QueryFunctionWordsTest, AllFunctionWordsKeepTheQuery) {
+  EXPECT_EQ(StripQueryFunctionWords("who are you?"), "who are you?");
+  EXPECT_EQ(StripQueryFunctionWords(""), "");
+  EXPECT_EQ(StripQueryFunctionWords("  ?! "), "  ?! ");
+}
+
+TEST(QueryFunctionWordsTest, QuestionsAreRecognized) {
+  EXPECT_TRUE(IsQuestion("When did Caroline go to the support group?"));
+  EXPECT_TRUE(IsQuestion("what does melanie paint"));
+  EXPECT_TRUE(IsQuestion("  Did she adopt a dog"));
+  EXPECT_TRUE(IsQuestion("her favourite book? "));
+  EXPECT_TRUE(IsQuestion("\"How\" is it spelled"));
+  // Claims, keyword lists and imperatives are not questions.
+  EXPECT_FALSE(IsQuestion("Vitamin D deficiency increases the risk of falls."));
+  EXPECT_FALSE(IsQuestion("whatever happened"));  // a longer word, not "what"
+  EXPECT_FALSE(IsQuestion("show me the config"));
+  EXPECT_FALSE(IsQuestion("- what"));
+  EXPECT_FALSE(IsQuestion(""));
 }
 
 }  // namespace

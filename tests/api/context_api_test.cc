@@ -2,6 +2,7 @@
 // never over it at any budget, each entry at the detail that fits, the
 // request's quotas and exclusions honoured, bad fields refused with 400.
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -97,6 +98,48 @@ TEST_F(ContextApiTest, ConversationLinesAreNotRepeated) {
   ASSERT_NE(first, std::string::npos) << rendered;
   EXPECT_EQ(rendered.find(line, first + 1), std::string::npos) << rendered;
   EXPECT_GT(r.json["result"]["stats"].value("repeated_lines", 0), 0) << r.raw;
+}
+
+TEST_F(ContextApiTest, MemoriesWhoseWordsAnExcerptShowsAreFoldedIntoIt) {
+  // The commit extracted memories that quote the conversation.
+  Reply list = PostJson("/api/v1/search/search",
+                        {{"query", "sailing lake Constance boat jib"}, {"context_type", "memory"},
+                         {"limit", 50}});
+  ASSERT_EQ(list.status, 200) << list.raw;
+  int memories = 0;
+  for (const Json& hit : list.json["result"]["memories"]) {
+    if (hit.value("uri", "").find("/memories/") != std::string::npos) ++memories;
+  }
+  ASSERT_GT(memories, 0) << list.raw;
+
+  Reply r = Context({{"max_tokens", 4000}, {"context_type", "memory"},
+                     {"query", "sailing lake Constance boat jib"}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const std::string rendered = r.json["result"].value("rendered", "");
+  bool excerpt = false;
+  for (const Json& e : r.json["result"]["entries"]) {
+    excerpt = excerpt || e["origin"].value("type", "") == "session";
+  }
+  ASSERT_TRUE(excerpt) << r.raw;
+  // A memory entry left in the context says something the excerpts there do
+  // not: not every line it quotes (its file's `quotes`) is in the context.
+  for (const Json& e : r.json["result"]["entries"]) {
+    const std::string uri = e.value("uri", "");
+    if (uri.find("/memories/") == std::string::npos) continue;
+    Reply file = Get("/api/v1/content/read?uri=" + Q(uri));
+    ASSERT_EQ(file.status, 200) << file.raw;
+    const std::string body = file.json.value("result", "");
+    const size_t at = body.find("\nquotes: ");
+    if (at == std::string::npos) continue;
+    const std::string quotes_line = body.substr(at + 9, body.find('\n', at + 1) - at - 9);
+    const Json quotes = Json::parse(quotes_line, nullptr, false);
+    ASSERT_TRUE(quotes.is_array()) << quotes_line;
+    bool all_shown = !quotes.empty();
+    for (const Json& q : quotes) {
+      all_shown = all_shown && rendered.find(q.get<std::string>()) != std::string::npos;
+    }
+    EXPECT_FALSE(all_shown) << uri << "\n" << rendered;
+  }
 }
 
 TEST_F(ContextApiTest, QuotasExclusionsAndDetailAreHonoured) {
