@@ -84,7 +84,15 @@ bool Salient(std::string_view surface) {
     }
   }
   // "p53" and "covid19" name things; "e1000" and "2024" number them.
-  return letters > 0 && digits <= letters + 1 && !KeyphraseStopWords().count(Lower(surface));
+  if (letters == 0 || digits > letters + 1) return false;
+  // Hex ids such as the hash a memory's file name ends with ("afc1dbf8")
+  // name a file, not a topic.
+  if (digits > 0 && surface.size() >= 6 &&
+      std::all_of(surface.begin(), surface.end(),
+                  [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; })) {
+    return false;
+  }
+  return !KeyphraseStopWords().count(Lower(surface));
 }
 
 // Spellings of one term with their counts.

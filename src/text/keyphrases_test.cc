@@ -39,6 +39,12 @@ TEST(ExtractTermsTest, WordsAndAdjacentPairsWithTheirSpelling) {
   std::vector<TextTerm> numbered = ExtractTerms("p53 mutations in e1000");
   EXPECT_TRUE(Has(numbered, "p53"));
   EXPECT_FALSE(Has(numbered, "e1000"));
+  // Hex ids (a memory file's hash suffix) are not topics; hex-only words
+  // without a digit, and short ones, are words.
+  std::vector<TextTerm> ids = ExtractTerms("green tea afc1dbf8 decade b12a");
+  EXPECT_FALSE(Has(ids, "afc1dbf8"));
+  EXPECT_TRUE(Has(ids, "green tea"));
+  EXPECT_TRUE(Has(ids, "decade"));
   EXPECT_TRUE(ExtractTerms("").empty());
   EXPECT_TRUE(ExtractTerms("\xff\xfe of the 12").empty());
 }
