@@ -25,10 +25,42 @@ std::string ParagraphText(const pugi::xml_node& p) {
   return CollapseWhitespace(text);
 }
 
+// The placeholder type of a shape ("title", "body"...); "" when it has
+// none (a plain text box) or none is named.
+std::string_view PlaceholderType(const pugi::xml_node& sp) {
+  return ChildNamed(ChildNamed(ChildNamed(sp, "nvSpPr"), "nvPr"), "ph").attribute("type").value();
+}
+
 bool IsTitleShape(const pugi::xml_node& sp) {
-  pugi::xml_node ph = ChildNamed(ChildNamed(ChildNamed(sp, "nvSpPr"), "nvPr"), "ph");
-  std::string_view type = ph.attribute("type").value();
-  return ph && (type == "title" || type == "ctrTitle");
+  std::string_view type = PlaceholderType(sp);
+  return type == "title" || type == "ctrTitle";
+}
+
+// The speaker notes of a slide: the body placeholder of the notes slide its
+// relationships name (ppt/notesSlides/…), one line per paragraph; "" when
+// it has none. The notes page's slide image, number and header are not
+// notes.
+std::string SpeakerNotes(const ZipParts& zip, const std::string& slide_part) {
+  for (const auto& [id, target] : Relationships(zip, slide_part)) {
+    if (target.rfind("ppt/notesSlides/", 0) != 0) continue;
+    const std::string* part = zip.Get(target);
+    pugi::xml_document xml;
+    if (part == nullptr || !LoadXml(*part, target, &xml).ok()) return "";
+    std::string notes;
+    for (pugi::xml_node sp :
+         ChildNamed(ChildNamed(xml.document_element(), "cSld"), "spTree").children()) {
+      if (LocalName(sp) != "sp" || PlaceholderType(sp) != "body") continue;
+      for (pugi::xml_node p : ChildNamed(sp, "txBody").children()) {
+        if (LocalName(p) != "p") continue;
+        std::string text = ParagraphText(p);
+        if (text.empty()) continue;
+        if (text[0] == '#' || text[0] == '>') text = "\\" + text;
+        notes += text + "\n";
+      }
+    }
+    return notes;
+  }
+  return "";
 }
 
 struct SlideText {
@@ -122,7 +154,9 @@ class PptxParser : public Parser {
     SKALD_ASSIGN_OR_RETURN(ZipParts zip, ZipParts::Read(input.bytes, "PPTX", [](std::string_view p) {
       return p == "ppt/presentation.xml" || p == "ppt/_rels/presentation.xml.rels" ||
              p == "docProps/core.xml" ||
-             (p.rfind("ppt/slides/", 0) == 0 && p.find('/', 11) == std::string_view::npos);
+             (p.rfind("ppt/slides/", 0) == 0 && p.find('/', 11) == std::string_view::npos) ||
+             (p.rfind("ppt/slides/_rels/", 0) == 0 && p.find('/', 17) == std::string_view::npos) ||
+             (p.rfind("ppt/notesSlides/", 0) == 0 && p.find('/', 16) == std::string_view::npos);
     }));
     std::vector<std::string> slides = SlideOrder(zip);
     if (slides.empty()) return Status::InvalidArgument("not a PPTX file (no slides found)");
@@ -138,11 +172,13 @@ class PptxParser : public Parser {
       }
       SlideText slide;
       Shapes(ChildNamed(ChildNamed(xml.document_element(), "cSld"), "spTree"), &slide);
-      if (slide.title.empty() && Trim(slide.body).empty()) continue;
+      const std::string notes = SpeakerNotes(zip, slides[i]);
+      if (slide.title.empty() && Trim(slide.body).empty() && notes.empty()) continue;
       ++with_text;
       std::string section = fmt::format("## Slide {}", i + 1);
       if (!slide.title.empty()) section += "\n\n### " + slide.title;
       if (!Trim(slide.body).empty()) section += "\n\n" + std::string(Trim(slide.body));
+      if (!notes.empty()) section += "\n\n#### Notes\n\n" + std::string(Trim(notes));
       AppendBlock(&body, section);
     }
     if (with_text == 0) return Status::InvalidArgument("the PPTX presentation has no text");

@@ -54,6 +54,32 @@ TEST(PptxParserTest, SlidesInPresentationOrder) {
             "| Region | Sales |\n| --- | --- |\n| North | 42 |\n");
 }
 
+TEST(PptxParserTest, SpeakerNotesFollowTheirSlide) {
+  const std::string notes =
+      std::string("<p:notes ") + kNs + "><p:cSld><p:spTree>"
+      "<p:sp><p:nvSpPr><p:cNvPr id=\"2\" name=\"Slide Image\"/><p:cNvSpPr/><p:nvPr><p:ph type=\"sldImg\"/></p:nvPr></p:nvSpPr></p:sp>"
+      "<p:sp><p:nvSpPr><p:cNvPr id=\"3\" name=\"Notes\"/><p:cNvSpPr/><p:nvPr><p:ph type=\"body\" idx=\"1\"/></p:nvPr></p:nvSpPr>"
+      "<p:txBody><a:p><a:r><a:t>Mention the budget</a:t></a:r></a:p><a:p><a:r><a:t># not a heading</a:t></a:r></a:p></p:txBody></p:sp>"
+      "<p:sp><p:nvSpPr><p:cNvPr id=\"4\" name=\"Number\"/><p:cNvSpPr/><p:nvPr><p:ph type=\"sldNum\"/></p:nvPr></p:nvSpPr>"
+      "<p:txBody><a:p><a:r><a:t>1</a:t></a:r></a:p></p:txBody></p:sp>"
+      "</p:spTree></p:cSld></p:notes>";
+  std::string bytes = testing::ZipBytes({
+      {"ppt/slides/slide1.xml", Slide("Plan", {"Hire two engineers"})},
+      {"ppt/slides/_rels/slide1.xml.rels",
+       "<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">"
+       "<Relationship Id=\"rId2\" Type=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships/notesSlide\" "
+       "Target=\"../notesSlides/notesSlide1.xml\"/></Relationships>"},
+      {"ppt/notesSlides/notesSlide1.xml", notes},
+      {"ppt/slides/slide2.xml", Slide("Close", {"Questions"})},
+  });
+  auto doc = MakePptxParser()->Parse(ParseInput{"deck.pptx", bytes, bytes.size()});
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  EXPECT_EQ(doc->markdown,
+            "## Slide 1\n\n### Plan\n\nHire two engineers\n\n#### Notes\n\n"
+            "Mention the budget\n\\# not a heading\n\n"
+            "## Slide 2\n\n### Close\n\nQuestions\n");
+}
+
 TEST(PptxParserTest, WithoutSlidesIsAnError) {
   std::string bytes = testing::ZipBytes({{"ppt/presentation.xml", "<p:presentation/>"}});
   auto doc = MakePptxParser()->Parse(ParseInput{"deck.pptx", bytes, bytes.size()});
