@@ -214,8 +214,15 @@ TEST_F(LlmApiTest, ResourceSummariesAreWrittenByTheModelWithinTheCaps) {
       << found.raw;
 
   // Memories keep the model-free summaries: no summary call names them.
+  Say("s1", "I live in Boston.");
+  CommitAndWait("s1");
+  const std::vector<std::string> profile = MemoryFiles("profile");
+  ASSERT_FALSE(profile.empty());
+  const std::string memory_file = profile[0].substr(profile[0].rfind('/') + 1);
   for (const auto& request : chat_.requests()) {
-    EXPECT_EQ(Field(request.body, "Directory: ").find("memories"), std::string::npos);
+    const std::string dir = Field(request.body, "Directory: ");
+    EXPECT_TRUE(dir != "memories" && dir != "profile" && dir != "s1") << dir;
+    EXPECT_NE(Field(request.body, "File name: "), memory_file);
   }
 }
 
