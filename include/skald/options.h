@@ -50,6 +50,11 @@ struct DbOptions {
   // structured call per archive, falling back to the model-free extractor
   // when the call or its answer fails); null = model-free extraction only.
   std::shared_ptr<Llm> llm;
+  // The chat model `search` asks for its query plan (config `query_planner`,
+  // else `vlm`, with `retrieval.recall_intent_timeout_s` as its timeout and
+  // no retries). Any failure of the call or of its answer falls back to the
+  // rule-based plan; null = rule-based intent analysis only.
+  std::shared_ptr<Llm> query_planner;
   // Retrieval tuning (config sections `retrieval` and `rerank`).
   RetrievalOptions retrieval;
   // File text sent to the embedder is cut to this many estimated tokens.

@@ -147,6 +147,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   indexer_options.lock_timeout_ms = services.lock_timeout_ms;
   indexer_options.tags = strings("tags");
   indexer_options.stop = context.stop_flag();
+  indexer_options.model_summarizer = services.model_summarizer;
   SemanticIndexer indexer(services.content, services.catalog, services.locks, services.embedder,
                           services.summarizer, indexer_options);
   SKALD_ASSIGN_OR_RETURN(IndexStats stats, indexer.IndexTree(who.account, root.path(), stage));

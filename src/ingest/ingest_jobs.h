@@ -51,6 +51,8 @@ struct IngestServices {
   NodeWriter* nodes = nullptr;
   Embedder* embedder = nullptr;  // the workspace's embedder
   Summarizer* summarizer = nullptr;
+  // SemanticIndexerOptions::model_summarizer of import jobs (may be null).
+  Summarizer* model_summarizer = nullptr;
   SemanticIndexer* indexer = nullptr;  // shared by index/refresh/reindex jobs
   IndexCatchUp* indexes = nullptr;
   VectorIndexSet* vectors = nullptr;
@@ -67,7 +69,8 @@ struct IngestServices {
 };
 
 // Registers the handlers of add_resource, index, refresh and reindex.
-// REQUIRES: every pointer of `services` is set; before runner->Start.
+// REQUIRES: every pointer of `services` is set (model_summarizer may be
+// null); before runner->Start.
 void RegisterIngestJobs(const IngestServices& services, JobRunner* runner);
 
 // The follow-up job that (re)indexes `path` of `who.account` after a change;

@@ -62,6 +62,14 @@ std::string DirectoryEmbeddingText(std::string_view uri, std::string_view body) 
   return fmt::format("---\ndirectory: {}/\n---\n\n{}", uri, body);
 }
 
+// The summarizer of the node at `path`: the model's for resources and
+// skills when there is one (SemanticIndexerOptions::model_summarizer).
+Summarizer* SummarizerFor(std::string_view path, Summarizer* base, Summarizer* model) {
+  if (model == nullptr) return base;
+  const ContextType type = ContextTypeOf(path);
+  return type == ContextType::kResource || type == ContextType::kSkill ? model : base;
+}
+
 // A sidecar this indexer wrote (and may therefore rewrite).
 bool IsGenerated(const Sidecar& sidecar) {
   return sidecar.frontmatter.find(SemanticIndexer::kComponent) != std::string::npos;
@@ -183,7 +191,8 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       continue;
     }
     std::string name(BaseName(file.path));
-    SKALD_ASSIGN_OR_RETURN(std::string summary, summarizer_->SummarizeFile(name, *bytes));
+    Summarizer* summarizer = SummarizerFor(file.path, summarizer_, options_.model_summarizer);
+    SKALD_ASSIGN_OR_RETURN(std::string summary, summarizer->SummarizeFile(name, *bytes));
     std::string text(TokenBudgetPrefix(*bytes, options_.max_input_tokens));
     if (text.size() < bytes->size()) text += kTruncatedMarker;
     if (Trim(text).empty()) text = name;
@@ -310,7 +319,8 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       context.all_entries = entries;
       context.background = &pending->background;
       SKALD_ASSIGN_OR_RETURN(overview,
-                             summarizer_->Overview(name, sampled, entries.size(), context));
+                             SummarizerFor(dir->path, summarizer_, options_.model_summarizer)
+                                 ->Overview(name, sampled, entries.size(), context));
     }
     std::string abstract = user_abstract ? old_abstract->body : AbstractFromOverview(overview);
     if (abstract.empty()) abstract = TruncateGeneratedText(overview, 256);

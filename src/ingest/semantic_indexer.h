@@ -60,6 +60,11 @@ struct SemanticIndexerOptions {
   int lock_timeout_ms = 5000;
   // "k=v" tags given to every record written (add-resource `tags`).
   std::vector<std::string> tags;
+  // Writes the summaries of resource and skill nodes when set (the LLM
+  // summarizer, llm_summarizer.h); memories and session archives keep the
+  // constructor's summarizer (their texts are short statements already).
+  // Borrowed; null = the constructor's summarizer for every node.
+  Summarizer* model_summarizer = nullptr;
   // When set and true, indexing stops between files and batches with
   // Unavailable ("interrupted"): a shutdown does not wait for a long job,
   // which runs again later (records already written are simply unchanged).

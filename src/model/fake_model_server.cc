@@ -67,6 +67,11 @@ void FakeModelServer::SetChatReply(const std::string& text) {
   chat_reply_ = text;
 }
 
+void FakeModelServer::SetChatResponder(ChatResponder responder) {
+  std::lock_guard<std::mutex> lock(mu_);
+  chat_responder_ = std::move(responder);
+}
+
 std::vector<RecordedRequest> FakeModelServer::requests() const {
   std::lock_guard<std::mutex> lock(mu_);
   return requests_;
@@ -126,10 +131,13 @@ Json FakeModelServer::Reply(const std::string& path, const Json& body, const Fau
     return {{"model", body.value("model", "")}, {"embeddings", embeddings}};
   }
   std::string reply;
+  ChatResponder responder;
   {
     std::lock_guard<std::mutex> lock(mu_);
     reply = chat_reply_;
+    responder = chat_responder_;
   }
+  if (responder && (path == "/v1/chat/completions" || path == "/api/chat")) reply = responder(body);
   if (path == "/v1/chat/completions") {
     return {{"id", "chatcmpl-1"},
             {"choices",

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -63,6 +64,10 @@ class FakeModelServer {
   // Applied when no pushed fault is pending (e.g. "always 500").
   void SetDefaultFault(const Fault& fault);
   void SetChatReply(const std::string& text);
+  // Chat replies computed from each request's JSON body (overrides
+  // SetChatReply; null = the fixed reply again). Called on server threads.
+  using ChatResponder = std::function<std::string(const nlohmann::json& body)>;
+  void SetChatResponder(ChatResponder responder);
 
   // The deterministic vector the server returns for `text`.
   std::vector<float> VectorFor(const std::string& text) const;
@@ -88,6 +93,7 @@ class FakeModelServer {
   std::deque<Fault> faults_;
   Fault default_fault_;
   std::string chat_reply_ = "hello from the fake model";
+  ChatResponder chat_responder_;
   std::vector<RecordedRequest> requests_;
   std::atomic<int> in_flight_{0};
   std::atomic<int> max_in_flight_{0};

@@ -1,5 +1,6 @@
 #include "service/config.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -311,18 +312,20 @@ Status ParseLog(const Json& obj, Config* config) {
   return Status::Ok();
 }
 
-// `retrieval`: Skald implements the scoring keys; OpenViking's intent and
-// rewrite timeouts belong to session-aware search (not implemented yet).
+// `retrieval`: Skald implements the scoring keys and the query planner's
+// timeout; OpenViking's rewrite timeout, intent switch and memory
+// association are accepted and ignored.
 Status ParseRetrieval(const Json& obj, Config* config) {
   SKALD_RETURN_IF_ERROR(RequireObject(obj, "retrieval"));
-  static const std::set<std::string> ignored = {"recall_intent_timeout_s",
-                                                "recall_rewrite_timeout_s", "enable_intent",
+  static const std::set<std::string> ignored = {"recall_rewrite_timeout_s", "enable_intent",
                                                 "memory_association"};
   RetrievalOptions& r = config->retrieval;
   for (const auto& [key, v] : obj.items()) {
     const std::string path = KeyPath("retrieval", key);
     if (key == "hotness_alpha") {
       SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &r.hotness_alpha));
+    } else if (key == "recall_intent_timeout_s") {
+      SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &config->intent_timeout_s));
     } else if (key == "score_propagation_alpha") {
       SKALD_RETURN_IF_ERROR(ReadDouble(v, path, &r.score_propagation_alpha));
     } else if (key == "hybrid_weight") {
@@ -540,6 +543,10 @@ Status Config::Validate() const {
   SKALD_RETURN_IF_ERROR(vlm.Validate());
   SKALD_RETURN_IF_ERROR(query_planner.Validate());
   SKALD_RETURN_IF_ERROR(retrieval.Validate());
+  if (!(intent_timeout_s > 0) || intent_timeout_s > 600) {
+    return Status::InvalidArgument(fmt::format(
+        "retrieval.recall_intent_timeout_s must be > 0 and <= 600, got {}", intent_timeout_s));
+  }
   return rerank.Validate();
 }
 
@@ -614,6 +621,14 @@ Result<DbOptions> DbOptionsFromConfig(const Config& config, bool reindex_on_embe
   options.reranker = std::move(reranker);
   SKALD_ASSIGN_OR_RETURN(std::unique_ptr<Llm> llm, NewLlm(config.vlm));  // null when none
   options.llm = std::move(llm);
+  // The planner answers a search: one attempt, within the intent timeout.
+  LlmConfig planner = config.QueryPlanner();
+  if (planner.configured()) {
+    planner.timeout = std::min(planner.timeout, config.intent_timeout_s);
+    planner.max_retries = 0;
+    SKALD_ASSIGN_OR_RETURN(std::unique_ptr<Llm> planner_llm, NewLlm(planner));
+    options.query_planner = std::move(planner_llm);
+  }
   options.retrieval = config.retrieval;
   options.retrieval.score_threshold = config.rerank.threshold;
   options.retrieval.rerank_max_input_tokens = config.rerank.max_input_tokens;

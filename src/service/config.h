@@ -106,6 +106,10 @@ struct Config {
   // `query_planner`: a separate chat model for intent analysis; when not
   // configured, `vlm` is used (see QueryPlanner()).
   LlmConfig query_planner{"query_planner"};
+  // `retrieval.recall_intent_timeout_s`: seconds search waits for the query
+  // planner model (the shorter of this and the planner section's
+  // `timeout`; no retries) before it plans without the model.
+  double intent_timeout_s = 5.0;
   // `rerank`: its `threshold` applies even when no reranker is configured.
   RerankConfig rerank;
   // `retrieval`: hybrid weight, score propagation, hotness.

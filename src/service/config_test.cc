@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "model/llm.h"
+
 namespace skald {
 namespace {
 
@@ -186,6 +188,37 @@ TEST(ConfigTest, RetrievalSectionSetsScoringAndRejectsTypos) {
   auto config = Parse(R"({"retrieval": {"hotnes_alpha": 0.1}})");
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.status().message(), "unknown config key \"retrieval.hotnes_alpha\"");
+}
+
+TEST(ConfigTest, QueryPlannerModelFollowsTheIntentTimeout) {
+  auto none = Parse("{}");
+  ASSERT_TRUE(none.ok());
+  EXPECT_DOUBLE_EQ(none->intent_timeout_s, 5.0);
+  auto no_model = DbOptionsFromConfig(*none, false);
+  ASSERT_TRUE(no_model.ok()) << no_model.status().ToString();
+  EXPECT_EQ(no_model->query_planner, nullptr);  // rule-based planning only
+
+  // vlm alone also plans; a query_planner section wins over it.
+  auto vlm_only = Parse(R"({"vlm": {"model": "m", "api_base": "http://127.0.0.1:1/v1"},
+                            "retrieval": {"recall_intent_timeout_s": 2.5}})");
+  ASSERT_TRUE(vlm_only.ok()) << vlm_only.status().ToString();
+  EXPECT_DOUBLE_EQ(vlm_only->intent_timeout_s, 2.5);
+  EXPECT_FALSE(HasWarningContaining(*vlm_only, "recall_intent_timeout_s"));
+  auto options = DbOptionsFromConfig(*vlm_only, false);
+  ASSERT_TRUE(options.ok()) << options.status().ToString();
+  ASSERT_NE(options->query_planner, nullptr);
+  EXPECT_EQ(options->query_planner->model(), "m");
+  auto both = Parse(R"({"vlm": {"model": "m", "api_base": "http://127.0.0.1:1/v1"},
+                        "query_planner": {"model": "p", "api_base": "http://127.0.0.1:1/v1"}})");
+  ASSERT_TRUE(both.ok());
+  auto planned = DbOptionsFromConfig(*both, false);
+  ASSERT_TRUE(planned.ok());
+  EXPECT_EQ(planned->query_planner->model(), "p");
+
+  auto zero = Parse(R"({"retrieval": {"recall_intent_timeout_s": 0}})");
+  ASSERT_TRUE(zero.ok());
+  EXPECT_NE(zero->Validate().message().find("retrieval.recall_intent_timeout_s"),
+            std::string::npos);
 }
 
 TEST(ConfigTest, UnimplementedSectionStillRejectsKeysOpenVikingRejects) {

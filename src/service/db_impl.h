@@ -235,6 +235,7 @@ class DbImpl final : public Db {
   std::unique_ptr<VectorIndexSet> vectors_;  // null without an embedder
   std::unique_ptr<LexicalIndex> lexical_;
   std::unique_ptr<Summarizer> summarizer_;
+  std::unique_ptr<Summarizer> llm_summarizer_;  // with a `vlm` model only
   std::unique_ptr<Retriever> retriever_;
   std::unique_ptr<IndexCatchUp> indexes_;
   std::unique_ptr<JobRunner> runner_;

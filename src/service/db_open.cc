@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "common/time_util.h"
 #include "ingest/ingest_jobs.h"
+#include "ingest/llm_summarizer.h"
 #include "model/embedder_identity.h"
 #include "service/db_impl.h"
 #include "session/memory_hook.h"
@@ -190,6 +191,11 @@ Status DbImpl::StartBackground() {
   SKALD_ASSIGN_OR_RETURN(uint64_t released, catalog_->ReleaseRunningJobs());
   if (released > 0) spdlog::warn("resuming {} background jobs interrupted by a crash", released);
   summarizer_ = NewExtractiveSummarizer();
+  // With a chat model, resources and skills get its summaries (the
+  // extractive ones when a call fails).
+  if (options_.llm) {
+    llm_summarizer_ = std::make_unique<LlmSummarizer>(options_.llm.get(), summarizer_.get());
+  }
 
   LexicalIndexOptions lexical_options;
   lexical_options.path = options_.workspace + "/index/lexical.db";
@@ -226,6 +232,7 @@ Status DbImpl::StartBackground() {
     indexer_options.max_input_tokens = options_.embedding_max_input_tokens;
     indexer_options.lock_timeout_ms = options_.lock_timeout_ms;
     indexer_options.stop = runner_->stop_flag();
+    indexer_options.model_summarizer = llm_summarizer_.get();
     indexer_ = std::make_unique<SemanticIndexer>(content_.get(), catalog_.get(), &locks_,
                                                  options_.embedder.get(), summarizer_.get(),
                                                  indexer_options);
@@ -241,6 +248,7 @@ Status DbImpl::StartBackground() {
     ingest.nodes = nodes_.get();
     ingest.embedder = options_.embedder.get();
     ingest.summarizer = summarizer_.get();
+    ingest.model_summarizer = llm_summarizer_.get();
     ingest.indexer = indexer_.get();
     ingest.indexes = indexes_.get();
     ingest.vectors = vectors_.get();

@@ -10,10 +10,12 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 #include "index/lexical_index.h"
 #include "index/vector_index_set.h"
 #include "retrieve/intent_analyzer.h"
+#include "retrieve/llm_intent_analyzer.h"
 #include "retrieve/retriever.h"
 #include "service/uri_resolver.h"
 #include "skald/db.h"
@@ -23,8 +25,9 @@ namespace skald {
 
 class Finder {
  public:
-  // `vectors` is null without an embedder. `options` supplies the embedder
-  // and reranker.
+  // `vectors` is null without an embedder. `options` supplies the embedder,
+  // the reranker and the query planner model (search plans with it when
+  // set, falling back to the rule-based analyzer).
   Finder(const DbOptions* options, UriResolver* resolver, Catalog* catalog, VectorIndexSet* vectors,
          LexicalIndex* lexical, Retriever* retriever)
       : options_(*options),
@@ -32,13 +35,18 @@ class Finder {
         catalog_(catalog),
         vectors_(vectors),
         lexical_(lexical),
-        retriever_(retriever) {}
+        retriever_(retriever) {
+    if (options_.query_planner) {
+      planner_ = std::make_unique<LlmIntentAnalyzer>(options_.query_planner.get(), &analyzer_);
+    }
+  }
 
   // Db::Find: hits sorted into memories, resources and skills. Counted in
   // counts().
   Result<FindResult> Find(const Identity& who, const FindRequest& request);
 
-  // Db::Search: the plan of `analyzer` for the query and the session's
+  // Db::Search: the plan of the query planner model (else, or when it
+  // fails, of the rule-based analyzer) for the query and the session's
   // hints (from the provider set with SetSessionHints; none without one),
   // each typed query run as Find, hits merged by URI at the best score.
   Result<SearchResult> Search(const Identity& who, const SearchRequest& request);
@@ -68,6 +76,7 @@ class Finder {
   LexicalIndex* const lexical_;
   Retriever* const retriever_;
   RuleIntentAnalyzer analyzer_;
+  std::unique_ptr<LlmIntentAnalyzer> planner_;  // null without a query planner model
   SessionHintsProvider session_hints_;
 };
 

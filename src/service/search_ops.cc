@@ -32,7 +32,9 @@ Result<SearchResult> Finder::Search(const Identity& who, const SearchRequest& re
   SKALD_RETURN_IF_ERROR(request.find.Validate());
   SessionHints hints;
   if (!request.session_id.empty() && session_hints_) hints = session_hints_(who, request.session_id);
-  SKALD_ASSIGN_OR_RETURN(QueryPlan plan, analyzer_.Analyze(request.find.query, hints));
+  const IntentAnalyzer& analyzer = planner_ ? static_cast<const IntentAnalyzer&>(*planner_)
+                                             : static_cast<const IntentAnalyzer&>(analyzer_);
+  SKALD_ASSIGN_OR_RETURN(QueryPlan plan, analyzer.Analyze(request.find.query, hints));
   SearchResult out;
   const std::vector<std::string>& asked_types = request.find.context_types;
   for (const TypedQuery& typed : plan.queries) {

@@ -1,5 +1,7 @@
 #include "api_fixture.h"
 
+#include <cstdio>
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -197,13 +199,25 @@ Reply ToReply(const httplib::Result& result) {
   return reply;
 }
 
-void ApiTest::SetUp() {
+void ApiTest::SetUp() { StartServer(std::nullopt); }
+
+void ApiTest::StartServer(const std::optional<Json>& config) {
   // The server closes connections whose body it refuses unread (413, 415);
   // a client still sending then gets EPIPE, which must not kill the test
   // process (real HTTP clients ignore SIGPIPE too).
   signal(SIGPIPE, SIG_IGN);
   workspace_ = std::make_unique<TempDir>();
-  server_ = SkaldProcess::Start(workspace_->path());
+  std::vector<std::string> args;
+  if (config) {
+    config_dir_ = std::make_unique<TempDir>();
+    const std::string path = config_dir_->path() + "/skald.conf";
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(config->dump().c_str(), f);
+    ASSERT_EQ(std::fclose(f), 0);
+    args = {"--config", path};
+  }
+  server_ = SkaldProcess::Start(workspace_->path(), args);
   ASSERT_NE(server_, nullptr);
   client_ = server_->NewClient();
 }

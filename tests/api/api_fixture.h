@@ -85,8 +85,13 @@ std::string Q(const std::string& value);
 // Base fixture: one server per test (fresh workspace), helpers for requests.
 class ApiTest : public ::testing::Test {
  protected:
+  // Starts a server with no config file.
   void SetUp() override;
   void TearDown() override;
+  // Starts the server on a fresh workspace, with `config` written to a
+  // config file (`--config`) when given. Fixtures whose SetUp calls this
+  // instead choose the configuration.
+  void StartServer(const std::optional<Json>& config);
 
   Reply Get(const std::string& path_and_query, const httplib::Headers& headers = {});
   Reply Post(const std::string& path, const std::string& body,
@@ -120,6 +125,7 @@ class ApiTest : public ::testing::Test {
   std::string Root() const;
 
   std::unique_ptr<TempDir> workspace_;
+  std::unique_ptr<TempDir> config_dir_;  // with StartServer(config)
   std::unique_ptr<SkaldProcess> server_;
   std::unique_ptr<httplib::Client> client_;
 };

@@ -4,8 +4,6 @@
 // the provenance of the cited messages) and find returns them; when the
 // model fails, the model-free extractor still writes memories.
 
-#include <csignal>
-#include <cstdio>
 #include <string>
 
 #include "api_fixture.h"
@@ -20,24 +18,13 @@ using ::skald::testing::Fault;
 class MemoryLlmApiTest : public ApiTest {
  protected:
   void SetUp() override {
-    signal(SIGPIPE, SIG_IGN);  // as ApiTest::SetUp
-    workspace_ = std::make_unique<TempDir>();
-    config_dir_ = std::make_unique<TempDir>();
-    const std::string conf = config_dir_->path() + "/skald.conf";
-    const Json config{{"vlm",
-                       {{"provider", "openai"},
-                        {"model", "fake-chat"},
-                        {"api_base", chat_.base_url() + "/v1"},
-                        {"api_key", "sk-fake"},
-                        {"max_retries", 0},
-                        {"timeout", 20}}}};
-    std::FILE* f = std::fopen(conf.c_str(), "w");
-    ASSERT_NE(f, nullptr);
-    std::fputs(config.dump().c_str(), f);
-    std::fclose(f);
-    server_ = SkaldProcess::Start(workspace_->path(), {"--config", conf});
-    ASSERT_NE(server_, nullptr);
-    client_ = server_->NewClient();
+    StartServer(Json{{"vlm",
+                      {{"provider", "openai"},
+                       {"model", "fake-chat"},
+                       {"api_base", chat_.base_url() + "/v1"},
+                       {"api_key", "sk-fake"},
+                       {"max_retries", 0},
+                       {"timeout", 20}}}});
   }
 
   // The ids of the session's live messages, oldest first.
@@ -56,7 +43,6 @@ class MemoryLlmApiTest : public ApiTest {
   }
 
   FakeModelServer chat_;
-  std::unique_ptr<TempDir> config_dir_;
 };
 
 TEST_F(MemoryLlmApiTest, CommitWritesTheModelsMemoriesAndFindReturnsThem) {
