@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -14,6 +16,7 @@
 #include "ingest/semantic_indexer.h"
 #include "ingest/source_import.h"
 #include "ingest/source_stage.h"
+#include "ingest/stage_timings.h"
 #include "uri/viking_uri.h"
 
 namespace skald {
@@ -54,6 +57,8 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   SKALD_ASSIGN_OR_RETURN(VikingUri root, VikingUri::Parse("viking://" + root_path));
 
   JobProgress stage = context.Progress();
+  StageTimings timings;
+  const auto job_start = std::chrono::steady_clock::now();
 
   ImportOptions import_options;
   import_options.include = strings("include");
@@ -88,6 +93,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
         StagedSource staged,
         StageSource(url, source_path, payload.value("display_name", ""), stage_options));
     stage("parsing");
+    StageTimings::Scope timed(&timings, "parse_split");
     return PlanImport(staged.path, staged.display_name, import_options);
   }();
   RemoveStaging(stage_options.staging_dir);
@@ -113,7 +119,10 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       }
       const ImportFile& file = plan.files[i];
       std::string path = fmt::format("{}/{}", root.path(), file.path);
+      StageTimings::Scope catalog_read(&timings, "catalog_write");
       SKALD_ASSIGN_OR_RETURN(auto existing, services.catalog->Get(who.account, path));
+      catalog_read.Stop();
+      StageTimings::Scope content_write(&timings, "content_write");
       std::string hash = Sha256Hex(file.content);
       if (existing && !existing->is_dir && existing->hash == hash) {
         ++unchanged;
@@ -125,6 +134,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       }
       SKALD_ASSIGN_OR_RETURN(ContentAttr attr,
                              services.content->WriteFile(who.account, path, file.content));
+      content_write.Stop();
       CatalogNode node;
       node.path = path;
       node.size = file.content.size();
@@ -134,6 +144,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       nodes.push_back(std::move(node));
       ++written;
       if (nodes.size() >= kImportCommitEvery || i + 1 == plan.files.size()) {
+        StageTimings::Scope catalog_write(&timings, "catalog_write");
         SKALD_RETURN_IF_ERROR(services.catalog->Apply(who.account, nodes, {}));
         nodes.clear();
         stage(fmt::format("writing files {}/{}", i + 1, plan.files.size()));
@@ -147,12 +158,21 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   indexer_options.lock_timeout_ms = services.lock_timeout_ms;
   indexer_options.tags = strings("tags");
   indexer_options.stop = context.stop_flag();
+  indexer_options.timings = &timings;
   SemanticIndexer indexer(services.content, services.catalog, services.locks, services.embedder,
                           services.summarizer, indexer_options);
   SKALD_ASSIGN_OR_RETURN(IndexStats stats, indexer.IndexTree(who.account, root.path(), stage));
   stage("updating indexes");
-  SKALD_RETURN_IF_ERROR(services.indexes->CatchUpIndexes());
-  if (services.vectors) SKALD_RETURN_IF_ERROR(services.vectors->SaveAll());
+  SKALD_RETURN_IF_ERROR(services.indexes->CatchUpIndexes(&timings));
+  if (services.vectors) {
+    StageTimings::Scope flush(&timings, "index_flush");
+    SKALD_RETURN_IF_ERROR(services.vectors->SaveAll());
+  }
+  nlohmann::json timings_ms = nlohmann::json::object();
+  for (const auto& [name, ms] : timings.Milliseconds()) timings_ms[name] = std::round(ms);
+  timings_ms["total"] = std::round(std::chrono::duration<double, std::milli>(
+                                       std::chrono::steady_clock::now() - job_start)
+                                       .count());
 
   nlohmann::json summary = {{"root_uri", root.str()},
                             {"files_written", written},
@@ -164,7 +184,8 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
                             {"texts_embedded", stats.texts_embedded},
                             {"cache_hits", stats.cache_hits},
                             {"source_bytes", plan.source_bytes},
-                            {"warnings", plan.warnings}};
+                            {"warnings", plan.warnings},
+                            {"timings_ms", timings_ms}};
   stage("done");
   SKALD_RETURN_IF_ERROR(context.Complete(summary.dump()));
   // Only now that the task is complete (it never runs again) is the upload

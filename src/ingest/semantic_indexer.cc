@@ -14,6 +14,7 @@
 #include "common/strings.h"
 #include "ingest/sidecar.h"
 #include "ingest/source_import.h"
+#include "ingest/stage_timings.h"
 #include "model/embedder.h"
 #include "model/token_budget.h"
 #include "storage/catalog.h"
@@ -173,7 +174,9 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     if (progress && (++done % 50 == 0 || done == files.size())) {
       progress(fmt::format("summarizing files {}/{}", done, files.size()));
     }
+    StageTimings::Scope read_timed(options_.timings, "content_read");
     Result<std::string> bytes = content_->ReadFile(account, file.path);
+    read_timed.Stop();
     if (!bytes.ok()) {
       if (bytes.status().code() == StatusCode::kNotFound) continue;  // deleted meanwhile
       return bytes.status();
@@ -183,6 +186,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       continue;
     }
     std::string name(BaseName(file.path));
+    StageTimings::Scope summarize_timed(options_.timings, "summarize_files");
     SKALD_ASSIGN_OR_RETURN(std::string summary, summarizer_->SummarizeFile(name, *bytes));
     std::string text(TokenBudgetPrefix(*bytes, options_.max_input_tokens));
     if (text.size() < bytes->size()) text += kTruncatedMarker;
@@ -206,6 +210,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     pending->inherit_tags.push_back(inherit);
     pending->source_hashes.push_back(Sha256Hex(*bytes));
     ++stats->files;
+    summarize_timed.Stop();
   }
 
   // Directories bottom-up: deepest first, so children's L0 exist.
@@ -221,6 +226,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     if (progress && (++done % 20 == 0 || done == order.size())) {
       progress(fmt::format("summarizing directories {}/{}", done, order.size()));
     }
+    StageTimings::Scope dir_timed(options_.timings, "summarize_dirs");
     std::string abstract_path = fmt::format("{}/{}", dir->path, kAbstractName);
     std::string overview_path = fmt::format("{}/{}", dir->path, kOverviewName);
     // Held from reading the children and the sidecars to writing the new
@@ -324,6 +330,8 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     if (!user_overview && (!old_overview || old_overview->body != overview)) {
       writes.emplace_back(overview_path, overview);
     }
+    dir_timed.Stop();
+    StageTimings::Scope sidecar_timed(options_.timings, "sidecar_write");
     if (!writes.empty()) {
       std::vector<CatalogNode> nodes;
       for (const auto& [path, body] : writes) {
@@ -360,6 +368,7 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
     SKALD_RETURN_IF_ERROR(CheckStop());
     size_t end = std::min(total, begin + static_cast<size_t>(options_.embed_chunk));
     if (progress) progress(fmt::format("embedding {}/{}", begin, total));
+    StageTimings::Scope embed_timed(options_.timings, "embedding");
     std::vector<std::string> hashes;
     for (size_t i = begin; i < end; ++i) hashes.push_back(Sha256Hex(pending->texts[i]));
     SKALD_ASSIGN_OR_RETURN(auto cached, catalog_->GetCachedEmbeddings(account, embedder_name, hashes));
@@ -390,6 +399,8 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
       }
       stats->texts_embedded += missing.size();
     }
+    embed_timed.Stop();
+    StageTimings::Scope record_timed(options_.timings, "record_write");
     // Keep only records that differ from what the catalog has.
     std::map<std::string, std::vector<Record>> existing_by_uri;
     for (size_t i = begin; i < end; ++i) {

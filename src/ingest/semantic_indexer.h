@@ -32,7 +32,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-#include <vector>
 
 #include "skald/result.h"
 
@@ -42,6 +41,7 @@ class Catalog;
 class ContentStore;
 class Embedder;
 class PathLockManager;
+class StageTimings;
 class Summarizer;
 struct CatalogNode;
 struct Record;
@@ -64,6 +64,8 @@ struct SemanticIndexerOptions {
   // Unavailable ("interrupted"): a shutdown does not wait for a long job,
   // which runs again later (records already written are simply unchanged).
   const std::atomic<bool>* stop = nullptr;
+  // When set, receives the time of each stage (borrowed; ingest/stage_timings.h).
+  StageTimings* timings = nullptr;
 
   Status Validate() const;
 };
