@@ -194,7 +194,7 @@ Result<IndexStats> SemanticIndexer::IndexChanges(std::string_view account,
     return std::any_of(records.begin(), records.end(),
                        [&](const Record& r) { return r.level == level; });
   };
-  std::set<std::string, std::less<>> dirty_dirs{std::string(root)};
+  std::set<std::string, std::less<>> dirty_dirs;
   auto mark_ancestors = [&](std::string_view path) {
     for (std::string_view p = ParentPath(path); p.size() >= root.size(); p = ParentPath(p)) {
       if (!dirty_dirs.insert(std::string(p)).second) break;
@@ -231,7 +231,14 @@ Result<IndexStats> SemanticIndexer::IndexChanges(std::string_view account,
     }
     if (dirty) dirs.push_back(node);
   }
-  if (Indexable(root)) dirs.push_back(*root_node);
+  bool root_dirty = dirty_dirs.count(root) > 0;
+  if (!root_dirty) {
+    SKALD_ASSIGN_OR_RETURN(bool summarized, has_record(root, 0));
+    root_dirty = !summarized;
+  }
+  if (root_dirty && Indexable(root)) dirs.push_back(*root_node);
+  // Nothing changed: the summaries above stay as they are too.
+  if (files.empty() && dirs.empty()) return stats;
 
   Pending pending;
   SKALD_RETURN_IF_ERROR(IndexNodes(account, files, dirs, true, &pending, &stats, progress));
