@@ -339,8 +339,8 @@ void RenderFsck(const Json& result, std::ostream& out) {
 }
 
 void RenderReindex(const Json& result, std::ostream& out) {
-  out << "reindex " << Str(result, "uri") << " (" << Str(result, "mode") << "): "
-      << Str(result, "status") << '\n';
+  out << "reindex " << Str(result, "uri") << " (" << Str(result, "mode")
+      << "): " << Str(result, "status") << '\n';
   const std::string task_id = Str(result, "task_id");
   if (!task_id.empty()) {
     out << "  task " << task_id << "; `skald task " << task_id << "` shows its progress\n";

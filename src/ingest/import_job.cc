@@ -9,8 +9,8 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/hash.h"
 #include "index/vector_index_set.h"
@@ -220,7 +220,8 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   indexer_options.timings = &timings;
   SemanticIndexer indexer(services.content, services.catalog, services.locks, services.embedder,
                           services.summarizer, indexer_options);
-  SKALD_ASSIGN_OR_RETURN(IndexStats stats, indexer.IndexChanges(who.account, root.path(), synced, stage));
+  SKALD_ASSIGN_OR_RETURN(IndexStats stats,
+                         indexer.IndexChanges(who.account, root.path(), synced, stage));
   stage("updating indexes");
   SKALD_RETURN_IF_ERROR(services.indexes->CatchUpIndexes(&timings));
   if (services.vectors) {
@@ -229,9 +230,9 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   }
   nlohmann::json timings_ms = nlohmann::json::object();
   for (const auto& [name, ms] : timings.Milliseconds()) timings_ms[name] = std::round(ms);
-  timings_ms["total"] = std::round(std::chrono::duration<double, std::milli>(
-                                       std::chrono::steady_clock::now() - job_start)
-                                       .count());
+  timings_ms["total"] = std::round(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - job_start)
+          .count());
 
   nlohmann::json summary = {{"root_uri", root.str()},
                             {"files_written", written},

@@ -47,8 +47,8 @@ Status RunAdminReindexJob(const IngestServices& services, JobContext& context) {
   };
   stage("scanning records");
   std::vector<Record> records;
-  SKALD_RETURN_IF_ERROR(services.catalog->ScanRecords(
-      job.account, /*include_deleted=*/false, [&](const Record& r) {
+  SKALD_RETURN_IF_ERROR(
+      services.catalog->ScanRecords(job.account, /*include_deleted=*/false, [&](const Record& r) {
         if (in_tree(r)) records.push_back(r);
         return Status::Ok();
       }));
@@ -84,7 +84,8 @@ Status RunAdminReindexJob(const IngestServices& services, JobContext& context) {
     if (!dry_run) {
       stage("deleting orphan records");
       for (const std::string& orphan : orphan_uris) {
-        SKALD_ASSIGN_OR_RETURN(uint64_t n, services.catalog->DeleteRecordsUnder(job.account, orphan));
+        SKALD_ASSIGN_OR_RETURN(uint64_t n,
+                               services.catalog->DeleteRecordsUnder(job.account, orphan));
         deleted += n;
       }
     }
@@ -114,11 +115,11 @@ Status RunAdminReindexJob(const IngestServices& services, JobContext& context) {
       }
       unsupported = stats.skipped_files;
       // The records of the tree now (the ancestors refreshed on the way are not counted).
-      SKALD_RETURN_IF_ERROR(services.catalog->ScanRecords(
-          job.account, /*include_deleted=*/false, [&](const Record& r) {
-            if (in_tree(r)) ++rebuilt;
-            return Status::Ok();
-          }));
+      SKALD_RETURN_IF_ERROR(services.catalog->ScanRecords(job.account, /*include_deleted=*/false,
+                                                          [&](const Record& r) {
+                                                            if (in_tree(r)) ++rebuilt;
+                                                            return Status::Ok();
+                                                          }));
     }
   }
   if (!dry_run) {
@@ -126,13 +127,14 @@ Status RunAdminReindexJob(const IngestServices& services, JobContext& context) {
     SKALD_RETURN_IF_ERROR(services.indexes->CatchUpIndexes());
     if (services.vectors) SKALD_RETURN_IF_ERROR(services.vectors->SaveAll());
   }
-  nlohmann::json result = {{"scanned_records", scanned},
-                           {"rebuilt_records", rebuilt},
-                           {"deleted_records", deleted},
-                           {"would_delete_records", mode == kReindexPruneOrphans ? would_delete : 0},
-                           {"unsupported_records", unsupported},
-                           {"failed_records", 0},
-                           {"warnings", warnings}};
+  nlohmann::json result = {
+      {"scanned_records", scanned},
+      {"rebuilt_records", rebuilt},
+      {"deleted_records", deleted},
+      {"would_delete_records", mode == kReindexPruneOrphans ? would_delete : 0},
+      {"unsupported_records", unsupported},
+      {"failed_records", 0},
+      {"warnings", warnings}};
   stage("done");
   return context.Complete(result.dump());
 }

@@ -166,14 +166,14 @@ Result<IndexStats> SemanticIndexer::IndexTree(std::string_view account, std::str
   Pending pending;
   SKALD_RETURN_IF_ERROR(IndexNodes(account, files, dirs, true, &pending, &stats, progress));
   // Ancestors (their overviews list this tree's root).
-  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> ancestors, AncestorDirs(*catalog_, account, path));
+  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> ancestors,
+                         AncestorDirs(*catalog_, account, path));
   SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, false, &pending, &stats, progress));
   SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, progress));
   return stats;
 }
 
-Result<IndexStats> SemanticIndexer::IndexChanges(std::string_view account,
-                                                 std::string_view root,
+Result<IndexStats> SemanticIndexer::IndexChanges(std::string_view account, std::string_view root,
                                                  const TreeChanges& changes,
                                                  const IndexProgress& progress) {
   SKALD_RETURN_IF_ERROR(options_.Validate());
@@ -242,7 +242,8 @@ Result<IndexStats> SemanticIndexer::IndexChanges(std::string_view account,
 
   Pending pending;
   SKALD_RETURN_IF_ERROR(IndexNodes(account, files, dirs, true, &pending, &stats, progress));
-  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> ancestors, AncestorDirs(*catalog_, account, root));
+  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> ancestors,
+                         AncestorDirs(*catalog_, account, root));
   SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, false, &pending, &stats, progress));
   SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, progress));
   return stats;
@@ -289,7 +290,8 @@ Result<IndexStats> SemanticIndexer::Reembed(std::string_view account, std::vecto
 Result<IndexStats> SemanticIndexer::RefreshAncestors(std::string_view account,
                                                      std::string_view path) {
   IndexStats stats;
-  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> ancestors, AncestorDirs(*catalog_, account, path));
+  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> ancestors,
+                         AncestorDirs(*catalog_, account, path));
   Pending pending;
   SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, false, &pending, &stats, nullptr));
   SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, nullptr));
@@ -394,9 +396,8 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
   std::vector<const CatalogNode*> order;
   for (const CatalogNode& d : dirs) order.push_back(&d);
   auto depth = [](const CatalogNode* n) { return std::count(n->path.begin(), n->path.end(), '/'); };
-  std::stable_sort(order.begin(), order.end(), [&](const CatalogNode* a, const CatalogNode* b) {
-    return depth(a) > depth(b);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const CatalogNode* a, const CatalogNode* b) { return depth(a) > depth(b); });
   for (size_t begin = 0; begin < order.size();) {
     SKALD_RETURN_IF_ERROR(CheckStop());
     size_t end = begin + 1;
@@ -423,8 +424,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       for (const auto& [path, text] : outcome.writes) writes.push_back({path, text});
     }
     if (!writes.empty()) {
-      SKALD_ASSIGN_OR_RETURN(std::vector<ContentAttr> attrs,
-                             content_->WriteFiles(account, writes));
+      SKALD_ASSIGN_OR_RETURN(std::vector<ContentAttr> attrs, content_->WriteFiles(account, writes));
       std::vector<CatalogNode> nodes;
       size_t w = 0;
       for (DirOutcome& outcome : outcomes) {
@@ -472,7 +472,6 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
   return Status::Ok();
 }
 
-
 SemanticIndexer::DirOutcome SemanticIndexer::SummarizeDirectory(std::string_view account,
                                                                 const CatalogNode& dir,
                                                                 const Pending& pending) {
@@ -483,10 +482,10 @@ SemanticIndexer::DirOutcome SemanticIndexer::SummarizeDirectory(std::string_view
     // Held from reading the children and the sidecars to writing the new
     // sidecars: two jobs summarizing one directory take turns (no lost
     // update), and a user's sidecar write is never overwritten unseen.
-    SKALD_RETURN_IF_ERROR(locks_->Acquire(
-        {{std::string(account), abstract_path, PathLockKind::kExact},
-         {std::string(account), overview_path, PathLockKind::kExact}},
-        std::chrono::milliseconds(options_.lock_timeout_ms), &out.guard));
+    SKALD_RETURN_IF_ERROR(
+        locks_->Acquire({{std::string(account), abstract_path, PathLockKind::kExact},
+                         {std::string(account), overview_path, PathLockKind::kExact}},
+                        std::chrono::milliseconds(options_.lock_timeout_ms), &out.guard));
     SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> still_there,
                            catalog_->Get(account, dir.path));
     if (!still_there || !still_there->is_dir) {  // removed meanwhile
@@ -600,8 +599,7 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
     for (size_t i = begin; i < end; ++i) hashes.push_back(Sha256Hex(pending->texts[i]));
     std::vector<std::optional<std::vector<float>>> cached(hashes.size());
     if (pending->use_cache) {
-      SKALD_ASSIGN_OR_RETURN(cached,
-                             catalog_->GetCachedEmbeddings(account, embedder_name, hashes));
+      SKALD_ASSIGN_OR_RETURN(cached, catalog_->GetCachedEmbeddings(account, embedder_name, hashes));
     }
     std::vector<size_t> missing;
     std::vector<std::string> missing_texts;

@@ -99,8 +99,8 @@ void Reindex(Call& call) {
   BodyReader b(*body, &errors);
   ReindexRequest request;
   request.uri = b.RequiredString("uri");
-  request.mode = b.Literal("mode", "vectors_only",
-                           {"vectors_only", "semantic_and_vectors", "prune_orphans"});
+  request.mode =
+      b.Literal("mode", "vectors_only", {"vectors_only", "semantic_and_vectors", "prune_orphans"});
   request.wait = b.Bool("wait", true);
   request.timeout_s = b.OptionalFloat("timeout");
   request.dry_run = b.Bool("dry_run", false);

@@ -301,9 +301,8 @@ Result<ReindexResult> ResourceOps::Reindex(const Identity& who, const ReindexReq
   result.task_id = job.task_id;
   result.task_status = TaskState::kPending;
   auto finish = [&] {
-    result.duration_ms = std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
+    result.duration_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;
   };
   if (!request.wait) return finish();

@@ -5,9 +5,9 @@
 // crash at any point leaves either the old or the new file, plus at worst a
 // temporary file that CleanLeftovers() removes.
 
-#include <spdlog/spdlog.h>
-
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,8 +15,6 @@
 #include <cstring>
 #include <functional>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "common/env.h"
 #include "common/file_util.h"
@@ -135,9 +133,9 @@ class LocalContentStore final : public ContentStore {
       for (size_t i = begin; i < end; ++i) {
         Staged one;
         one.full = FsPath(account, writes[i].path);
-        one.tmp = fmt::format("{}/{}{}.{}", ParentDir(one.full), kTempPrefix,
-                              std::string(TruncateUtf8(BaseName(one.full), 64)),
-                              RandomFileSuffix());
+        one.tmp =
+            fmt::format("{}/{}{}.{}", ParentDir(one.full), kTempPrefix,
+                        std::string(TruncateUtf8(BaseName(one.full), 64)), RandomFileSuffix());
         Result<std::unique_ptr<WritableFile>> file = env_->NewWritableFile(one.tmp, create);
         if (!file.ok()) return discard(file.status());
         one.file = std::move(*file);
@@ -296,7 +294,8 @@ class LocalContentStore final : public ContentStore {
   // is durable on Ok.
   Status SyncFileSystem() {
     int fd = ::open(options_.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return Status::IOError(fmt::format("cannot open the content root: {}", std::strerror(errno)));
+    if (fd < 0)
+      return Status::IOError(fmt::format("cannot open the content root: {}", std::strerror(errno)));
     int rc = ::syncfs(fd);
     int err = errno;
     ::close(fd);

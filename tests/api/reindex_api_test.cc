@@ -117,7 +117,7 @@ TEST_F(ReindexApiTest, ReAddUpdatesOnlyWhatChangedAndLeavesNoOrphans) {
   EXPECT_EQ(result.value("files", -1), 2) << result.dump();
 
   EXPECT_EQ(FilesUnder(root), (std::vector<std::string>{root + "/alpha.md", root + "/beta.md",
-                                                         root + "/deep/delta.md"}));
+                                                        root + "/deep/delta.md"}));
   EXPECT_EQ(DryRun(root, "vectors_only").value("scanned_records", 0), 7);
   Json prune = DryRun(root, "prune_orphans");
   EXPECT_EQ(prune.value("would_delete_records", -1), 0) << prune.dump();
@@ -221,8 +221,7 @@ class ReindexPermissionApiTest : public ::testing::Test {
     const std::string conf = config_dir_.Sub("skald.conf");
     std::FILE* f = std::fopen(conf.c_str(), "w");
     ASSERT_NE(f, nullptr);
-    std::fputs((std::string(R"({"server": {"root_api_key": ")") + kRootKey + R"("}})").c_str(),
-               f);
+    std::fputs((std::string(R"({"server": {"root_api_key": ")") + kRootKey + R"("}})").c_str(), f);
     std::fclose(f);
     server_ = SkaldProcess::Start(workspace_.path(), {"--config", conf});
     ASSERT_NE(server_, nullptr);
@@ -231,15 +230,17 @@ class ReindexPermissionApiTest : public ::testing::Test {
                          {{"account_id", "acme"}, {"admin_user_id", "alice"}});
     ASSERT_EQ(account.status, 200) << account.raw;
     alice_ = account.json["result"].value("user_key", "");
-    Reply user = Post("/api/v1/admin/accounts/acme/users", kRootKey,
-                      {{"user_id", "bob"}, {"role", "user"}});
+    Reply user =
+        Post("/api/v1/admin/accounts/acme/users", kRootKey, {{"user_id", "bob"}, {"role", "user"}});
     ASSERT_EQ(user.status, 200) << user.raw;
     bob_ = user.json["result"].value("user_key", "");
     for (const auto& [key, uri] : {std::pair{alice_, "viking://user/alice/memories/note.md"},
                                    std::pair{bob_, "viking://user/bob/memories/note.md"}}) {
       Reply w = Post("/api/v1/content/write", key,
-                     {{"uri", uri}, {"content", "A note about kookaburras."},
-                      {"mode", "create"}, {"wait", true}});
+                     {{"uri", uri},
+                      {"content", "A note about kookaburras."},
+                      {"mode", "create"},
+                      {"wait", true}});
       ASSERT_EQ(w.status, 200) << w.raw;
     }
   }
@@ -277,8 +278,8 @@ TEST_F(ReindexPermissionApiTest, UserReindexesOnlyTheirOwnTree) {
 
   // An ADMIN reindexes the account's shared resources; another user's
   // private tree stays invisible to them (404, as every other route).
-  Reply admin = Post("/api/v1/content/reindex", alice_,
-                     {{"uri", "viking://resources"}, {"dry_run", true}});
+  Reply admin =
+      Post("/api/v1/content/reindex", alice_, {{"uri", "viking://resources"}, {"dry_run", true}});
   EXPECT_EQ(admin.status, 200) << admin.raw;
   Reply hidden = Post("/api/v1/content/reindex", alice_,
                       {{"uri", "viking://user/bob/memories"}, {"dry_run", true}});
