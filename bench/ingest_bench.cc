@@ -2,13 +2,19 @@
 // facade on embedded defaults (hashing embedder, extractive summaries).
 //
 //   ingest_bench [--files N] [--size BYTES] [--dirs D] [--queries Q] [--dir PATH] [--no-sync]
+//   ingest_bench --suite [--dir PATH] [--no-sync]
 //
 // Generates N markdown files of about BYTES each in D directories (words
 // drawn from a fixed vocabulary with a Zipf-like skew, so BM25 and the
 // hashing embedder see realistic term statistics), imports them with one
 // add-resource (wait=true), then runs Q find queries of 3 vocabulary words
-// and reports latency percentiles. Prints the command, then one line per
-// phase and a final summary line.
+// and reports latency percentiles. Prints the command, then the import's
+// MB/s, files/s, CPU seconds and the share of each stage (from the task's
+// `timings_ms`), then the find latencies.
+//
+// --suite runs the two standard imports one after the other, without finds:
+// "small" = 5,000 files of 1.5 KiB in 50 directories, "large" = 500 files
+// of 64 KiB in 10 directories (each split into sections).
 
 #include <algorithm>
 #include <chrono>
@@ -17,9 +23,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <sys/resource.h>
 
 #include "skald/db.h"
 
@@ -71,9 +80,16 @@ double Percentile(std::vector<double> v, double p) {
   return v[i];
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
+double CpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto secs = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return secs(usage.ru_utime) + secs(usage.ru_stime);
+}
+
+struct Config {
+  std::string name = "custom";
   int files = 2000;
   size_t size = 4096;
   int dirs = 40;
@@ -81,28 +97,41 @@ int main(int argc, char** argv) {
   bool sync = true;
   bool find_only = false;
   std::string dir = "/tmp/skald-ingest-bench";
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--files") files = std::atoi(next().c_str());
-    else if (a == "--size") size = static_cast<size_t>(std::atoll(next().c_str()));
-    else if (a == "--dirs") dirs = std::atoi(next().c_str());
-    else if (a == "--queries") queries = std::atoi(next().c_str());
-    else if (a == "--dir") dir = next();
-    else if (a == "--no-sync") sync = false;
-    else if (a == "--find-only") find_only = true;
-    else {
-      std::fprintf(stderr, "unknown argument %s\n", a.c_str());
-      return 2;
-    }
+};
+
+// Prints the stage shares of the newest add_resource task of `who`.
+void PrintStages(skald::Db& db, const skald::Identity& who) {
+  skald::TaskFilter filter;
+  filter.task_type = "add_resource";
+  filter.limit = 1;
+  auto tasks = db.ListTasks(who, filter);
+  if (!tasks.ok() || tasks->empty()) return;
+  nlohmann::json result = nlohmann::json::parse(tasks->front().result_json, nullptr, false);
+  if (!result.is_object() || !result.contains("timings_ms")) return;
+  const nlohmann::json& timings = result["timings_ms"];
+  double total = timings.value("total", 0.0);
+  if (total <= 0) return;
+  std::printf("stages (ms, share of the job's %.0f ms):", total);
+  for (const auto& [name, ms] : timings.items()) {
+    if (name == "total" || !ms.is_number()) continue;
+    std::printf(" %s=%.0f (%.0f%%)", name.c_str(), ms.get<double>(),
+                100.0 * ms.get<double>() / total);
   }
-  if (files < 1 || dirs < 1 || size < 64 || queries < 1) {
-    std::fprintf(stderr, "--files, --dirs, --queries must be >= 1 and --size >= 64\n");
-    return 2;
-  }
+  std::printf("\n");
+}
+
+// One import (and its finds); returns the exit code.
+int Run(const Config& c) {
   std::printf("command: ingest_bench --files %d --size %zu --dirs %d --queries %d --dir %s%s%s\n",
-              files, size, dirs, queries, dir.c_str(), sync ? "" : " --no-sync",
-              find_only ? " --find-only" : "");
+              c.files, c.size, c.dirs, c.queries, c.dir.c_str(), c.sync ? "" : " --no-sync",
+              c.find_only ? " --find-only" : "");
+  const int files = c.files;
+  const size_t size = c.size;
+  const int dirs = c.dirs;
+  const int queries = c.queries;
+  const bool sync = c.sync;
+  const bool find_only = c.find_only;
+  const std::string& dir = c.dir;
 
   namespace fs = std::filesystem;
   if (!find_only) fs::remove_all(dir);
@@ -133,6 +162,7 @@ int main(int argc, char** argv) {
   add.path = source;
   add.wait = true;
   auto start = Clock::now();
+  double cpu_start = CpuSeconds();
   auto added = (*db)->AddResource(who, add);
   double ingest_s = Seconds(start);
   if (!added.ok()) {
@@ -140,9 +170,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   mb_per_s = static_cast<double>(bytes) / 1e6 / ingest_s;
-  std::printf("ingest: files=%d bytes=%llu seconds=%.2f mb_per_s=%.2f files_per_s=%.0f\n", files,
-              static_cast<unsigned long long>(bytes), ingest_s, mb_per_s, files / ingest_s);
+  double cpu_s = CpuSeconds() - cpu_start;
+  std::printf(
+      "ingest[%s]: files=%d bytes=%llu seconds=%.2f mb_per_s=%.2f files_per_s=%.0f "
+      "cpu_s=%.2f cpu_mb_per_s=%.2f\n",
+      c.name.c_str(), files, static_cast<unsigned long long>(bytes), ingest_s, mb_per_s,
+      files / ingest_s, cpu_s, static_cast<double>(bytes) / 1e6 / cpu_s);
+  PrintStages(**db, who);
   }
+  if (queries == 0) return 0;
 
   std::vector<double> latencies;
   uint64_t hits = 0;
@@ -163,5 +199,50 @@ int main(int argc, char** argv) {
   std::printf("find: queries=%d p50_ms=%.2f p99_ms=%.2f mean_hits=%.1f\n", queries, p50, p99,
               static_cast<double>(hits) / queries);
   std::printf("ingest_mb_per_s=%.2f find_p50_ms=%.2f find_p99_ms=%.2f\n", mb_per_s, p50, p99);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config c;
+  bool suite = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--files") c.files = std::atoi(next().c_str());
+    else if (a == "--size") c.size = static_cast<size_t>(std::atoll(next().c_str()));
+    else if (a == "--dirs") c.dirs = std::atoi(next().c_str());
+    else if (a == "--queries") c.queries = std::atoi(next().c_str());
+    else if (a == "--dir") c.dir = next();
+    else if (a == "--no-sync") c.sync = false;
+    else if (a == "--find-only") c.find_only = true;
+    else if (a == "--suite") suite = true;
+    else {
+      std::fprintf(stderr, "unknown argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  if (c.files < 1 || c.dirs < 1 || c.size < 64 || c.queries < 0) {
+    std::fprintf(stderr, "--files, --dirs must be >= 1, --queries >= 0 and --size >= 64\n");
+    return 2;
+  }
+  if (!suite) return Run(c);
+  Config small = c;
+  small.name = "small";
+  small.files = 5000;
+  small.size = 1536;
+  small.dirs = 50;
+  small.queries = 0;
+  small.dir = c.dir + "/small";
+  Config large = small;
+  large.name = "large";
+  large.files = 500;
+  large.size = 65536;
+  large.dirs = 10;
+  large.dir = c.dir + "/large";
+  for (const Config& one : {small, large}) {
+    if (int rc = Run(one); rc != 0) return rc;
+  }
   return 0;
 }

@@ -143,6 +143,25 @@ struct AddResourceResult {
   TaskState task_status = TaskState::kPending;
 };
 
+// The outcome of Db::Reindex (reference §2.3 POST /api/v1/content/reindex).
+struct ReindexResult {
+  // kCompleted when the call waited for the task; else the task's state
+  // (kPending without wait, or when timeout_s expired first).
+  TaskState task_status = TaskState::kPending;
+  std::string task_id;      // "" when the call waited for the task to complete
+  std::string uri;
+  std::string object_type;  // "resource", "memory", "skill" or "namespace"
+  std::string mode;
+  uint64_t scanned_records = 0;       // records of the tree looked at
+  uint64_t rebuilt_records = 0;       // records summarized and/or embedded again
+  uint64_t deleted_records = 0;       // orphan records deleted (prune_orphans)
+  uint64_t would_delete_records = 0;  // orphan records found (prune_orphans)
+  uint64_t unsupported_records = 0;   // records whose text cannot be read back
+  uint64_t failed_records = 0;
+  double duration_ms = 0;
+  std::vector<std::string> warnings;
+};
+
 struct FindResult {
   std::vector<MatchedContext> memories;
   std::vector<MatchedContext> resources;
@@ -382,6 +401,11 @@ class Db {
   // timeout passed); a failed task is returned as its error.
   virtual Result<AddResourceResult> AddResource(const Identity& who,
                                                 const AddResourceRequest& request) = 0;
+  // Re-embeds, re-summarizes or prunes the records of `request.uri` (a task
+  // of type admin_reindex). A USER may reindex only their own
+  // viking://user/{self}/... (PermissionDenied otherwise); NotFound when the
+  // node does not exist; InvalidArgument for a URI that is never indexed.
+  virtual Result<ReindexResult> Reindex(const Identity& who, const ReindexRequest& request) = 0;
   // Semantic + lexical search over the caller's visible context: targets
   // are narrowed to what the caller may see before any index is searched
   // (a target the caller cannot see contributes no results, as a missing

@@ -142,7 +142,10 @@ struct AddResourceRequest {
   // .tar.gz or .tgz (local or uploaded) is imported as the tree it holds.
   std::string path;
   std::string temp_file_id;
-  // Exact URI of the new resource root; must not exist. Not with `parent`.
+  // Exact URI of the resource root. Not with `parent`. When it exists, the
+  // source is added again into it: files whose bytes changed are rewritten
+  // and indexed again, unchanged files keep their records untouched, and
+  // what the source no longer holds is removed with its records.
   std::string to;
   // Directory to create the resource root in (created when missing only
   // with create_parent). Default: viking://resources.
@@ -171,6 +174,25 @@ struct AddResourceRequest {
   // "semantic_and_vectors" (summaries and vectors) or "vectors_only"
   // (recorded with the task; Skald's model-free summaries are always made).
   std::string processing_mode = "semantic_and_vectors";
+
+  Status Validate() const;
+};
+
+// POST /api/v1/content/reindex (reference §2.3): brings the records of a
+// tree back in line with its content.
+struct ReindexRequest {
+  std::string uri;
+  // "vectors_only" (embed again from the files and sidecars),
+  // "semantic_and_vectors" (summarize again, then embed) or
+  // "prune_orphans" (delete the records whose content is gone).
+  std::string mode = "vectors_only";
+  // Return once the task finished (or timeout_s passed).
+  bool wait = true;
+  std::optional<double> timeout_s = std::nullopt;
+  // Count what would be done and change nothing.
+  bool dry_run = false;
+  // The node and everything below it; false: the node alone.
+  bool recursive = true;
 
   Status Validate() const;
 };

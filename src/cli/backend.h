@@ -158,6 +158,9 @@ class Backend {
   // waits until it is searchable. Result: the POST /api/v1/skills `result`
   // ({status, root_uri, uri, name, auxiliary_files, task_id|queue_status}).
   virtual Result<Json> AddSkill(const SkillRequest& request) = 0;
+  // POST /api/v1/content/reindex; the result as the route answers
+  // (service/json_codec.h ReindexResultToJson). Embedded: always waits.
+  virtual Result<Json> Reindex(const ReindexRequest& request) = 0;
   // {memories:[...], resources:[...], skills:[...], total[, provenance]}.
   virtual Result<Json> Find(const FindArgs& args) = 0;
   // A task dict {task_id, task_type, status, created_at, ..., stage, result, error}.

@@ -167,6 +167,8 @@ struct CommandArgs {
   // add-resource
   AddResourceRequest add;
   std::optional<double> add_timeout;
+  // reindex
+  ReindexRequest reindex;
   // add-skill
   SkillRequest skill;
   std::string skill_source;
@@ -605,6 +607,32 @@ int RunCli(int argc, char** argv) {
                   "semantic_and_vectors (default) or vectors_only")
       ->check(CLI::IsMember({"semantic_and_vectors", "vectors_only"}));
   add->callback([&] { action = [&] { return RunAddResource(flags, a); }; });
+
+  CLI::App* reindex = app.add_subcommand(
+      "reindex",
+      "Bring the records of a tree back in line with its content: embed again, summarize "
+      "again, or delete the records whose content is gone");
+  reindex->add_option("uri", a.reindex.uri, "URI of the tree (or node) to reindex")->required();
+  reindex->add_option("--mode", a.reindex.mode,
+                      "vectors_only (default), semantic_and_vectors or prune_orphans")
+      ->check(CLI::IsMember({"vectors_only", "semantic_and_vectors", "prune_orphans"}));
+  reindex->add_option("--wait", a.reindex.wait,
+                      "Wait until the task completed (true, the default, or false)")
+      ->expected(0, 1)
+      ->default_str("true");
+  reindex->add_option("--timeout", a.reindex.timeout_s,
+                      "Stop waiting after this many seconds (the task goes on)");
+  reindex->add_flag("--dry-run", a.reindex.dry_run, "Count what would be done, change nothing");
+  reindex->add_option("--recursive", a.reindex.recursive,
+                      "The node and everything below it (true, the default) or the node alone")
+      ->expected(0, 1)
+      ->default_str("true");
+  reindex->callback([&] {
+    action = [&] {
+      return Execute(
+          flags, [&](Backend& b) { return b.Reindex(a.reindex); }, RenderReindex);
+    };
+  });
 
   CLI::App* add_skill = app.add_subcommand(
       "add-skill",

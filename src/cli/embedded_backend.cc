@@ -121,6 +121,13 @@ class EmbeddedBackend final : public Backend {
     return AddResourceResultToJson(result, /*waited=*/false);
   }
 
+  Result<Json> Reindex(const ReindexRequest& request) override {
+    ReindexRequest waited = request;
+    waited.wait = true;  // the task runs in this process
+    SKALD_ASSIGN_OR_RETURN(ReindexResult result, db_->Reindex(who_, waited));
+    return ReindexResultToJson(result);
+  }
+
   Result<Json> AddSkill(const SkillRequest& request) override {
     SkillRequest waited = request;
     waited.wait = true;  // the index task runs in this process

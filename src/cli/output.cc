@@ -338,6 +338,28 @@ void RenderFsck(const Json& result, std::ostream& out) {
   out << '\n';
 }
 
+void RenderReindex(const Json& result, std::ostream& out) {
+  out << "reindex " << Str(result, "uri") << " (" << Str(result, "mode")
+      << "): " << Str(result, "status") << '\n';
+  const std::string task_id = Str(result, "task_id");
+  if (!task_id.empty()) {
+    out << "  task " << task_id << "; `skald task " << task_id << "` shows its progress\n";
+    return;
+  }
+  auto count = [&](const char* key) {
+    auto it = result.is_object() ? result.find(key) : result.end();
+    return it != result.end() && it->is_number() ? it->get<int64_t>() : int64_t{0};
+  };
+  out << "  scanned " << count("scanned_records") << ", rebuilt " << count("rebuilt_records")
+      << ", deleted " << count("deleted_records") << ", would delete "
+      << count("would_delete_records") << ", unsupported " << count("unsupported_records")
+      << ", failed " << count("failed_records") << '\n';
+  for (const Json& warning : Array(result, "warnings")) {
+    out << "  warning: " << (warning.is_string() ? warning.get<std::string>() : DumpJson(warning))
+        << '\n';
+  }
+}
+
 void RenderAddResource(const Json& result, std::ostream& out) {
   out << "added " << Str(result, "root_uri");
   const std::string task_id = Str(result, "task_id");

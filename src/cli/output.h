@@ -67,6 +67,9 @@ void RenderFsck(const Json& result, std::ostream& out);
 // add-resource: "added <root_uri>" with the task id (not waited) or the
 // final task status (waited), then any errors and warnings.
 void RenderAddResource(const Json& result, std::ostream& out);
+// reindex: "reindex <uri> (<mode>): <status>" with the record counts, the
+// task id when it has not completed, then any warnings.
+void RenderReindex(const Json& result, std::ostream& out);
 // find/search: one "score  uri" line per hit (memories, resources, skills),
 // each followed by an indented one-line abstract when there is one; then the
 // trace when the result carries `provenance`. "no matches" when empty.

@@ -218,6 +218,16 @@ class RemoteBackend final : public Backend {
     return PostJson("/api/v1/resources", body);
   }
 
+  Result<Json> Reindex(const ReindexRequest& request) override {
+    Json body{{"uri", request.uri},
+              {"mode", request.mode},
+              {"wait", request.wait},
+              {"dry_run", request.dry_run},
+              {"recursive", request.recursive}};
+    if (request.timeout_s.has_value()) body["timeout"] = *request.timeout_s;
+    return PostJson("/api/v1/content/reindex", body);
+  }
+
   Result<Json> AddSkill(const SkillRequest& request) override {
     Json data = Json::parse(request.data_json, nullptr, /*allow_exceptions=*/false);
     if (data.is_discarded()) return UsageError("add-skill: the skill data is not valid JSON");

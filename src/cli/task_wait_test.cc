@@ -40,6 +40,7 @@ class ScriptedTaskBackend final : public Backend {
   Result<Json> Fsck(bool) override { return Unused(); }
   Result<Json> AddResource(const AddResourceRequest&) override { return Unused(); }
   Result<Json> AddSkill(const SkillRequest&) override { return Unused(); }
+  Result<Json> Reindex(const ReindexRequest&) override { return Unused(); }
   Result<Json> Find(const FindArgs&) override { return Unused(); }
   Result<Json> ListTasks(const TaskFilter&) override { return Unused(); }
   Result<Json> Admin(const AdminRequest&) override { return Unused(); }

@@ -5,8 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <cmath>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/hash.h"
 #include "index/vector_index_set.h"
@@ -14,6 +18,8 @@
 #include "ingest/semantic_indexer.h"
 #include "ingest/source_import.h"
 #include "ingest/source_stage.h"
+#include "ingest/stage_timings.h"
+#include "uri/uri_path.h"
 #include "uri/viking_uri.h"
 
 namespace skald {
@@ -54,6 +60,8 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   SKALD_ASSIGN_OR_RETURN(VikingUri root, VikingUri::Parse("viking://" + root_path));
 
   JobProgress stage = context.Progress();
+  StageTimings timings;
+  const auto job_start = std::chrono::steady_clock::now();
 
   ImportOptions import_options;
   import_options.include = strings("include");
@@ -88,76 +96,149 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
         StagedSource staged,
         StageSource(url, source_path, payload.value("display_name", ""), stage_options));
     stage("parsing");
+    StageTimings::Scope timed(&timings, "parse_split");
     return PlanImport(staged.path, staged.display_name, import_options);
   }();
   RemoveStaging(stage_options.staging_dir);
   SKALD_ASSIGN_OR_RETURN(ImportPlan plan, std::move(planned));
 
-  // Write the tree: directories, then files in batches of one catalog
-  // transaction each; files whose bytes are unchanged are not rewritten.
+  // Write the tree: directories, then files in batches of one content
+  // write (one durability barrier) and one catalog transaction each; files
+  // whose bytes are unchanged are not rewritten. A source added again into
+  // its root (`to`) is synced: what it no longer holds is removed.
   uint64_t written = 0;
   uint64_t unchanged = 0;
+  uint64_t removed = 0;
+  TreeChanges synced;
   {
     PathLockGuard guard;
     SKALD_RETURN_IF_ERROR(
         lock_paths({{who.account, std::string(root.path()), PathLockKind::kTree}}, &guard));
     SKALD_RETURN_IF_ERROR(services.nodes->EnsureDirectories(who, root, /*include_self=*/true));
-    for (const std::string& dir : plan.dirs) {
-      SKALD_ASSIGN_OR_RETURN(VikingUri d, VikingUri::Parse(root.str() + "/" + dir));
-      SKALD_RETURN_IF_ERROR(services.nodes->EnsureDirectories(who, d, /*include_self=*/true));
+    StageTimings::Scope listed(&timings, "catalog_write");
+    std::map<std::string, CatalogNode, std::less<>> before;
+    {
+      SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> nodes,
+                             services.catalog->ListSubtree(who.account, root.path(), 0));
+      for (CatalogNode& n : nodes) before.emplace(n.path, std::move(n));
     }
-    std::vector<CatalogNode> nodes;
+    listed.Stop();
+    for (const std::string& dir : plan.dirs) {
+      std::string path = fmt::format("{}/{}", root.path(), dir);
+      if (auto it = before.find(path); it != before.end() && it->second.is_dir) continue;
+      SKALD_ASSIGN_OR_RETURN(VikingUri d, VikingUri::Parse("viking://" + path));
+      SKALD_RETURN_IF_ERROR(services.nodes->EnsureDirectories(who, d, /*include_self=*/true));
+      synced.dirs.push_back(std::move(path));
+    }
+    std::vector<ContentStore::FileWrite> batch;
+    std::vector<std::pair<const CatalogNode*, std::string>> batch_meta;  // existing, hash
+    auto write_batch = [&]() -> Status {
+      if (batch.empty()) return Status::Ok();
+      StageTimings::Scope content_write(&timings, "content_write");
+      SKALD_ASSIGN_OR_RETURN(std::vector<ContentAttr> attrs,
+                             services.content->WriteFiles(who.account, batch));
+      content_write.Stop();
+      StageTimings::Scope catalog_write(&timings, "catalog_write");
+      std::vector<CatalogNode> nodes;
+      for (size_t j = 0; j < batch.size(); ++j) {
+        CatalogNode node;
+        node.path = std::string(batch[j].path);
+        node.size = batch[j].data.size();
+        node.mtime_ns = attrs[j].mtime_ns;
+        const CatalogNode* existing = batch_meta[j].first;
+        node.ctime_ns = existing ? existing->ctime_ns : attrs[j].mtime_ns;
+        node.hash = std::move(batch_meta[j].second);
+        synced.files.push_back(node.path);
+        nodes.push_back(std::move(node));
+      }
+      written += nodes.size();
+      SKALD_RETURN_IF_ERROR(services.catalog->Apply(who.account, nodes, {}));
+      batch.clear();
+      batch_meta.clear();
+      return Status::Ok();
+    };
+    std::vector<std::string> paths(plan.files.size());
     for (size_t i = 0; i < plan.files.size(); ++i) {
       if (context.stopping()) {
         return Status::Unavailable("import interrupted by shutdown; it runs again later");
       }
       const ImportFile& file = plan.files[i];
-      std::string path = fmt::format("{}/{}", root.path(), file.path);
-      SKALD_ASSIGN_OR_RETURN(auto existing, services.catalog->Get(who.account, path));
+      paths[i] = fmt::format("{}/{}", root.path(), file.path);
+      const std::string& path = paths[i];
+      auto it = before.find(path);
+      const CatalogNode* existing = it == before.end() ? nullptr : &it->second;
       std::string hash = Sha256Hex(file.content);
       if (existing && !existing->is_dir && existing->hash == hash) {
         ++unchanged;
+        synced.unchanged_files.push_back(path);
         continue;
       }
       if (existing && existing->is_dir) {
         return Status::FailedPrecondition(
             fmt::format("viking://{} is a directory, cannot write a file there", path));
       }
-      SKALD_ASSIGN_OR_RETURN(ContentAttr attr,
-                             services.content->WriteFile(who.account, path, file.content));
-      CatalogNode node;
-      node.path = path;
-      node.size = file.content.size();
-      node.mtime_ns = attr.mtime_ns;
-      node.ctime_ns = existing ? existing->ctime_ns : attr.mtime_ns;
-      node.hash = std::move(hash);
-      nodes.push_back(std::move(node));
-      ++written;
-      if (nodes.size() >= kImportCommitEvery || i + 1 == plan.files.size()) {
-        SKALD_RETURN_IF_ERROR(services.catalog->Apply(who.account, nodes, {}));
-        nodes.clear();
+      batch.push_back({path, file.content});
+      batch_meta.emplace_back(existing, std::move(hash));
+      if (batch.size() >= kImportCommitEvery) {
+        SKALD_RETURN_IF_ERROR(write_batch());
         stage(fmt::format("writing files {}/{}", i + 1, plan.files.size()));
       }
     }
-    if (!nodes.empty()) SKALD_RETURN_IF_ERROR(services.catalog->Apply(who.account, nodes, {}));
+    SKALD_RETURN_IF_ERROR(write_batch());
+    // What the source no longer holds (only when adding into an existing
+    // root): removed, content first (a crash in between leaves rows without
+    // content, which recovery drops), then the nodes and their records.
+    std::set<std::string, std::less<>> kept(paths.begin(), paths.end());
+    for (const std::string& dir : plan.dirs) kept.insert(fmt::format("{}/{}", root.path(), dir));
+    std::vector<std::string> gone;
+    for (const auto& [path, node] : before) {
+      if (kept.count(path) || PathHasHiddenSegment(path)) continue;
+      if (!gone.empty() && path.size() > gone.back().size() &&
+          path.compare(0, gone.back().size(), gone.back()) == 0 &&
+          path[gone.back().size()] == '/') {
+        continue;  // below a removed directory
+      }
+      gone.push_back(path);
+    }
+    if (!gone.empty()) {
+      StageTimings::Scope removing(&timings, "content_write");
+      for (const std::string& path : gone) {
+        if (Status st = services.content->Remove(who.account, path); !st.ok()) {
+          return services.nodes->NoteContentFailure(std::move(st));
+        }
+      }
+      SKALD_RETURN_IF_ERROR(services.catalog->Apply(who.account, {}, gone));
+      removed = gone.size();
+      synced.removed = std::move(gone);
+    }
   }
-
   SemanticIndexerOptions indexer_options;
   indexer_options.max_input_tokens = services.embedding_max_input_tokens;
   indexer_options.lock_timeout_ms = services.lock_timeout_ms;
   indexer_options.tags = strings("tags");
   indexer_options.stop = context.stop_flag();
   indexer_options.model_summarizer = services.model_summarizer;
+  indexer_options.timings = &timings;
   SemanticIndexer indexer(services.content, services.catalog, services.locks, services.embedder,
                           services.summarizer, indexer_options);
-  SKALD_ASSIGN_OR_RETURN(IndexStats stats, indexer.IndexTree(who.account, root.path(), stage));
+  SKALD_ASSIGN_OR_RETURN(IndexStats stats,
+                         indexer.IndexChanges(who.account, root.path(), synced, stage));
   stage("updating indexes");
-  SKALD_RETURN_IF_ERROR(services.indexes->CatchUpIndexes());
-  if (services.vectors) SKALD_RETURN_IF_ERROR(services.vectors->SaveAll());
+  SKALD_RETURN_IF_ERROR(services.indexes->CatchUpIndexes(&timings));
+  if (services.vectors) {
+    StageTimings::Scope flush(&timings, "index_flush");
+    SKALD_RETURN_IF_ERROR(services.vectors->SaveAll());
+  }
+  nlohmann::json timings_ms = nlohmann::json::object();
+  for (const auto& [name, ms] : timings.Milliseconds()) timings_ms[name] = std::round(ms);
+  timings_ms["total"] = std::round(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - job_start)
+          .count());
 
   nlohmann::json summary = {{"root_uri", root.str()},
                             {"files_written", written},
                             {"files_unchanged", unchanged},
+                            {"files_removed", removed},
                             {"files", stats.files},
                             {"directories", stats.directories},
                             {"records_written", stats.records_written},
@@ -165,7 +246,8 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
                             {"texts_embedded", stats.texts_embedded},
                             {"cache_hits", stats.cache_hits},
                             {"source_bytes", plan.source_bytes},
-                            {"warnings", plan.warnings}};
+                            {"warnings", plan.warnings},
+                            {"timings_ms", timings_ms}};
   stage("done");
   SKALD_RETURN_IF_ERROR(context.Complete(summary.dump()));
   // Only now that the task is complete (it never runs again) is the upload

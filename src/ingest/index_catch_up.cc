@@ -11,16 +11,22 @@
 
 namespace skald {
 
-Status IndexCatchUp::CatchUpIndexes() {
-  if (!vectors_) return CatchUpLexical();
+Status IndexCatchUp::CatchUpIndexes(StageTimings* timings) {
+  if (!vectors_) {
+    StageTimings::Scope timed(timings, "lexical_index");
+    return CatchUpLexical();
+  }
   // The two indexes are independent (each reads the catalog's changes
   // itself): update them side by side, on two cores.
   Status vector_status;
   std::thread vector_thread([&] {
+    StageTimings::Scope timed(timings, "vector_index");
     Result<uint64_t> applied = vectors_->CatchUp();
     vector_status = applied.status();
   });
+  StageTimings::Scope lexical_timed(timings, "lexical_index");
   Status lexical_status = CatchUpLexical();
+  lexical_timed.Stop();
   vector_thread.join();
   SKALD_RETURN_IF_ERROR(vector_status);
   return lexical_status;

@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "index/lexical_index.h"
+#include "ingest/stage_timings.h"
 #include "index/vector_index_set.h"
 #include "skald/status.h"
 #include "storage/catalog.h"
@@ -32,7 +33,8 @@ class IndexCatchUp {
       : catalog_(catalog), content_(content), lexical_(lexical), vectors_(vectors) {}
 
   // Brings the vector and lexical indexes up to the catalog, side by side.
-  Status CatchUpIndexes();
+  // `timings` (null = none) receives "vector_index" and "lexical_index".
+  Status CatchUpIndexes(StageTimings* timings = nullptr);
   // Brings only the lexical index up to the catalog.
   Status CatchUpLexical();
 

@@ -9,6 +9,7 @@
 
 #include "ingest/import_job.h"
 #include "ingest/index_catch_up.h"
+#include "ingest/reindex_job.h"
 #include "ingest/semantic_indexer.h"
 #include "model/embedder.h"
 #include "model/embedder_identity.h"
@@ -76,6 +77,9 @@ void RegisterIngestJobs(const IngestServices& services, JobRunner* runner) {
   });
   runner->RegisterHandler(JobKind::kReindex, [services](JobContext& context) {
     return RunReindexJob(services, context);
+  });
+  runner->RegisterHandler(JobKind::kAdminReindex, [services](JobContext& context) {
+    return RunAdminReindexJob(services, context);
   });
 }
 

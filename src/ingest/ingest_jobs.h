@@ -9,7 +9,9 @@
 // - refresh: refresh only the summaries above a changed path (after rm/mv,
 //   or a written sidecar);
 // - reindex: re-embed every indexable tree of every account after an
-//   embedder change, then drop the old embedder's cached vectors.
+//   embedder change, then drop the old embedder's cached vectors;
+// - admin_reindex: re-embed, re-summarize or prune one tree on request
+//   (ingest/reindex_job.h).
 //
 // Each job ends by bringing the indexes up to the catalog (IndexCatchUp), so
 // that a completed task is searchable.
@@ -68,7 +70,8 @@ struct IngestServices {
   bool allow_private_networks = false;
 };
 
-// Registers the handlers of add_resource, index, refresh and reindex.
+// Registers the handlers of add_resource, index, refresh, reindex and
+// admin_reindex.
 // REQUIRES: every pointer of `services` is set (model_summarizer may be
 // null); before runner->Start.
 void RegisterIngestJobs(const IngestServices& services, JobRunner* runner);

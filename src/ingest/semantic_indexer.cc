@@ -4,8 +4,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "common/strings.h"
 #include "ingest/sidecar.h"
 #include "ingest/source_import.h"
+#include "ingest/stage_timings.h"
 #include "model/embedder.h"
 #include "model/token_budget.h"
 #include "storage/catalog.h"
@@ -26,6 +29,7 @@
 namespace skald {
 namespace {
 
+constexpr std::string_view kScheme = "viking://";
 constexpr std::string_view kTruncatedMarker = "\n...(truncated for embedding)";
 // Records written per catalog transaction.
 constexpr size_t kUpsertChunk = 512;
@@ -70,6 +74,17 @@ Summarizer* SummarizerFor(std::string_view path, Summarizer* base, Summarizer* m
   return type == ContextType::kResource || type == ContextType::kSkill ? model : base;
 }
 
+// The directories above `path` up to its namespace root, nearest first.
+Result<std::vector<CatalogNode>> AncestorDirs(Catalog& catalog, std::string_view account,
+                                              std::string_view path) {
+  std::vector<CatalogNode> ancestors;
+  for (std::string_view p = ParentPath(path); Indexable(p); p = ParentPath(p)) {
+    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> a, catalog.Get(account, p));
+    if (a && a->is_dir) ancestors.push_back(*a);
+  }
+  return ancestors;
+}
+
 // A sidecar this indexer wrote (and may therefore rewrite).
 bool IsGenerated(const Sidecar& sidecar) {
   return sidecar.frontmatter.find(SemanticIndexer::kComponent) != std::string::npos;
@@ -101,9 +116,25 @@ struct SemanticIndexer::Pending {
   std::vector<std::string> source_hashes;
   std::vector<bool> inherit_tags;  // keep the stored record's tags
   std::map<std::string, std::string, std::less<>> summaries;  // path -> file summary / dir L0
+  // False: vectors are computed again, not taken from the cache.
+  bool use_cache = true;
   // Term document frequencies over the file summaries of this pass: the
   // background a directory's salient terms are ranked against.
   TermStatistics background;
+};
+
+// What summarizing one directory produced (SummarizeDirectory); its sidecar
+// locks are held until the outcome is dropped.
+struct SemanticIndexer::DirOutcome {
+  Status status;
+  bool skip = false;        // removed meanwhile
+  bool summarized = false;  // generated (or user) summaries made
+  PathLockGuard guard;
+  std::vector<std::pair<int, std::string>> records;  // (level, body) to embed
+  bool has_abstract = false;
+  std::string abstract;
+  std::vector<std::pair<std::string, std::string>> writes;  // sidecar path, rendered text
+  std::vector<int64_t> write_ctimes;                        // per write: existing ctime, or 0
 };
 
 SemanticIndexer::SemanticIndexer(ContentStore* content, Catalog* catalog, PathLockManager* locks,
@@ -143,12 +174,123 @@ Result<IndexStats> SemanticIndexer::IndexTree(std::string_view account, std::str
   Pending pending;
   SKALD_RETURN_IF_ERROR(IndexNodes(account, files, dirs, true, &pending, &stats, progress));
   // Ancestors (their overviews list this tree's root).
-  std::vector<CatalogNode> ancestors;
-  for (std::string_view p = ParentPath(path); Indexable(p); p = ParentPath(p)) {
-    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> a, catalog_->Get(account, p));
-    if (a && a->is_dir) ancestors.push_back(*a);
-  }
+  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> ancestors,
+                         AncestorDirs(*catalog_, account, path));
   SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, false, &pending, &stats, progress));
+  SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, progress));
+  return stats;
+}
+
+Result<IndexStats> SemanticIndexer::IndexChanges(std::string_view account, std::string_view root,
+                                                 const TreeChanges& changes,
+                                                 const IndexProgress& progress) {
+  SKALD_RETURN_IF_ERROR(options_.Validate());
+  IndexStats stats;
+  SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> root_node, catalog_->Get(account, root));
+  if (!root_node || !root_node->is_dir) return IndexTree(account, root, progress);
+  std::map<std::string, CatalogNode, std::less<>> nodes;
+  {
+    SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> subtree,
+                           catalog_->ListSubtree(account, root, 0));
+    for (CatalogNode& n : subtree) {
+      if (Indexable(n.path)) nodes.emplace(n.path, std::move(n));
+    }
+  }
+  auto has_record = [&](std::string_view path, int level) -> Result<bool> {
+    SKALD_ASSIGN_OR_RETURN(std::vector<Record> records,
+                           catalog_->GetRecordsByUri(account, UriOfPath(path)));
+    return std::any_of(records.begin(), records.end(),
+                       [&](const Record& r) { return r.level == level; });
+  };
+  std::set<std::string, std::less<>> dirty_dirs;
+  auto mark_ancestors = [&](std::string_view path) {
+    for (std::string_view p = ParentPath(path); p.size() >= root.size(); p = ParentPath(p)) {
+      if (!dirty_dirs.insert(std::string(p)).second) break;
+    }
+  };
+  std::vector<CatalogNode> files;
+  auto add_file = [&](const std::string& path) {
+    auto it = nodes.find(path);
+    if (it == nodes.end() || it->second.is_dir) return;  // not indexable, or gone meanwhile
+    files.push_back(it->second);
+    mark_ancestors(path);
+  };
+  for (const std::string& path : changes.files) add_file(path);
+  for (const std::string& path : changes.unchanged_files) {
+    if (nodes.find(path) == nodes.end()) continue;
+    bool current = false;
+    if (options_.tags.empty()) {
+      SKALD_ASSIGN_OR_RETURN(current, has_record(path, 2));
+    }
+    if (!current) add_file(path);
+  }
+  for (const std::string& path : changes.dirs) {
+    dirty_dirs.insert(path);
+    mark_ancestors(path);
+  }
+  for (const std::string& path : changes.removed) mark_ancestors(path);
+  std::vector<CatalogNode> dirs;
+  for (const auto& [path, node] : nodes) {
+    if (!node.is_dir) continue;
+    bool dirty = dirty_dirs.count(path) > 0;
+    if (!dirty) {
+      SKALD_ASSIGN_OR_RETURN(bool summarized, has_record(path, 0));
+      dirty = !summarized;
+    }
+    if (dirty) dirs.push_back(node);
+  }
+  bool root_dirty = dirty_dirs.count(root) > 0;
+  if (!root_dirty) {
+    SKALD_ASSIGN_OR_RETURN(bool summarized, has_record(root, 0));
+    root_dirty = !summarized;
+  }
+  if (root_dirty && Indexable(root)) dirs.push_back(*root_node);
+  // Nothing changed: the summaries above stay as they are too.
+  if (files.empty() && dirs.empty()) return stats;
+
+  Pending pending;
+  SKALD_RETURN_IF_ERROR(IndexNodes(account, files, dirs, true, &pending, &stats, progress));
+  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> ancestors,
+                         AncestorDirs(*catalog_, account, root));
+  SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, false, &pending, &stats, progress));
+  SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, progress));
+  return stats;
+}
+
+Result<IndexStats> SemanticIndexer::Reembed(std::string_view account, std::vector<Record> records,
+                                            const IndexProgress& progress) {
+  SKALD_RETURN_IF_ERROR(options_.Validate());
+  IndexStats stats;
+  Pending pending;
+  pending.use_cache = false;
+  for (Record& record : records) {
+    SKALD_RETURN_IF_ERROR(CheckStop());
+    if (record.uri.rfind(kScheme, 0) != 0) continue;
+    std::string_view path = std::string_view(record.uri).substr(kScheme.size());
+    std::string text;
+    std::string source_hash;
+    if (record.level == 2) {
+      Result<std::string> bytes = content_->ReadFile(account, path);
+      if (!bytes.ok() && bytes.status().code() != StatusCode::kNotFound) return bytes.status();
+      if (!bytes.ok() || !LooksLikeText(*bytes)) {
+        ++stats.skipped_files;
+        continue;
+      }
+      text = std::string(TokenBudgetPrefix(*bytes, options_.max_input_tokens));
+      if (text.size() < bytes->size()) text += kTruncatedMarker;
+      if (Trim(text).empty()) text = std::string(BaseName(path));
+      source_hash = Sha256Hex(*bytes);
+      ++stats.files;
+    } else {
+      text = DirectoryEmbeddingText(record.uri, record.abstract);
+    }
+    record.vector.clear();
+    pending.node_paths.emplace_back(path);
+    pending.source_hashes.push_back(std::move(source_hash));
+    pending.inherit_tags.push_back(true);
+    pending.texts.push_back(std::move(text));
+    pending.records.push_back(std::move(record));
+  }
   SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, progress));
   return stats;
 }
@@ -156,11 +298,8 @@ Result<IndexStats> SemanticIndexer::IndexTree(std::string_view account, std::str
 Result<IndexStats> SemanticIndexer::RefreshAncestors(std::string_view account,
                                                      std::string_view path) {
   IndexStats stats;
-  std::vector<CatalogNode> ancestors;
-  for (std::string_view p = ParentPath(path); Indexable(p); p = ParentPath(p)) {
-    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> a, catalog_->Get(account, p));
-    if (a && a->is_dir) ancestors.push_back(*a);
-  }
+  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> ancestors,
+                         AncestorDirs(*catalog_, account, path));
   Pending pending;
   SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, false, &pending, &stats, nullptr));
   SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, nullptr));
@@ -174,85 +313,204 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
   // Tags given for this tree apply to it; records that get none (ancestors,
   // or re-indexing without tags) keep the tags they had.
   const bool inherit = !own_tags || options_.tags.empty();
-  // Files: summary (abstract) + the text to embed.
-  size_t done = 0;
-  for (const CatalogNode& file : files) {
-    SKALD_RETURN_IF_ERROR(CheckStop());
-    if (progress && (++done % 50 == 0 || done == files.size())) {
-      progress(fmt::format("summarizing files {}/{}", done, files.size()));
-    }
+  // Files: summary (abstract) + the text to embed, computed on two threads
+  // (summarizers are safe for concurrent use), then taken in file order.
+  struct FileOutcome {
+    Status status;
+    bool skip = false;  // deleted meanwhile, or not text
+    bool binary = false;
+    std::string summary;
+    std::string text;
+    std::string hash;
+  };
+  auto summarize = [&](const CatalogNode& file, FileOutcome* out) {
+    StageTimings::Scope read_timed(options_.timings, "content_read");
     Result<std::string> bytes = content_->ReadFile(account, file.path);
+    read_timed.Stop();
     if (!bytes.ok()) {
-      if (bytes.status().code() == StatusCode::kNotFound) continue;  // deleted meanwhile
-      return bytes.status();
+      out->skip = bytes.status().code() == StatusCode::kNotFound;  // deleted meanwhile
+      if (!out->skip) out->status = bytes.status();
+      return;
     }
     if (!LooksLikeText(*bytes)) {
-      ++stats->skipped_files;
-      continue;
+      out->skip = out->binary = true;
+      return;
     }
+    StageTimings::Scope summarize_timed(options_.timings, "summarize_files");
     std::string name(BaseName(file.path));
-    Summarizer* summarizer = SummarizerFor(file.path, summarizer_, options_.model_summarizer);
-    SKALD_ASSIGN_OR_RETURN(std::string summary, summarizer->SummarizeFile(name, *bytes));
-    std::string text(TokenBudgetPrefix(*bytes, options_.max_input_tokens));
-    if (text.size() < bytes->size()) text += kTruncatedMarker;
-    if (Trim(text).empty()) text = name;
-    Record record;
-    record.uri = UriOfPath(file.path);
-    record.id = RecordId(account, record.uri, 2);
-    record.parent_uri = UriOfPath(ParentPath(file.path));
-    record.level = 2;
-    record.context_type = ContextTypeOf(file.path);
-    record.owner = OwnerOf(file.path);
-    record.abstract = summary;
-    if (!inherit) record.tags = options_.tags;
-    record.created_ns = file.ctime_ns;
-    record.updated_ns = file.mtime_ns;
-    pending->background.Add(summary);
-    pending->summaries[file.path] = std::move(summary);
-    pending->records.push_back(std::move(record));
-    pending->texts.push_back(std::move(text));
-    pending->node_paths.push_back(file.path);
-    pending->inherit_tags.push_back(inherit);
-    pending->source_hashes.push_back(Sha256Hex(*bytes));
-    ++stats->files;
+    Result<std::string> summary =
+        SummarizerFor(file.path, summarizer_, options_.model_summarizer)->SummarizeFile(name, *bytes);
+    if (!summary.ok()) {
+      out->status = summary.status();
+      return;
+    }
+    out->summary = std::move(*summary);
+    out->text = std::string(TokenBudgetPrefix(*bytes, options_.max_input_tokens));
+    if (out->text.size() < bytes->size()) out->text += kTruncatedMarker;
+    if (Trim(out->text).empty()) out->text = name;
+    out->hash = Sha256Hex(*bytes);
+  };
+  constexpr size_t kFileChunk = 64;
+  for (size_t begin = 0; begin < files.size(); begin += kFileChunk) {
+    SKALD_RETURN_IF_ERROR(CheckStop());
+    size_t end = std::min(files.size(), begin + kFileChunk);
+    std::vector<FileOutcome> outcomes(end - begin);
+    std::atomic<size_t> next{begin};
+    auto work = [&] {
+      for (size_t i = next++; i < end; i = next++) summarize(files[i], &outcomes[i - begin]);
+    };
+    if (end - begin > 1 && std::thread::hardware_concurrency() >= 2) {
+      std::thread helper(work);
+      work();
+      helper.join();
+    } else {
+      work();
+    }
+    for (size_t i = begin; i < end; ++i) {
+      FileOutcome& outcome = outcomes[i - begin];
+      SKALD_RETURN_IF_ERROR(outcome.status);
+      if (outcome.binary) ++stats->skipped_files;
+      if (outcome.skip) continue;
+      const CatalogNode& file = files[i];
+      Record record;
+      record.uri = UriOfPath(file.path);
+      record.id = RecordId(account, record.uri, 2);
+      record.parent_uri = UriOfPath(ParentPath(file.path));
+      record.level = 2;
+      record.context_type = ContextTypeOf(file.path);
+      record.owner = OwnerOf(file.path);
+      record.abstract = outcome.summary;
+      if (!inherit) record.tags = options_.tags;
+      record.created_ns = file.ctime_ns;
+      record.updated_ns = file.mtime_ns;
+      {
+        StageTimings::Scope timed(options_.timings, "summarize_files");
+        pending->background.Add(outcome.summary);
+      }
+      pending->summaries[file.path] = std::move(outcome.summary);
+      pending->records.push_back(std::move(record));
+      pending->texts.push_back(std::move(outcome.text));
+      pending->node_paths.push_back(file.path);
+      pending->inherit_tags.push_back(inherit);
+      pending->source_hashes.push_back(std::move(outcome.hash));
+      ++stats->files;
+    }
+    if (progress) progress(fmt::format("summarizing files {}/{}", end, files.size()));
   }
 
-  // Directories bottom-up: deepest first, so children's L0 exist.
+  // Directories bottom-up, one depth at a time (deepest first, so that
+  // children's L0 exist): the directories of a depth are summarized side by
+  // side on two threads, then their changed sidecars are written in one
+  // content batch and one catalog transaction.
   std::vector<const CatalogNode*> order;
   for (const CatalogNode& d : dirs) order.push_back(&d);
-  std::stable_sort(order.begin(), order.end(), [](const CatalogNode* a, const CatalogNode* b) {
-    return std::count(a->path.begin(), a->path.end(), '/') >
-           std::count(b->path.begin(), b->path.end(), '/');
-  });
-  done = 0;
-  for (const CatalogNode* dir : order) {
+  auto depth = [](const CatalogNode* n) { return std::count(n->path.begin(), n->path.end(), '/'); };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const CatalogNode* a, const CatalogNode* b) { return depth(a) > depth(b); });
+  for (size_t begin = 0; begin < order.size();) {
     SKALD_RETURN_IF_ERROR(CheckStop());
-    if (progress && (++done % 20 == 0 || done == order.size())) {
-      progress(fmt::format("summarizing directories {}/{}", done, order.size()));
+    size_t end = begin + 1;
+    while (end < order.size() && depth(order[end]) == depth(order[begin])) ++end;
+    std::vector<DirOutcome> outcomes(end - begin);
+    std::atomic<size_t> next{begin};
+    auto work = [&] {
+      for (size_t i = next++; i < end; i = next++) {
+        StageTimings::Scope timed(options_.timings, "summarize_dirs");
+        outcomes[i - begin] = SummarizeDirectory(account, *order[i], *pending);
+      }
+    };
+    if (end - begin > 1 && std::thread::hardware_concurrency() >= 2) {
+      std::thread helper(work);
+      work();
+      helper.join();
+    } else {
+      work();
     }
-    std::string abstract_path = fmt::format("{}/{}", dir->path, kAbstractName);
-    std::string overview_path = fmt::format("{}/{}", dir->path, kOverviewName);
+    StageTimings::Scope sidecar_timed(options_.timings, "sidecar_write");
+    std::vector<ContentStore::FileWrite> writes;
+    for (DirOutcome& outcome : outcomes) {
+      SKALD_RETURN_IF_ERROR(outcome.status);
+      for (const auto& [path, text] : outcome.writes) writes.push_back({path, text});
+    }
+    if (!writes.empty()) {
+      SKALD_ASSIGN_OR_RETURN(std::vector<ContentAttr> attrs, content_->WriteFiles(account, writes));
+      std::vector<CatalogNode> nodes;
+      size_t w = 0;
+      for (DirOutcome& outcome : outcomes) {
+        for (size_t j = 0; j < outcome.writes.size(); ++j, ++w) {
+          CatalogNode n;
+          n.path = outcome.writes[j].first;
+          n.size = outcome.writes[j].second.size();
+          n.mtime_ns = attrs[w].mtime_ns;
+          n.ctime_ns = outcome.write_ctimes[j] != 0 ? outcome.write_ctimes[j] : attrs[w].mtime_ns;
+          n.hash = Sha256Hex(outcome.writes[j].second);
+          nodes.push_back(std::move(n));
+        }
+      }
+      SKALD_RETURN_IF_ERROR(catalog_->Apply(account, nodes, {}));
+    }
+    sidecar_timed.Stop();
+    for (size_t i = begin; i < end; ++i) {
+      DirOutcome& outcome = outcomes[i - begin];
+      if (outcome.skip) continue;
+      const CatalogNode* dir = order[i];
+      for (const auto& [level, body] : outcome.records) {
+        Record record;
+        record.uri = UriOfPath(dir->path);
+        record.id = RecordId(account, record.uri, level);
+        record.parent_uri = UriOfPath(ParentPath(dir->path));
+        record.level = level;
+        record.context_type = ContextTypeOf(dir->path);
+        record.owner = OwnerOf(dir->path);
+        record.abstract = body;
+        if (!inherit) record.tags = options_.tags;
+        record.created_ns = dir->ctime_ns;
+        record.updated_ns = dir->mtime_ns;
+        pending->texts.push_back(DirectoryEmbeddingText(record.uri, body));
+        pending->records.push_back(std::move(record));
+        pending->node_paths.push_back(dir->path);
+        pending->inherit_tags.push_back(inherit);
+        pending->source_hashes.emplace_back();
+      }
+      if (outcome.has_abstract) pending->summaries[dir->path] = outcome.abstract;
+      if (outcome.summarized) ++stats->directories;
+    }
+    if (progress) progress(fmt::format("summarizing directories {}/{}", end, order.size()));
+    begin = end;  // the sidecar locks of this depth are released with `outcomes`
+  }
+  return Status::Ok();
+}
+
+SemanticIndexer::DirOutcome SemanticIndexer::SummarizeDirectory(std::string_view account,
+                                                                const CatalogNode& dir,
+                                                                const Pending& pending) {
+  DirOutcome out;
+  Status st = [&]() -> Status {
+    std::string abstract_path = fmt::format("{}/{}", dir.path, kAbstractName);
+    std::string overview_path = fmt::format("{}/{}", dir.path, kOverviewName);
     // Held from reading the children and the sidecars to writing the new
     // sidecars: two jobs summarizing one directory take turns (no lost
     // update), and a user's sidecar write is never overwritten unseen.
-    PathLockGuard sidecar_guard;
-    SKALD_RETURN_IF_ERROR(locks_->Acquire(
-        {{std::string(account), abstract_path, PathLockKind::kExact},
-         {std::string(account), overview_path, PathLockKind::kExact}},
-        std::chrono::milliseconds(options_.lock_timeout_ms), &sidecar_guard));
+    SKALD_RETURN_IF_ERROR(
+        locks_->Acquire({{std::string(account), abstract_path, PathLockKind::kExact},
+                         {std::string(account), overview_path, PathLockKind::kExact}},
+                        std::chrono::milliseconds(options_.lock_timeout_ms), &out.guard));
     SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> still_there,
-                           catalog_->Get(account, dir->path));
-    if (!still_there || !still_there->is_dir) continue;  // removed meanwhile
+                           catalog_->Get(account, dir.path));
+    if (!still_there || !still_there->is_dir) {  // removed meanwhile
+      out.skip = true;
+      return Status::Ok();
+    }
     SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> children,
-                           catalog_->ListChildren(account, dir->path));
+                           catalog_->ListChildren(account, dir.path));
     std::vector<EntrySummary> entries;
     for (const CatalogNode& child : children) {
       if (!Indexable(child.path)) continue;
       EntrySummary entry;
       entry.name = std::string(BaseName(child.path));
       entry.is_dir = child.is_dir;
-      auto known = pending->summaries.find(child.path);
-      if (known != pending->summaries.end()) {
+      auto known = pending.summaries.find(child.path);
+      if (known != pending.summaries.end()) {
         entry.summary = known->second;
       } else if (child.is_dir) {
         Result<std::string> text = content_->ReadFile(account, fmt::format("{}/{}", child.path, kAbstractName));
@@ -277,36 +535,21 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     }
     bool user_abstract = old_abstract && !IsGenerated(*old_abstract) && !old_abstract->body.empty();
     bool user_overview = old_overview && !IsGenerated(*old_overview) && !old_overview->body.empty();
-    auto add_record = [&](int level, const std::string& body) {
-      Record record;
-      record.uri = UriOfPath(dir->path);
-      record.id = RecordId(account, record.uri, level);
-      record.parent_uri = UriOfPath(ParentPath(dir->path));
-      record.level = level;
-      record.context_type = ContextTypeOf(dir->path);
-      record.owner = OwnerOf(dir->path);
-      record.abstract = body;
-      if (!inherit) record.tags = options_.tags;
-      record.created_ns = dir->ctime_ns;
-      record.updated_ns = dir->mtime_ns;
-      pending->texts.push_back(DirectoryEmbeddingText(record.uri, body));
-      pending->records.push_back(std::move(record));
-      pending->node_paths.push_back(dir->path);
-      pending->inherit_tags.push_back(inherit);
-      pending->source_hashes.emplace_back();
-    };
     if (entries.empty()) {
       // An empty directory gets no generated summaries; a description its
       // creator gave (mkdir) is still searchable.
       for (auto [level, sidecar] : {std::pair{0, &old_abstract}, std::pair{1, &old_overview}}) {
         if (!*sidecar || (*sidecar)->body.empty()) continue;
-        add_record(level, (*sidecar)->body);
-        if (level == 0) pending->summaries[dir->path] = (*sidecar)->body;
+        out.records.emplace_back(level, (*sidecar)->body);
+        if (level == 0) {
+          out.has_abstract = true;
+          out.abstract = (*sidecar)->body;
+        }
       }
-      continue;
+      return Status::Ok();
     }
 
-    std::string name(BaseName(dir->path));
+    std::string name(BaseName(dir.path));
     std::string overview;
     if (user_overview) {
       overview = old_overview->body;
@@ -317,47 +560,38 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       for (size_t i : picks) sampled.push_back(entries[i]);
       OverviewContext context;
       context.all_entries = entries;
-      context.background = &pending->background;
+      context.background = &pending.background;
       SKALD_ASSIGN_OR_RETURN(overview,
-                             SummarizerFor(dir->path, summarizer_, options_.model_summarizer)
+                             SummarizerFor(dir.path, summarizer_, options_.model_summarizer)
                                  ->Overview(name, sampled, entries.size(), context));
     }
     std::string abstract = user_abstract ? old_abstract->body : AbstractFromOverview(overview);
     if (abstract.empty()) abstract = TruncateGeneratedText(overview, 256);
 
-    // Write the generated sidecars that changed (content, then catalog).
-    std::string uri = UriOfPath(dir->path);
-    std::vector<std::pair<std::string, std::string>> writes;
+    // The generated sidecars that changed (written by the caller, batched).
+    std::string uri = UriOfPath(dir.path);
+    auto write = [&](const std::string& path, const std::string& body) -> Status {
+      SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> existing, catalog_->Get(account, path));
+      out.writes.emplace_back(
+          path, RenderSidecar(SidecarFrontmatter(uri, kComponent, "semantic_index"), body));
+      out.write_ctimes.push_back(existing ? existing->ctime_ns : 0);
+      return Status::Ok();
+    };
     if (!user_abstract && (!old_abstract || old_abstract->body != abstract)) {
-      writes.emplace_back(abstract_path, abstract);
+      SKALD_RETURN_IF_ERROR(write(abstract_path, abstract));
     }
     if (!user_overview && (!old_overview || old_overview->body != overview)) {
-      writes.emplace_back(overview_path, overview);
+      SKALD_RETURN_IF_ERROR(write(overview_path, overview));
     }
-    if (!writes.empty()) {
-      std::vector<CatalogNode> nodes;
-      for (const auto& [path, body] : writes) {
-        std::string text =
-            RenderSidecar(SidecarFrontmatter(uri, kComponent, "semantic_index"), body);
-        SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> existing, catalog_->Get(account, path));
-        SKALD_ASSIGN_OR_RETURN(ContentAttr attr, content_->WriteFile(account, path, text));
-        CatalogNode n;
-        n.path = path;
-        n.size = text.size();
-        n.mtime_ns = attr.mtime_ns;
-        n.ctime_ns = existing ? existing->ctime_ns : attr.mtime_ns;
-        n.hash = Sha256Hex(text);
-        nodes.push_back(std::move(n));
-      }
-      SKALD_RETURN_IF_ERROR(catalog_->Apply(account, nodes, {}));
-    }
-
-    add_record(0, abstract);
-    add_record(1, overview);
-    pending->summaries[dir->path] = abstract;
-    ++stats->directories;
-  }
-  return Status::Ok();
+    out.records.emplace_back(0, abstract);
+    out.records.emplace_back(1, overview);
+    out.has_abstract = true;
+    out.abstract = std::move(abstract);
+    out.summarized = true;
+    return Status::Ok();
+  }();
+  out.status = std::move(st);
+  return out;
 }
 
 Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexStats* stats,
@@ -370,9 +604,13 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
     SKALD_RETURN_IF_ERROR(CheckStop());
     size_t end = std::min(total, begin + static_cast<size_t>(options_.embed_chunk));
     if (progress) progress(fmt::format("embedding {}/{}", begin, total));
+    StageTimings::Scope embed_timed(options_.timings, "embedding");
     std::vector<std::string> hashes;
     for (size_t i = begin; i < end; ++i) hashes.push_back(Sha256Hex(pending->texts[i]));
-    SKALD_ASSIGN_OR_RETURN(auto cached, catalog_->GetCachedEmbeddings(account, embedder_name, hashes));
+    std::vector<std::optional<std::vector<float>>> cached(hashes.size());
+    if (pending->use_cache) {
+      SKALD_ASSIGN_OR_RETURN(cached, catalog_->GetCachedEmbeddings(account, embedder_name, hashes));
+    }
     std::vector<size_t> missing;
     std::vector<std::string> missing_texts;
     for (size_t i = begin; i < end; ++i) {
@@ -400,6 +638,8 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
       }
       stats->texts_embedded += missing.size();
     }
+    embed_timed.Stop();
+    StageTimings::Scope record_timed(options_.timings, "record_write");
     // Keep only records that differ from what the catalog has.
     std::map<std::string, std::vector<Record>> existing_by_uri;
     for (size_t i = begin; i < end; ++i) {

@@ -32,7 +32,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-#include <vector>
 
 #include "skald/result.h"
 
@@ -42,6 +41,7 @@ class Catalog;
 class ContentStore;
 class Embedder;
 class PathLockManager;
+class StageTimings;
 class Summarizer;
 struct CatalogNode;
 struct Record;
@@ -69,6 +69,8 @@ struct SemanticIndexerOptions {
   // Unavailable ("interrupted"): a shutdown does not wait for a long job,
   // which runs again later (records already written are simply unchanged).
   const std::atomic<bool>* stop = nullptr;
+  // When set, receives the time of each stage (borrowed; ingest/stage_timings.h).
+  StageTimings* timings = nullptr;
 
   Status Validate() const;
 };
@@ -82,6 +84,15 @@ struct IndexStats {
   uint64_t cache_hits = 0;        // texts whose vector came from the cache
   uint64_t skipped_files = 0;     // binary or invalid UTF-8 files
   uint64_t records_stale = 0;     // not written: the node changed or went away meanwhile
+};
+
+// What an import changed below its root (SemanticIndexer::IndexChanges):
+// paths without scheme.
+struct TreeChanges {
+  std::vector<std::string> files;            // files written (new or changed bytes)
+  std::vector<std::string> unchanged_files;  // files whose bytes were already there
+  std::vector<std::string> dirs;             // directories created
+  std::vector<std::string> removed;          // nodes removed (their records with them)
 };
 
 // Progress label for the task's `stage`, e.g. "embedding 120/400".
@@ -101,6 +112,25 @@ class SemanticIndexer {
   Result<IndexStats> IndexTree(std::string_view account, std::string_view path,
                                const IndexProgress& progress = nullptr);
 
+  // Like IndexTree for the directory `root` after an import that made
+  // `changes`, doing only what they need: the written files are summarized
+  // and embedded, and so are unchanged files that have no record (an import
+  // interrupted before indexing them); other unchanged files keep their
+  // records untouched (all of them are indexed again when options_.tags is
+  // set). The directories holding a change, up to the root, and those that
+  // have no summary record yet are summarized again, then the ancestors.
+  Result<IndexStats> IndexChanges(std::string_view account, std::string_view root,
+                                  const TreeChanges& changes,
+                                  const IndexProgress& progress = nullptr);
+
+  // Embeds `records` again from what they stand for (a file record from the
+  // file's text, a directory record from its abstract or overview), without
+  // the embedding cache, and writes those whose vector changed. Records of
+  // files that are gone or not text are left as they are and counted in
+  // `skipped_files`.
+  Result<IndexStats> Reembed(std::string_view account, std::vector<Record> records,
+                             const IndexProgress& progress = nullptr);
+
   // Re-summarizes the ancestors of `path` only (after a delete or a move).
   Result<IndexStats> RefreshAncestors(std::string_view account, std::string_view path);
 
@@ -109,11 +139,17 @@ class SemanticIndexer {
 
  private:
   struct Pending;
+  struct DirOutcome;
   // `own_tags`: the nodes belong to the indexed tree (options_.tags apply);
   // false for its ancestors, which keep their stored tags.
   Status IndexNodes(std::string_view account, const std::vector<CatalogNode>& files,
                     const std::vector<CatalogNode>& dirs, bool own_tags, Pending* pending,
                     IndexStats* stats, const IndexProgress& progress);
+  // Summarizes one directory from its entries (REQUIRES: its children's
+  // summaries in `pending` or stored); its sidecars are not written yet.
+  // Safe to call for several directories at once.
+  DirOutcome SummarizeDirectory(std::string_view account, const CatalogNode& dir,
+                                const Pending& pending);
   Status Flush(std::string_view account, Pending* pending, IndexStats* stats,
                const IndexProgress& progress);
   // Embeds `texts` as documents (the built-in embedder on two threads).

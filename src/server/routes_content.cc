@@ -1,4 +1,5 @@
-// Content routes (reference §2.3): read, abstract, overview, download, write.
+// Content routes (reference §2.3): read, abstract, overview, download, write,
+// reindex.
 
 #include <chrono>
 
@@ -89,6 +90,31 @@ void Write(Call& call) {
   call.OkExcludeNone(result, &payload);
 }
 
+// Body {uri, mode, wait, timeout, dry_run, recursive, tags, tag_mode}
+// (extra="forbid").
+void Reindex(Call& call) {
+  std::optional<Json> body = call.BodyObject();
+  if (!body.has_value()) return;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  ReindexRequest request;
+  request.uri = b.RequiredString("uri");
+  request.mode =
+      b.Literal("mode", "vectors_only", {"vectors_only", "semantic_and_vectors", "prune_orphans"});
+  request.wait = b.Bool("wait", true);
+  request.timeout_s = b.OptionalFloat("timeout");
+  request.dry_run = b.Bool("dry_run", false);
+  request.recursive = b.Bool("recursive", true);
+  // Accepted for compatibility; reindexing keeps every record's tags.
+  (void)b.OptionalLiteral("tag_mode", {"replace", "append"});
+  b.ForbidExtra({"uri", "mode", "wait", "timeout", "dry_run", "recursive", "tags", "tag_mode"});
+  if (!errors.empty()) return call.FailValidation(errors);
+
+  Result<ReindexResult> done = call.db().Reindex(call.who(), request);
+  if (!done.ok()) return call.Fail(done.status());
+  call.Ok(ReindexResultToJson(*done));
+}
+
 }  // namespace
 
 void RegisterContentRoutes(Router& router) {
@@ -97,6 +123,7 @@ void RegisterContentRoutes(Router& router) {
   router.Add("GET", "/api/v1/content/overview", SidecarRoute<&Db::Overview>);
   router.Add("GET", "/api/v1/content/download", Download);
   router.Add("POST", "/api/v1/content/write", Write);
+  router.Add("POST", "/api/v1/content/reindex", Reindex);
 }
 
 }  // namespace skald::server

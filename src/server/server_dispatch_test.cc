@@ -54,7 +54,10 @@ class FakeDb : public Db {
   }
   Result<AddResourceResult> AddResource(const Identity&, const AddResourceRequest&) override {
     return failure;
+  }  Result<ReindexResult> Reindex(const Identity&, const ReindexRequest&) override {
+    return failure;
   }
+
   Result<FindResult> Find(const Identity&, const FindRequest&) override { return failure; }
   Result<SearchResult> Search(const Identity&, const SearchRequest&) override { return failure; }
   Result<ContextResult> SearchContext(const Identity&, const ContextRequest&) override {

@@ -142,6 +142,10 @@ Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
   return resources_->AddResource(who, request);  // resolves after validating the request
 }
 
+Result<ReindexResult> DbImpl::Reindex(const Identity& who, const ReindexRequest& request) {
+  return resources_->Reindex(who, request);
+}
+
 Result<FindResult> DbImpl::Find(const Identity& who, const FindRequest& request) {
   return finder_->Find(who, request);  // narrows the targets to what `who` may see
 }

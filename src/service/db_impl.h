@@ -82,6 +82,7 @@ class DbImpl final : public Db {
                                  std::string_view bytes) override;
   Result<AddResourceResult> AddResource(const Identity& who,
                                         const AddResourceRequest& request) override;
+  Result<ReindexResult> Reindex(const Identity& who, const ReindexRequest& request) override;
   Result<FindResult> Find(const Identity& who, const FindRequest& request) override;
   Result<SearchResult> Search(const Identity& who, const SearchRequest& request) override;
   Result<ContextResult> SearchContext(const Identity& who, const ContextRequest& request) override;

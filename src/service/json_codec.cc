@@ -414,6 +414,24 @@ Json AddResourceResultToJson(const AddResourceResult& result, bool waited) {
   return out;
 }
 
+Json ReindexResultToJson(const ReindexResult& result) {
+  const bool completed = result.task_status == TaskState::kCompleted;
+  Json out = {{"status", completed ? "completed" : "accepted"},
+              {"uri", result.uri},
+              {"object_type", result.object_type},
+              {"mode", result.mode},
+              {"scanned_records", result.scanned_records},
+              {"rebuilt_records", result.rebuilt_records},
+              {"deleted_records", result.deleted_records},
+              {"would_delete_records", result.would_delete_records},
+              {"unsupported_records", result.unsupported_records},
+              {"failed_records", result.failed_records},
+              {"duration_ms", result.duration_ms},
+              {"warnings", result.warnings}};
+  if (!result.task_id.empty()) out["task_id"] = result.task_id;
+  return out;
+}
+
 Json SkillResultToJson(const SkillResult& result, bool waited) {
   Json out = {{"status", "success"},
               {"root_uri", result.root_uri},

@@ -65,6 +65,12 @@ Json TaskInfoToJson(const TaskInfo& task);
 // (request.wait) adds {"queue_status":{"task_status"}}; otherwise "task_id".
 Json AddResourceResultToJson(const AddResourceResult& result, bool waited);
 
+// POST /api/v1/content/reindex: {status: "completed"|"accepted", uri,
+// object_type, mode, scanned_records, rebuilt_records, deleted_records,
+// would_delete_records, unsupported_records, failed_records, duration_ms,
+// warnings} + task_id when the task has not completed.
+Json ReindexResultToJson(const ReindexResult& result);
+
 // POST /api/v1/skills (and PUT): {"status":"success", root_uri, uri, name,
 // auxiliary_files} + task_id (no wait) or queue_status (waited).
 Json SkillResultToJson(const SkillResult& result, bool waited);

@@ -74,6 +74,18 @@ Status AddResourceRequest::Validate() const {
   return Status::Ok();
 }
 
+Status ReindexRequest::Validate() const {
+  if (uri.empty()) return Status::InvalidArgument("'uri' must be provided");
+  if (mode != "vectors_only" && mode != "semantic_and_vectors" && mode != "prune_orphans") {
+    return Status::InvalidArgument(
+        "mode must be 'vectors_only', 'semantic_and_vectors' or 'prune_orphans'");
+  }
+  if (timeout_s.has_value() && !(*timeout_s >= 0)) {
+    return Status::InvalidArgument("timeout must be >= 0");
+  }
+  return Status::Ok();
+}
+
 Status SkillRequest::Validate() const {
   if (data_json.empty() && temp_file_id.empty()) {
     return Status::InvalidArgument("either 'data' or 'temp_file_id' must be provided");

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -17,10 +18,12 @@
 #include "common/time_util.h"
 #include "ingest/import_job.h"
 #include "ingest/ingest_jobs.h"
+#include "ingest/reindex_job.h"
 #include "ingest/source_import.h"
 #include "ingest/url_fetch.h"
 #include "service/fs_engine.h"
 #include "uri/access.h"
+#include "uri/uri_path.h"
 
 namespace skald {
 namespace {
@@ -244,6 +247,85 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
     }
   }
   return result;
+}
+
+Result<ReindexResult> ResourceOps::Reindex(const Identity& who, const ReindexRequest& request) {
+  const auto start = std::chrono::steady_clock::now();
+  SKALD_RETURN_IF_ERROR(request.Validate());
+  SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who));
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, resolver_->ParseOnly(who, request.uri));
+  const auto& segments = uri.segments();
+  // A USER reindexes only their own tree (told so: 403, as OpenViking);
+  // ADMIN and ROOT what they can see of their account's.
+  if (who.role == Role::kUser &&
+      (segments.size() < 2 || segments[0] != "user" || segments[1] != who.user)) {
+    return Status::PermissionDenied(
+               fmt::format("a user may reindex only their own viking://user/{}/...", who.user))
+        .WithDetail("resource", uri.str());
+  }
+  SKALD_RETURN_IF_ERROR(CheckReadAccess(who, uri));
+  const int root_depth = NamespaceRootDepth(uri.path());
+  if (root_depth == 0 || static_cast<int>(segments.size()) < root_depth) {
+    return Status::InvalidArgument(
+               fmt::format("{} holds nothing that is indexed; reindex a namespace or a node "
+                           "inside one (viking://resources/..., viking://user/{{id}}/memories/...)",
+                           uri.str()))
+        .WithReason("INVALID_URI");
+  }
+  if (!indexing_) {
+    return Status::FailedPrecondition(
+        "reindex needs the embedding model of this workspace: configure embedding.dense");
+  }
+  SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, uri.path()));
+  if (!node) return AbsentStatus(uri);
+
+  ReindexResult result;
+  result.uri = uri.str();
+  result.mode = request.mode;
+  result.object_type = static_cast<int>(segments.size()) == root_depth
+                           ? "namespace"
+                           : std::string(ContextTypeName(uri.context_type()));
+  JobSpec spec;
+  spec.kind = JobKind::kAdminReindex;
+  spec.account = who.account;
+  spec.user = who.user;
+  spec.resource_id = uri.str();
+  spec.priority = kJobPriorityBulk;
+  spec.max_attempts = kModelJobAttempts;
+  spec.payload = nlohmann::json{{"path", std::string(uri.path())},
+                                {"mode", request.mode},
+                                {"dry_run", request.dry_run},
+                                {"recursive", request.recursive}}
+                     .dump();
+  SKALD_ASSIGN_OR_RETURN(Job job, runner_->queue()->Enqueue(spec));
+  result.task_id = job.task_id;
+  result.task_status = TaskState::kPending;
+  auto finish = [&] {
+    result.duration_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  };
+  if (!request.wait) return finish();
+  SKALD_ASSIGN_OR_RETURN(Job done, runner_->AwaitTask(job.task_id, request.timeout_s));
+  result.task_status = done.state;
+  if (done.state != JobState::kCompleted) return finish();
+  result.task_id.clear();
+  nlohmann::json summary = nlohmann::json::parse(done.result, nullptr, false);
+  if (summary.is_object()) {
+    auto count = [&](const char* key) { return summary.value(key, uint64_t{0}); };
+    result.scanned_records = count("scanned_records");
+    result.rebuilt_records = count("rebuilt_records");
+    result.deleted_records = count("deleted_records");
+    result.would_delete_records = count("would_delete_records");
+    result.unsupported_records = count("unsupported_records");
+    result.failed_records = count("failed_records");
+    if (summary.contains("warnings") && summary["warnings"].is_array()) {
+      for (const auto& w : summary["warnings"]) {
+        if (w.is_string()) result.warnings.push_back(w.get<std::string>());
+      }
+    }
+  }
+  return finish();
 }
 
 }  // namespace skald

@@ -61,6 +61,9 @@ class ResourceOps {
   // Db::AddResource: validates and places the request, reserves the root,
   // queues the import and (request.wait) waits for it.
   Result<AddResourceResult> AddResource(const Identity& who, const AddResourceRequest& request);
+  // Db::Reindex: checks who may reindex the node, queues the admin_reindex
+  // job (ingest/reindex_job.h) and (request.wait) waits for it.
+  Result<ReindexResult> Reindex(const Identity& who, const ReindexRequest& request);
 
  private:
   Result<VikingUri> Resolve(const Identity& who, std::string_view text) {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,32 @@ class ContentStore {
   // Returns the attributes of the written file (its mtime on disk).
   virtual Result<ContentAttr> WriteFile(std::string_view account, std::string_view path,
                                         std::string_view data) = 0;
+
+  // One file of WriteFiles. The views must outlive the call.
+  struct FileWrite {
+    std::string_view path;
+    std::string_view data;
+  };
+
+  // Writes several files, each as WriteFile would (atomically: after a
+  // crash every file holds its old or its new bytes), with one durability
+  // barrier for the batch instead of one per file: after Ok every file of
+  // the batch survives a crash. On an error some files may already hold
+  // their new bytes (the Status then says so, see kContentChangedDetail).
+  // Returns the attributes of the written files, in the order of `writes`.
+  // REQUIRES: the parent directories exist; no path twice.
+  virtual Result<std::vector<ContentAttr>> WriteFiles(std::string_view account,
+                                                      std::span<const FileWrite> writes) {
+    std::vector<ContentAttr> attrs;
+    for (const FileWrite& w : writes) {
+      Result<ContentAttr> attr = WriteFile(account, w.path, w.data);
+      if (!attr.ok()) {
+        return attrs.empty() ? attr.status() : MarkContentChanged(attr.status());
+      }
+      attrs.push_back(*attr);
+    }
+    return attrs;
+  }
 
   // Creates one directory (Ok when it already exists as a directory);
   // durable on return. REQUIRES: the parent exists.

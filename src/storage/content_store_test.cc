@@ -36,6 +36,48 @@ TEST_F(ContentStoreTest, WriteReadReplace) {
   EXPECT_EQ(text, "bye");
 }
 
+TEST_F(ContentStoreTest, WriteFilesWritesABatchInOrder) {
+  ASSERT_TRUE(store_->MakeDir("acct", "resources/d").ok());
+  ASSERT_TRUE(store_->WriteFile("acct", "resources/old.md", "old bytes").ok());
+  // More files than one chunk of open descriptors, over two directories.
+  std::vector<std::string> paths;
+  std::vector<std::string> bodies;
+  for (int i = 0; i < 300; ++i) {
+    paths.push_back(i == 0 ? "resources/old.md"
+                           : (i % 2 ? "resources/d/f" : "resources/f") + std::to_string(i) + ".md");
+    bodies.push_back(std::string(static_cast<size_t>(i + 1), 'x'));
+  }
+  std::vector<ContentStore::FileWrite> writes;
+  for (size_t i = 0; i < paths.size(); ++i) writes.push_back({paths[i], bodies[i]});
+  auto attrs = store_->WriteFiles("acct", writes);
+  ASSERT_TRUE(attrs.ok()) << attrs.status().ToString();
+  ASSERT_EQ(attrs->size(), paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    EXPECT_EQ((*attrs)[i].size, bodies[i].size()) << paths[i];
+    EXPECT_EQ(*store_->ReadFile("acct", paths[i]), bodies[i]) << paths[i];
+  }
+  // No temporary file is left behind.
+  auto scan = store_->Scan("acct");
+  ASSERT_TRUE(scan.ok());
+  EXPECT_EQ(scan->size(), 2u + paths.size());  // resources, resources/d, the files
+  auto left = store_->CleanLeftovers();
+  ASSERT_TRUE(left.ok());
+  EXPECT_EQ(*left, 0u);
+}
+
+TEST_F(ContentStoreTest, WriteFilesFailsCleanlyWhenADirectoryIsMissing) {
+  std::vector<ContentStore::FileWrite> writes = {{"resources/a.md", "a"},
+                                                 {"resources/missing/b.md", "b"}};
+  auto attrs = store_->WriteFiles("acct", writes);
+  EXPECT_FALSE(attrs.ok());
+  // Nothing of the batch became visible (the failure came before the renames).
+  EXPECT_EQ(store_->ReadFile("acct", "resources/a.md").status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(ContentChangedDespiteError(attrs.status()));
+  auto left = store_->CleanLeftovers();
+  ASSERT_TRUE(left.ok());
+  EXPECT_EQ(*left, 0u);
+}
+
 TEST_F(ContentStoreTest, ReadErrors) {
   EXPECT_EQ(store_->ReadFile("acct", "resources/none").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(store_->ReadFile("acct", "resources").status().code(),

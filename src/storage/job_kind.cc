@@ -6,18 +6,19 @@
 namespace skald {
 namespace {
 
-constexpr std::array<std::pair<JobKind, std::string_view>, 6> kNames = {{
+constexpr std::array<std::pair<JobKind, std::string_view>, 7> kNames = {{
     {JobKind::kAddResource, "add_resource"},
     {JobKind::kIndex, "index"},
     {JobKind::kRefresh, "refresh"},
     {JobKind::kReindex, "reindex"},
     {JobKind::kUserDelete, "user_delete"},
     {JobKind::kSessionCommit, "session_commit"},
+    {JobKind::kAdminReindex, "admin_reindex"},
 }};
 
 constexpr std::array<JobKind, kNames.size()> kKnown = {
     JobKind::kAddResource, JobKind::kIndex, JobKind::kRefresh, JobKind::kReindex,
-    JobKind::kUserDelete, JobKind::kSessionCommit};
+    JobKind::kUserDelete, JobKind::kSessionCommit, JobKind::kAdminReindex};
 
 }  // namespace
 

@@ -25,6 +25,7 @@ enum class JobKind {
   kReindex,      // "reindex": re-embed every record after an embedder change
   kUserDelete,   // "user_delete": remove a deleted user's data (service/account_registry.h)
   kSessionCommit,  // "session_commit": phase 2 of a session commit (session/session_store.h)
+  kAdminReindex,   // "admin_reindex": POST /content/reindex of one tree (ingest/reindex_job.h)
   // A stored kind this binary does not know (a job written by a newer
   // version, or a damaged row). Never enqueued; Job::kind_name keeps the
   // stored text for messages.
@@ -32,7 +33,7 @@ enum class JobKind {
 };
 
 // The stored name of `kind` ("add_resource", "index", "refresh", "reindex",
-// "user_delete", "session_commit";
+// "user_delete", "session_commit", "admin_reindex";
 // "unknown" for kUnknown, which has no stored name of its own).
 std::string_view JobKindName(JobKind kind);
 
