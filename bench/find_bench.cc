@@ -3,7 +3,8 @@
 // through the Db API in-process and through the HTTP API on loopback.
 //
 //   find_bench [--records N] [--workspace DIR] [--queries Q] [--rounds R]
-//              [--size BYTES] [--fanout F] [--no-http] [--rebuild]
+//              [--size BYTES] [--fanout F] [--lexical fts5|memory|both]
+//              [--no-http] [--rebuild]
 //
 // Builds (or reuses) a workspace of about N records: Markdown files of about
 // BYTES each in a three-level directory tree (F x F x F leaf
@@ -14,7 +15,10 @@
 // re-runs only measure. Then runs Q fixed queries (half of them topic
 // queries, half of them random common words) R times in each mode, one at a
 // time, and prints p50/p99/QPS per mode and path (db, http) plus the HTTP
-// overhead (http p50 - db p50). Client and server share the machine.
+// overhead (http p50 - db p50), per lexical index (retrieval.lexical_index),
+// and with `--lexical both` (the default) the ratios fts5/memory of one run.
+// Client and server share the machine. The workspace is built with the
+// default index; the other one is built from the catalog at its first open.
 
 #include <httplib.h>
 
@@ -111,9 +115,110 @@ std::string JsonString(const std::string& s) {
   return out + "\"";
 }
 
+struct Measured {
+  std::string mode, path;
+  Stats stats;
+};
+
+// Opens the workspace with `options`, runs every query `rounds` times (after
+// one unmeasured pass) per mode through the Db API and, with `http`, through
+// a loopback server, and prints one line per mode and path.
+skald::Status Measure(const skald::DbOptions& options, const std::vector<std::string>& queries,
+                      int rounds, bool http, std::vector<Measured>* out) {
+  const skald::Identity who{"default", "default", skald::Role::kRoot};
+  auto opened_at = Clock::now();
+  auto db = skald::Db::Open(options);
+  if (!db.ok()) return db.status();
+  std::printf("lexical_index=%s open_ms=%.0f\n", options.retrieval.lexical_index.c_str(),
+              Millis(opened_at));
+  std::unique_ptr<skald::HttpServer> server;
+  std::thread serving;
+  if (http) {
+    skald::ServerOptions server_options;
+    server_options.port = 0;
+    server_options.access_log = false;  // one log line per request is not what is measured
+    SKALD_ASSIGN_OR_RETURN(server, skald::HttpServer::Create(**db, server_options));
+    SKALD_RETURN_IF_ERROR(server->Bind());
+    serving = std::thread([&] { (void)server->Serve(); });
+  }
+  struct Mode {
+    const char* name;
+    skald::RetrievalMode mode;
+  };
+  const Mode modes[] = {{"quick", skald::RetrievalMode::kQuick},
+                        {"thinking", skald::RetrievalMode::kThinking},
+                        {"auto", skald::RetrievalMode::kAuto}};
+  skald::Status status;
+  for (const Mode& mode : modes) {
+    std::vector<double> ms;
+    uint64_t hits = 0;
+    double total = 0;
+    for (int r = -1; r < rounds && status.ok(); ++r) {
+      for (const std::string& text : queries) {
+        skald::FindRequest find;
+        find.query = text;
+        find.mode = mode.mode;
+        auto t0 = Clock::now();
+        auto found = (*db)->Find(who, find);
+        const double elapsed = Millis(t0);
+        if (!found.ok()) {
+          status = found.status();
+          break;
+        }
+        if (r < 0) continue;  // warm-up
+        ms.push_back(elapsed);
+        total += elapsed;
+        hits += found->total();
+      }
+    }
+    if (!status.ok()) break;
+    Measured in_process{mode.name, "db", Summarize(ms, total, hits)};
+    std::printf("mode=%-8s path=db   p50_ms=%6.3f p99_ms=%7.3f qps=%7.0f mean_hits=%.1f\n",
+                mode.name, in_process.stats.p50, in_process.stats.p99, in_process.stats.qps,
+                in_process.stats.mean_hits);
+    out->push_back(in_process);
+    if (!http) continue;
+    httplib::Client client("127.0.0.1", server->port());
+    client.set_keep_alive(true);
+    client.set_read_timeout(30);
+    client.set_tcp_nodelay(true);  // no Nagle delay between a request's headers and body
+    ms.clear();
+    total = 0;
+    for (int r = -1; r < rounds && status.ok(); ++r) {
+      for (const std::string& text : queries) {
+        std::string body = "{\"query\":" + JsonString(text) + ",\"retrieval_mode\":\"" +
+                           mode.name + "\"}";
+        auto t0 = Clock::now();
+        auto res = client.Post("/api/v1/search/find", body, "application/json");
+        const double elapsed = Millis(t0);
+        if (!res || res->status != 200) {
+          status = skald::Status::Internal(
+              "http find failed: " + std::to_string(res ? res->status : -1));
+          break;
+        }
+        if (r < 0) continue;
+        ms.push_back(elapsed);
+        total += elapsed;
+      }
+    }
+    if (!status.ok()) break;
+    Measured over_http{mode.name, "http", Summarize(ms, total, 0)};
+    std::printf("mode=%-8s path=http p50_ms=%6.3f p99_ms=%7.3f qps=%7.0f http_overhead_p50_ms=%.3f\n",
+                mode.name, over_http.stats.p50, over_http.stats.p99, over_http.stats.qps,
+                over_http.stats.p50 - in_process.stats.p50);
+    out->push_back(over_http);
+  }
+  if (server) {
+    server->Stop();
+    serving.join();
+  }
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines as they come
   int64_t records = 100000;
   std::string dir = fs::temp_directory_path().string() + "/skald-find-bench";
   int queries = 200;
@@ -121,6 +226,7 @@ int main(int argc, char** argv) {
   size_t size = 600;
   bool http = true;
   bool rebuild = false;
+  std::string lexical = "both";  // fts5 | memory | both (side by side)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -132,17 +238,19 @@ int main(int argc, char** argv) {
     else if (a == "--fanout") g_fanout = std::atoi(next().c_str());
     else if (a == "--no-http") http = false;
     else if (a == "--rebuild") rebuild = true;
+    else if (a == "--lexical") lexical = next();
     else {
       std::fprintf(stderr,
                    "usage: find_bench [--records N] [--workspace DIR] [--queries Q] [--rounds R] "
-                   "[--size BYTES] [--fanout F] [--no-http] [--rebuild]\n");
+                   "[--size BYTES] [--fanout F] [--lexical fts5|memory|both] [--no-http] [--rebuild]\n");
       return 2;
     }
   }
   int leaves = 1;
   for (int l = 0; l < kLevels; ++l) leaves *= g_fanout;
   const int64_t dirs = 1 + g_fanout + g_fanout * g_fanout + leaves;  // root included
-  if (g_fanout < 1 || g_fanout > 30 || records < 2 * dirs + 10 || queries < 1 || rounds < 1 ||
+  if ((lexical != "fts5" && lexical != "memory" && lexical != "both") || g_fanout < 1 ||
+      g_fanout > 30 || records < 2 * dirs + 10 || queries < 1 || rounds < 1 ||
       size < 64) {
     std::fprintf(stderr,
                  "--fanout in 1..30, --records >= %lld, --queries and --rounds >= 1, --size >= 64\n",
@@ -151,8 +259,9 @@ int main(int argc, char** argv) {
   }
   const int64_t files = records - 2 * dirs;
   std::printf("command: find_bench --records %lld --workspace %s --queries %d --rounds %d "
-              "--size %zu --fanout %d%s%s\n",
+              "--size %zu --fanout %d --lexical %s%s%s\n",
               static_cast<long long>(records), dir.c_str(), queries, rounds, size, g_fanout,
+              lexical.c_str(),
               http ? "" : " --no-http", rebuild ? " --rebuild" : "");
 
   const std::vector<std::string> vocab = Vocabulary(30000);
@@ -210,14 +319,6 @@ int main(int argc, char** argv) {
                 static_cast<long long>(records));
   }
 
-  auto opened_at = Clock::now();
-  auto db = skald::Db::Open(options);
-  if (!db.ok()) {
-    std::fprintf(stderr, "open: %s\n", db.status().ToString().c_str());
-    return 1;
-  }
-  std::printf("open: ms=%.0f\n", Millis(opened_at));
-
   // The fixed queries: topic words of a leaf directory (THINKING has a
   // directory to find), or common and rarer words from the whole vocabulary.
   std::vector<std::string> query_texts;
@@ -236,104 +337,43 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::unique_ptr<skald::HttpServer> server;
-  std::thread serving;
-  if (http) {
-    skald::ServerOptions server_options;
-    server_options.port = 0;
-    auto created = skald::HttpServer::Create(**db, server_options);
-    if (!created.ok() || !(*created)->Bind().ok()) {
-      std::fprintf(stderr, "server failed to start\n");
+  std::vector<std::string> backends;
+  if (lexical == "both") {
+    backends = {"fts5", "memory"};
+  } else {
+    backends = {lexical};
+  }
+  std::vector<std::vector<Measured>> all;
+  for (const std::string& backend : backends) {
+    options.retrieval.lexical_index = backend;
+    std::vector<Measured> measured;
+    if (skald::Status st = Measure(options, query_texts, rounds, http, &measured); !st.ok()) {
+      std::fprintf(stderr, "%s: %s\n", backend.c_str(), st.ToString().c_str());
       return 1;
     }
-    server = std::move(created).value();
-    serving = std::thread([&] { (void)server->Serve(); });
+    all.push_back(std::move(measured));
   }
-
-  struct Mode {
-    const char* name;
-    skald::RetrievalMode mode;
-    const char* wire;
-  };
-  const Mode modes[] = {{"quick", skald::RetrievalMode::kQuick, "quick"},
-                        {"thinking", skald::RetrievalMode::kThinking, "thinking"},
-                        {"auto", skald::RetrievalMode::kAuto, "auto"}};
   std::string summary;
-  for (const Mode& mode : modes) {
-    Stats db_stats, http_stats;
-    {
-      // Warm-up: one pass over the queries, not measured.
-      std::vector<double> ms;
-      uint64_t hits = 0;
-      double total = 0;
-      for (int r = -1; r < rounds; ++r) {
-        for (const std::string& text : query_texts) {
-          skald::FindRequest find;
-          find.query = text;
-          find.mode = mode.mode;
-          auto t0 = Clock::now();
-          auto found = (*db)->Find(who, find);
-          double elapsed = Millis(t0);
-          if (!found.ok()) {
-            std::fprintf(stderr, "find: %s\n", found.status().ToString().c_str());
-            return 1;
-          }
-          if (r < 0) continue;
-          ms.push_back(elapsed);
-          total += elapsed;
-          hits += found->total();
-        }
-      }
-      db_stats = Summarize(ms, total, hits);
-    }
-    if (http) {
-      httplib::Client client("127.0.0.1", server->port());
-      client.set_keep_alive(true);
-      client.set_read_timeout(30);
-      client.set_tcp_nodelay(true);  // no Nagle delay between a request's headers and body
-      std::vector<double> ms;
-      double total = 0;
-      for (int r = -1; r < rounds; ++r) {
-        for (const std::string& text : query_texts) {
-          std::string body = "{\"query\":" + JsonString(text) + ",\"retrieval_mode\":\"" +
-                             mode.wire + "\"}";
-          auto t0 = Clock::now();
-          auto res = client.Post("/api/v1/search/find", body, "application/json");
-          double elapsed = Millis(t0);
-          if (!res || res->status != 200) {
-            std::fprintf(stderr, "http find failed: %d %s\n", res ? res->status : -1,
-                         res ? res->body.c_str() : "");
-            return 1;
-          }
-          if (r < 0) continue;
-          ms.push_back(elapsed);
-          total += elapsed;
-        }
-      }
-      http_stats = Summarize(ms, total, 0);
-    }
-    std::printf("mode=%-8s path=db   p50_ms=%6.3f p99_ms=%7.3f qps=%7.0f mean_hits=%.1f\n",
-                mode.name, db_stats.p50, db_stats.p99, db_stats.qps, db_stats.mean_hits);
-    if (http) {
-      std::printf("mode=%-8s path=http p50_ms=%6.3f p99_ms=%7.3f qps=%7.0f http_overhead_p50_ms=%.3f\n",
-                  mode.name, http_stats.p50, http_stats.p99, http_stats.qps,
-                  http_stats.p50 - db_stats.p50);
-    }
-    char part[160];
-    std::snprintf(part, sizeof(part), "%s%s_p50_ms=%.3f %s_p99_ms=%.3f", summary.empty() ? "" : " ",
-                  mode.name, db_stats.p50, mode.name, db_stats.p99);
-    summary += part;
-    if (http) {
-      std::snprintf(part, sizeof(part), " %s_http_p50_ms=%.3f", mode.name, http_stats.p50);
+  for (size_t b = 0; b < backends.size(); ++b) {
+    for (const Measured& m : all[b]) {
+      char part[200];
+      std::snprintf(part, sizeof(part), "%s%s_%s_%s_p50_ms=%.3f %s_%s_%s_p99_ms=%.3f",
+                    summary.empty() ? "" : " ", backends[b].c_str(), m.mode.c_str(),
+                    m.path.c_str(), m.stats.p50, backends[b].c_str(), m.mode.c_str(),
+                    m.path.c_str(), m.stats.p99);
       summary += part;
     }
   }
   std::printf("%s\n", summary.c_str());
-  if (server) {
-    server->Stop();
-    serving.join();
-    server.reset();
+  if (backends.size() == 2) {
+    // Side by side in one run (the machine is shared): fts5 / memory.
+    for (size_t i = 0; i < all[0].size(); ++i) {
+      const Measured& a = all[0][i];
+      const Measured& b = all[1][i];
+      std::printf("ratio fts5/memory mode=%-8s path=%-4s p50=%.1fx p99=%.1fx qps=%.1fx\n",
+                  a.mode.c_str(), a.path.c_str(), a.stats.p50 / b.stats.p50,
+                  a.stats.p99 / b.stats.p99, b.stats.qps / a.stats.qps);
+    }
   }
-  db->reset();
   return 0;
 }

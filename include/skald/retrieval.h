@@ -90,6 +90,12 @@ struct RetrievalOptions {
   int max_convergence_rounds = 3;
   // THINKING: directories expanded per round. 1..256.
   int directories_per_round = 4;
+  // `retrieval.lexical_index`: the BM25 index behind every search stage.
+  // "memory" (in-memory postings with a snapshot and a log,
+  // index/memory_lexical_index.h; find_bench in docs/benchmarks.md) or
+  // "fts5" (SQLite FTS5). Both rank alike; switching rebuilds the new one
+  // from the catalog at the next open.
+  std::string lexical_index = "memory";
 
   // InvalidArgument naming the field (by its config key).
   Status Validate() const;

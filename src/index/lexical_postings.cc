@@ -159,15 +159,8 @@ bool LexicalPartition::Remove(uint64_t key) {
   for (const TermFreq& t : doc.terms) --df_[t.term];
   dead_postings_ += doc.terms.size();
   for (int c = 0; c < kLexicalFields; ++c) total_len_[c] -= doc.len[c];
-  auto drop = [slot](std::unordered_map<std::string, std::vector<uint32_t>>& map,
-                     const std::string& node) {
-    auto it = map.find(node);
-    if (it == map.end()) return;
-    std::erase(it->second, slot);
-    if (it->second.empty()) map.erase(it);
-  };
-  drop(by_uri_, doc.fields.uri);
-  drop(by_parent_, ParentOf(doc.fields.uri));
+  // by_uri_ and by_parent_ keep the dead slot until Compact() (removing it
+  // from a directory of n children would cost O(n) per delete).
   doc.terms.clear();
   doc.terms.shrink_to_fit();
   --live_;
@@ -175,7 +168,9 @@ bool LexicalPartition::Remove(uint64_t key) {
 }
 
 bool LexicalPartition::NeedsCompaction() const {
-  return dead_postings_ > 4096 && dead_postings_ > postings_total_ - dead_postings_;
+  const uint64_t dead_docs = docs_.size() - live_;
+  return (dead_postings_ > 4096 && dead_postings_ > postings_total_ - dead_postings_) ||
+         (dead_docs > 4096 && dead_docs > live_);
 }
 
 void LexicalPartition::Compact() {
@@ -198,7 +193,45 @@ void LexicalPartition::Compact() {
   for (uint32_t slot = 0; slot < docs_.size(); ++slot) Index(slot);
 }
 
-bool LexicalPartition::Matches(const Doc& doc, const RecordFilter& f) const {
+namespace {
+
+// A URI scope with what every check needs computed once per search, with
+// the semantics of the FTS5 index's SQL (lexical_sql.cc): the node itself
+// or a URI that starts with "base/" ("scheme://" holds every URI of the
+// scheme; a scope of only slashes every URI), and depth bounds.
+struct CompiledScope {
+  std::string base;    // trailing slashes trimmed; "" = any URI
+  std::string prefix;  // base + "/" (base itself for "scheme://")
+  int min_depth = 0;   // absolute
+  int max_depth = -1;  // absolute; -1 = unlimited
+
+  explicit CompiledScope(const UriScope& scope) {
+    const std::string_view trimmed = UriTrimTrailingSlashes(scope.uri);
+    base = std::string(trimmed);
+    const int depth = UriDepth(base);
+    if (!base.empty()) prefix = base.size() == UriSchemeEnd(base) ? base : base + "/";
+    min_depth = depth + std::max(0, scope.min_depth);
+    max_depth = scope.max_depth < 0 ? -1 : depth + scope.max_depth;
+  }
+  bool Contains(std::string_view uri, int depth) const {
+    if (depth < min_depth || (max_depth >= 0 && depth > max_depth)) return false;
+    return base.empty() || uri == base || uri.starts_with(prefix);
+  }
+};
+
+}  // namespace
+
+struct LexicalPartition::CompiledFilter {
+  const RecordFilter* filter = nullptr;
+  std::vector<CompiledScope> scopes;
+
+  explicit CompiledFilter(const RecordFilter& f) : filter(&f) {
+    for (const UriScope& scope : f.uri_scopes) scopes.emplace_back(scope);
+  }
+};
+
+bool LexicalPartition::Matches(const Doc& doc, const CompiledFilter& compiled) const {
+  const RecordFilter& f = *compiled.filter;
   const RecordFields& r = doc.fields;
   if (f.level_mask != 0 && (r.level < 0 || r.level > 31 || !((f.level_mask >> r.level) & 1u))) {
     return false;
@@ -216,16 +249,9 @@ bool LexicalPartition::Matches(const Doc& doc, const RecordFilter& f) const {
   }
   if (r.created_ns < f.created_min || r.created_ns > f.created_max) return false;
   if (r.updated_ns < f.updated_min || r.updated_ns > f.updated_max) return false;
-  if (f.uri_scopes.empty()) return true;
-  for (const UriScope& scope : f.uri_scopes) {
-    // As the SQL of the FTS5 index (lexical_sql.cc): "scheme://" holds every
-    // URI of the scheme, a scope of only slashes every URI.
-    const std::string_view base = UriTrimTrailingSlashes(scope.uri);
-    if (!base.empty() && !UriWithin(r.uri, base)) continue;
-    const int rel = doc.depth - UriDepth(base);
-    if (rel >= std::max(0, scope.min_depth) && (scope.max_depth < 0 || rel <= scope.max_depth)) {
-      return true;
-    }
+  if (compiled.scopes.empty()) return true;
+  for (const CompiledScope& scope : compiled.scopes) {
+    if (scope.Contains(r.uri, doc.depth)) return true;
   }
   return false;
 }
@@ -329,12 +355,13 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
     return t > 0 ? cursor.idf * t * (params.k1 + 1.0) / (t + params.k1) : 0.0;
   };
 
+  const CompiledFilter compiled(filter);
   TopK top(k);
   std::vector<uint32_t> candidates;
   if (ScopeCandidates(filter, total_postings / 4, &candidates)) {
     for (uint32_t slot : candidates) {
       const Doc& doc = docs_[slot];
-      if (!doc.alive || !Matches(doc, filter)) continue;
+      if (!doc.alive || !Matches(doc, compiled)) continue;
       const auto n = norms(doc);
       double score = 0;
       for (Cursor& cursor : cursors) {
@@ -386,7 +413,7 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
     }
     const double threshold = top.threshold();
     if (top.full() && score + prefix[essential] < threshold) continue;
-    if (!Matches(doc, filter)) continue;
+    if (!Matches(doc, compiled)) continue;
     for (size_t i = essential; i-- > 0;) {
       if (top.full() && score + prefix[i + 1] < threshold) break;
       Cursor& cursor = cursors[i];
@@ -406,8 +433,9 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
 }
 
 uint64_t LexicalPartition::Count(const RecordFilter& filter) const {
+  const CompiledFilter compiled(filter);
   uint64_t n = 0;
-  for (const Doc& doc : docs_) n += doc.alive && Matches(doc, filter) ? 1 : 0;
+  for (const Doc& doc : docs_) n += doc.alive && Matches(doc, compiled) ? 1 : 0;
   return n;
 }
 

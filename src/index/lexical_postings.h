@@ -76,7 +76,7 @@ class LexicalPartition {
               const Bm25Params& params, int k, std::vector<SearchHit>* out) const;
   uint64_t Count(const RecordFilter& filter) const;
 
-  // True when dead postings outweigh live ones enough to rebuild.
+  // True when dead postings or documents outweigh live ones enough to rebuild.
   bool NeedsCompaction() const;
   // Rebuilds slots and postings from the live documents.
   void Compact();
@@ -103,10 +103,11 @@ class LexicalPartition {
     bool alive = false;
   };
   struct Cursor;
+  struct CompiledFilter;
 
   uint32_t TermId(std::string_view term);
   void Index(uint32_t slot);  // postings, df, lengths and node maps of a new live slot
-  bool Matches(const Doc& doc, const RecordFilter& filter) const;
+  bool Matches(const Doc& doc, const CompiledFilter& filter) const;
   // Candidate slots of the scope plan, or false when it does not apply.
   bool ScopeCandidates(const RecordFilter& filter, size_t limit,
                        std::vector<uint32_t>* slots) const;
@@ -117,7 +118,8 @@ class LexicalPartition {
   std::vector<uint32_t> df_;                     // live documents per term id
   std::vector<Doc> docs_;                        // by slot
   std::unordered_map<uint64_t, uint32_t> slot_of_;  // live key -> slot
-  // Live slots by node URI and by parent URI (the scope plan).
+  // Slots by node URI and by parent URI (the scope plan); dead ones stay
+  // until Compact().
   std::unordered_map<std::string, std::vector<uint32_t>> by_uri_;
   std::unordered_map<std::string, std::vector<uint32_t>> by_parent_;
   uint64_t live_ = 0;
