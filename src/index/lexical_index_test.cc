@@ -379,6 +379,27 @@ TEST_P(LexicalIndexTest, PersistsAcrossReopen) {
   EXPECT_EQ(Find("durable").size(), 2u);
 }
 
+// A record replaced under the same key (a move) and a delete survive a
+// reopen without a reset.
+TEST_P(LexicalIndexTest, ReplacedAndDeletedRecordsPersist) {
+  Open();
+  ASSERT_TRUE(Put(*index_, Doc(1, "viking://resources/docs/a.md", "alpha beta")).ok());
+  ASSERT_TRUE(Put(*index_, Doc(2, "viking://resources/docs", "docs dir")).ok());
+  ASSERT_TRUE(index_->SetAppliedSeq(3).ok());
+  index_.reset();
+  Open();
+  ASSERT_TRUE(Put(*index_, Doc(1, "viking://resources/docs/b.md", "alpha beta")).ok());
+  std::vector<uint64_t> gone{2};
+  ASSERT_TRUE(index_->Delete(gone).ok());
+  ASSERT_TRUE(index_->SetAppliedSeq(5).ok());
+  index_.reset();
+  LexicalIndex& reopened = Open();
+  EXPECT_FALSE(reopened.was_reset());
+  EXPECT_EQ(reopened.applied_seq(), 5);
+  EXPECT_EQ(Find("alpha"), (IdList{1}));
+  EXPECT_EQ(Find("docs"), (IdList{}));
+}
+
 TEST_P(LexicalIndexTest, OtherTokenizerResetsTheIndex) {
   Open();
   ASSERT_TRUE(Put(*index_, Doc(1, "viking://resources/p", "words")).ok());

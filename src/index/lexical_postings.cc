@@ -37,6 +37,9 @@ class TopK {
   // The score a new document must beat (ties: a smaller id wins).
   bool full() const { return heap_.size() >= k_; }
   double threshold() const { return full() ? heap_.top().score : 0.0; }
+  bool WouldEnter(double score, uint64_t id) const {
+    return score > 0 && (!full() || Ranked{score, id} < heap_.top());
+  }
   void Offer(double score, uint64_t id) {
     if (!(score > 0)) return;
     Ranked r{score, id};
@@ -413,15 +416,20 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
     }
     const double threshold = top.threshold();
     if (top.full() && score + prefix[essential] < threshold) continue;
-    if (!Matches(doc, compiled)) continue;
+    bool bounded_out = false;
     for (size_t i = essential; i-- > 0;) {
-      if (top.full() && score + prefix[i + 1] < threshold) break;
+      if (top.full() && score + prefix[i + 1] < threshold) {
+        bounded_out = true;
+        break;
+      }
       Cursor& cursor = cursors[i];
       cursor.SeekTo(slot);
       if (!cursor.done() && cursor.slot() == slot) {
         score += contribution(cursor, cursor.tf(), n);
       }
     }
+    // The filter last: only a document that would enter the top k is checked.
+    if (bounded_out || !top.WouldEnter(score, doc.fields.key) || !Matches(doc, compiled)) continue;
     top.Offer(score, doc.fields.key);
     if (top.full()) {
       // Terms whose bounds together stay below the k-th score cannot lift

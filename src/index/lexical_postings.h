@@ -23,8 +23,9 @@
 //                lowest-bounded terms whose bounds sum to less than the
 //                current k-th score are "non-essential" and only probed
 //                (binary search) for documents an essential term brings.
-//                The filter is checked before a document is fully scored,
-//                so it selects candidates, never cuts finished results.
+//                The filter is checked for every document that would enter
+//                the top k, before it does: it selects candidates, never
+//                cuts finished results.
 //
 // A query word that the tokenizer splits into several terms (a phrase to
 // FTS5) matches documents holding all of them, each field counting the least
@@ -69,6 +70,11 @@ class LexicalPartition {
 
   uint64_t live() const { return live_; }
   bool Contains(uint64_t key) const { return slot_of_.contains(key); }
+  // Calls fn(key) for every live document.
+  template <typename Fn>
+  void ForEachKey(Fn&& fn) const {
+    for (const auto& [key, slot] : slot_of_) fn(key);
+  }
 
   // The k best documents passing `filter` (the account is not checked),
   // best first (score desc, id asc), appended to `*out`. Scores > 0 only.

@@ -203,7 +203,9 @@ bool MemoryLexicalIndex::ApplyDelete(uint64_t id) {
 }
 
 Status MemoryLexicalIndex::AppendLog(const ByteBuilder& entry) {
-  if (!log_) return Status::FailedPrecondition("lexical index: the log is not open");
+  // No log (the disk was full at open or at the last snapshot): a snapshot
+  // of what is in memory starts one.
+  if (!log_) SKALD_RETURN_IF_ERROR(WriteSnapshot());
   ByteBuilder framed;
   framed.U32(static_cast<uint32_t>(entry.bytes().size()));
   framed.U32(Crc32c(0, entry.bytes().data(), entry.bytes().size()));
@@ -328,16 +330,17 @@ Status MemoryLexicalIndex::WriteSnapshot() {
 }
 
 Status MemoryLexicalIndex::StartLog(uint64_t generation) {
-  log_.reset();
+  log_.reset();  // until the new one has its header
   log_bytes_ = 0;
-  SKALD_ASSIGN_OR_RETURN(log_, env_->NewWritableFile(log_path_));
+  SKALD_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, env_->NewWritableFile(log_path_));
   ByteBuilder header;
   header.Raw(kLogMagic, sizeof(kLogMagic));
   header.U64(generation);
-  SKALD_RETURN_IF_ERROR(log_->Append(header.bytes()));
-  SKALD_RETURN_IF_ERROR(log_->Sync());
+  SKALD_RETURN_IF_ERROR(file->Append(header.bytes()));
+  SKALD_RETURN_IF_ERROR(file->Sync());
   const std::string dir = std::filesystem::path(options_.path).parent_path().string();
   SKALD_RETURN_IF_ERROR(env_->SyncDir(dir.empty() ? "." : dir));
+  log_ = std::move(file);
   log_bytes_ = header.bytes().size();
   return Status::Ok();
 }
@@ -390,6 +393,11 @@ Result<bool> MemoryLexicalIndex::Load() {
     }
     LexicalPartition& part = partitions_[std::string(account)];
     if (!part.Load(&in) || in.remaining() != 0) return false;
+    bool unique = true;
+    part.ForEachKey([&](uint64_t key) {
+      unique = account_of_.emplace(key, std::string(account)).second && unique;
+    });
+    if (!unique) return false;  // a record in two accounts
   }
   if (!reader.Finish().ok()) return false;
   applied_seq_ = seq;
@@ -486,9 +494,17 @@ Status MemoryLexicalIndex::Init() {
     was_reset_ = true;
   }
   const uint64_t replayed = usable ? ReplayLog() : 0;
-  if (replayed > 0 || !usable || generation_ == 0) return WriteSnapshot();
-  // Nothing to fold in: an empty log of the snapshot's generation.
-  return StartLog(generation_);
+  Status started = replayed > 0 || !usable || generation_ == 0
+                       ? WriteSnapshot()
+                       : StartLog(generation_);  // nothing to fold in: an empty log
+  if (IsDiskFull(started)) {
+    // The index is a cache: open without a log. Writes fail (the catalog
+    // keeps the changes) until a snapshot fits again (AppendLog).
+    spdlog::warn("lexical index: no room for its snapshot or log: {}", started.ToString());
+    log_.reset();
+    return Status::Ok();
+  }
+  return started;
 }
 
 }  // namespace
