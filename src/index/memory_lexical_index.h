@@ -19,7 +19,8 @@
 // back with it), then writes a new snapshot and starts an empty log when it
 // replayed anything. Optimize() and the destructor do the same. A corrupt
 // snapshot, another format version or another tokenizer reset the index
-// (was_reset()); a file that is not ours is refused.
+// (was_reset()); an SQLite database or another kind of index file at the
+// path is refused (never overwritten).
 //
 // Searches take a shared lock, writes an exclusive one.
 
