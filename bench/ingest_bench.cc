@@ -31,6 +31,7 @@
 #include <sys/resource.h>
 
 #include "skald/db.h"
+#include "synthetic_text.h"
 
 namespace {
 
@@ -40,25 +41,8 @@ double Seconds(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::vector<std::string> Vocabulary(size_t n) {
-  static const char* kSyllables[] = {"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo",
-                                     "ze", "pa", "qu", "ex", "dra", "fen", "gor", "hil"};
-  std::vector<std::string> words;
-  std::mt19937_64 rng(7);
-  while (words.size() < n) {
-    std::string w;
-    int parts = 2 + static_cast<int>(rng() % 3);
-    for (int i = 0; i < parts; ++i) w += kSyllables[rng() % 16];
-    words.push_back(w);
-  }
-  return words;
-}
-
-// Zipf-like pick: low indexes are common, high ones rare.
-size_t Pick(std::mt19937_64& rng, size_t n) {
-  double u = std::uniform_real_distribution<double>(0, 1)(rng);
-  return std::min(n - 1, static_cast<size_t>(std::pow(static_cast<double>(n), u)) - 1);
-}
+using skald::bench::Pick;
+using skald::bench::Vocabulary;
 
 std::string Document(std::mt19937_64& rng, const std::vector<std::string>& vocab, size_t size,
                      int index) {

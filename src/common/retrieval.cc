@@ -54,6 +54,10 @@ Status RetrievalOptions::Validate() const {
     return Status::InvalidArgument(fmt::format(
         "rerank.max_input_tokens must be 0 or >= 128, got {}", rerank_max_input_tokens));
   }
+  if (lexical_index != "memory" && lexical_index != "fts5") {
+    return Status::InvalidArgument(fmt::format(
+        "retrieval.lexical_index must be \"memory\" or \"fts5\", not \"{}\"", lexical_index));
+  }
   if (max_convergence_rounds < 1 || max_convergence_rounds > 100) {
     return Status::InvalidArgument(fmt::format(
         "retrieval.max_convergence_rounds must be in 1..100, got {}", max_convergence_rounds));

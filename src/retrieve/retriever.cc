@@ -123,56 +123,83 @@ class RetrievalRun {
     return Status::Ok();
   }
 
-  // One hybrid search: the k best of each index under `filter`, fused, with
-  // their records. Keys the lookup no longer knows are dropped.
-  Result<std::vector<Scored>> SearchStage(const RecordFilter& filter, int k) {
+  // The raw hits of one hybrid search, before their records are fetched.
+  struct StageHits {
     struct Parts {
       double vector = 0, bm25 = 0;
       bool by_vector = false, by_lexical = false;
     };
     std::unordered_map<uint64_t, Parts> parts;
     std::vector<uint64_t> order;  // first-seen order, for determinism
-    std::vector<SearchHit> hits;
     double bm25_max = 0;
+    double lexical_weight = 0;
+  };
+
+  // One hybrid search: the k best of each index under `filter`, fused, with
+  // their records. Keys the lookup no longer knows are dropped.
+  Result<std::vector<Scored>> SearchStage(const RecordFilter& filter, int k) {
+    StageHits stage;
+    SKALD_RETURN_IF_ERROR(SearchIndexes(filter, k, &stage));
+    SKALD_RETURN_IF_ERROR(FetchRecords(stage.order));
+    return Fuse(stage);
+  }
+
+  // The index searches of a stage (no record lookup: several stages can
+  // share one, see Prefetch).
+  Status SearchIndexes(const RecordFilter& filter, int k, StageHits* stage) {
+    std::vector<SearchHit> hits;
     if (use_lexical_) {
       SKALD_RETURN_IF_ERROR(sources_.lexical->Search(lexical_text_, filter, k, &hits));
       for (const SearchHit& hit : hits) {
-        auto [it, fresh] = parts.try_emplace(hit.id);
-        if (fresh) order.push_back(hit.id);
+        auto [it, fresh] = stage->parts.try_emplace(hit.id);
+        if (fresh) stage->order.push_back(hit.id);
         it->second.bm25 = hit.score;
         it->second.by_lexical = true;
-        if (std::isfinite(hit.score)) bm25_max = std::max(bm25_max, double{hit.score});
+        if (std::isfinite(hit.score)) stage->bm25_max = std::max(stage->bm25_max, double{hit.score});
       }
     }
-    const bool fallback = vector_fallback_ && order.empty();
-    const double lexical_weight = fallback ? 0.0 : lexical_weight_;
+    const bool fallback = vector_fallback_ && stage->order.empty();
+    stage->lexical_weight = fallback ? 0.0 : lexical_weight_;
     if ((use_vectors_ || fallback) && !query_vector_.empty()) {
       SearchOptions search;
       search.k = k;
       SKALD_RETURN_IF_ERROR(sources_.vectors->Search(query_vector_, filter, search, &hits));
       for (const SearchHit& hit : hits) {
-        auto [it, fresh] = parts.try_emplace(hit.id);
-        if (fresh) order.push_back(hit.id);
+        auto [it, fresh] = stage->parts.try_emplace(hit.id);
+        if (fresh) stage->order.push_back(hit.id);
         it->second.vector = hit.score;
         it->second.by_vector = true;
       }
     }
-    last_bm25_max_ = bm25_max;
-    SKALD_RETURN_IF_ERROR(FetchRecords(order));
+    return Status::Ok();
+  }
+
+  // Fetches the records of every key of `stages` in one lookup.
+  Status Prefetch(const std::vector<StageHits>& stages) {
+    std::vector<uint64_t> keys;
+    for (const StageHits& stage : stages) keys.insert(keys.end(), stage.order.begin(), stage.order.end());
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    return FetchRecords(keys);
+  }
+
+  // Fused scores of a stage whose records were fetched.
+  std::vector<Scored> Fuse(const StageHits& stage) {
+    last_bm25_max_ = stage.bm25_max;
     std::vector<Scored> out;
-    out.reserve(order.size());
-    for (uint64_t key : order) {
+    out.reserve(stage.order.size());
+    for (uint64_t key : stage.order) {
       auto record = records_.find(key);
       if (record == records_.end()) continue;
-      const Parts& p = parts[key];
+      const StageHits::Parts& p = stage.parts.at(key);
       Scored s;
       s.record = &record->second;
       s.by_vector = p.by_vector;
       s.by_lexical = p.by_lexical;
       const double lexical =
-          NormalizeBm25(p.bm25, std::max(bm25_max, lexical_reference_),
+          NormalizeBm25(p.bm25, std::max(stage.bm25_max, lexical_reference_),
                         options_.lexical_normalization, options_.lexical_saturation);
-      s.score = FuseScores(p.vector, lexical, lexical_weight);
+      s.score = FuseScores(p.vector, lexical, stage.lexical_weight);
       out.push_back(std::move(s));
     }
     return out;
@@ -422,7 +449,11 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
     }
     if (batch.empty()) break;  // stop_reason stays "exhausted"
     ++trace->rounds;
-    for (const auto& [parent_score, dir] : batch) {
+    // The round's searches first, then one record lookup for all of them.
+    std::vector<RetrievalRun::StageHits> stages(batch.size());
+    std::vector<bool> searched(batch.size(), false);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const auto& [parent_score, dir] = batch[i];
       if (query.trace) {
         trace->directories_visited.push_back(dir);
         trace->directory_scores.push_back(parent_score);
@@ -430,7 +461,14 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
       std::optional<std::vector<UriScope>> scopes = ChildScopesWithin(dir, filter.uri_scopes);
       if (!scopes) continue;  // no child of dir is visible to the caller
       children.uri_scopes = std::move(*scopes);
-      SKALD_ASSIGN_OR_RETURN(std::vector<Scored> found, run->SearchStage(children, child_k));
+      SKALD_RETURN_IF_ERROR(run->SearchIndexes(children, child_k, &stages[i]));
+      searched[i] = true;
+    }
+    SKALD_RETURN_IF_ERROR(run->Prefetch(stages));
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (!searched[i]) continue;
+      const double parent_score = batch[i].first;
+      std::vector<Scored> found = run->Fuse(stages[i]);
       run->Rerank(&found);
       for (Scored& s : CollapseByUri(std::move(found))) {
         // A record must pass the threshold on its own score; propagation

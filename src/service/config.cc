@@ -341,6 +341,8 @@ Status ParseRetrieval(const Json& obj, Config* config) {
             fmt::format("{} must be \"auto\", \"quick\" or \"thinking\", not \"{}\"", path, name));
       }
       r.mode = *mode;
+    } else if (key == "lexical_index") {
+      SKALD_RETURN_IF_ERROR(ReadString(v, path, &r.lexical_index));
     } else if (ignored.count(key) != 0) {
       config->warnings.push_back(IgnoredKeyWarning(path));
     } else {

@@ -221,6 +221,17 @@ TEST(ConfigTest, QueryPlannerModelFollowsTheIntentTimeout) {
             std::string::npos);
 }
 
+TEST(ConfigTest, RetrievalLexicalIndexChoosesTheBm25Index) {
+  EXPECT_EQ(Parse("{}")->retrieval.lexical_index, "fts5");
+  auto memory = Parse(R"({"retrieval": {"lexical_index": "memory"}})");
+  ASSERT_TRUE(memory.ok()) << memory.status().ToString();
+  EXPECT_EQ(memory->retrieval.lexical_index, "memory");
+  EXPECT_TRUE(memory->Validate().ok());
+  auto other = Parse(R"({"retrieval": {"lexical_index": "lucene"}})");
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(other->Validate().message().find("retrieval.lexical_index"), std::string::npos);
+}
+
 TEST(ConfigTest, UnimplementedSectionStillRejectsKeysOpenVikingRejects) {
   auto config = Parse(R"({"grep": {"engin": "fs"}})");
   ASSERT_FALSE(config.ok());

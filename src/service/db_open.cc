@@ -7,6 +7,7 @@
 
 #include "common/strings.h"
 #include "common/time_util.h"
+#include "index/memory_lexical_index.h"
 #include "ingest/ingest_jobs.h"
 #include "ingest/llm_summarizer.h"
 #include "model/embedder_identity.h"
@@ -197,15 +198,17 @@ Status DbImpl::StartBackground() {
     llm_summarizer_ = std::make_unique<LlmSummarizer>(options_.llm.get(), summarizer_.get());
   }
 
+  SKALD_RETURN_IF_ERROR(options_.retrieval.Validate());
+  const bool fts5 = options_.retrieval.lexical_index == "fts5";
   LexicalIndexOptions lexical_options;
-  lexical_options.path = options_.workspace + "/index/lexical.db";
+  lexical_options.path = options_.workspace + (fts5 ? "/index/lexical.db" : "/index/lexical.mem");
   // Tombstones are purged from the catalog once the lexical index applied
   // them, so its commits must be as durable as the catalog's.
   lexical_options.sync = options_.sync_writes;
   lexical_options.env = env_;
-  SKALD_ASSIGN_OR_RETURN(lexical_, OpenFts5LexicalIndex(lexical_options));
+  SKALD_ASSIGN_OR_RETURN(lexical_, fts5 ? OpenFts5LexicalIndex(lexical_options)
+                                        : OpenMemoryLexicalIndex(lexical_options));
 
-  SKALD_RETURN_IF_ERROR(options_.retrieval.Validate());
   retriever_ = std::make_unique<Retriever>(options_.retrieval);
 
   if (options_.embedder) {

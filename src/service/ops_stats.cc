@@ -71,7 +71,12 @@ Result<DbStats> OpsStats::Stats(const Identity& who) {
   IndexSizeStats lexical;
   lexical.name = "lexical";
   SKALD_ASSIGN_OR_RETURN(lexical.records, s_.lexical->Count(RecordFilter{}));
-  lexical.bytes = FileBytes(index_dir + "/lexical.db", /*with_wal=*/true);
+  if (s_.lexical->Kind() == "fts5") {
+    lexical.bytes = FileBytes(index_dir + "/lexical.db", /*with_wal=*/true);
+  } else {  // the snapshot and its log
+    lexical.bytes = FileBytes(index_dir + "/lexical.mem", false) +
+                    FileBytes(index_dir + "/lexical.mem.log", false);
+  }
   stats.indexes.push_back(lexical);
   if (s_.vectors != nullptr) {
     IndexSizeStats vectors;

@@ -1,0 +1,536 @@
+#include "index/lexical_postings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <set>
+
+#include "index/lexical_query.h"
+#include "uri/uri_path.h"
+
+namespace skald {
+
+namespace {
+
+constexpr size_t kMaxTermBytes = 1 << 16;
+constexpr size_t kMaxUriBytes = 1 << 20;
+
+uint16_t Saturate(uint32_t n) { return static_cast<uint16_t>(std::min<uint32_t>(n, 65535)); }
+
+// The node a record sits in, as the scope plan indexes it.
+std::string ParentOf(std::string_view uri) { return std::string(UriParent(uri)); }
+
+// A candidate in the top-k heap: worst on top.
+struct Ranked {
+  double score;
+  uint64_t id;
+  // std::priority_queue keeps the "largest" on top: the worst candidate.
+  bool operator<(const Ranked& o) const {
+    return score != o.score ? score > o.score : id < o.id;
+  }
+};
+
+class TopK {
+ public:
+  explicit TopK(int k) : k_(static_cast<size_t>(k)) {}
+  // The score a new document must beat (ties: a smaller id wins).
+  bool full() const { return heap_.size() >= k_; }
+  double threshold() const { return full() ? heap_.top().score : 0.0; }
+  bool WouldEnter(double score, uint64_t id) const {
+    return score > 0 && (!full() || Ranked{score, id} < heap_.top());
+  }
+  void Offer(double score, uint64_t id) {
+    if (!(score > 0)) return;
+    Ranked r{score, id};
+    if (!full()) {
+      heap_.push(r);
+    } else if (r < heap_.top()) {
+      heap_.pop();
+      heap_.push(r);
+    }
+  }
+  void Drain(std::vector<SearchHit>* out) {
+    std::vector<Ranked> all;
+    while (!heap_.empty()) {
+      all.push_back(heap_.top());
+      heap_.pop();
+    }
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+      out->push_back({it->id, static_cast<float>(it->score)});
+    }
+  }
+
+ private:
+  size_t k_;
+  std::priority_queue<Ranked> heap_;
+};
+
+}  // namespace
+
+// One query phrase during a search: its postings and statistics.
+struct LexicalPartition::Cursor {
+  static constexpr uint32_t kNoTerm = std::numeric_limits<uint32_t>::max();
+  const std::vector<Posting>* shared = nullptr;  // a term's postings
+  std::vector<Posting> owned;                    // or a phrase's, intersected
+  uint32_t term = kNoTerm;                       // the term id of a one-term phrase
+  size_t pos = 0;
+  double idf = 0;
+  double bound = 0;  // idf * (k1 + 1): no document gets more from this phrase
+
+  const std::vector<Posting>& list() const { return shared != nullptr ? *shared : owned; }
+  bool done() const { return pos >= list().size(); }
+  uint32_t slot() const { return list()[pos].slot; }
+  const std::array<uint16_t, kLexicalFields>& tf() const { return list()[pos].tf; }
+  // Advances to the first posting at or after `slot` (galloping search).
+  void SeekTo(uint32_t slot) {
+    const auto& v = list();
+    if (pos >= v.size() || v[pos].slot >= slot) return;
+    size_t step = 1, lo = pos, hi = pos + 1;
+    while (hi < v.size() && v[hi].slot < slot) {
+      lo = hi;
+      step *= 2;
+      hi = pos + step;
+    }
+    hi = std::min(hi, v.size());
+    pos = static_cast<size_t>(
+        std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(lo),
+                         v.begin() + static_cast<std::ptrdiff_t>(hi), slot,
+                         [](const Posting& p, uint32_t s) { return p.slot < s; }) -
+        v.begin());
+  }
+};
+
+uint32_t LexicalPartition::TermId(std::string_view term) {
+  auto it = dict_.find(std::string(term));
+  if (it != dict_.end()) return it->second;
+  const auto id = static_cast<uint32_t>(term_text_.size());
+  dict_.emplace(std::string(term), id);
+  term_text_.emplace_back(term);
+  postings_.emplace_back();
+  df_.push_back(0);
+  return id;
+}
+
+void LexicalPartition::Add(
+    const RecordFields& r,
+    const std::array<std::vector<std::string>, kLexicalFields>& field_terms) {
+  Doc doc;
+  doc.fields = r;
+  doc.fields.account.clear();
+  doc.depth = UriDepth(r.uri);
+  std::unordered_map<uint32_t, std::array<uint32_t, kLexicalFields>> counts;
+  for (int c = 0; c < kLexicalFields; ++c) {
+    doc.len[c] = static_cast<uint32_t>(field_terms[c].size());
+    for (const std::string& term : field_terms[c]) {
+      if (term.size() > kMaxTermBytes) continue;
+      ++counts[TermId(term)][c];
+    }
+  }
+  doc.terms.reserve(counts.size());
+  for (const auto& [term, tf] : counts) {
+    doc.terms.push_back({term, {Saturate(tf[0]), Saturate(tf[1]), Saturate(tf[2])}});
+  }
+  std::sort(doc.terms.begin(), doc.terms.end(),
+            [](const TermFreq& a, const TermFreq& b) { return a.term < b.term; });
+  docs_.push_back(std::move(doc));
+  Index(static_cast<uint32_t>(docs_.size() - 1));
+}
+
+void LexicalPartition::Index(uint32_t slot) {
+  Doc& doc = docs_[slot];
+  doc.alive = true;
+  for (const TermFreq& t : doc.terms) {
+    postings_[t.term].push_back({slot, t.tf});
+    ++df_[t.term];
+  }
+  postings_total_ += doc.terms.size();
+  for (int c = 0; c < kLexicalFields; ++c) total_len_[c] += doc.len[c];
+  slot_of_[doc.fields.key] = slot;
+  by_uri_[doc.fields.uri].push_back(slot);
+  by_parent_[ParentOf(doc.fields.uri)].push_back(slot);
+  ++live_;
+}
+
+bool LexicalPartition::Remove(uint64_t key) {
+  auto found = slot_of_.find(key);
+  if (found == slot_of_.end()) return false;
+  const uint32_t slot = found->second;
+  slot_of_.erase(found);
+  Doc& doc = docs_[slot];
+  doc.alive = false;
+  for (const TermFreq& t : doc.terms) --df_[t.term];
+  dead_postings_ += doc.terms.size();
+  for (int c = 0; c < kLexicalFields; ++c) total_len_[c] -= doc.len[c];
+  // by_uri_ and by_parent_ keep the dead slot until Compact() (removing it
+  // from a directory of n children would cost O(n) per delete).
+  doc.terms.clear();
+  doc.terms.shrink_to_fit();
+  --live_;
+  return true;
+}
+
+bool LexicalPartition::NeedsCompaction() const {
+  const uint64_t dead_docs = docs_.size() - live_;
+  return (dead_postings_ > 4096 && dead_postings_ > postings_total_ - dead_postings_) ||
+         (dead_docs > 4096 && dead_docs > live_);
+}
+
+void LexicalPartition::Compact() {
+  std::vector<Doc> docs;
+  docs.reserve(live_);
+  for (Doc& doc : docs_) {
+    if (doc.alive) docs.push_back(std::move(doc));
+  }
+  // Term ids stay: a term without live documents keeps an empty list.
+  docs_ = std::move(docs);
+  for (auto& list : postings_) list.clear();
+  std::fill(df_.begin(), df_.end(), 0);
+  slot_of_.clear();
+  by_uri_.clear();
+  by_parent_.clear();
+  live_ = 0;
+  dead_postings_ = 0;
+  postings_total_ = 0;
+  total_len_ = {};
+  for (uint32_t slot = 0; slot < docs_.size(); ++slot) Index(slot);
+}
+
+namespace {
+
+// A URI scope with what every check needs computed once per search, with
+// the semantics of the FTS5 index's SQL (lexical_sql.cc): the node itself
+// or a URI that starts with "base/" ("scheme://" holds every URI of the
+// scheme; a scope of only slashes every URI), and depth bounds.
+struct CompiledScope {
+  std::string base;    // trailing slashes trimmed; "" = any URI
+  std::string prefix;  // base + "/" (base itself for "scheme://")
+  int min_depth = 0;   // absolute
+  int max_depth = -1;  // absolute; -1 = unlimited
+
+  explicit CompiledScope(const UriScope& scope) {
+    const std::string_view trimmed = UriTrimTrailingSlashes(scope.uri);
+    base = std::string(trimmed);
+    const int depth = UriDepth(base);
+    if (!base.empty()) prefix = base.size() == UriSchemeEnd(base) ? base : base + "/";
+    min_depth = depth + std::max(0, scope.min_depth);
+    max_depth = scope.max_depth < 0 ? -1 : depth + scope.max_depth;
+  }
+  bool Contains(std::string_view uri, int depth) const {
+    if (depth < min_depth || (max_depth >= 0 && depth > max_depth)) return false;
+    return base.empty() || uri == base || uri.starts_with(prefix);
+  }
+};
+
+}  // namespace
+
+struct LexicalPartition::CompiledFilter {
+  const RecordFilter* filter = nullptr;
+  std::vector<CompiledScope> scopes;
+
+  explicit CompiledFilter(const RecordFilter& f) : filter(&f) {
+    for (const UriScope& scope : f.uri_scopes) scopes.emplace_back(scope);
+  }
+};
+
+bool LexicalPartition::Matches(const Doc& doc, const CompiledFilter& compiled) const {
+  const RecordFilter& f = *compiled.filter;
+  const RecordFields& r = doc.fields;
+  if (f.level_mask != 0 && (r.level < 0 || r.level > 31 || !((f.level_mask >> r.level) & 1u))) {
+    return false;
+  }
+  if (!f.context_types.empty() &&
+      std::find(f.context_types.begin(), f.context_types.end(), r.context_type) ==
+          f.context_types.end()) {
+    return false;
+  }
+  if (!f.owners.empty() && std::find(f.owners.begin(), f.owners.end(), r.owner) == f.owners.end()) {
+    return false;
+  }
+  for (const std::string& tag : f.tags) {
+    if (std::find(r.tags.begin(), r.tags.end(), tag) == r.tags.end()) return false;
+  }
+  if (r.created_ns < f.created_min || r.created_ns > f.created_max) return false;
+  if (r.updated_ns < f.updated_min || r.updated_ns > f.updated_max) return false;
+  if (compiled.scopes.empty()) return true;
+  for (const CompiledScope& scope : compiled.scopes) {
+    if (scope.Contains(r.uri, doc.depth)) return true;
+  }
+  return false;
+}
+
+bool LexicalPartition::ScopeCandidates(const RecordFilter& filter, size_t limit,
+                                       std::vector<uint32_t>* slots) const {
+  if (filter.uri_scopes.empty()) return false;
+  for (const UriScope& scope : filter.uri_scopes) {
+    if (scope.max_depth < 0 || scope.max_depth > 1) return false;
+    if (UriTrimTrailingSlashes(scope.uri).size() <= UriSchemeEnd(scope.uri)) return false;
+  }
+  for (const UriScope& scope : filter.uri_scopes) {
+    const std::string base(UriTrimTrailingSlashes(scope.uri));
+    for (int rel = std::max(0, scope.min_depth); rel <= scope.max_depth; ++rel) {
+      const auto& map = rel == 0 ? by_uri_ : by_parent_;
+      auto it = map.find(base);
+      if (it == map.end()) continue;
+      slots->insert(slots->end(), it->second.begin(), it->second.end());
+      if (slots->size() > limit) return false;
+    }
+  }
+  std::sort(slots->begin(), slots->end());
+  slots->erase(std::unique(slots->begin(), slots->end()), slots->end());
+  return true;
+}
+
+void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
+                              const RecordFilter& filter, const Bm25Params& params, int k,
+                              std::vector<SearchHit>* out) const {
+  if (live_ == 0 || k < 1) return;
+  const auto rows = static_cast<double>(live_);
+  std::array<double, kLexicalFields> avg{};
+  for (int c = 0; c < kLexicalFields; ++c) {
+    avg[c] = total_len_[c] > 0 ? static_cast<double>(total_len_[c]) / rows : 1.0;
+  }
+
+  // Phrases -> cursors (a repeated phrase counts once).
+  std::vector<Cursor> cursors;
+  cursors.reserve(phrases.size());
+  std::set<LexicalPhrase> seen;
+  size_t total_postings = 0;
+  for (const LexicalPhrase& phrase : phrases) {
+    if (phrase.empty() || !seen.insert(phrase).second) continue;
+    std::vector<uint32_t> ids;
+    for (const std::string& term : phrase) {
+      auto it = dict_.find(term);
+      if (it == dict_.end() || df_[it->second] == 0) break;
+      ids.push_back(it->second);
+    }
+    if (ids.size() != phrase.size()) continue;  // a term no live document has
+    Cursor cursor;
+    int64_t df = 0;
+    if (ids.size() == 1) {
+      cursor.shared = &postings_[ids[0]];
+      cursor.term = ids[0];
+      df = df_[ids[0]];
+    } else {
+      // Live documents holding every term; per field the least frequent one.
+      std::vector<const std::vector<Posting>*> lists;
+      for (uint32_t id : ids) lists.push_back(&postings_[id]);
+      std::sort(lists.begin(), lists.end(), [](auto* a, auto* b) { return a->size() < b->size(); });
+      for (const Posting& p : *lists[0]) {
+        if (!docs_[p.slot].alive) continue;
+        Posting merged = p;
+        bool all = true;
+        for (size_t i = 1; i < lists.size() && all; ++i) {
+          auto hit = std::lower_bound(lists[i]->begin(), lists[i]->end(), p.slot,
+                                      [](const Posting& q, uint32_t s) { return q.slot < s; });
+          all = hit != lists[i]->end() && hit->slot == p.slot;
+          if (all) {
+            for (int c = 0; c < kLexicalFields; ++c) {
+              merged.tf[c] = std::min(merged.tf[c], hit->tf[c]);
+            }
+          }
+        }
+        if (all) cursor.owned.push_back(merged);
+      }
+      df = static_cast<int64_t>(cursor.owned.size());
+      if (df == 0) continue;
+    }
+    cursor.idf = Bm25Idf(rows, static_cast<double>(df));
+    cursor.bound = cursor.idf * (params.k1 + 1);
+    total_postings += cursor.list().size();
+    cursors.push_back(std::move(cursor));
+  }
+  if (cursors.empty()) return;
+
+  // The weight of one occurrence per field of a document.
+  auto norms = [&](const Doc& doc) {
+    std::array<double, kLexicalFields> n{};
+    for (int c = 0; c < kLexicalFields; ++c) {
+      n[c] = params.weights[c] /
+             (1.0 - params.b + params.b * static_cast<double>(doc.len[c]) / avg[c]);
+    }
+    return n;
+  };
+  auto contribution = [&](const Cursor& cursor, const std::array<uint16_t, kLexicalFields>& tf,
+                          const std::array<double, kLexicalFields>& n) {
+    double t = 0;
+    for (int c = 0; c < kLexicalFields; ++c) t += tf[c] * n[c];
+    return t > 0 ? cursor.idf * t * (params.k1 + 1.0) / (t + params.k1) : 0.0;
+  };
+
+  const CompiledFilter compiled(filter);
+  TopK top(k);
+  std::vector<uint32_t> candidates;
+  if (ScopeCandidates(filter, total_postings / 4, &candidates)) {
+    for (uint32_t slot : candidates) {
+      const Doc& doc = docs_[slot];
+      if (!doc.alive || !Matches(doc, compiled)) continue;
+      const auto n = norms(doc);
+      double score = 0;
+      for (Cursor& cursor : cursors) {
+        if (cursor.term != Cursor::kNoTerm) {
+          auto it = std::lower_bound(
+              doc.terms.begin(), doc.terms.end(), cursor.term,
+              [](const TermFreq& t, uint32_t term) { return t.term < term; });
+          if (it == doc.terms.end() || it->term != cursor.term) continue;
+          score += contribution(cursor, it->tf, n);
+        } else {
+          cursor.pos = 0;
+          cursor.SeekTo(slot);
+          if (cursor.done() || cursor.slot() != slot) continue;
+          score += contribution(cursor, cursor.tf(), n);
+        }
+      }
+      top.Offer(score, doc.fields.key);
+    }
+    top.Drain(out);
+    return;
+  }
+
+  // MaxScore, document at a time.
+  std::sort(cursors.begin(), cursors.end(),
+            [](const Cursor& a, const Cursor& b) { return a.bound < b.bound; });
+  std::vector<double> prefix(cursors.size() + 1, 0.0);  // prefix[i] = sum of bounds [0, i)
+  for (size_t i = 0; i < cursors.size(); ++i) prefix[i + 1] = prefix[i] + cursors[i].bound;
+  size_t essential = 0;  // cursors[essential..] drive the candidates
+  while (true) {
+    uint32_t slot = std::numeric_limits<uint32_t>::max();
+    for (size_t i = essential; i < cursors.size(); ++i) {
+      if (!cursors[i].done()) slot = std::min(slot, cursors[i].slot());
+    }
+    if (slot == std::numeric_limits<uint32_t>::max()) break;
+    const Doc& doc = docs_[slot];
+    if (!doc.alive) {
+      for (size_t i = essential; i < cursors.size(); ++i) {
+        if (!cursors[i].done() && cursors[i].slot() == slot) ++cursors[i].pos;
+      }
+      continue;
+    }
+    const auto n = norms(doc);
+    double score = 0;
+    for (size_t i = essential; i < cursors.size(); ++i) {
+      Cursor& cursor = cursors[i];
+      if (cursor.done() || cursor.slot() != slot) continue;
+      score += contribution(cursor, cursor.tf(), n);
+      ++cursor.pos;
+    }
+    const double threshold = top.threshold();
+    if (top.full() && score + prefix[essential] < threshold) continue;
+    bool bounded_out = false;
+    for (size_t i = essential; i-- > 0;) {
+      if (top.full() && score + prefix[i + 1] < threshold) {
+        bounded_out = true;
+        break;
+      }
+      Cursor& cursor = cursors[i];
+      cursor.SeekTo(slot);
+      if (!cursor.done() && cursor.slot() == slot) {
+        score += contribution(cursor, cursor.tf(), n);
+      }
+    }
+    // The filter last: only a document that would enter the top k is checked.
+    if (bounded_out || !top.WouldEnter(score, doc.fields.key) || !Matches(doc, compiled)) continue;
+    top.Offer(score, doc.fields.key);
+    if (top.full()) {
+      // Terms whose bounds together stay below the k-th score cannot lift
+      // a document on their own.
+      while (essential < cursors.size() && prefix[essential + 1] < top.threshold()) ++essential;
+    }
+  }
+  top.Drain(out);
+}
+
+uint64_t LexicalPartition::Count(const RecordFilter& filter) const {
+  const CompiledFilter compiled(filter);
+  uint64_t n = 0;
+  for (const Doc& doc : docs_) n += doc.alive && Matches(doc, compiled) ? 1 : 0;
+  return n;
+}
+
+void LexicalPartition::Save(ByteBuilder* out) const {
+  // Terms that live documents use, renumbered densely.
+  std::vector<uint32_t> remap(term_text_.size(), std::numeric_limits<uint32_t>::max());
+  std::vector<uint32_t> used;
+  for (const Doc& doc : docs_) {
+    if (!doc.alive) continue;
+    for (const TermFreq& t : doc.terms) {
+      if (remap[t.term] == std::numeric_limits<uint32_t>::max()) {
+        remap[t.term] = static_cast<uint32_t>(used.size());
+        used.push_back(t.term);
+      }
+    }
+  }
+  out->U32(static_cast<uint32_t>(used.size()));
+  for (uint32_t term : used) out->String(term_text_[term]);
+  out->U64(live_);
+  for (const Doc& doc : docs_) {
+    if (!doc.alive) continue;
+    const RecordFields& r = doc.fields;
+    out->U64(r.key);
+    out->String(r.uri);
+    out->U8(static_cast<uint8_t>(r.level));
+    out->U8(static_cast<uint8_t>(r.context_type));
+    out->String(r.owner);
+    out->U32(static_cast<uint32_t>(r.tags.size()));
+    for (const std::string& tag : r.tags) out->String(tag);
+    out->I64(r.created_ns);
+    out->I64(r.updated_ns);
+    for (int c = 0; c < kLexicalFields; ++c) out->U32(doc.len[c]);
+    out->U32(static_cast<uint32_t>(doc.terms.size()));
+    for (const TermFreq& t : doc.terms) {
+      out->U32(remap[t.term]);
+      out->Raw(t.tf.data(), sizeof(t.tf));
+    }
+  }
+}
+
+bool LexicalPartition::Load(ByteCursor* in) {
+  uint32_t terms = 0;
+  if (!in->U32(&terms) || terms > in->remaining()) return false;
+  for (uint32_t i = 0; i < terms; ++i) {
+    std::string_view term;
+    if (!in->String(&term, kMaxTermBytes)) return false;
+    if (TermId(term) != i) return false;  // a repeated term
+  }
+  uint64_t count = 0;
+  if (!in->U64(&count) || count > in->remaining()) return false;
+  for (uint64_t d = 0; d < count; ++d) {
+    Doc doc;
+    RecordFields& r = doc.fields;
+    std::string_view text;
+    uint8_t level = 0, type = 0;
+    uint32_t tags = 0, n = 0;
+    if (!in->U64(&r.key) || !in->String(&text, kMaxUriBytes)) return false;
+    r.uri = std::string(text);
+    if (!in->U8(&level) || !in->U8(&type) || !in->String(&text, kMaxUriBytes)) return false;
+    if (level > 31 || type > static_cast<uint8_t>(ContextType::kSkill)) return false;
+    r.level = level;
+    r.context_type = static_cast<ContextType>(type);
+    r.owner = std::string(text);
+    if (!in->U32(&tags) || tags > in->remaining()) return false;
+    for (uint32_t t = 0; t < tags; ++t) {
+      if (!in->String(&text, kMaxUriBytes)) return false;
+      r.tags.emplace_back(text);
+    }
+    if (!in->I64(&r.created_ns) || !in->I64(&r.updated_ns)) return false;
+    for (int c = 0; c < kLexicalFields; ++c) {
+      if (!in->U32(&doc.len[c])) return false;
+    }
+    if (!in->U32(&n) || n > in->remaining()) return false;
+    doc.terms.resize(n);
+    for (TermFreq& t : doc.terms) {
+      if (!in->U32(&t.term) || t.term >= terms || !in->Raw(t.tf.data(), sizeof(t.tf))) {
+        return false;
+      }
+    }
+    std::sort(doc.terms.begin(), doc.terms.end(),
+              [](const TermFreq& a, const TermFreq& b) { return a.term < b.term; });
+    if (slot_of_.contains(r.key)) return false;
+    doc.depth = UriDepth(r.uri);
+    docs_.push_back(std::move(doc));
+    Index(static_cast<uint32_t>(docs_.size() - 1));
+  }
+  return true;
+}
+
+}  // namespace skald
