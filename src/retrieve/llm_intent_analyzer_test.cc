@@ -95,7 +95,7 @@ TEST_F(LlmIntentAnalyzerTest, AnEmptyListIsAValidPlanForSmallTalk) {
 TEST_F(LlmIntentAnalyzerTest, GarbageFallsBackToTheRuleBasedPlan) {
   const Result<QueryPlan> rules = rules_.Analyze("postgres vacuum settings", {});
   ASSERT_TRUE(rules.ok());
-  for (const std::string reply :
+  for (const std::string& reply :
        {std::string("I think you should search for postgres."),  // not JSON
         std::string(R"({"plan": "postgres"})"),                  // no queries
         std::string(R"({"queries": [{"query": "postgres"}]})"),  // no type
