@@ -582,7 +582,9 @@ int RunCli(int argc, char** argv) {
          "Local file, directory (remote mode: zipped and uploaded) or archive, or an http(s) URL")
       ->required();
   CLI::Option* to_opt =
-      add->add_option("--to", a.add.to, "Exact URI of the new resource (must not exist)");
+      add->add_option("--to", a.add.to,
+                      "Exact URI of the resource; an existing root is synced (only what changed "
+                      "is redone, what the source lost is removed)");
   CLI::Option* parent_opt = add->add_option(
       "--parent", a.add.parent, "Directory to create the resource in (default viking://resources)");
   to_opt->excludes(parent_opt);
