@@ -29,13 +29,7 @@ constexpr std::string_view kDoc =
 class LlmSummarizerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LlmConfig config;
-    config.provider = "openai";
-    config.model = "fake-writer";
-    config.api_base = server_.base_url() + "/v1";
-    config.max_retries = 0;
-    config.timeout = 0.5;
-    Result<std::unique_ptr<Llm>> made = NewLlm(config);
+    Result<std::unique_ptr<Llm>> made = NewLlm(server_.ChatConfig("fake-writer"));
     ASSERT_TRUE(made.ok()) << made.status().ToString();
     llm_ = std::move(made).value();
     extractive_ = NewExtractiveSummarizer();

@@ -52,6 +52,16 @@ std::string FakeModelServer::base_url() const {
   return "http://127.0.0.1:" + std::to_string(port_);
 }
 
+LlmConfig FakeModelServer::ChatConfig(std::string model, std::string section) const {
+  LlmConfig config(std::move(section));
+  config.provider = "openai";
+  config.model = std::move(model);
+  config.api_base = base_url() + "/v1";
+  config.max_retries = 0;
+  config.timeout = 0.5;
+  return config;
+}
+
 void FakeModelServer::PushFault(const Fault& fault, int times) {
   std::lock_guard<std::mutex> lock(mu_);
   for (int i = 0; i < times; ++i) faults_.push_back(fault);

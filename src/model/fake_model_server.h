@@ -29,6 +29,8 @@
 #include <thread>
 #include <vector>
 
+#include "model/model_config.h"
+
 namespace skald::testing {
 
 struct Fault {
@@ -58,6 +60,9 @@ class FakeModelServer {
 
   // "http://127.0.0.1:<port>"
   std::string base_url() const;
+  // An OpenAI-compatible chat model of config section `section` served here:
+  // no retries, a 0.5 s timeout (tests of fallbacks stay fast).
+  LlmConfig ChatConfig(std::string model, std::string section = "vlm") const;
 
   // The next `times` requests get `fault`, in order of arrival.
   void PushFault(const Fault& fault, int times = 1);

@@ -22,13 +22,8 @@ using testing::Fault;
 class LlmIntentAnalyzerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LlmConfig config("query_planner");
-    config.provider = "openai";
-    config.model = "fake-planner";
-    config.api_base = server_.base_url() + "/v1";
-    config.max_retries = 0;
-    config.timeout = 0.5;
-    Result<std::unique_ptr<Llm>> made = NewLlm(config);
+    Result<std::unique_ptr<Llm>> made =
+        NewLlm(server_.ChatConfig("fake-planner", "query_planner"));
     ASSERT_TRUE(made.ok()) << made.status().ToString();
     llm_ = std::move(made).value();
     analyzer_ = std::make_unique<LlmIntentAnalyzer>(llm_.get(), &rules_);

@@ -1,5 +1,7 @@
 #include "api_fixture.h"
 
+#include <algorithm>
+
 #include <cstdio>
 
 #include <arpa/inet.h>
@@ -285,6 +287,17 @@ std::vector<std::string> ApiTest::MemoryFiles(const std::string& type) {
   for (const Json& e : r.json["result"]) {
     if (!e.value("isDir", true)) out.push_back(e.value("uri", ""));
   }
+  return out;
+}
+
+std::vector<std::string> ApiTest::FilesUnder(const std::string& uri) {
+  Reply r = Get("/api/v1/fs/tree?uri=" + Q(uri) + "&level_limit=10&output=original");
+  EXPECT_EQ(r.status, 200) << r.raw;
+  std::vector<std::string> out;
+  for (const Json& e : r.json["result"]) {
+    if (!e.value("isDir", true)) out.push_back(e.value("uri", ""));
+  }
+  std::sort(out.begin(), out.end());
   return out;
 }
 

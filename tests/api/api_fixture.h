@@ -112,6 +112,8 @@ class ApiTest : public ::testing::Test {
   Json CommitAndWait(const std::string& session);
   // File URIs under viking://user/default/memories/<type>.
   std::vector<std::string> MemoryFiles(const std::string& type);
+  // File URIs below `uri` (recursively, sorted); expects the tree to answer 200.
+  std::vector<std::string> FilesUnder(const std::string& uri);
 
   // Polls GET /api/v1/tasks/{id} until the task is completed, failed or
   // cancelled (at most `max_polls` x 100 ms) and returns it; fails the test

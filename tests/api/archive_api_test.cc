@@ -63,18 +63,6 @@ class ArchiveApiTest : public ApiTest {
     return r.json["result"];
   }
 
-  // Files below `uri` (URIs), recursively.
-  std::vector<std::string> FilesUnder(const std::string& uri) {
-    Reply r = Get("/api/v1/fs/tree?uri=" + Q(uri) + "&level_limit=10&output=original");
-    EXPECT_EQ(r.status, 200) << r.raw;
-    std::vector<std::string> out;
-    for (const Json& e : r.json["result"]) {
-      if (!e.value("isDir", true)) out.push_back(e.value("uri", ""));
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
   // Expects the import to fail with an error holding `words`, and the
   // server to keep serving.
   void ExpectFails(ArchiveFormat format, const std::vector<ArchiveItem>& items,

@@ -77,17 +77,6 @@ class ReindexApiTest : public ApiTest {
     return r.json["result"];
   }
 
-  std::vector<std::string> FilesUnder(const std::string& uri) {
-    Reply r = Get("/api/v1/fs/tree?uri=" + Q(uri) + "&level_limit=10&output=original");
-    EXPECT_EQ(r.status, 200) << r.raw;
-    std::vector<std::string> out;
-    for (const Json& e : r.json["result"]) {
-      if (!e.value("isDir", true)) out.push_back(e.value("uri", ""));
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
   // URIs of the resources find returns for `query`.
   std::vector<std::string> Found(const std::string& query) {
     Reply r = PostJson("/api/v1/search/find", {{"query", query}, {"limit", 20}});
