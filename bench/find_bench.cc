@@ -153,11 +153,14 @@ skald::Status Measure(const skald::DbOptions& options, const std::vector<std::st
     std::vector<double> ms;
     uint64_t hits = 0;
     double total = 0;
+    // The warm-up pass also asks for the trace: how much work a query is.
+    uint64_t traced = 0, rounds_total = 0, dirs_total = 0, thinking = 0;
     for (int r = -1; r < rounds && status.ok(); ++r) {
       for (const std::string& text : queries) {
         skald::FindRequest find;
         find.query = text;
         find.mode = mode.mode;
+        find.include_provenance = r < 0;
         auto t0 = Clock::now();
         auto found = (*db)->Find(who, find);
         const double elapsed = Millis(t0);
@@ -165,7 +168,15 @@ skald::Status Measure(const skald::DbOptions& options, const std::vector<std::st
           status = found.status();
           break;
         }
-        if (r < 0) continue;  // warm-up
+        if (r < 0) {  // warm-up
+          if (found->trace) {
+            ++traced;
+            rounds_total += static_cast<uint64_t>(found->trace->rounds);
+            dirs_total += found->trace->directories_visited.size();
+            if (found->trace->mode == "thinking") ++thinking;
+          }
+          continue;
+        }
         ms.push_back(elapsed);
         total += elapsed;
         hits += found->total();
@@ -176,6 +187,12 @@ skald::Status Measure(const skald::DbOptions& options, const std::vector<std::st
     std::printf("mode=%-8s path=db   p50_ms=%6.3f p99_ms=%7.3f qps=%7.0f mean_hits=%.1f\n",
                 mode.name, in_process.stats.p50, in_process.stats.p99, in_process.stats.qps,
                 in_process.stats.mean_hits);
+    if (traced > 0) {
+      const double n = static_cast<double>(traced);
+      std::printf("mode=%-8s trace: descended=%.2f mean_rounds=%.2f mean_dirs_visited=%.1f\n",
+                  mode.name, static_cast<double>(thinking) / n,
+                  static_cast<double>(rounds_total) / n, static_cast<double>(dirs_total) / n);
+    }
     out->push_back(in_process);
     if (!http) continue;
     httplib::Client client("127.0.0.1", server->port());

@@ -120,8 +120,9 @@ void LexicalPartition::Add(
   doc.fields.account.clear();
   doc.depth = UriDepth(r.uri);
   std::unordered_map<uint32_t, std::array<uint32_t, kLexicalFields>> counts;
+  std::array<uint32_t, kLexicalFields> len{};
   for (int c = 0; c < kLexicalFields; ++c) {
-    doc.len[c] = static_cast<uint32_t>(field_terms[c].size());
+    len[c] = static_cast<uint32_t>(field_terms[c].size());
     for (const std::string& term : field_terms[c]) {
       if (term.size() > kMaxTermBytes) continue;
       ++counts[TermId(term)][c];
@@ -133,19 +134,25 @@ void LexicalPartition::Add(
   }
   std::sort(doc.terms.begin(), doc.terms.end(),
             [](const TermFreq& a, const TermFreq& b) { return a.term < b.term; });
-  docs_.push_back(std::move(doc));
+  Append(std::move(doc), len);
   Index(static_cast<uint32_t>(docs_.size() - 1));
+}
+
+void LexicalPartition::Append(Doc doc, const std::array<uint32_t, kLexicalFields>& len) {
+  slots_.push_back({doc.fields.key, len, false});
+  docs_.push_back(std::move(doc));
 }
 
 void LexicalPartition::Index(uint32_t slot) {
   Doc& doc = docs_[slot];
-  doc.alive = true;
+  SlotState& state = slots_[slot];
+  state.alive = true;
   for (const TermFreq& t : doc.terms) {
     postings_[t.term].push_back({slot, t.tf});
     ++df_[t.term];
   }
   postings_total_ += doc.terms.size();
-  for (int c = 0; c < kLexicalFields; ++c) total_len_[c] += doc.len[c];
+  for (int c = 0; c < kLexicalFields; ++c) total_len_[c] += state.len[c];
   slot_of_[doc.fields.key] = slot;
   by_uri_[doc.fields.uri].push_back(slot);
   by_parent_[ParentOf(doc.fields.uri)].push_back(slot);
@@ -158,10 +165,11 @@ bool LexicalPartition::Remove(uint64_t key) {
   const uint32_t slot = found->second;
   slot_of_.erase(found);
   Doc& doc = docs_[slot];
-  doc.alive = false;
+  SlotState& state = slots_[slot];
+  state.alive = false;
   for (const TermFreq& t : doc.terms) --df_[t.term];
   dead_postings_ += doc.terms.size();
-  for (int c = 0; c < kLexicalFields; ++c) total_len_[c] -= doc.len[c];
+  for (int c = 0; c < kLexicalFields; ++c) total_len_[c] -= state.len[c];
   // by_uri_ and by_parent_ keep the dead slot until Compact() (removing it
   // from a directory of n children would cost O(n) per delete).
   doc.terms.clear();
@@ -178,12 +186,18 @@ bool LexicalPartition::NeedsCompaction() const {
 
 void LexicalPartition::Compact() {
   std::vector<Doc> docs;
+  std::vector<SlotState> slots;
   docs.reserve(live_);
-  for (Doc& doc : docs_) {
-    if (doc.alive) docs.push_back(std::move(doc));
+  slots.reserve(live_);
+  for (size_t slot = 0; slot < docs_.size(); ++slot) {
+    if (!slots_[slot].alive) continue;
+    docs.push_back(std::move(docs_[slot]));
+    slots.push_back(slots_[slot]);
+    slots.back().alive = false;  // Index() revives it
   }
   // Term ids stay: a term without live documents keeps an empty list.
   docs_ = std::move(docs);
+  slots_ = std::move(slots);
   for (auto& list : postings_) list.clear();
   std::fill(df_.begin(), df_.end(), 0);
   slot_of_.clear();
@@ -317,7 +331,7 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
       for (uint32_t id : ids) lists.push_back(&postings_[id]);
       std::sort(lists.begin(), lists.end(), [](auto* a, auto* b) { return a->size() < b->size(); });
       for (const Posting& p : *lists[0]) {
-        if (!docs_[p.slot].alive) continue;
+        if (!slots_[p.slot].alive) continue;
         Posting merged = p;
         bool all = true;
         for (size_t i = 1; i < lists.size() && all; ++i) {
@@ -343,11 +357,11 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
   if (cursors.empty()) return;
 
   // The weight of one occurrence per field of a document.
-  auto norms = [&](const Doc& doc) {
+  auto norms = [&](const SlotState& state) {
     std::array<double, kLexicalFields> n{};
     for (int c = 0; c < kLexicalFields; ++c) {
       n[c] = params.weights[c] /
-             (1.0 - params.b + params.b * static_cast<double>(doc.len[c]) / avg[c]);
+             (1.0 - params.b + params.b * static_cast<double>(state.len[c]) / avg[c]);
     }
     return n;
   };
@@ -364,8 +378,8 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
   if (ScopeCandidates(filter, total_postings / 4, &candidates)) {
     for (uint32_t slot : candidates) {
       const Doc& doc = docs_[slot];
-      if (!doc.alive || !Matches(doc, compiled)) continue;
-      const auto n = norms(doc);
+      if (!slots_[slot].alive || !Matches(doc, compiled)) continue;
+      const auto n = norms(slots_[slot]);
       double score = 0;
       for (Cursor& cursor : cursors) {
         if (cursor.term != Cursor::kNoTerm) {
@@ -381,7 +395,7 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
           score += contribution(cursor, cursor.tf(), n);
         }
       }
-      top.Offer(score, doc.fields.key);
+      top.Offer(score, slots_[slot].key);
     }
     top.Drain(out);
     return;
@@ -399,14 +413,14 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
       if (!cursors[i].done()) slot = std::min(slot, cursors[i].slot());
     }
     if (slot == std::numeric_limits<uint32_t>::max()) break;
-    const Doc& doc = docs_[slot];
-    if (!doc.alive) {
+    const SlotState& state = slots_[slot];
+    if (!state.alive) {
       for (size_t i = essential; i < cursors.size(); ++i) {
         if (!cursors[i].done() && cursors[i].slot() == slot) ++cursors[i].pos;
       }
       continue;
     }
-    const auto n = norms(doc);
+    const auto n = norms(state);
     double score = 0;
     for (size_t i = essential; i < cursors.size(); ++i) {
       Cursor& cursor = cursors[i];
@@ -429,8 +443,10 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
       }
     }
     // The filter last: only a document that would enter the top k is checked.
-    if (bounded_out || !top.WouldEnter(score, doc.fields.key) || !Matches(doc, compiled)) continue;
-    top.Offer(score, doc.fields.key);
+    if (bounded_out || !top.WouldEnter(score, state.key) || !Matches(docs_[slot], compiled)) {
+      continue;
+    }
+    top.Offer(score, state.key);
     if (top.full()) {
       // Terms whose bounds together stay below the k-th score cannot lift
       // a document on their own.
@@ -443,7 +459,9 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
 uint64_t LexicalPartition::Count(const RecordFilter& filter) const {
   const CompiledFilter compiled(filter);
   uint64_t n = 0;
-  for (const Doc& doc : docs_) n += doc.alive && Matches(doc, compiled) ? 1 : 0;
+  for (size_t slot = 0; slot < docs_.size(); ++slot) {
+    n += slots_[slot].alive && Matches(docs_[slot], compiled) ? 1 : 0;
+  }
   return n;
 }
 
@@ -451,9 +469,9 @@ void LexicalPartition::Save(ByteBuilder* out) const {
   // Terms that live documents use, renumbered densely.
   std::vector<uint32_t> remap(term_text_.size(), std::numeric_limits<uint32_t>::max());
   std::vector<uint32_t> used;
-  for (const Doc& doc : docs_) {
-    if (!doc.alive) continue;
-    for (const TermFreq& t : doc.terms) {
+  for (size_t slot = 0; slot < docs_.size(); ++slot) {
+    if (!slots_[slot].alive) continue;
+    for (const TermFreq& t : docs_[slot].terms) {
       if (remap[t.term] == std::numeric_limits<uint32_t>::max()) {
         remap[t.term] = static_cast<uint32_t>(used.size());
         used.push_back(t.term);
@@ -463,8 +481,9 @@ void LexicalPartition::Save(ByteBuilder* out) const {
   out->U32(static_cast<uint32_t>(used.size()));
   for (uint32_t term : used) out->String(term_text_[term]);
   out->U64(live_);
-  for (const Doc& doc : docs_) {
-    if (!doc.alive) continue;
+  for (size_t slot = 0; slot < docs_.size(); ++slot) {
+    if (!slots_[slot].alive) continue;
+    const Doc& doc = docs_[slot];
     const RecordFields& r = doc.fields;
     out->U64(r.key);
     out->String(r.uri);
@@ -475,7 +494,7 @@ void LexicalPartition::Save(ByteBuilder* out) const {
     for (const std::string& tag : r.tags) out->String(tag);
     out->I64(r.created_ns);
     out->I64(r.updated_ns);
-    for (int c = 0; c < kLexicalFields; ++c) out->U32(doc.len[c]);
+    for (int c = 0; c < kLexicalFields; ++c) out->U32(slots_[slot].len[c]);
     out->U32(static_cast<uint32_t>(doc.terms.size()));
     for (const TermFreq& t : doc.terms) {
       out->U32(remap[t.term]);
@@ -496,6 +515,7 @@ bool LexicalPartition::Load(ByteCursor* in) {
   if (!in->U64(&count) || count > in->remaining()) return false;
   for (uint64_t d = 0; d < count; ++d) {
     Doc doc;
+    std::array<uint32_t, kLexicalFields> len{};
     RecordFields& r = doc.fields;
     std::string_view text;
     uint8_t level = 0, type = 0;
@@ -514,7 +534,7 @@ bool LexicalPartition::Load(ByteCursor* in) {
     }
     if (!in->I64(&r.created_ns) || !in->I64(&r.updated_ns)) return false;
     for (int c = 0; c < kLexicalFields; ++c) {
-      if (!in->U32(&doc.len[c])) return false;
+      if (!in->U32(&len[c])) return false;
     }
     if (!in->U32(&n) || n > in->remaining()) return false;
     doc.terms.resize(n);
@@ -527,7 +547,7 @@ bool LexicalPartition::Load(ByteCursor* in) {
               [](const TermFreq& a, const TermFreq& b) { return a.term < b.term; });
     if (slot_of_.contains(r.key)) return false;
     doc.depth = UriDepth(r.uri);
-    docs_.push_back(std::move(doc));
+    Append(std::move(doc), len);
     Index(static_cast<uint32_t>(docs_.size() - 1));
   }
   return true;
