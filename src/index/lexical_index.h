@@ -120,6 +120,20 @@ class LexicalIndex {
   // Number of records that pass `filter`.
   virtual Result<uint64_t> Count(const RecordFilter& filter) const = 0;
 
+  // The fields of the records among `ids` that the index holds in `account`
+  // (as of applied_seq(); account filled in), appended to `*out` in no
+  // particular order; ids it does not hold are skipped. False when the
+  // index does not keep record fields at hand (FTS5): the caller asks the
+  // catalog instead. The retriever ranks candidates by these and reads the
+  // catalog only for the hits it returns.
+  virtual bool Describe(std::string_view account, std::span<const uint64_t> ids,
+                        std::vector<RecordFields>* out) const {
+    (void)account;
+    (void)ids;
+    (void)out;
+    return false;
+  }
+
   // The catalog change sequence this index reflects (0 for a new or reset
   // index). Writes and SetAppliedSeq are separate transactions: replaying
   // changes after a crash is safe because Upsert and Delete are idempotent.

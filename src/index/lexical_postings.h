@@ -70,6 +70,11 @@ class LexicalPartition {
 
   uint64_t live() const { return live_; }
   bool Contains(uint64_t key) const { return slot_of_.contains(key); }
+  // The fields of the live document `key` (account empty), or null.
+  const RecordFields* Fields(uint64_t key) const {
+    auto it = slot_of_.find(key);
+    return it == slot_of_.end() ? nullptr : &docs_[it->second].fields;
+  }
   // Calls fn(key) for every live document.
   template <typename Fn>
   void ForEachKey(Fn&& fn) const {

@@ -90,6 +90,8 @@ class MemoryLexicalIndex final : public LexicalIndex {
   Status Search(std::string_view query, const RecordFilter& filter, int k,
                 std::vector<SearchHit>* hits) const override;
   Result<uint64_t> Count(const RecordFilter& filter) const override;
+  bool Describe(std::string_view account, std::span<const uint64_t> ids,
+                std::vector<RecordFields>* out) const override;
   int64_t applied_seq() const override { return applied_seq_.load(); }
   Status SetAppliedSeq(int64_t seq) override;
   bool was_reset() const override { return was_reset_; }
@@ -125,7 +127,7 @@ class MemoryLexicalIndex final : public LexicalIndex {
   std::atomic<int64_t> applied_seq_{0};
 
   mutable std::shared_mutex mu_;
-  std::map<std::string, LexicalPartition> partitions_;  // by account; guarded by mu_
+  std::map<std::string, LexicalPartition, std::less<>> partitions_;  // by account; guarded by mu_
   std::unordered_map<uint64_t, std::string> account_of_;  // live key -> account; guarded
   uint64_t generation_ = 0;                   // of the snapshot and the log; guarded
   std::unique_ptr<WritableFile> log_;         // guarded
@@ -286,6 +288,20 @@ Status MemoryLexicalIndex::Search(std::string_view query, const RecordFilter& fi
   });
   if (hits->size() > static_cast<size_t>(k)) hits->resize(static_cast<size_t>(k));
   return Status::Ok();
+}
+
+bool MemoryLexicalIndex::Describe(std::string_view account, std::span<const uint64_t> ids,
+                                  std::vector<RecordFields>* out) const {
+  std::shared_lock lock(mu_);
+  auto part = partitions_.find(account);
+  if (part == partitions_.end()) return true;
+  for (uint64_t id : ids) {
+    const RecordFields* fields = part->second.Fields(id);
+    if (fields == nullptr) continue;
+    out->push_back(*fields);
+    out->back().account = part->first;
+  }
+  return true;
 }
 
 Result<uint64_t> MemoryLexicalIndex::Count(const RecordFilter& filter) const {

@@ -87,6 +87,10 @@ class RetrievalRun {
       use_vectors_ = have_vectors;
       use_lexical_ = have_lexical;
     }
+    // Candidates are ranked by the fields the lexical index keeps; only the
+    // returned hits are read from the catalog. A reranker (it reads
+    // abstracts) and hotness (active counts) need whole records throughout.
+    describe_ = have_lexical && sources.reranker == nullptr && options.hotness_alpha <= 0;
     threshold_ = query.score_threshold.value_or(options.score_threshold);
     rerank_.threshold = options.score_threshold;
     rerank_.max_input_tokens = options.rerank_max_input_tokens;
@@ -235,8 +239,10 @@ class RetrievalRun {
     }
   }
 
-  // Applies hotness (when on), sorts and cuts to the limit.
-  std::vector<MatchedContext> Finish(std::vector<Scored> pool) const {
+  // Applies hotness (when on), sorts and returns the best `limit` whose
+  // records the catalog still has (read now for candidates the index
+  // described), one per URI.
+  Result<std::vector<MatchedContext>> Finish(std::vector<Scored> pool) {
     if (options_.hotness_alpha > 0) {
       const int64_t now = EnvOrDefault(sources_.env)->NowNanos();
       for (Scored& s : pool) {
@@ -245,10 +251,27 @@ class RetrievalRun {
       }
     }
     std::sort(pool.begin(), pool.end(), BetterThan);
-    if (pool.size() > static_cast<size_t>(query_.limit)) pool.resize(query_.limit);
+    const auto limit = static_cast<size_t>(query_.limit);
+    std::vector<const Scored*> kept;
+    std::unordered_set<std::string_view> uris;
+    for (size_t next = 0; kept.size() < limit && next < pool.size();) {
+      const size_t end = std::min(pool.size(), next + (limit - kept.size()));
+      std::vector<uint64_t> unread;
+      for (size_t i = next; i < end; ++i) {
+        const uint64_t key = pool[i].record->key;
+        if (!complete_.contains(key) && !unknown_.contains(key)) unread.push_back(key);
+      }
+      SKALD_RETURN_IF_ERROR(ReadCatalog(unread));
+      for (; next < end; ++next) {
+        const Scored& s = pool[next];
+        if (unknown_.contains(s.record->key) || !uris.insert(s.record->uri).second) continue;
+        kept.push_back(&s);
+      }
+    }
     std::vector<MatchedContext> hits;
-    hits.reserve(pool.size());
-    for (Scored& s : pool) {
+    hits.reserve(kept.size());
+    for (const Scored* kept_hit : kept) {
+      const Scored& s = *kept_hit;
       MatchedContext m;
       m.uri = s.record->uri;
       m.context_type = s.record->context_type;
@@ -263,19 +286,40 @@ class RetrievalRun {
   }
 
  private:
+  // The records of `keys` not seen yet: described by the lexical index when
+  // it can (describe_), the rest read from the catalog.
   Status FetchRecords(const std::vector<uint64_t>& keys) {
     std::vector<uint64_t> missing;
     for (uint64_t key : keys) {
       if (!records_.contains(key) && !unknown_.contains(key)) missing.push_back(key);
     }
     if (missing.empty()) return Status::Ok();
-    SKALD_ASSIGN_OR_RETURN(std::vector<Record> found, sources_.lookup(query_.account, missing));
+    std::vector<RecordFields> described;
+    if (describe_ && sources_.lexical->Describe(query_.account, missing, &described)) {
+      for (RecordFields& fields : described) {
+        Record r;
+        static_cast<RecordFields&>(r) = std::move(fields);
+        const uint64_t key = r.key;
+        records_.insert_or_assign(key, std::move(r));
+      }
+      std::erase_if(missing, [this](uint64_t key) { return records_.contains(key); });
+    }
+    return ReadCatalog(missing);
+  }
+
+  // Reads the records of `keys` from the catalog (replacing what the index
+  // described, in place: Scored::record pointers stay valid); keys it does
+  // not have are unknown_ from now on.
+  Status ReadCatalog(const std::vector<uint64_t>& keys) {
+    if (keys.empty()) return Status::Ok();
+    SKALD_ASSIGN_OR_RETURN(std::vector<Record> found, sources_.lookup(query_.account, keys));
     for (Record& r : found) {
       const uint64_t key = r.key;
+      complete_.insert(key);
       records_.insert_or_assign(key, std::move(r));
     }
-    for (uint64_t key : missing) {
-      if (!records_.contains(key)) unknown_.insert(key);
+    for (uint64_t key : keys) {
+      if (!complete_.contains(key)) unknown_.insert(key);
     }
     return Status::Ok();
   }
@@ -293,11 +337,13 @@ class RetrievalRun {
   double lexical_reference_ = 0;  // see FixLexicalReference
   double threshold_ = 0;
   bool rerank_failed_ = false;  // the reranker failed once: later stages skip it
+  bool describe_ = false;       // candidates described by the lexical index
   RerankOptions rerank_;  // options_.score_threshold and rerank_max_input_tokens
   std::vector<float> query_vector_;
   // Lookups of this query. Node-based: Scored::record pointers stay valid.
   std::unordered_map<uint64_t, Record> records_;
-  std::unordered_set<uint64_t> unknown_;                   // keys the lookup did not know
+  std::unordered_set<uint64_t> complete_;  // keys whose records_ came from the lookup
+  std::unordered_set<uint64_t> unknown_;   // keys the lookup (or the index) did not know
 };
 
 Status ValidateQuery(const RetrievalQuery& query, const RetrievalSources& sources) {

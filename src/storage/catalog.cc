@@ -248,6 +248,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& options) {
     // through the VFS (and its Env); best effort, like query_only.
     Exec(db, kReaderMmapPragma, "configure reader").ok();
     impl.all_readers.push_back(db);
+    impl.reader_stmts[db];
     impl.idle_readers.push_back(db);
   }
   return catalog;

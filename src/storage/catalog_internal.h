@@ -10,6 +10,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -30,12 +32,40 @@ inline Status SqlError(sqlite3* db, std::string_view what) {
 }
 
 // A prepared statement, finalized on destruction.
+// Prepared statements of one connection kept for reuse, by SQL text (an
+// entry is null while a Stmt uses it). Only the connection's user touches it.
+using StmtCache = std::unordered_map<std::string, sqlite3_stmt*>;
+
 class Stmt {
  public:
   Stmt(sqlite3* db, std::string_view sql) : db_(db) {
     rc_ = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
   }
-  ~Stmt() { sqlite3_finalize(stmt_); }
+  // Takes the statement from `cache` (or prepares it) and gives it back,
+  // reset, when destroyed: for hot read paths, where preparing cost as much
+  // as running.
+  Stmt(sqlite3* db, std::string sql, StmtCache* cache) : db_(db), cache_(cache), sql_(std::move(sql)) {
+    auto it = cache_->find(sql_);
+    if (it != cache_->end() && it->second != nullptr) {
+      stmt_ = std::exchange(it->second, nullptr);
+      rc_ = SQLITE_OK;
+      return;
+    }
+    rc_ = sqlite3_prepare_v3(db, sql_.data(), static_cast<int>(sql_.size()),
+                             SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
+  }
+  ~Stmt() {
+    if (cache_ != nullptr && rc_ == SQLITE_OK) {
+      sqlite3_reset(stmt_);
+      sqlite3_clear_bindings(stmt_);
+      sqlite3_stmt*& slot = (*cache_)[sql_];
+      if (slot == nullptr) {
+        slot = stmt_;
+        return;
+      }
+    }
+    sqlite3_finalize(stmt_);
+  }
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
 
@@ -77,6 +107,8 @@ class Stmt {
 
  private:
   sqlite3* db_;
+  StmtCache* cache_ = nullptr;
+  std::string sql_;  // the cache key
   sqlite3_stmt* stmt_ = nullptr;
   int rc_;
 };
@@ -132,8 +164,13 @@ struct Catalog::Impl {
   std::condition_variable read_cv;
   std::vector<sqlite3*> idle_readers;  // guarded by read_mu
   std::vector<sqlite3*> all_readers;
+  // One per reader, made at open (the map itself never changes after).
+  std::unordered_map<sqlite3*, catalog_internal::StmtCache> reader_stmts;
 
   ~Impl() {
+    for (auto& [db, cache] : reader_stmts) {
+      for (auto& [sql, stmt] : cache) sqlite3_finalize(stmt);
+    }
     for (sqlite3* db : all_readers) sqlite3_close(db);
     if (writer) {
       // Fold the WAL back into the main file so the next open starts small.
@@ -159,6 +196,8 @@ struct Catalog::Impl {
       impl_->read_cv.notify_one();
     }
     sqlite3* db() const { return db_; }
+    // The connection's prepared statements (see Stmt).
+    catalog_internal::StmtCache* stmts() const { return &impl_->reader_stmts.at(db_); }
 
    private:
     Impl* impl_;

@@ -233,10 +233,12 @@ Result<std::vector<Record>> Catalog::GetRecordsByKeys(std::string_view account,
   // json_each drives the loop (CROSS JOIN pins that order: one primary-key
   // probe per key) and its `key` column is the position in the list, which
   // gives the caller's order.
-  Stmt s(lease.db(), fmt::format("SELECT {} FROM json_each(?2) AS k CROSS JOIN records AS r "
-                                 "ON r.key = k.value WHERE r.account = ?1 AND r.deleted = 0 "
-                                 "ORDER BY k.key",
-                                 QualifiedRecordColumns(with_vectors)));
+  // The retriever's hot path: the statement is prepared once per connection.
+  Stmt s(lease.db(),
+         fmt::format("SELECT {} FROM json_each(?2) AS k CROSS JOIN records AS r "
+                     "ON r.key = k.value WHERE r.account = ?1 AND r.deleted = 0 ORDER BY k.key",
+                     QualifiedRecordColumns(with_vectors)),
+         lease.stmts());
   if (!s.prepared()) return SqlError(lease.db(), "records by key");
   // Keys are SQLite integers: stored as int64 and handed out as uint64 (index ids).
   std::vector<int64_t> sql_keys(keys.begin(), keys.end());
