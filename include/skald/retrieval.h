@@ -97,14 +97,14 @@ struct RetrievalOptions {
   // (docs/benchmarks.md).
   bool strip_query_function_words = true;
   // `retrieval.lexical_index`: the BM25 index behind every search stage.
-  // "fts5" (SQLite FTS5) or "memory" (in-memory postings with a snapshot
-  // and a log, index/memory_lexical_index.h: 20-80x faster finds at 100k
-  // records, bench/find_bench in docs/benchmarks.md). Both rank alike;
-  // switching builds the new one from the catalog at the next open.
-  // "memory" is not the default yet: on a disk with no space left, its small
-  // files give back too little room for the open to succeed
-  // (DiskFullHttpTest.OpensWhenNothingIsLeftByDiscardingIndexCaches).
-  std::string lexical_index = "fts5";
+  // "memory" (in-memory postings with a snapshot and a log,
+  // index/memory_lexical_index.h; it also describes candidates, so a find
+  // reads the catalog only for the hits it returns) or "fts5" (SQLite FTS5,
+  // for workspaces too large for RAM: ~0.8 KB a record). Both rank alike;
+  // at 100k records memory finds are 45-300x faster (bench/find_bench in
+  // docs/benchmarks.md). Switching builds the new one from the catalog at
+  // the next open.
+  std::string lexical_index = "memory";
 
   // InvalidArgument naming the field (by its config key).
   Status Validate() const;

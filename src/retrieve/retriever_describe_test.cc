@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "retrieve/retriever.h"
-#include "retrieve/retriever_test_fixture.h"
+#include "retrieve/retriever_test_util.h"
 
 namespace skald {
 namespace {

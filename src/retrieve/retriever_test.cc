@@ -1,8 +1,8 @@
-// Retriever over real indexes (retriever_test_fixture.h): the FTS5 lexical
+// Retriever over real indexes (retriever_test_util.h): the FTS5 lexical
 // index, whose candidates the retriever reads from the catalog.
 
 #include "retrieve/retriever.h"
-#include "retrieve/retriever_test_fixture.h"
+#include "retrieve/retriever_test_util.h"
 
 #include <gtest/gtest.h>
 

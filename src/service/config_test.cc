@@ -222,11 +222,11 @@ TEST(ConfigTest, QueryPlannerModelFollowsTheIntentTimeout) {
 }
 
 TEST(ConfigTest, RetrievalLexicalIndexChoosesTheBm25Index) {
-  EXPECT_EQ(Parse("{}")->retrieval.lexical_index, "fts5");
-  auto memory = Parse(R"({"retrieval": {"lexical_index": "memory"}})");
-  ASSERT_TRUE(memory.ok()) << memory.status().ToString();
-  EXPECT_EQ(memory->retrieval.lexical_index, "memory");
-  EXPECT_TRUE(memory->Validate().ok());
+  EXPECT_EQ(Parse("{}")->retrieval.lexical_index, "memory");
+  auto fts5 = Parse(R"({"retrieval": {"lexical_index": "fts5"}})");
+  ASSERT_TRUE(fts5.ok()) << fts5.status().ToString();
+  EXPECT_EQ(fts5->retrieval.lexical_index, "fts5");
+  EXPECT_TRUE(fts5->Validate().ok());
   auto other = Parse(R"({"retrieval": {"lexical_index": "lucene"}})");
   ASSERT_TRUE(other.ok());
   EXPECT_NE(other->Validate().message().find("retrieval.lexical_index"), std::string::npos);

@@ -19,26 +19,27 @@ std::string_view OpName(FaultOp op) {
 // A WritableFile whose writes and syncs ask the env first.
 class FaultWritableFile final : public WritableFile {
  public:
-  FaultWritableFile(FaultInjectionEnv* env, std::unique_ptr<WritableFile> base)
-      : env_(env), base_(std::move(base)) {}
+  FaultWritableFile(FaultInjectionEnv* env, std::string path, std::unique_ptr<WritableFile> base)
+      : env_(env), path_(std::move(path)), base_(std::move(base)) {}
 
   Status Append(std::string_view data) override {
-    SKALD_RETURN_IF_ERROR(env_->Check(FaultOp::kWrite, data.size()));
+    SKALD_RETURN_IF_ERROR(env_->CheckFile(path_, FaultOp::kWrite, data.size()));
     return base_->Append(data);
   }
   Status WriteAt(uint64_t offset, std::string_view data) override {
     // Overwrites in place: no new space, but still a write that can fail.
-    SKALD_RETURN_IF_ERROR(env_->Check(FaultOp::kWrite, 0));
+    SKALD_RETURN_IF_ERROR(env_->CheckFile(path_, FaultOp::kWrite, 0));
     return base_->WriteAt(offset, data);
   }
   Status Sync() override {
-    SKALD_RETURN_IF_ERROR(env_->Check(FaultOp::kSync, 0));
+    SKALD_RETURN_IF_ERROR(env_->CheckFile(path_, FaultOp::kSync, 0));
     return base_->Sync();
   }
   Status Close() override { return base_->Close(); }
 
  private:
   FaultInjectionEnv* const env_;
+  const std::string path_;
   std::unique_ptr<WritableFile> base_;
 };
 
@@ -78,7 +79,7 @@ void FaultInjectionEnv::Clear() {
   for (Rule& r : rules_) r = Rule();
   full_armed_ = false;
   space_left_ = 0;
-  foreign_part_.clear();
+  path_part_.clear();
 }
 
 uint64_t FaultInjectionEnv::count(FaultOp op) const {
@@ -106,6 +107,18 @@ Status FaultInjectionEnv::Check(FaultOp op, uint64_t bytes) {
   return Status::Ok();
 }
 
+Status FaultInjectionEnv::CheckFile(const std::string& path, FaultOp op, uint64_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!path_part_.empty() && path.find(path_part_) != std::string::npos) {
+      ++counts_[static_cast<int>(op)];
+      injected_.fetch_add(1);
+      return Make(path_error_, op);
+    }
+  }
+  return Check(op, bytes);
+}
+
 void FaultInjectionEnv::Credit(uint64_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   if (full_armed_) space_left_ += bytes;
@@ -125,12 +138,13 @@ uint64_t FaultInjectionEnv::TreeBytes(const std::string& path) {
 
 Result<std::unique_ptr<WritableFile>> FaultInjectionEnv::NewWritableFile(
     const std::string& path, const WritableFileOptions& options) {
-  SKALD_RETURN_IF_ERROR(Check(FaultOp::kCreate, 0));
+  SKALD_RETURN_IF_ERROR(CheckFile(path, FaultOp::kCreate, 0));
   // Truncating an existing file gives its bytes back.
   if (!options.exclusive) Credit(TreeBytes(path));
   SKALD_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> base,
                          target()->NewWritableFile(path, options));
-  return std::unique_ptr<WritableFile>(std::make_unique<FaultWritableFile>(this, std::move(base)));
+  return std::unique_ptr<WritableFile>(
+      std::make_unique<FaultWritableFile>(this, path, std::move(base)));
 }
 
 Status FaultInjectionEnv::SyncDir(const std::string& path) {
@@ -186,21 +200,14 @@ Result<uint64_t> FaultInjectionEnv::FreeSpace(const std::string& path) {
   return full_armed_ ? std::min(real, space_left_) : real;
 }
 
-void FaultInjectionEnv::FailForeignWritesTo(std::string path_part, Error error) {
+void FaultInjectionEnv::FailWritesTo(std::string path_part, Error error) {
   std::lock_guard<std::mutex> lock(mu_);
-  foreign_part_ = std::move(path_part);
-  foreign_error_ = error;
+  path_part_ = std::move(path_part);
+  path_error_ = error;
 }
 
 Status FaultInjectionEnv::BeforeForeignWrite(const std::string& path, uint64_t bytes) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!foreign_part_.empty() && path.find(foreign_part_) != std::string::npos) {
-      injected_.fetch_add(1);
-      return Make(foreign_error_, bytes > 0 ? FaultOp::kWrite : FaultOp::kSync);
-    }
-  }
-  SKALD_RETURN_IF_ERROR(Check(bytes > 0 ? FaultOp::kWrite : FaultOp::kSync, bytes));
+  SKALD_RETURN_IF_ERROR(CheckFile(path, bytes > 0 ? FaultOp::kWrite : FaultOp::kSync, bytes));
   return target()->BeforeForeignWrite(path, bytes);
 }
 

@@ -47,10 +47,11 @@ class FaultInjectionEnv final : public EnvWrapper {
   void FailFrom(FaultOp op, uint64_t n, Error error);
   // The disk fills up after `limit` more bytes (ENOSPC from then on).
   void FillAfter(uint64_t limit);
-  // Fails every SQLite write or sync (through the VFS) to a file whose path
-  // contains `path_part` — e.g. "lexical.db": one database on a disk that
-  // has no room for it while the others still commit.
-  void FailForeignWritesTo(std::string path_part, Error error);
+  // Fails every write, sync or create of a file whose path contains
+  // `path_part` — SQLite's through the VFS and this env's own files — e.g.
+  // "lexical.": one index on a disk that has no room for it while the
+  // catalog still commits.
+  void FailWritesTo(std::string path_part, Error error);
   // Disarms every fault (the disk is no longer full).
   void Clear();
 
@@ -77,6 +78,8 @@ class FaultInjectionEnv final : public EnvWrapper {
   // Counts one operation of `op`, which is about to write `bytes`; the
   // error to fail it with, or Ok. Used by the file objects.
   Status Check(FaultOp op, uint64_t bytes);
+  // Check for an operation on the file `path` (FailWritesTo first).
+  Status CheckFile(const std::string& path, FaultOp op, uint64_t bytes);
 
  private:
   struct Rule {
@@ -94,8 +97,8 @@ class FaultInjectionEnv final : public EnvWrapper {
   uint64_t counts_[kFaultOpCount] = {};  // GUARDED_BY(mu_)
   Rule rules_[kFaultOpCount];            // GUARDED_BY(mu_)
   bool full_armed_ = false;              // GUARDED_BY(mu_)
-  std::string foreign_part_;             // GUARDED_BY(mu_); "" = no foreign-write rule
-  Error foreign_error_ = Error::kNoSpace;  // GUARDED_BY(mu_)
+  std::string path_part_;                // GUARDED_BY(mu_); "" = no FailWritesTo rule
+  Error path_error_ = Error::kNoSpace;   // GUARDED_BY(mu_)
   uint64_t space_left_ = 0;              // GUARDED_BY(mu_)
   std::atomic<uint64_t> injected_{0};
   std::atomic<uint64_t> bytes_written_{0};
