@@ -68,6 +68,9 @@ class TopK {
 
 }  // namespace
 
+// Postings ahead of the MaxScore cursor whose slot state is prefetched.
+constexpr size_t kPrefetchAhead = 8;
+
 // One query phrase during a search: its postings and statistics.
 struct LexicalPartition::Cursor {
   static constexpr uint32_t kNoTerm = std::numeric_limits<uint32_t>::max();
@@ -247,7 +250,8 @@ struct LexicalPartition::CompiledFilter {
   }
 };
 
-bool LexicalPartition::Matches(const Doc& doc, const CompiledFilter& compiled) const {
+bool LexicalPartition::Matches(const Doc& doc, const CompiledFilter& compiled,
+                               bool check_scopes) const {
   const RecordFilter& f = *compiled.filter;
   const RecordFields& r = doc.fields;
   if (f.level_mask != 0 && (r.level < 0 || r.level > 31 || !((f.level_mask >> r.level) & 1u))) {
@@ -266,7 +270,7 @@ bool LexicalPartition::Matches(const Doc& doc, const CompiledFilter& compiled) c
   }
   if (r.created_ns < f.created_min || r.created_ns > f.created_max) return false;
   if (r.updated_ns < f.updated_min || r.updated_ns > f.updated_max) return false;
-  if (compiled.scopes.empty()) return true;
+  if (compiled.scopes.empty() || !check_scopes) return true;
   for (const CompiledScope& scope : compiled.scopes) {
     if (scope.Contains(r.uri, doc.depth)) return true;
   }
@@ -376,24 +380,20 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
   TopK top(k);
   std::vector<uint32_t> candidates;
   if (ScopeCandidates(filter, total_postings / 4, &candidates)) {
+    // Candidates ascend, so each posting list is walked forward once; a
+    // directory's children were mostly added together, so their postings
+    // lie side by side. The candidates came from the scopes' node maps: only
+    // the filter's other conditions are left to check.
     for (uint32_t slot : candidates) {
-      const Doc& doc = docs_[slot];
-      if (!slots_[slot].alive || !Matches(doc, compiled)) continue;
+      if (!slots_[slot].alive || !Matches(docs_[slot], compiled, /*check_scopes=*/false)) {
+        continue;
+      }
       const auto n = norms(slots_[slot]);
       double score = 0;
       for (Cursor& cursor : cursors) {
-        if (cursor.term != Cursor::kNoTerm) {
-          auto it = std::lower_bound(
-              doc.terms.begin(), doc.terms.end(), cursor.term,
-              [](const TermFreq& t, uint32_t term) { return t.term < term; });
-          if (it == doc.terms.end() || it->term != cursor.term) continue;
-          score += contribution(cursor, it->tf, n);
-        } else {
-          cursor.pos = 0;
-          cursor.SeekTo(slot);
-          if (cursor.done() || cursor.slot() != slot) continue;
-          score += contribution(cursor, cursor.tf(), n);
-        }
+        cursor.SeekTo(slot);
+        if (cursor.done() || cursor.slot() != slot) continue;
+        score += contribution(cursor, cursor.tf(), n);
       }
       top.Offer(score, slots_[slot].key);
     }
@@ -427,6 +427,12 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
       if (cursor.done() || cursor.slot() != slot) continue;
       score += contribution(cursor, cursor.tf(), n);
       ++cursor.pos;
+      // The slot state of a posting further on is a cache miss to come:
+      // ask for it now (postings are read in order, their slots are not
+      // evenly spaced, so the hardware does not guess them).
+      if (const auto& list = cursor.list(); cursor.pos + kPrefetchAhead < list.size()) {
+        __builtin_prefetch(&slots_[list[cursor.pos + kPrefetchAhead].slot]);
+      }
     }
     const double threshold = top.threshold();
     if (top.full() && score + prefix[essential] < threshold) continue;

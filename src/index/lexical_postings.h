@@ -127,7 +127,8 @@ class LexicalPartition {
   // Appends a document (not yet live) with its field lengths.
   void Append(Doc doc, const std::array<uint32_t, kLexicalFields>& len);
   void Index(uint32_t slot);  // postings, df, lengths and node maps of a new live slot
-  bool Matches(const Doc& doc, const CompiledFilter& filter) const;
+  // `check_scopes` false: the caller knows the document is in a scope.
+  bool Matches(const Doc& doc, const CompiledFilter& filter, bool check_scopes = true) const;
   // Candidate slots of the scope plan, or false when it does not apply.
   bool ScopeCandidates(const RecordFilter& filter, size_t limit,
                        std::vector<uint32_t>* slots) const;
