@@ -144,15 +144,15 @@ TEST_F(ContextApiTest, MemoriesWhoseWordsAnExcerptShowsAreFoldedIntoIt) {
 
 TEST_F(ContextApiTest, ExcerptsSaidOnADayTheQueryNamesComeFirst) {
   // Two conversations about the garden, on different days; July's matches
-  // the words better.
+  // more of the question's words.
   auto say_on = [&](const std::string& session, const std::string& day, const std::string& text) {
     Reply r = PostJson("/api/v1/sessions/" + session + "/messages",
                        {{"role", "user"}, {"peer_id", "Maria"}, {"content", text},
                         {"created_at", day + "T10:00:00Z"}});
     ASSERT_EQ(r.status, 200) << r.raw;
   };
-  say_on("june", "2023-06-03", "We planted tomatoes in the garden.");
-  say_on("july", "2023-07-07", "Tomatoes, tomatoes: we planted more tomatoes in the garden.");
+  say_on("june", "2023-06-03", "We planted beans in the garden.");
+  say_on("july", "2023-07-07", "The tomatoes we planted in the garden are ripe, tomatoes everywhere.");
   CommitAndWait("june");
   CommitAndWait("july");
   ASSERT_EQ(PostJson("/api/v1/system/wait", {{"timeout", 60}}).status, 200);
