@@ -79,19 +79,17 @@ std::map<std::string, int> QuotasFor(const ContextRequest& request) {
 // docs/benchmarks.md).
 constexpr double kNamedDateBoost = 2.0;
 
-// The day a candidate was said on: a conversation excerpt's header
+// The day a candidate was said on: a conversation excerpt's heading
 // ("[session ID · YYYY-MM-DD]"), a memory's time; nullopt when unknown.
 std::optional<CivilDate> SaidOn(const ContextCandidate& candidate, const ContextOrigin& origin) {
   if (!candidate.group.empty()) {
-    std::string_view text = candidate.text[2];
+    std::string_view text = candidate.heading;
     constexpr std::string_view kSeparator = " \u00b7 ";
-    const size_t end = text.find("]\n");
-    const size_t at = text.rfind(kSeparator, end);
-    if (!text.starts_with("[session ") || end == std::string_view::npos ||
-        at == std::string_view::npos) {
+    const size_t at = text.rfind(kSeparator);
+    if (!text.starts_with("[session ") || !text.ends_with("]") || at == std::string_view::npos) {
       return std::nullopt;
     }
-    text = text.substr(at + kSeparator.size(), end - at - kSeparator.size());
+    text = text.substr(at + kSeparator.size(), text.size() - 1 - at - kSeparator.size());
     Result<CivilDateTime> day = ParseDateTime(text);
     if (day.ok()) return day->date;
     return std::nullopt;
@@ -293,6 +291,13 @@ Result<ContextResult> ContextAssembler::Assemble(const Identity& who,
           origin.message_ids = memory->memory.message_ids;
         } else {
           c.text[2] = TruncateToTokenBudget(*body, request.max_tokens);
+          // An excerpt's "[session ID · day]" line heads its conversation's
+          // block (once, instead of "[category] URI").
+          if (!c.group.empty() && c.text[2].starts_with("[session ")) {
+            const size_t eol = c.text[2].find('\n');
+            c.heading = c.text[2].substr(0, eol);
+            c.text[2] = eol == std::string::npos ? "" : c.text[2].substr(eol + 1);
+          }
         }
       }
       // Said things are short: memories and excerpts go in whole.
