@@ -14,7 +14,10 @@ using Choice = std::optional<ContextDetail>;
 
 const std::string& BlockKey(const ContextCandidate& c) { return c.group.empty() ? c.uri : c.group; }
 
-std::string Heading(const ContextCandidate& c) { return "[" + c.category + "] " + BlockKey(c) + "\n"; }
+std::string Heading(const ContextCandidate& c) {
+  if (!c.heading.empty()) return c.heading + "\n";
+  return "[" + c.category + "] " + BlockKey(c) + "\n";
+}
 
 // What the context holds so far: its lines and the blocks that have a heading.
 struct Rendered {
@@ -84,10 +87,10 @@ std::string Render(std::span<const ContextCandidate> candidates, const ContextPl
   std::string out;
   for (const std::string& key : keys) {
     std::vector<const PlannedEntry*>& entries = blocks[key];
+    out += Heading(candidates[entries.front()->candidate]);  // the best-ranked entry's
     std::stable_sort(entries.begin(), entries.end(), [&](const auto* a, const auto* b) {
       return candidates[a->candidate].order < candidates[b->candidate].order;
     });
-    out += Heading(candidates[entries.front()->candidate]);
     for (const PlannedEntry* e : entries) out += e->text;
     out += '\n';
   }

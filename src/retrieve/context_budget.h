@@ -20,7 +20,8 @@
 // conversation) form one block, in the group's own order (the conversation's),
 // under one heading; every other entry is a block of its own. Blocks come in
 // the rank of their best entry:  "[category] key\n" + lines + "\n", key =
-// the group (or the entry's URI). An entry's tokens are its lines' estimates
+// the group (or the entry's URI), unless the candidate brings a heading of
+// its own (a conversation's "[session ID · day]": the entries carry the URIs). An entry's tokens are its lines' estimates
 // plus, for the best-ranked entry of a block, the heading's and the blank
 // line's; their sum, the plan's tokens, bounds EstimateTokens(rendered)
 // from above (estimates round up).
@@ -58,6 +59,9 @@ struct ContextCandidate {
   // ordered by `order` (then rank).
   std::string group;
   int64_t order = 0;
+  // The block's heading line; "" = "[category] key". A group's is its
+  // best-ranked entry's (the excerpts of one conversation share theirs).
+  std::string heading;
   // The detail placement aims for, and the deepest upgrades may reach.
   ContextDetail preferred = ContextDetail::kAbstract;
   ContextDetail ceiling = ContextDetail::kFull;

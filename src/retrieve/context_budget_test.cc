@@ -104,6 +104,29 @@ TEST(ContextBudgetTest, AGroupRendersAsOneBlockInItsOwnOrder) {
   EXPECT_LE(EstimateTokens(plan.rendered), plan.tokens);
 }
 
+TEST(ContextBudgetTest, AGroupWithItsOwnHeadingRendersUnderIt) {
+  // A conversation's excerpts bring their "[session ID · day]" line as the
+  // heading: it replaces "[category] group" and is paid for once.
+  std::vector<ContextCandidate> c = {
+      Candidate("viking://s/archive/x2", "", "", "A: three\n"),
+      Candidate("viking://s/archive/x1", "", "", "A: one\n")};
+  for (ContextCandidate& e : c) {
+    e.group = "viking://s/archive";
+    e.category = "memories";
+    e.heading = "[session s \u00b7 2023-05-08]";
+  }
+  c[0].order = 2;
+  c[1].order = 1;
+  ContextPlan plan = PlanContext(c, 1000);
+  ASSERT_EQ(plan.entries.size(), 2u);
+  EXPECT_EQ(plan.rendered, "[session s \u00b7 2023-05-08]\nA: one\nA: three\n\n");
+  EXPECT_EQ(plan.entries[1].tokens, EstimateTokens("A: one") + 1);
+  EXPECT_LE(EstimateTokens(plan.rendered), plan.tokens);
+  // Without it, the same block costs the longer default heading.
+  for (ContextCandidate& e : c) e.heading.clear();
+  EXPECT_GT(PlanContext(c, 1000).tokens, plan.tokens);
+}
+
 TEST(ContextBudgetTest, CeilingLimitsUpgrades) {
   std::vector<ContextCandidate> c = {Candidate("viking://a", "abs", "over", "full")};
   c[0].ceiling = ContextDetail::kOverview;

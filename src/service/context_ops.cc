@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <unordered_map>
 
 #include "common/strings.h"
 #include "model/token_budget.h"
 #include "retrieve/context_budget.h"
+#include "session/date_resolver.h"
 #include "session/memory_merge.h"
 #include "uri/uri_path.h"
 
@@ -69,6 +71,33 @@ std::map<std::string, int> QuotasFor(const ContextRequest& request) {
   }
   for (const auto& [category, quota] : request.quotas) quotas[category] = quota;
   return quotas;
+}
+
+// A candidate said on a day the query names ("on October 13, 2023", "in
+// June") has its score multiplied by this: a question that names a date
+// asks about what was said then (LoCoMo: 36 of 383 questions; measured in
+// docs/benchmarks.md).
+constexpr double kNamedDateBoost = 2.0;
+
+// The day a candidate was said on: a conversation excerpt's heading
+// ("[session ID · YYYY-MM-DD]"), a memory's time; nullopt when unknown.
+std::optional<CivilDate> SaidOn(const ContextCandidate& candidate, const ContextOrigin& origin) {
+  if (!candidate.group.empty()) {
+    std::string_view text = candidate.heading;
+    constexpr std::string_view kSeparator = " \u00b7 ";
+    const size_t at = text.rfind(kSeparator);
+    if (!text.starts_with("[session ") || !text.ends_with("]") || at == std::string_view::npos) {
+      return std::nullopt;
+    }
+    text = text.substr(at + kSeparator.size(), text.size() - 1 - at - kSeparator.size());
+    Result<CivilDateTime> day = ParseDateTime(text);
+    if (day.ok()) return day->date;
+    return std::nullopt;
+  }
+  if (origin.time.empty()) return std::nullopt;
+  Result<CivilDateTime> when = ParseDateTime(origin.time);
+  if (when.ok()) return when->date;
+  return std::nullopt;
 }
 
 // Candidates gathered per call: enough to fill the budget with short
@@ -262,6 +291,13 @@ Result<ContextResult> ContextAssembler::Assemble(const Identity& who,
           origin.message_ids = memory->memory.message_ids;
         } else {
           c.text[2] = TruncateToTokenBudget(*body, request.max_tokens);
+          // An excerpt's "[session ID · day]" line heads its conversation's
+          // block (once, instead of "[category] URI").
+          if (!c.group.empty() && c.text[2].starts_with("[session ")) {
+            const size_t eol = c.text[2].find('\n');
+            c.heading = c.text[2].substr(0, eol);
+            c.text[2] = eol == std::string::npos ? "" : c.text[2].substr(eol + 1);
+          }
         }
       }
       // Said things are short: memories and excerpts go in whole.
@@ -272,9 +308,38 @@ Result<ContextResult> ContextAssembler::Assemble(const Identity& who,
     origins.push_back(std::move(origin));
   }
 
-  // 4. Memories folded into excerpts (FoldQuotedMemories), then the plan.
+  // 4. Candidates said on a day the query names first (kNamedDateBoost),
+  // memories folded into excerpts (FoldQuotedMemories), then the plan.
   std::vector<double> scores(kept.size(), 0.0);
   for (size_t i = 0; i < kept.size(); ++i) scores[i] = kept[i].score;
+  const std::vector<NamedDate> named = FindNamedDates(request.search.find.query);
+  if (!named.empty()) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const std::optional<CivilDate> day = SaidOn(candidates[i], origins[i]);
+      if (!day.has_value()) continue;
+      const bool covered = std::any_of(named.begin(), named.end(),
+                                       [&](const NamedDate& d) { return d.Covers(*day); });
+      if (covered) scores[i] *= kNamedDateBoost;
+    }
+    std::vector<size_t> rank(candidates.size());
+    for (size_t i = 0; i < rank.size(); ++i) rank[i] = i;
+    std::stable_sort(rank.begin(), rank.end(),
+                     [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+    std::vector<ContextCandidate> ranked_candidates;
+    std::vector<ContextOrigin> ranked_origins;
+    std::vector<std::vector<std::string>> ranked_quotes;
+    std::vector<double> ranked_scores;
+    for (size_t i : rank) {
+      ranked_candidates.push_back(std::move(candidates[i]));
+      ranked_origins.push_back(std::move(origins[i]));
+      ranked_quotes.push_back(std::move(quotes[i]));
+      ranked_scores.push_back(scores[i]);
+    }
+    candidates = std::move(ranked_candidates);
+    origins = std::move(ranked_origins);
+    quotes = std::move(ranked_quotes);
+    scores = std::move(ranked_scores);
+  }
   const std::vector<std::pair<size_t, double>> order =
       FoldQuotedMemories(candidates, quotes, scores);
   out.stats.left_out += static_cast<int64_t>(kept.size() - order.size());

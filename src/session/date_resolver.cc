@@ -433,4 +433,41 @@ std::vector<ResolvedDate> FindDates(std::string_view text, const CivilDate& refe
   return out;
 }
 
+bool NamedDate::Covers(const CivilDate& date) const {
+  if (year != 0 && date.year != year) return false;
+  if (date.month != month) return false;
+  return granularity != DateGranularity::kDay || date.day == day;
+}
+
+std::vector<NamedDate> FindNamedDates(std::string_view text) {
+  // Explicit expressions resolve the same against any reference; the
+  // reference only supplies a year the text leaves out, which is dropped.
+  const CivilDate reference{2000, 6, 15};
+  std::vector<NamedDate> out;
+  for (const ResolvedDate& found : FindDates(text, reference)) {
+    if (found.granularity != DateGranularity::kDay && found.granularity != DateGranularity::kMonth) {
+      continue;
+    }
+    bool names_month = false;
+    bool names_year = false;
+    bool relative = false;
+    const std::vector<Word> words = Words(text.substr(found.begin, found.end - found.begin));
+    for (const Word& w : words) {
+      CivilDate iso;
+      if (ParseIsoDate(w.text, &iso)) names_month = names_year = true;
+      if (MonthNumber(w.text) > 0 && (w.text.size() > 3 || w.text == "may")) names_month = true;
+      if (IsYear(w.text)) names_year = true;
+      if (w.text == "last" || w.text == "this" || w.text == "next" || w.text == "past") relative = true;
+    }
+    if (!names_month || relative) continue;
+    NamedDate named;
+    named.granularity = found.granularity;
+    named.year = names_year ? found.date.year : 0;
+    named.month = found.date.month;
+    named.day = found.granularity == DateGranularity::kDay ? found.date.day : 0;
+    out.push_back(named);
+  }
+  return out;
+}
+
 }  // namespace skald

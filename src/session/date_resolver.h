@@ -90,4 +90,22 @@ struct ResolvedDate {
 //   → that day ("May 8" without a year takes the reference's year).
 std::vector<ResolvedDate> FindDates(std::string_view text, const CivilDate& reference);
 
+// A day or month that a text names outright, with no reference date needed:
+// "October 13, 2023", "13 October 2023", "2023-10-13", "May 8th", "in June",
+// "in December 2023", "May 2022". Relative expressions ("yesterday", "last
+// week", "next month", "last May", "in 2022") are not named dates.
+struct NamedDate {
+  DateGranularity granularity = DateGranularity::kDay;  // kDay or kMonth
+  int year = 0;                                         // 0 when the text names none
+  int month = 1;
+  int day = 0;  // 0 for a month
+
+  // Whether `date` falls on this day or in this month (any year when none
+  // was named).
+  bool Covers(const CivilDate& date) const;
+};
+
+// The named dates of `text` (English, case-insensitive), in text order.
+std::vector<NamedDate> FindNamedDates(std::string_view text);
+
 }  // namespace skald

@@ -1,5 +1,6 @@
 #include "session/date_resolver.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -130,6 +131,45 @@ TEST(FindDatesTest, NoFalsePositives) {
   EXPECT_TRUE(Resolve("I was on a roll").empty());
   EXPECT_TRUE(Resolve("the last time we spoke").empty());
   EXPECT_TRUE(Resolve("").empty());
+}
+
+// The named dates of `text` as "YYYY-MM-DD" / "YYYY-MM" (year 0 = none named).
+std::vector<std::string> Named(std::string_view text) {
+  std::vector<std::string> out;
+  for (const NamedDate& d : FindNamedDates(text)) {
+    out.push_back(d.granularity == DateGranularity::kDay
+                      ? fmt::format("{:04d}-{:02d}-{:02d}", d.year, d.month, d.day)
+                      : fmt::format("{:04d}-{:02d}", d.year, d.month));
+  }
+  return out;
+}
+
+TEST(FindNamedDatesTest, ExplicitDaysAndMonthsOnly) {
+  EXPECT_EQ(Named("What painting did Melanie show to Caroline on October 13, 2023?"),
+            V({"2023-10-13"}));
+  EXPECT_EQ(Named("What did Gina find for her store on 1 February, 2023?"), V({"2023-02-01"}));
+  EXPECT_EQ(Named("What did Maria do the week before 2023-08-03?"), V({"2023-08-03"}));
+  EXPECT_EQ(Named("When did Melanie go camping in June?"), V({"0000-06"}));
+  EXPECT_EQ(Named("What workout class did Maria start in December 2023?"), V({"2023-12"}));
+  EXPECT_EQ(Named("Who did she meet on May 8th?"), V({"0000-05-08"}));
+  // Relative expressions and bare years need a reference: none.
+  EXPECT_EQ(Named("What did she do yesterday, last week, next month and last May?"), V{});
+  EXPECT_EQ(Named("How many times did she go to the beach in 2023?"), V{});
+  EXPECT_EQ(Named("You may go now."), V{});
+  EXPECT_EQ(Named(""), V{});
+}
+
+TEST(FindNamedDatesTest, CoversDaysAndMonths) {
+  const std::vector<NamedDate> day = FindNamedDates("on 7 July, 2023");
+  ASSERT_EQ(day.size(), 1u);
+  EXPECT_TRUE(day[0].Covers({2023, 7, 7}));
+  EXPECT_FALSE(day[0].Covers({2023, 7, 8}));
+  EXPECT_FALSE(day[0].Covers({2022, 7, 7}));
+  const std::vector<NamedDate> month = FindNamedDates("in June");
+  ASSERT_EQ(month.size(), 1u);
+  EXPECT_TRUE(month[0].Covers({2023, 6, 30}));
+  EXPECT_TRUE(month[0].Covers({2019, 6, 1}));
+  EXPECT_FALSE(month[0].Covers({2023, 7, 1}));
 }
 
 }  // namespace

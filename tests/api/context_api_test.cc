@@ -142,6 +142,35 @@ TEST_F(ContextApiTest, MemoriesWhoseWordsAnExcerptShowsAreFoldedIntoIt) {
   }
 }
 
+TEST_F(ContextApiTest, ExcerptsSaidOnADayTheQueryNamesComeFirst) {
+  // Two conversations about the garden, on different days; July's matches
+  // more of the question's words.
+  auto say_on = [&](const std::string& session, const std::string& day, const std::string& text) {
+    Reply r = PostJson("/api/v1/sessions/" + session + "/messages",
+                       {{"role", "user"}, {"peer_id", "Maria"}, {"content", text},
+                        {"created_at", day + "T10:00:00Z"}});
+    ASSERT_EQ(r.status, 200) << r.raw;
+  };
+  say_on("june", "2023-06-03", "We planted beans in the garden.");
+  say_on("july", "2023-07-07", "The tomatoes we planted in the garden are ripe, tomatoes everywhere.");
+  CommitAndWait("june");
+  CommitAndWait("july");
+  ASSERT_EQ(PostJson("/api/v1/system/wait", {{"timeout", 60}}).status, 200);
+
+  auto first_session = [&](const std::string& query) {
+    Reply r = Context({{"max_tokens", 2000}, {"context_type", "memory"}, {"query", query}});
+    EXPECT_EQ(r.status, 200) << r.raw;
+    for (const Json& e : r.json["result"]["entries"]) {
+      const std::string session = e["origin"].value("session_id", "");
+      if (session == "june" || session == "july") return session;
+    }
+    return std::string("none: ") + r.raw;
+  };
+  EXPECT_EQ(first_session("What tomatoes did Maria plant in the garden?"), "july");
+  EXPECT_EQ(first_session("What tomatoes did Maria plant in the garden on 3 June, 2023?"), "june");
+  EXPECT_EQ(first_session("What tomatoes did Maria plant in the garden in June?"), "june");
+}
+
 TEST_F(ContextApiTest, QuotasExclusionsAndDetailAreHonoured) {
   Reply one = Context({{"max_tokens", 8000}, {"quotas", {{"resources", 1}}}});
   ASSERT_EQ(one.status, 200) << one.raw;
