@@ -227,6 +227,16 @@ struct SkillResult {
   // With `wait`: the task's final state, or kPending/kRunning when timeout_s
   // expired first. Without `wait`: kPending.
   TaskState task_status = TaskState::kPending;
+  // A source of several skills: every skill installed, in source order (the
+  // fields above are the first's).
+  std::vector<std::string> installed;
+  // list_only: the skills the source holds (nothing installed).
+  struct Listed {
+    std::string name;
+    std::string description;
+    std::string path;  // SKILL.md's path in the source
+  };
+  std::vector<Listed> listed;
 };
 
 // One stored skill.

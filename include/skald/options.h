@@ -217,6 +217,13 @@ struct SkillRequest {
   bool wait = false;
   // With `wait`: give up waiting after this many seconds (the work goes on).
   std::optional<double> timeout_s = std::nullopt;
+  // List the skills the source holds (SkillResult::listed) and install
+  // nothing; the upload stays for the install that follows (`ov add-skill`
+  // asks first, then installs from the same temp_file_id).
+  bool list_only = false;
+  // The skills to install from a source that holds several (a zip of
+  // folders each with a SKILL.md); empty or "*" = every one.
+  std::vector<std::string> skills;
 
   Status Validate() const;
 };

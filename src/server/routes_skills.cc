@@ -32,9 +32,25 @@ std::optional<SkillRequest> ReadSkillRequest(Call& call, bool* telemetry, bool* 
       it != body->end() && !it->is_null() && !it->is_object()) {
     errors.Add({"body", "source_metadata"}, "Input should be a valid dictionary", "dict_type");
   }
+  request.list_only = b.Bool("list_only", false);
+  // `skills`: the names to install from a source of several (ov add-skill -s).
+  if (auto it = body->find("skills"); it != body->end() && !it->is_null()) {
+    if (!it->is_array()) {
+      errors.Add({"body", "skills"}, "Input should be a valid list", "list_type");
+    } else {
+      for (size_t i = 0; i < it->size(); ++i) {
+        if (!(*it)[i].is_string()) {
+          errors.Add({"body", "skills", std::to_string(i)}, "Input should be a valid string",
+                     "string_type");
+          continue;
+        }
+        request.skills.push_back((*it)[i].get<std::string>());
+      }
+    }
+  }
   *telemetry = b.Telemetry("telemetry", summary);
   b.ForbidExtra({"data", "temp_file_id", "wait", "timeout", "source_metadata", "target_uri",
-                 "telemetry"});
+                 "telemetry", "list_only", "skills"});
   auto data = body->find("data");
   const bool has_data = data != body->end() && !data->is_null();
   const bool has_temp = temp_id.has_value() && !temp_id->empty();
@@ -69,6 +85,15 @@ void AnswerSkillResult(Call& call, const SkillRequest& request, Result<SkillResu
     }
     return call.Fail(status);
   }
+  if (request.list_only) {
+    // What the source holds, for the client to choose from.
+    Json listing = {{"skills", Json::array()}, {"total", done->listed.size()}};
+    for (const SkillResult::Listed& skill : done->listed) {
+      listing["skills"].push_back(
+          {{"name", skill.name}, {"description", skill.description}, {"path", skill.path}});
+    }
+    return call.Ok(listing);
+  }
   Json result = SkillResultToJson(*done, request.wait);
   if (!telemetry) return call.OkExcludeNone(result);
   Json payload = TelemetryPayload(operation, summary, start);
@@ -76,7 +101,7 @@ void AnswerSkillResult(Call& call, const SkillRequest& request, Result<SkillResu
 }
 
 // POST /api/v1/skills: {data | temp_file_id, wait, timeout, source_metadata,
-// target_uri, telemetry}.
+// target_uri, telemetry, list_only, skills}.
 void AddSkill(Call& call) {
   const auto start = std::chrono::steady_clock::now();
   bool telemetry = false;

@@ -32,6 +32,8 @@ constexpr std::string_view kComponent = "SkillOps";
 // expand to 8 times as much, in at most kMaxSkillFiles entries.
 constexpr uintmax_t kMaxSkillUploadBytes = uintmax_t{10} << 20;
 constexpr uint64_t kMaxSkillFiles = 1000;
+// How deep in a zip a skill folder may be (a repository's skills/NAME/).
+constexpr int kMaxSkillDepth = 3;
 
 SkillValidationReport ToReport(const SkillCheck& v) {
   SkillValidationReport r;
@@ -69,11 +71,11 @@ Result<std::vector<VikingUri>> SkillOps::Roots(const Identity& who, std::string_
       .WithDetail("field", "target_uri");
 }
 
-Result<SkillOps::SkillSource> SkillOps::ReadUpload(const Identity& who, std::string_view id) {
+Result<std::vector<SkillOps::SkillSource>> SkillOps::ReadUpload(const Identity& who,
+                                                               std::string_view id) {
   SKALD_ASSIGN_OR_RETURN(UploadRef upload, FindUpload(workspace_, who, id));
   const fs::path path = upload.path;
   std::error_code ec;
-  SkillSource source;
   std::string head(4, '\0');
   std::ifstream(path, std::ios::binary).read(head.data(), 4);
   if (head != "PK\x03\x04") {
@@ -83,10 +85,12 @@ Result<SkillOps::SkillSource> SkillOps::ReadUpload(const Identity& who, std::str
       return Status::InvalidArgument(fmt::format(
           "the uploaded SKILL.md is {} bytes; at most {} are accepted", size, kMaxSkillUploadBytes));
     }
+    SkillSource source;
+    source.path = std::string(kSkillFile);
     SKALD_ASSIGN_OR_RETURN(source.skill_md, ReadFileToString(Env::Default(), path.string()));
-    return source;
+    return std::vector<SkillSource>{std::move(source)};
   }
-  // A zipped skill directory: expanded privately, then read.
+  // A zip: expanded privately, then read.
   const std::string staging =
       (fs::path(workspace_) / "temp" / "import" / ("skill_" + RandomHex128())).string();
   struct Cleanup {
@@ -98,48 +102,133 @@ Result<SkillOps::SkillSource> SkillOps::ReadUpload(const Identity& who, std::str
   limits.max_total_bytes = kMaxSkillUploadBytes * 8;
   SKALD_ASSIGN_OR_RETURN(ArchiveStats stats, ExtractArchive(path.string(), staging, limits));
   (void)stats;
-  fs::path root = staging;
-  if (!fs::exists(root / kSkillFile, ec)) {
-    // One top folder holding SKILL.md (a zip of the folder itself).
-    std::vector<fs::path> children;
-    for (const auto& entry : fs::directory_iterator(root, ec)) children.push_back(entry.path());
-    if (children.size() == 1 && fs::exists(children[0] / kSkillFile, ec)) root = children[0];
-  }
-  if (!fs::is_regular_file(root / kSkillFile, ec)) {
-    return Status::InvalidArgument("the uploaded archive holds no SKILL.md at its root");
-  }
-  SKALD_ASSIGN_OR_RETURN(source.skill_md, ReadFileToString(Env::Default(), (root / kSkillFile).string()));
+  // Skill folders: every folder holding a SKILL.md, hidden ones skipped.
+  const fs::path root = staging;
+  std::vector<fs::path> dirs;
+  if (fs::is_regular_file(root / kSkillFile, ec)) dirs.push_back(root);
   for (auto it = fs::recursive_directory_iterator(root, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (!name.empty() && name[0] == '.') {  // hidden files and folders, sidecars
-      if (it->is_directory(ec)) it.disable_recursion_pending();
+    if (!it->is_directory(ec)) continue;
+    if ((!name.empty() && name[0] == '.') || it.depth() + 1 > kMaxSkillDepth) {
+      it.disable_recursion_pending();
       continue;
     }
-    if (!it->is_regular_file(ec)) continue;
-    const std::string rel = fs::relative(it->path(), root, ec).generic_string();
-    if (ec || rel == kSkillFile) continue;
-    SKALD_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(Env::Default(), it->path().string()));
-    source.files.emplace_back(rel, std::move(bytes));
+    if (fs::is_regular_file(it->path() / kSkillFile, ec)) dirs.push_back(it->path());
   }
   if (ec) return Status::IOError("could not read the expanded skill archive");
-  return source;
+  if (dirs.empty()) return Status::InvalidArgument("the uploaded archive holds no SKILL.md");
+  std::sort(dirs.begin(), dirs.end());
+  std::vector<SkillSource> sources;
+  for (const fs::path& dir : dirs) {
+    SkillSource source;
+    source.path = (fs::relative(dir, root, ec) / kSkillFile).lexically_normal().generic_string();
+    SKALD_ASSIGN_OR_RETURN(source.skill_md,
+                           ReadFileToString(Env::Default(), (dir / kSkillFile).string()));
+    for (auto it = fs::recursive_directory_iterator(dir, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      const bool is_dir = it->is_directory(ec);
+      if (!name.empty() && name[0] == '.') {  // hidden files and folders, sidecars
+        if (is_dir) it.disable_recursion_pending();
+        continue;
+      }
+      if (is_dir) {
+        // A nested skill keeps its own files.
+        if (fs::is_regular_file(it->path() / kSkillFile, ec)) it.disable_recursion_pending();
+        continue;
+      }
+      if (!it->is_regular_file(ec)) continue;
+      const std::string rel = fs::relative(it->path(), dir, ec).generic_string();
+      if (ec || rel == kSkillFile) continue;
+      SKALD_ASSIGN_OR_RETURN(std::string bytes,
+                             ReadFileToString(Env::Default(), it->path().string()));
+      source.files.emplace_back(rel, std::move(bytes));
+    }
+    if (ec) return Status::IOError("could not read the expanded skill archive");
+    sources.push_back(std::move(source));
+  }
+  return sources;
 }
 
 Result<SkillResult> SkillOps::Add(const Identity& who, const SkillRequest& request) {
   SKALD_RETURN_IF_ERROR(request.Validate());
   SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who));
-  SkillDefinition skill;
-  SkillSource source;
+  std::vector<SkillSource> sources;
+  std::vector<SkillDefinition> skills;
   if (!request.temp_file_id.empty()) {
-    SKALD_ASSIGN_OR_RETURN(source, ReadUpload(who, request.temp_file_id));
-    SKALD_ASSIGN_OR_RETURN(skill, ParseSkillMarkdown(source.skill_md));
+    SKALD_ASSIGN_OR_RETURN(sources, ReadUpload(who, request.temp_file_id));
+    for (const SkillSource& source : sources) {
+      Result<SkillDefinition> skill = ParseSkillMarkdown(source.skill_md);
+      if (!skill.ok()) {
+        if (sources.size() == 1) return skill.status();
+        return Status(skill.status().code(),
+                      fmt::format("{}: {}", source.path, skill.status().message()));
+      }
+      skills.push_back(std::move(skill).value());
+    }
   } else {
     json data = json::parse(request.data_json, nullptr, /*allow_exceptions=*/false);
     if (data.is_discarded()) return Status::InvalidArgument("skill data is not valid JSON");
-    SKALD_ASSIGN_OR_RETURN(skill, ParseSkillData(data));
+    SKALD_ASSIGN_OR_RETURN(SkillDefinition skill, ParseSkillData(data));
+    skills.push_back(std::move(skill));
+    sources.emplace_back();
+  }
+  SkillResult result;
+  if (request.list_only) {
+    for (size_t i = 0; i < skills.size(); ++i) {
+      result.listed.push_back({skills[i].name, skills[i].description, sources[i].path});
+    }
+    return result;
+  }
+  // The skills asked for (every one when none is named, or "*").
+  std::vector<size_t> chosen;
+  const bool all = request.skills.empty() ||
+                   std::find(request.skills.begin(), request.skills.end(), "*") !=
+                       request.skills.end();
+  for (size_t i = 0; i < skills.size(); ++i) {
+    if (all || std::find(request.skills.begin(), request.skills.end(), skills[i].name) !=
+                   request.skills.end()) {
+      chosen.push_back(i);
+    }
+  }
+  if (!all) {
+    for (const std::string& name : request.skills) {
+      if (std::none_of(skills.begin(), skills.end(),
+                       [&](const SkillDefinition& d) { return d.name == name; })) {
+        std::vector<std::string> held;
+        for (const SkillDefinition& d : skills) held.push_back(d.name);
+        return Status::InvalidArgument(fmt::format("the source holds no skill named '{}' ({})",
+                                                   name, Join(held, ", ")))
+            .WithDetail("field", "skills");
+      }
+    }
+  }
+  if (!request.update_name.empty() && chosen.size() > 1) {
+    return Status::InvalidArgument("an update replaces one skill; the source holds several")
+        .WithDetail("field", "skills");
   }
   SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> roots, Roots(who, request.target_uri));
+  std::vector<std::string> installed;
+  for (size_t i : chosen) {
+    SKALD_ASSIGN_OR_RETURN(SkillResult one, Install(who, request, skills[i], sources[i], roots));
+    if (installed.empty()) result = std::move(one);
+    installed.push_back(skills[i].name);
+  }
+  result.installed = std::move(installed);
+  if (!request.temp_file_id.empty()) {
+    // The upload is consumed; a leftover is swept with the other expired ones.
+    const fs::path upload = fs::path(workspace_) / "temp" / "upload" / request.temp_file_id;
+    std::error_code ec;
+    fs::remove(upload, ec);
+    fs::remove(upload.string() + std::string(kUploadMetaSuffix), ec);
+  }
+  return result;
+}
+
+Result<SkillResult> SkillOps::Install(const Identity& who, const SkillRequest& request,
+                                      const SkillDefinition& skill, const SkillSource& source,
+                                      const std::vector<VikingUri>& roots) {
   VikingUri root = roots.front();
   if (!request.update_name.empty()) {
     if (skill.name != request.update_name) {
@@ -193,13 +282,6 @@ Result<SkillResult> SkillOps::Add(const Identity& who, const SkillRequest& reque
   result.uri = result.root_uri = dir.str();
   result.name = skill.name;
   result.auxiliary_files = static_cast<int64_t>(source.files.size());
-  if (!request.temp_file_id.empty()) {
-    // The upload is consumed; a leftover is swept with the other expired ones.
-    const fs::path upload = fs::path(workspace_) / "temp" / "upload" / request.temp_file_id;
-    std::error_code ec;
-    fs::remove(upload, ec);
-    fs::remove(upload.string() + std::string(kUploadMetaSuffix), ec);
-  }
   if (enqueued.empty()) {
     result.task_status = TaskState::kCompleted;  // nothing to index
     return result;

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "ingest/skill_definition.h"
 #include "service/uri_resolver.h"
 #include "session/session_files.h"
 #include "skald/db.h"
@@ -58,14 +59,24 @@ class SkillOps {
   // The skill `name` in the first of `roots` that holds it; NotFound otherwise.
   Result<SkillInfo> Locate(const Identity& who, const std::vector<VikingUri>& roots,
                            std::string_view name, bool include_content);
-  // What a skill upload holds: its SKILL.md and its other files.
+  // One skill of a source: its SKILL.md, its other files and where the
+  // SKILL.md is in the source.
   struct SkillSource {
     std::string skill_md;
     std::vector<std::pair<std::string, std::string>> files;  // relative path, bytes
+    std::string path;
   };
-  // The upload `id` of `who`: a SKILL.md, or a zip of a skill directory (as
-  // `ov add-skill DIR` sends; SKILL.md at its root or in a lone top folder).
-  Result<SkillSource> ReadUpload(const Identity& who, std::string_view id);
+  // The skills of the upload `id` of `who`: a SKILL.md, or a zip (as `ov
+  // add-skill DIR` sends) of one skill directory (SKILL.md at its root) or
+  // of several (every folder holding a SKILL.md, up to kMaxSkillDepth
+  // deep; a skill's files are those of its folder that no nested skill
+  // claims). InvalidArgument when it holds no SKILL.md.
+  Result<std::vector<SkillSource>> ReadUpload(const Identity& who, std::string_view id);
+  // Writes one skill (definition, sidecars, auxiliary files) under `root`
+  // and queues its index task; waits for it with request.wait.
+  Result<SkillResult> Install(const Identity& who, const SkillRequest& request,
+                              const SkillDefinition& skill, const SkillSource& source,
+                              const std::vector<VikingUri>& roots);
 
   UriResolver* const resolver_;
   SessionFiles* const files_;

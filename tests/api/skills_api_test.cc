@@ -47,6 +47,20 @@ class SkillsApiTest : public ApiTest {
     return r.json["result"];
   }
 
+  // Uploads a zip of `items` (as `ov add-skill DIR` does); its temp_file_id.
+  std::string UploadZip(const std::vector<testing::ArchiveItem>& items) {
+    const std::string zip = workspace_->path() + "/upload.zip";
+    EXPECT_TRUE(testing::WriteTestArchive(zip, testing::ArchiveFormat::kZip, items));
+    std::ifstream in(zip, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)),
+                            std::istreambuf_iterator<char>());
+    Reply up = ToReply(client_->Post(
+        "/api/v1/resources/temp_upload",
+        httplib::MultipartFormDataItems{{"file", bytes, ".tmp123.zip", "application/zip"}}));
+    EXPECT_EQ(up.status, 200) << up.raw;
+    return up.json["result"].value("temp_file_id", "");
+  }
+
   Json FindSkills(const std::string& query) {
     Reply r = PostJson("/api/v1/search/find",
                        {{"query", query}, {"context_type", "skill"}, {"limit", 10}});
@@ -170,20 +184,11 @@ TEST_F(SkillsApiTest, SkillMarkdownMcpToolAndUploadAreAccepted) {
 TEST_F(SkillsApiTest, ZippedSkillDirectoryKeepsItsAuxiliaryFiles) {
   // What `ov add-skill DIR` uploads: the folder's files zipped, SKILL.md at the root.
   using testing::ArchiveItem;
-  const std::string zip = workspace_->path() + "/skill.zip";
-  ASSERT_TRUE(testing::WriteTestArchive(
-      zip, testing::ArchiveFormat::kZip,
+  const std::string id = UploadZip(
       {ArchiveItem::File("SKILL.md", kSkillMd), ArchiveItem::File("scripts/tide.py", "print(1)\n"),
        ArchiveItem::File("reference.md", "# Almanac notes\n"),
-       ArchiveItem::File(".hidden", "x")}));
-  std::ifstream in(zip, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  Reply up = ToReply(client_->Post(
-      "/api/v1/resources/temp_upload",
-      httplib::MultipartFormDataItems{{"file", bytes, ".tmp123.zip", "application/zip"}}));
-  ASSERT_EQ(up.status, 200) << up.raw;
-  Reply added = AddSkill({{"temp_file_id", up.json["result"].value("temp_file_id", "")},
-                          {"wait", true}});
+       ArchiveItem::File(".hidden", "x")});
+  Reply added = AddSkill({{"temp_file_id", id}, {"wait", true}});
   ASSERT_EQ(added.status, 200) << added.raw;
   EXPECT_EQ(added.json["result"].value("name", ""), "tide-tables");
   EXPECT_EQ(added.json["result"].value("auxiliary_files", 0), 2) << added.raw;
@@ -200,17 +205,65 @@ TEST_F(SkillsApiTest, ZippedSkillDirectoryKeepsItsAuxiliaryFiles) {
        {std::vector<ArchiveItem>{ArchiveItem::File("notes.md", "x")},
         std::vector<ArchiveItem>{ArchiveItem::File("SKILL.md", kSkillMd),
                                  ArchiveItem::File("../escape.md", "x")}}) {
-    ASSERT_TRUE(testing::WriteTestArchive(zip, testing::ArchiveFormat::kZip, items));
-    std::ifstream again(zip, std::ios::binary);
-    const std::string data((std::istreambuf_iterator<char>(again)),
-                           std::istreambuf_iterator<char>());
-    Reply u = ToReply(client_->Post(
-        "/api/v1/resources/temp_upload",
-        httplib::MultipartFormDataItems{{"file", data, "s.zip", "application/zip"}}));
-    ASSERT_EQ(u.status, 200) << u.raw;
-    Reply bad = AddSkill({{"temp_file_id", u.json["result"].value("temp_file_id", "")}});
+    Reply bad = AddSkill({{"temp_file_id", UploadZip(items)}});
     EXPECT_EQ(bad.status, 400) << bad.raw;
   }
+  ExpectHealthy();
+}
+
+// What `ov add-skill DIR` does without --yes: asks for the source's skills
+// (list_only), then installs from the same upload, all of them or those
+// named (`skills`, from -s).
+TEST_F(SkillsApiTest, ListOnlyListsASourceOfSeveralSkillsAndTheUploadStaysForTheInstall) {
+  using testing::ArchiveItem;
+  const std::string beta = R"(---
+name: bread-proofing
+description: Time the proofing of a sourdough loaf from room temperature.
+---
+# bread-proofing
+Watch the dough rise.
+)";
+  const std::string id = UploadZip({ArchiveItem::File("skills/tides/SKILL.md", kSkillMd),
+                                    ArchiveItem::File("skills/tides/notes.md", "# notes\n"),
+                                    ArchiveItem::File("skills/bread/SKILL.md", beta),
+                                    ArchiveItem::File("README.md", "# two skills\n")});
+  Reply listed = AddSkill({{"temp_file_id", id}, {"list_only", true}});
+  ASSERT_EQ(listed.status, 200) << listed.raw;
+  const Json& listing = listed.json["result"];
+  EXPECT_EQ(listing.value("total", 0), 2) << listed.raw;
+  ASSERT_EQ(listing["skills"].size(), 2u) << listed.raw;
+  EXPECT_EQ(listing["skills"][0].value("name", ""), "bread-proofing");
+  EXPECT_EQ(listing["skills"][0].value("path", ""), "skills/bread/SKILL.md");
+  EXPECT_EQ(listing["skills"][1].value("name", ""), "tide-tables");
+  EXPECT_NE(listing["skills"][1].value("description", "").find("tide"), std::string::npos);
+  Reply none = Get("/api/v1/skills");
+  ASSERT_EQ(none.status, 200) << none.raw;
+  EXPECT_EQ(none.json["result"].value("total", -1), 0) << "list_only installed something";
+
+  // A name the source does not hold: 400 naming what it holds.
+  Reply unknown = AddSkill({{"temp_file_id", id}, {"skills", {"no-such-skill"}}});
+  EXPECT_EQ(unknown.status, 400) << unknown.raw;
+  EXPECT_NE(unknown.raw.find("tide-tables"), std::string::npos) << unknown.raw;
+  Reply not_a_list = AddSkill({{"temp_file_id", id}, {"skills", "tide-tables"}});
+  EXPECT_EQ(not_a_list.status, 400) << not_a_list.raw;
+  EXPECT_NE(not_a_list.raw.find("valid list"), std::string::npos) << not_a_list.raw;
+
+  // The same upload installs the one named, with its own files only.
+  Reply one = AddSkill({{"temp_file_id", id}, {"skills", {"tide-tables"}}, {"wait", true}});
+  ASSERT_EQ(one.status, 200) << one.raw;
+  EXPECT_EQ(one.json["result"].value("name", ""), "tide-tables");
+  EXPECT_EQ(one.json["result"].value("auxiliary_files", -1), 1) << one.raw;
+  Reply after = Get("/api/v1/skills");
+  ASSERT_EQ(after.status, 200) << after.raw;
+  EXPECT_EQ(after.json["result"].value("total", -1), 1) << after.raw;
+
+  // A fresh upload with no names installs every skill.
+  const std::string again = UploadZip({ArchiveItem::File("a/SKILL.md", kSkillMd),
+                                       ArchiveItem::File("b/SKILL.md", beta)});
+  Reply both = AddSkill({{"temp_file_id", again}, {"wait", true}});
+  ASSERT_EQ(both.status, 200) << both.raw;
+  EXPECT_EQ(both.json["result"]["installed"], Json({"tide-tables", "bread-proofing"})) << both.raw;
+  EXPECT_EQ(FindSkills("sourdough loaf proofing").size() > 0, true);
   ExpectHealthy();
 }
 
