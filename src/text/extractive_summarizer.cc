@@ -7,10 +7,12 @@
 #include <cctype>
 #include <cstdint>
 #include <optional>
+#include <unordered_set>
 #include <utility>
 
 #include "common/strings.h"
 #include "text/code_summary.h"
+#include "text/directory_terms.h"
 #include "text/keyphrases.h"
 #include "text/summarizer.h"
 #include "text/text_util.h"
@@ -32,13 +34,20 @@ constexpr size_t kBriefMaxChars = 700;
 // the overview are listed by name only.
 constexpr size_t kMinEntrySummaryChars = 24;
 // Keyphrases ranked per directory, and the share of the overview the
-// `## Topics` and `## Where to Look` sections may take.
+// `## Topics`, `## Where to Look` and `## Entry Keywords` sections may
+// take (bench/routing_eval: single words packed densely route best, entry
+// names cost routing@3; docs/benchmarks.md). Topics shortened to fit every
+// entry's summary keep at least kMinTopicsChars; kSectionHeadChars is what
+// a section's heading and lead-in take.
 constexpr size_t kDirectoryKeyphrases = 200;
-constexpr size_t kTopicsMaxChars = 1400;
-constexpr size_t kWhereMaxChars = 700;
+constexpr size_t kTopicsMaxChars = 1800;
+constexpr size_t kWhereMaxChars = 400;
+constexpr size_t kEntryWordsMaxChars = 1000;
+constexpr size_t kMinTopicsChars = 200;
+constexpr size_t kSectionHeadChars = 40;
 // `## Where to Look` maps this many leading topics to at most
 // kWhereEntries entries each.
-constexpr size_t kWhereTopics = 10;
+constexpr size_t kWhereTopics = 5;
 constexpr size_t kWhereEntries = 3;
 // A document without a title is introduced by this many keyphrases, taken
 // from its first kSubjectScanBytes.
@@ -536,10 +545,13 @@ std::string Coverage(std::span<const EntrySummary> entries, size_t total) {
       entries.size(), total, kinds, total - entries.size());
 }
 
-// What a directory is about: its entries' keyphrases.
+// What a directory is about: its entries' keyphrases and words.
 struct DirectoryTopics {
-  std::string brief;     // "Covers a, b and c." within kAbstractMaxChars; "" = no keyphrase
-  std::string sections;  // "\n\n## Topics ..." and "\n\n## Where to Look ..."; may be ""
+  std::string brief;  // "Covers a, b and c." within kAbstractMaxChars; "" = no keyphrase
+  std::vector<Keyphrase> phrases;  // ranked over every entry; the brief's lead
+  size_t in_brief = 0;             // phrases[0..in_brief) are in the brief
+  DirectoryWords words;            // single words, for the word lists
+  std::unordered_set<std::string> brief_keys;  // word keys the brief says
 };
 
 // "a, b, c" of phrases[first..] within `max_chars` (whole phrases);
@@ -559,32 +571,55 @@ std::string PhraseList(const std::vector<Keyphrase>& phrases, size_t first, size
 }
 
 DirectoryTopics Topics(std::span<const EntrySummary> all, const TermStatistics* background) {
-  std::vector<std::string> texts;
+  std::vector<std::vector<TextTerm>> terms, lead_terms;
+  terms.reserve(all.size());
+  lead_terms.reserve(all.size());
   for (const EntrySummary& e : all) {
     std::string name = OneLine(e.name);
     std::replace_if(name.begin(), name.end(), [](char c) { return c == '_' || c == '-'; }, ' ');
     if (size_t dot = name.rfind('.'); !e.is_dir && dot != std::string::npos && dot > 0) {
       name.resize(dot);
     }
-    texts.push_back(name + ". " + e.summary);
+    terms.push_back(ExtractTerms(name + ". " + e.summary));
+    // The lead: the name and the summary's leading sentence (a document's
+    // title and first line).
+    std::string summary = CollapseSpace(e.summary);
+    std::vector<std::string_view> sentences = SplitSentences(summary);
+    lead_terms.push_back(
+        ExtractTerms(name + ". " + std::string(sentences.empty() ? "" : sentences.front())));
   }
-  std::vector<Keyphrase> phrases = RankKeyphrases(texts, background, kDirectoryKeyphrases);
   DirectoryTopics topics;
-  if (phrases.empty()) return topics;
-  size_t next = 0;
+  topics.phrases =
+      RankTermKeyphrases(terms, background, kDirectoryKeyphrases);
+  if (topics.phrases.empty()) return topics;
   // "Covers " and the final "." take 8 characters.
-  topics.brief = "Covers " + PhraseList(phrases, 0, kAbstractMaxChars - 8, &next) + ".";
-  if (next == 0) return DirectoryTopics{};
-  if (next < phrases.size()) {
-    size_t rest = next;
-    topics.sections = "\n\n## Topics\n\nAlso: " +
-                      PhraseList(phrases, next, kTopicsMaxChars, &rest) + ".";
+  std::string list = PhraseList(topics.phrases, 0, kAbstractMaxChars - 8, &topics.in_brief);
+  if (topics.in_brief == 0) return DirectoryTopics{};
+  topics.brief = "Covers " + list + ".";
+  for (const TextTerm& t : ExtractTerms(list)) {
+    if (t.key.find(' ') == std::string::npos) topics.brief_keys.insert(t.key);
   }
-  if (all.size() > 1) {
+  topics.words = RankDirectoryWords(terms, lead_terms, background);
+  return topics;
+}
+
+// The "\n\n## ..." sections of `topics` before the coverage: `## Topics`
+// (further salient words, at most `topics_chars`), `## Where to Look` (the
+// leading keyphrases and the entries holding them, at most `where_chars`)
+// and `## Entry Keywords` (each entry's own further words, at most
+// `entry_chars`). A budget of 0 leaves its section out.
+std::string TopicSections(const DirectoryTopics& topics, std::span<const EntrySummary> all,
+                          size_t topics_chars, size_t where_chars, size_t entry_chars) {
+  std::string out;
+  std::unordered_set<std::string> said = topics.brief_keys;
+  if (std::string more = SalientWordList(topics.words, topics_chars, &said); !more.empty()) {
+    out += "\n\n## Topics\n\nAlso: " + more + ".";
+  }
+  if (all.size() > 1 && where_chars > 0) {
     std::string where;
-    for (size_t i = 0; i < phrases.size() && i < kWhereTopics; ++i) {
-      const std::vector<size_t>& sources = phrases[i].sources;
-      std::string line = "\n- " + OneLine(phrases[i].text) + ": ";
+    for (size_t i = 0; i < topics.phrases.size() && i < kWhereTopics; ++i) {
+      const std::vector<size_t>& sources = topics.phrases[i].sources;
+      std::string line = "\n- " + OneLine(topics.phrases[i].text) + ": ";
       for (size_t j = 0; j < sources.size() && j < kWhereEntries; ++j) {
         const EntrySummary& e = all[sources[j]];
         line += (j > 0 ? ", " : "") + OneLine(e.name) + (e.is_dir ? "/" : "");
@@ -592,12 +627,18 @@ DirectoryTopics Topics(std::span<const EntrySummary> all, const TermStatistics* 
       if (sources.size() > kWhereEntries) {
         line += fmt::format(" and {} more", sources.size() - kWhereEntries);
       }
-      if (CountChars(where) + CountChars(line) > kWhereMaxChars) break;
+      if (CountChars(where) + CountChars(line) > where_chars) break;
       where += line;
     }
-    if (!where.empty()) topics.sections += "\n\n## Where to Look\n" + where;
+    if (!where.empty()) out += "\n\n## Where to Look\n" + where;
   }
-  return topics;
+  if (all.size() > 1 && entry_chars > 0) {
+    if (std::string groups = EntryWordGroups(topics.words, entry_chars, &said); !groups.empty()) {
+      out += "\n\n## Entry Keywords\n\nWhat else each entry is about, entry by entry in "
+             "listing order: " + groups + ".";
+    }
+  }
+  return out;
 }
 
 // `sections`: "" or "\n\n## ..." sections placed before the coverage.
@@ -630,7 +671,7 @@ size_t EvenCap(std::vector<size_t> lengths, size_t budget) {
 
 class ExtractiveSummarizer final : public Summarizer {
  public:
-  std::string Name() const override { return "extractive:v2"; }
+  std::string Name() const override { return "extractive:v3"; }
 
   Result<std::string> SummarizeFile(std::string_view name, std::string_view text) override {
     if (TrimSpace(text).empty()) return std::string();
@@ -645,35 +686,47 @@ class ExtractiveSummarizer final : public Summarizer {
           fmt::format("overview of '{}': total_entries {} is less than the {} entries given",
                       dir_name, total_entries, entries.size()));
     }
-    DirectoryTopics topics =
-        Topics(context.all_entries.empty() ? entries : context.all_entries, context.background);
+    std::span<const EntrySummary> all = context.all_entries.empty() ? entries : context.all_entries;
+    DirectoryTopics topics = Topics(all, context.background);
     std::string brief =
         topics.brief.empty() ? BriefDescription(entries, total_entries) : topics.brief;
-    std::string& sections = topics.sections;
     std::string coverage = Coverage(entries, total_entries);
     std::vector<std::string> summaries;
     std::vector<size_t> lengths;
+    size_t summary_chars = 0;
     for (const EntrySummary& e : entries) {
       summaries.push_back(CollapseSpace(e.summary));
       if (summaries.back().empty()) summaries.back() = "(no summary)";
       lengths.push_back(CountChars(summaries.back()));
+      summary_chars += lengths.back();
     }
-    // The text around the summaries, with each summary's "\n\n" separator.
     std::vector<std::string> none(entries.size());
-    size_t fixed =
-        CountChars(RenderOverview(dir_name, brief, sections, coverage, entries, none)) + 2 * entries.size();
-    if (fixed + kMinEntrySummaryChars * entries.size() > kOverviewMaxChars &&
-        !sections.empty()) {
-      // Many entries with long names: they come before the topic sections.
-      sections.clear();
-      fixed =
-          CountChars(RenderOverview(dir_name, brief, sections, coverage, entries, none)) +
-          2 * entries.size();
+    auto fixed_chars = [&](const std::string& sections) {
+      return CountChars(RenderOverview(dir_name, brief, sections, coverage, entries, none)) +
+             2 * entries.size();
+    };
+    std::string sections;
+    if (!topics.brief.empty()) {
+      // Every entry described in full when that fits beside the topics
+      // (shortened to the room left, down to kMinTopicsChars); else the
+      // topic sections first, with each entry's own keywords, and the
+      // described entries in what is left.
+      size_t room = kOverviewMaxChars - std::min(kOverviewMaxChars, fixed_chars("") + summary_chars);
+      if (entries.size() == total_entries && room >= kMinTopicsChars + kSectionHeadChars) {
+        size_t topics_chars = std::min(kTopicsMaxChars, room - kSectionHeadChars);
+        sections = TopicSections(topics, all, topics_chars, 0, 0);
+        if (size_t left = room - std::min(room, CountChars(sections)); left > kSectionHeadChars) {
+          sections = TopicSections(topics, all, topics_chars,
+                                   std::min(kWhereMaxChars, left - kSectionHeadChars), 0);
+        }
+      } else {
+        sections = TopicSections(topics, all, kTopicsMaxChars, kWhereMaxChars, kEntryWordsMaxChars);
+      }
     }
+    size_t fixed = fixed_chars(sections);
     if (fixed + kMinEntrySummaryChars > kOverviewMaxChars && brief.size() > kAbstractMaxChars) {
       brief = TruncateGeneratedText(brief, kAbstractMaxChars);
-      fixed =
-          CountChars(RenderOverview(dir_name, brief, sections, coverage, entries, none)) + 2 * entries.size();
+      fixed = fixed_chars(sections);
     }
     size_t budget = fixed < kOverviewMaxChars ? kOverviewMaxChars - fixed : 0;
     size_t cap = EvenCap(lengths, budget);
