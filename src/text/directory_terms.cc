@@ -51,7 +51,9 @@ DirectoryWords RankDirectoryWords(std::span<const std::vector<TextTerm>> entry_t
     }
     for (const TextTerm& t : entry_terms[e]) {
       auto it = index.find(t.key);
-      if (it == index.end() || idf[it->second] <= 0) continue;
+      // A word in more than about a third of the background tells nothing
+      // apart (with no background every idf is above 1).
+      if (it == index.end() || idf[it->second] < 1) continue;
       double score = (1 + std::log(static_cast<double>(std::max<uint32_t>(t.count, 1)))) *
                      idf[it->second] * idf[it->second] * (lead.count(t.key) ? kLeadWordWeight : 1);
       per_entry[e].push_back({score, it->second});

@@ -12,7 +12,8 @@
 // the background (df at least the number of entries holding it), or, with
 // no usable background, 1 + ln((n + 1) / (held + 0.5)) over the n entries
 // themselves (× kLeadWordWeight for a word of the entry's lead); the
-// directory's score of a word is the sum over its entries.
+// directory's score of a word is the sum over its entries. Words with an
+// idf below 1 (in more than about a third of the background) are left out.
 // Measured with bench/routing_eval (docs/benchmarks.md).
 //
 // Thread safety: pure functions of their arguments.
