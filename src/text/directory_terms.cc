@@ -6,7 +6,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <fmt/format.h>
+
 #include "common/strings.h"
+#include "text/text_util.h"
 
 namespace skald {
 
@@ -142,6 +145,96 @@ std::string EntryWordGroups(const DirectoryWords& words, size_t max_chars,
     for (size_t j = 0; j < group.size(); ++j) {
       if (j > 0) out += ", ";
       out += words.display[group[j]];
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Keyphrases ranked per directory.
+constexpr size_t kDirectoryKeyphrases = 200;
+// `## Where to Look` maps this many leading topics to at most
+// kWhereEntries entries each.
+constexpr size_t kWhereTopics = 5;
+constexpr size_t kWhereEntries = 3;
+
+// "a, b, c" of phrases[first..] within `max_chars` (whole phrases);
+// `*next` gets the index of the first phrase left out.
+std::string PhraseList(const std::vector<Keyphrase>& phrases, size_t first, size_t max_chars,
+                       size_t* next) {
+  std::string out;
+  size_t i = first;
+  for (; i < phrases.size(); ++i) {
+    std::string phrase = OneLine(phrases[i].text);
+    if (Utf8Length(out) + Utf8Length(phrase) + (out.empty() ? 0 : 2) > max_chars) break;
+    if (!out.empty()) out += ", ";
+    out += phrase;
+  }
+  *next = i;
+  return out;
+}
+
+}  // namespace
+
+DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
+                                  std::span<const std::string> leads,
+                                  const TermStatistics* background) {
+  std::vector<std::vector<TextTerm>> terms, lead_terms;
+  terms.reserve(all.size());
+  lead_terms.reserve(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    const EntrySummary& e = all[i];
+    std::string name = OneLine(e.name);
+    std::replace_if(name.begin(), name.end(), [](char c) { return c == '_' || c == '-'; }, ' ');
+    if (size_t dot = name.rfind('.'); !e.is_dir && dot != std::string::npos && dot > 0) {
+      name.resize(dot);
+    }
+    terms.push_back(ExtractTerms(name + ". " + e.summary));
+    lead_terms.push_back(ExtractTerms(name + ". " + (i < leads.size() ? leads[i] : "")));
+  }
+  DirectoryTopics topics;
+  topics.phrases = RankTermKeyphrases(terms, background, kDirectoryKeyphrases);
+  if (topics.phrases.empty()) return topics;
+  // "Covers " and the final "." take 8 characters.
+  std::string list = PhraseList(topics.phrases, 0, kAbstractMaxChars - 8, &topics.in_brief);
+  if (topics.in_brief == 0) return DirectoryTopics{};
+  topics.brief = "Covers " + list + ".";
+  for (const TextTerm& t : ExtractTerms(list)) {
+    if (t.key.find(' ') == std::string::npos) topics.brief_keys.insert(t.key);
+  }
+  topics.words = RankDirectoryWords(terms, lead_terms, background);
+  return topics;
+}
+
+std::string TopicSections(const DirectoryTopics& topics, std::span<const EntrySummary> all,
+                          size_t topics_chars, size_t where_chars, size_t entry_chars) {
+  std::string out;
+  std::unordered_set<std::string> said = topics.brief_keys;
+  if (std::string more = SalientWordList(topics.words, topics_chars, &said); !more.empty()) {
+    out += "\n\n## Topics\n\nAlso: " + more + ".";
+  }
+  if (all.size() > 1 && where_chars > 0) {
+    std::string where;
+    for (size_t i = 0; i < topics.phrases.size() && i < kWhereTopics; ++i) {
+      const std::vector<size_t>& sources = topics.phrases[i].sources;
+      std::string line = "\n- " + OneLine(topics.phrases[i].text) + ": ";
+      for (size_t j = 0; j < sources.size() && j < kWhereEntries; ++j) {
+        const EntrySummary& e = all[sources[j]];
+        line += (j > 0 ? ", " : "") + OneLine(e.name) + (e.is_dir ? "/" : "");
+      }
+      if (sources.size() > kWhereEntries) {
+        line += fmt::format(" and {} more", sources.size() - kWhereEntries);
+      }
+      if (Utf8Length(where) + Utf8Length(line) > where_chars) break;
+      where += line;
+    }
+    if (!where.empty()) out += "\n\n## Where to Look\n" + where;
+  }
+  if (all.size() > 1 && entry_chars > 0) {
+    if (std::string groups = EntryWordGroups(topics.words, entry_chars, &said); !groups.empty()) {
+      out += "\n\n## Entry Keywords\n\nWhat else each entry is about, entry by entry in "
+             "listing order: " + groups + ".";
     }
   }
   return out;

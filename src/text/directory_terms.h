@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "text/keyphrases.h"
+#include "text/summarizer.h"
 
 namespace skald {
 
@@ -61,5 +62,37 @@ std::string SalientWordList(const DirectoryWords& words, size_t max_chars,
 // word is left.
 std::string EntryWordGroups(const DirectoryWords& words, size_t max_chars,
                             std::unordered_set<std::string>* said);
+
+// ---------------------------------------------------------------------------
+// The topic part of the extractive summarizer's overview (internal to
+// skald_text).
+
+// What a directory is about: its entries' keyphrases and words.
+struct DirectoryTopics {
+  std::string brief;  // "Covers a, b and c." within kAbstractMaxChars; "" = no keyphrase
+  std::vector<Keyphrase> phrases;  // ranked over every entry (RankKeyphrases)
+  size_t in_brief = 0;             // phrases[0..in_brief) are in the brief
+  DirectoryWords words;            // single words, for the word lists
+  std::unordered_set<std::string> brief_keys;  // word keys the brief says
+};
+
+// The topics of a directory of entries `all`, each entry's text being its
+// name (its extension dropped, '_' and '-' as spaces) and summary, and its
+// lead the name and `leads[i]` (its summary's leading sentence; missing:
+// the name alone), against `background` (may be null). No brief when no
+// keyphrase fits.
+DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
+                                  std::span<const std::string> leads,
+                                  const TermStatistics* background);
+
+// The "\n\n## ..." sections of `topics` placed before an overview's
+// coverage: `## Topics` (further salient words, SalientWordList, at most
+// `topics_chars`), `## Where to Look` (the leading keyphrases and up to 3
+// entries holding each, at most `where_chars`) and `## Entry Keywords`
+// (EntryWordGroups, at most `entry_chars`); nothing the brief or an earlier
+// section said is repeated. A budget of 0 leaves its section out, as does
+// a directory of one entry the last two.
+std::string TopicSections(const DirectoryTopics& topics, std::span<const EntrySummary> all,
+                          size_t topics_chars, size_t where_chars, size_t entry_chars);
 
 }  // namespace skald

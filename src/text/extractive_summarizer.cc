@@ -7,7 +7,6 @@
 #include <cctype>
 #include <cstdint>
 #include <optional>
-#include <unordered_set>
 #include <utility>
 
 #include "common/strings.h"
@@ -33,22 +32,17 @@ constexpr size_t kBriefMaxChars = 700;
 // Entries whose summaries are shortened below this many characters to fit
 // the overview are listed by name only.
 constexpr size_t kMinEntrySummaryChars = 24;
-// Keyphrases ranked per directory, and the share of the overview the
-// `## Topics`, `## Where to Look` and `## Entry Keywords` sections may
-// take (bench/routing_eval: single words packed densely route best, entry
-// names cost routing@3; docs/benchmarks.md). Topics shortened to fit every
+// The share of the overview the `## Topics`, `## Where to Look` and
+// `## Entry Keywords` sections (directory_terms.h) may take
+// (bench/routing_eval: single words packed densely route best, entry names
+// cost routing@3; docs/benchmarks.md). Topics shortened to fit every
 // entry's summary keep at least kMinTopicsChars; kSectionHeadChars is what
 // a section's heading and lead-in take.
-constexpr size_t kDirectoryKeyphrases = 200;
 constexpr size_t kTopicsMaxChars = 1800;
 constexpr size_t kWhereMaxChars = 400;
 constexpr size_t kEntryWordsMaxChars = 1000;
 constexpr size_t kMinTopicsChars = 200;
 constexpr size_t kSectionHeadChars = 40;
-// `## Where to Look` maps this many leading topics to at most
-// kWhereEntries entries each.
-constexpr size_t kWhereTopics = 5;
-constexpr size_t kWhereEntries = 3;
 // A document without a title is introduced by this many keyphrases, taken
 // from its first kSubjectScanBytes.
 constexpr size_t kSubjectKeyphrases = 3;
@@ -473,14 +467,6 @@ bool NamesEntry(std::string_view sentence, std::string_view name) {
   return false;
 }
 
-// One line of markdown (names may hold line breaks).
-std::string OneLine(std::string_view s) {
-  std::string out(s);
-  std::replace(out.begin(), out.end(), '\n', ' ');
-  std::replace(out.begin(), out.end(), '\r', ' ');
-  return out;
-}
-
 std::string CountNoun(size_t n, std::string_view singular, std::string_view plural) {
   return fmt::format("{} {}", n, n == 1 ? singular : plural);
 }
@@ -545,100 +531,17 @@ std::string Coverage(std::span<const EntrySummary> entries, size_t total) {
       entries.size(), total, kinds, total - entries.size());
 }
 
-// What a directory is about: its entries' keyphrases and words.
-struct DirectoryTopics {
-  std::string brief;  // "Covers a, b and c." within kAbstractMaxChars; "" = no keyphrase
-  std::vector<Keyphrase> phrases;  // ranked over every entry; the brief's lead
-  size_t in_brief = 0;             // phrases[0..in_brief) are in the brief
-  DirectoryWords words;            // single words, for the word lists
-  std::unordered_set<std::string> brief_keys;  // word keys the brief says
-};
-
-// "a, b, c" of phrases[first..] within `max_chars` (whole phrases);
-// `*next` gets the index of the first phrase left out.
-std::string PhraseList(const std::vector<Keyphrase>& phrases, size_t first, size_t max_chars,
-                       size_t* next) {
-  std::string out;
-  size_t i = first;
-  for (; i < phrases.size(); ++i) {
-    std::string phrase = OneLine(phrases[i].text);
-    if (CountChars(out) + CountChars(phrase) + (out.empty() ? 0 : 2) > max_chars) break;
-    if (!out.empty()) out += ", ";
-    out += phrase;
-  }
-  *next = i;
-  return out;
-}
-
+// What a directory is about (directory_terms.h), each entry led by its
+// summary's leading sentence (a document's title and first line).
 DirectoryTopics Topics(std::span<const EntrySummary> all, const TermStatistics* background) {
-  std::vector<std::vector<TextTerm>> terms, lead_terms;
-  terms.reserve(all.size());
-  lead_terms.reserve(all.size());
+  std::vector<std::string> leads;
+  leads.reserve(all.size());
   for (const EntrySummary& e : all) {
-    std::string name = OneLine(e.name);
-    std::replace_if(name.begin(), name.end(), [](char c) { return c == '_' || c == '-'; }, ' ');
-    if (size_t dot = name.rfind('.'); !e.is_dir && dot != std::string::npos && dot > 0) {
-      name.resize(dot);
-    }
-    terms.push_back(ExtractTerms(name + ". " + e.summary));
-    // The lead: the name and the summary's leading sentence (a document's
-    // title and first line).
     std::string summary = CollapseSpace(e.summary);
     std::vector<std::string_view> sentences = SplitSentences(summary);
-    lead_terms.push_back(
-        ExtractTerms(name + ". " + std::string(sentences.empty() ? "" : sentences.front())));
+    leads.emplace_back(sentences.empty() ? "" : sentences.front());
   }
-  DirectoryTopics topics;
-  topics.phrases =
-      RankTermKeyphrases(terms, background, kDirectoryKeyphrases);
-  if (topics.phrases.empty()) return topics;
-  // "Covers " and the final "." take 8 characters.
-  std::string list = PhraseList(topics.phrases, 0, kAbstractMaxChars - 8, &topics.in_brief);
-  if (topics.in_brief == 0) return DirectoryTopics{};
-  topics.brief = "Covers " + list + ".";
-  for (const TextTerm& t : ExtractTerms(list)) {
-    if (t.key.find(' ') == std::string::npos) topics.brief_keys.insert(t.key);
-  }
-  topics.words = RankDirectoryWords(terms, lead_terms, background);
-  return topics;
-}
-
-// The "\n\n## ..." sections of `topics` before the coverage: `## Topics`
-// (further salient words, at most `topics_chars`), `## Where to Look` (the
-// leading keyphrases and the entries holding them, at most `where_chars`)
-// and `## Entry Keywords` (each entry's own further words, at most
-// `entry_chars`). A budget of 0 leaves its section out.
-std::string TopicSections(const DirectoryTopics& topics, std::span<const EntrySummary> all,
-                          size_t topics_chars, size_t where_chars, size_t entry_chars) {
-  std::string out;
-  std::unordered_set<std::string> said = topics.brief_keys;
-  if (std::string more = SalientWordList(topics.words, topics_chars, &said); !more.empty()) {
-    out += "\n\n## Topics\n\nAlso: " + more + ".";
-  }
-  if (all.size() > 1 && where_chars > 0) {
-    std::string where;
-    for (size_t i = 0; i < topics.phrases.size() && i < kWhereTopics; ++i) {
-      const std::vector<size_t>& sources = topics.phrases[i].sources;
-      std::string line = "\n- " + OneLine(topics.phrases[i].text) + ": ";
-      for (size_t j = 0; j < sources.size() && j < kWhereEntries; ++j) {
-        const EntrySummary& e = all[sources[j]];
-        line += (j > 0 ? ", " : "") + OneLine(e.name) + (e.is_dir ? "/" : "");
-      }
-      if (sources.size() > kWhereEntries) {
-        line += fmt::format(" and {} more", sources.size() - kWhereEntries);
-      }
-      if (CountChars(where) + CountChars(line) > where_chars) break;
-      where += line;
-    }
-    if (!where.empty()) out += "\n\n## Where to Look\n" + where;
-  }
-  if (all.size() > 1 && entry_chars > 0) {
-    if (std::string groups = EntryWordGroups(topics.words, entry_chars, &said); !groups.empty()) {
-      out += "\n\n## Entry Keywords\n\nWhat else each entry is about, entry by entry in "
-             "listing order: " + groups + ".";
-    }
-  }
-  return out;
+  return DirectoryTopicsOf(all, leads, background);
 }
 
 // `sections`: "" or "\n\n## ..." sections placed before the coverage.
