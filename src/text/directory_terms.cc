@@ -180,7 +180,9 @@ std::string PhraseList(const std::vector<Keyphrase>& phrases, size_t first, size
 DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
                                   std::span<const std::string> leads,
                                   const TermStatistics* background) {
+  std::vector<std::string> texts;
   std::vector<std::vector<TextTerm>> terms, lead_terms;
+  texts.reserve(all.size());
   terms.reserve(all.size());
   lead_terms.reserve(all.size());
   for (size_t i = 0; i < all.size(); ++i) {
@@ -190,11 +192,12 @@ DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
     if (size_t dot = name.rfind('.'); !e.is_dir && dot != std::string::npos && dot > 0) {
       name.resize(dot);
     }
-    terms.push_back(ExtractTerms(name + ". " + e.summary));
+    texts.push_back(name + ". " + e.summary);
+    terms.push_back(ExtractTerms(texts.back()));
     lead_terms.push_back(ExtractTerms(name + ". " + (i < leads.size() ? leads[i] : "")));
   }
   DirectoryTopics topics;
-  topics.phrases = RankTermKeyphrases(terms, background, kDirectoryKeyphrases);
+  topics.phrases = RankKeyphrases(texts, background, kDirectoryKeyphrases);
   if (topics.phrases.empty()) return topics;
   // "Covers " and the final "." take 8 characters.
   std::string list = PhraseList(topics.phrases, 0, kAbstractMaxChars - 8, &topics.in_brief);

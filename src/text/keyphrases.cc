@@ -236,21 +236,13 @@ uint32_t TermStatistics::DocumentFrequency(const std::string& key) const {
 
 std::vector<Keyphrase> RankKeyphrases(std::span<const std::string> texts,
                                       const TermStatistics* background, size_t limit) {
-  std::vector<std::vector<TextTerm>> terms;
-  terms.reserve(texts.size());
-  for (const std::string& text : texts) terms.push_back(ExtractTerms(text));
-  return RankTermKeyphrases(terms, background, limit);
-}
-
-std::vector<Keyphrase> RankTermKeyphrases(std::span<const std::vector<TextTerm>> texts,
-                                          const TermStatistics* background, size_t limit) {
   struct Candidate {
     Spellings spellings;
     std::vector<size_t> sources;
   };
   std::map<std::string, Candidate> candidates;
   for (size_t i = 0; i < texts.size(); ++i) {
-    for (const TextTerm& term : texts[i]) {
+    for (TextTerm& term : ExtractTerms(texts[i])) {
       Candidate& c = candidates[term.key];
       if (c.sources.empty()) c.spellings.first = candidates.size();
       c.spellings.forms[term.display] += term.count;

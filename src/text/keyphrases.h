@@ -73,10 +73,6 @@ struct Keyphrase {
 // spelling of a chosen term.
 std::vector<Keyphrase> RankKeyphrases(std::span<const std::string> texts,
                                       const TermStatistics* background, size_t limit);
-// The same over texts already split into terms (ExtractTerms of each text),
-// for a caller that needs the terms as well.
-std::vector<Keyphrase> RankTermKeyphrases(std::span<const std::vector<TextTerm>> texts,
-                                          const TermStatistics* background, size_t limit);
 
 // The up to `limit` most salient terms of one text, best first: a term
 // scores (1 + ln count) x ln((N + 1) / (df + 0.5)) against `background`
