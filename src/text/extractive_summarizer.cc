@@ -11,6 +11,7 @@
 
 #include "common/strings.h"
 #include "text/code_summary.h"
+#include "text/directory_terms.h"
 #include "text/keyphrases.h"
 #include "text/summarizer.h"
 #include "text/text_util.h"
@@ -31,15 +32,17 @@ constexpr size_t kBriefMaxChars = 700;
 // Entries whose summaries are shortened below this many characters to fit
 // the overview are listed by name only.
 constexpr size_t kMinEntrySummaryChars = 24;
-// Keyphrases ranked per directory, and the share of the overview the
-// `## Topics` and `## Where to Look` sections may take.
-constexpr size_t kDirectoryKeyphrases = 200;
-constexpr size_t kTopicsMaxChars = 1400;
-constexpr size_t kWhereMaxChars = 700;
-// `## Where to Look` maps this many leading topics to at most
-// kWhereEntries entries each.
-constexpr size_t kWhereTopics = 10;
-constexpr size_t kWhereEntries = 3;
+// The share of the overview the `## Topics`, `## Where to Look` and
+// `## Entry Keywords` sections (directory_terms.h) may take
+// (bench/routing_eval: single words packed densely route best, entry names
+// cost routing@3; docs/benchmarks.md). Topics shortened to fit every
+// entry's summary keep at least kMinTopicsChars; kSectionHeadChars is what
+// a section's heading and lead-in take.
+constexpr size_t kTopicsMaxChars = 1800;
+constexpr size_t kWhereMaxChars = 400;
+constexpr size_t kEntryWordsMaxChars = 1000;
+constexpr size_t kMinTopicsChars = 200;
+constexpr size_t kSectionHeadChars = 40;
 // A document without a title is introduced by this many keyphrases, taken
 // from its first kSubjectScanBytes.
 constexpr size_t kSubjectKeyphrases = 3;
@@ -464,14 +467,6 @@ bool NamesEntry(std::string_view sentence, std::string_view name) {
   return false;
 }
 
-// One line of markdown (names may hold line breaks).
-std::string OneLine(std::string_view s) {
-  std::string out(s);
-  std::replace(out.begin(), out.end(), '\n', ' ');
-  std::replace(out.begin(), out.end(), '\r', ' ');
-  return out;
-}
-
 std::string CountNoun(size_t n, std::string_view singular, std::string_view plural) {
   return fmt::format("{} {}", n, n == 1 ? singular : plural);
 }
@@ -536,68 +531,17 @@ std::string Coverage(std::span<const EntrySummary> entries, size_t total) {
       entries.size(), total, kinds, total - entries.size());
 }
 
-// What a directory is about: its entries' keyphrases.
-struct DirectoryTopics {
-  std::string brief;     // "Covers a, b and c." within kAbstractMaxChars; "" = no keyphrase
-  std::string sections;  // "\n\n## Topics ..." and "\n\n## Where to Look ..."; may be ""
-};
-
-// "a, b, c" of phrases[first..] within `max_chars` (whole phrases);
-// `*next` gets the index of the first phrase left out.
-std::string PhraseList(const std::vector<Keyphrase>& phrases, size_t first, size_t max_chars,
-                       size_t* next) {
-  std::string out;
-  size_t i = first;
-  for (; i < phrases.size(); ++i) {
-    std::string phrase = OneLine(phrases[i].text);
-    if (CountChars(out) + CountChars(phrase) + (out.empty() ? 0 : 2) > max_chars) break;
-    if (!out.empty()) out += ", ";
-    out += phrase;
-  }
-  *next = i;
-  return out;
-}
-
+// What a directory is about (directory_terms.h), each entry led by its
+// summary's leading sentence (a document's title and first line).
 DirectoryTopics Topics(std::span<const EntrySummary> all, const TermStatistics* background) {
-  std::vector<std::string> texts;
+  std::vector<std::string> leads;
+  leads.reserve(all.size());
   for (const EntrySummary& e : all) {
-    std::string name = OneLine(e.name);
-    std::replace_if(name.begin(), name.end(), [](char c) { return c == '_' || c == '-'; }, ' ');
-    if (size_t dot = name.rfind('.'); !e.is_dir && dot != std::string::npos && dot > 0) {
-      name.resize(dot);
-    }
-    texts.push_back(name + ". " + e.summary);
+    std::string summary = CollapseSpace(e.summary);
+    std::vector<std::string_view> sentences = SplitSentences(summary);
+    leads.emplace_back(sentences.empty() ? "" : sentences.front());
   }
-  std::vector<Keyphrase> phrases = RankKeyphrases(texts, background, kDirectoryKeyphrases);
-  DirectoryTopics topics;
-  if (phrases.empty()) return topics;
-  size_t next = 0;
-  // "Covers " and the final "." take 8 characters.
-  topics.brief = "Covers " + PhraseList(phrases, 0, kAbstractMaxChars - 8, &next) + ".";
-  if (next == 0) return DirectoryTopics{};
-  if (next < phrases.size()) {
-    size_t rest = next;
-    topics.sections = "\n\n## Topics\n\nAlso: " +
-                      PhraseList(phrases, next, kTopicsMaxChars, &rest) + ".";
-  }
-  if (all.size() > 1) {
-    std::string where;
-    for (size_t i = 0; i < phrases.size() && i < kWhereTopics; ++i) {
-      const std::vector<size_t>& sources = phrases[i].sources;
-      std::string line = "\n- " + OneLine(phrases[i].text) + ": ";
-      for (size_t j = 0; j < sources.size() && j < kWhereEntries; ++j) {
-        const EntrySummary& e = all[sources[j]];
-        line += (j > 0 ? ", " : "") + OneLine(e.name) + (e.is_dir ? "/" : "");
-      }
-      if (sources.size() > kWhereEntries) {
-        line += fmt::format(" and {} more", sources.size() - kWhereEntries);
-      }
-      if (CountChars(where) + CountChars(line) > kWhereMaxChars) break;
-      where += line;
-    }
-    if (!where.empty()) topics.sections += "\n\n## Where to Look\n" + where;
-  }
-  return topics;
+  return DirectoryTopicsOf(all, leads, background);
 }
 
 // `sections`: "" or "\n\n## ..." sections placed before the coverage.
@@ -630,7 +574,7 @@ size_t EvenCap(std::vector<size_t> lengths, size_t budget) {
 
 class ExtractiveSummarizer final : public Summarizer {
  public:
-  std::string Name() const override { return "extractive:v2"; }
+  std::string Name() const override { return "extractive:v3"; }
 
   Result<std::string> SummarizeFile(std::string_view name, std::string_view text) override {
     if (TrimSpace(text).empty()) return std::string();
@@ -645,35 +589,47 @@ class ExtractiveSummarizer final : public Summarizer {
           fmt::format("overview of '{}': total_entries {} is less than the {} entries given",
                       dir_name, total_entries, entries.size()));
     }
-    DirectoryTopics topics =
-        Topics(context.all_entries.empty() ? entries : context.all_entries, context.background);
+    std::span<const EntrySummary> all = context.all_entries.empty() ? entries : context.all_entries;
+    DirectoryTopics topics = Topics(all, context.background);
     std::string brief =
         topics.brief.empty() ? BriefDescription(entries, total_entries) : topics.brief;
-    std::string& sections = topics.sections;
     std::string coverage = Coverage(entries, total_entries);
     std::vector<std::string> summaries;
     std::vector<size_t> lengths;
+    size_t summary_chars = 0;
     for (const EntrySummary& e : entries) {
       summaries.push_back(CollapseSpace(e.summary));
       if (summaries.back().empty()) summaries.back() = "(no summary)";
       lengths.push_back(CountChars(summaries.back()));
+      summary_chars += lengths.back();
     }
-    // The text around the summaries, with each summary's "\n\n" separator.
     std::vector<std::string> none(entries.size());
-    size_t fixed =
-        CountChars(RenderOverview(dir_name, brief, sections, coverage, entries, none)) + 2 * entries.size();
-    if (fixed + kMinEntrySummaryChars * entries.size() > kOverviewMaxChars &&
-        !sections.empty()) {
-      // Many entries with long names: they come before the topic sections.
-      sections.clear();
-      fixed =
-          CountChars(RenderOverview(dir_name, brief, sections, coverage, entries, none)) +
-          2 * entries.size();
+    auto fixed_chars = [&](const std::string& sections) {
+      return CountChars(RenderOverview(dir_name, brief, sections, coverage, entries, none)) +
+             2 * entries.size();
+    };
+    std::string sections;
+    if (!topics.brief.empty()) {
+      // Every entry described in full when that fits beside the topics
+      // (shortened to the room left, down to kMinTopicsChars); else the
+      // topic sections first, with each entry's own keywords, and the
+      // described entries in what is left.
+      size_t room = kOverviewMaxChars - std::min(kOverviewMaxChars, fixed_chars("") + summary_chars);
+      if (entries.size() == total_entries && room >= kMinTopicsChars + kSectionHeadChars) {
+        size_t topics_chars = std::min(kTopicsMaxChars, room - kSectionHeadChars);
+        sections = TopicSections(topics, all, topics_chars, 0, 0);
+        if (size_t left = room - std::min(room, CountChars(sections)); left > kSectionHeadChars) {
+          sections = TopicSections(topics, all, topics_chars,
+                                   std::min(kWhereMaxChars, left - kSectionHeadChars), 0);
+        }
+      } else {
+        sections = TopicSections(topics, all, kTopicsMaxChars, kWhereMaxChars, kEntryWordsMaxChars);
+      }
     }
+    size_t fixed = fixed_chars(sections);
     if (fixed + kMinEntrySummaryChars > kOverviewMaxChars && brief.size() > kAbstractMaxChars) {
       brief = TruncateGeneratedText(brief, kAbstractMaxChars);
-      fixed =
-          CountChars(RenderOverview(dir_name, brief, sections, coverage, entries, none)) + 2 * entries.size();
+      fixed = fixed_chars(sections);
     }
     size_t budget = fixed < kOverviewMaxChars ? kOverviewMaxChars - fixed : 0;
     size_t cap = EvenCap(lengths, budget);

@@ -91,7 +91,7 @@ class Summarizer {
   }
 };
 
-// The extractive summarizer (no model). Name() is "extractive:v2".
+// The extractive summarizer (no model). Name() is "extractive:v3".
 // File summaries: the first heading as a title plus the leading sentences of
 // the body (frontmatter, code blocks, tables, HTML, image and link-only lines
 // skipped, markup removed, white space collapsed); a document without a
@@ -101,11 +101,17 @@ class Summarizer {
 // top-level definitions.
 // Overviews: the brief description (the L0) names the directory's salient
 // keyphrases (keyphrases.h, ranked over every entry against the context's
-// background); `## Topics` lists further ones; `## Where to Look` maps the
-// leading topics to the entries that hold them; then the coverage and each
-// described entry's summary, shortened evenly to fit. Without any keyphrase
-// (no summaries, or text the tokenizer finds no words in) the brief falls
-// back to the entries' leading sentences, or their names.
+// background); then the sections of directory_terms.h: `## Topics` lists
+// further salient single words and `## Where to Look` maps the 5 leading
+// keyphrases to the entries that hold them. When every entry is described
+// and its whole summary fits beside them, the entries follow in full (the
+// topics shortened to the room left). Otherwise (a sampled or a long
+// listing) `## Entry Keywords` adds each entry's own distinctive words, so
+// that every entry of the directory, described or not, can be found by a
+// keyword, and the described entries' summaries are shortened evenly to
+// what is left (to their key terms, or to their names). Without any
+// keyphrase (no summaries, or text the tokenizer finds no words in) the
+// brief falls back to the entries' leading sentences, or their names.
 std::unique_ptr<Summarizer> NewExtractiveSummarizer();
 
 // The L0 abstract of an overview: the non-blank lines after the first H1

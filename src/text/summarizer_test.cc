@@ -423,6 +423,43 @@ TEST(OverviewTest, TopicsComeFromEveryEntryAgainstTheBackground) {
   EXPECT_EQ(*summarizer->Overview("d", sampled, all.size(), context), *overview);
 }
 
+// A big directory routes by every entry's own words, not only its most
+// frequent ones: a query usually targets one entry of hundreds.
+TEST(OverviewTest, EveryEntrysOwnWordsInABigDirectory) {
+  TermStatistics background;
+  std::vector<EntrySummary> all;
+  std::vector<std::string> own;
+  for (int i = 0; i < 300; ++i) {
+    own.push_back(std::string("kelp") + static_cast<char>('a' + i % 26) +
+                  static_cast<char>('a' + i / 26));
+    std::string summary = "Report on " + own.back() + " in the cohort of the survey.";
+    all.push_back({std::to_string(10000000 + i) + ".md", false, summary});
+    background.Add(summary);
+  }
+  for (int i = 0; i < 400; ++i) background.Add("The survey of the cohort, report " + std::to_string(i));
+  std::vector<EntrySummary> sampled;
+  for (size_t i : DeterministicSample(all.size())) sampled.push_back(all[i]);
+  OverviewContext context;
+  context.all_entries = all;
+  context.background = &background;
+  Result<std::string> overview =
+      NewExtractiveSummarizer()->Overview("d", sampled, all.size(), context);
+  ASSERT_TRUE(overview.ok()) << overview.status().ToString();
+  EXPECT_LE(Utf8Length(*overview), kOverviewMaxChars);
+  for (const std::string& word : own) EXPECT_TRUE(Contains(*overview, word)) << word;
+  size_t topics = overview->find("\n## Topics\n\nAlso: ");
+  size_t entries = overview->find("\n## Entry Keywords\n\n");
+  size_t coverage = overview->find("\n## Directory Coverage\n\n32 of 300 entries");
+  ASSERT_NE(topics, std::string::npos) << *overview;
+  ASSERT_NE(entries, std::string::npos) << *overview;
+  ASSERT_NE(coverage, std::string::npos) << *overview;
+  EXPECT_LT(topics, entries);
+  EXPECT_LT(entries, coverage);
+  EXPECT_TRUE(Contains(*overview, "## Detailed Description\n\n### 10000000.md")) << *overview;
+  // The words shared with the whole background say nothing about the directory.
+  EXPECT_FALSE(Contains(overview->substr(0, coverage), "survey")) << *overview;
+}
+
 TEST(OverviewTest, SampledCoverage) {
   std::vector<EntrySummary> entries;
   for (size_t i : DeterministicSample(100)) {
@@ -487,7 +524,7 @@ TEST(OverviewTest, RejectsFewerTotalEntriesThanGiven) {
 
 TEST(ExtractiveSummarizerTest, NameAndConcurrentUse) {
   auto summarizer = NewExtractiveSummarizer();
-  EXPECT_EQ(summarizer->Name(), "extractive:v2");
+  EXPECT_EQ(summarizer->Name(), "extractive:v3");
   const std::string doc = "# T\n\nSome text here. More text.";
   const std::string expected = *summarizer->SummarizeFile("t.md", doc);
   std::vector<std::thread> threads;

@@ -2,6 +2,8 @@
 
 #include "text/text_util.h"
 
+#include <algorithm>
+
 namespace skald {
 
 std::string CollapseSpace(std::string_view text) {
@@ -17,6 +19,13 @@ std::string CollapseSpace(std::string_view text) {
     space = false;
     out += c;
   }
+  return out;
+}
+
+std::string OneLine(std::string_view s) {
+  std::string out(s);
+  std::replace(out.begin(), out.end(), '\n', ' ');
+  std::replace(out.begin(), out.end(), '\r', ' ');
   return out;
 }
 

@@ -21,4 +21,8 @@ inline bool IsSpace(char c) {
 // none left at either end; all other bytes are copied unchanged.
 std::string CollapseSpace(std::string_view text);
 
+// `s` on one line: every '\n' and '\r' replaced by a space (markdown names
+// may hold line breaks).
+std::string OneLine(std::string_view s);
+
 }  // namespace skald
