@@ -16,11 +16,11 @@
 #include <unicode/uvernum.h>
 
 #include <algorithm>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "common/hash.h"
 #include "common/strings.h"
+#include "text/flat_string_map.h"
 #include "text/stop_words.h"
 #include "text/tokenizer.h"
 
@@ -38,7 +38,7 @@ struct ThreadScratch {
   UText text = UTEXT_INITIALIZER;
   // Word -> stem. Word frequencies are Zipfian, so a small cache answers
   // most lookups; Snowball costs about as much as the word break itself.
-  std::unordered_map<std::string, std::string> stems;
+  FlatStringMap<std::string> stems;
   static constexpr size_t kMaxStems = 32768;
 
   ThreadScratch() {
@@ -99,12 +99,13 @@ void NormalizeApostrophes(std::string* term) {
 class IcuTokenizer final : public Tokenizer {
  public:
   IcuTokenizer(const TokenizerOptions& options, const icu::Normalizer2* nfkc_cf,
-               std::unordered_set<std::string> stop_words, std::string name)
+               const std::unordered_set<std::string>& stop_words, std::string name)
       : stem_(options.stem_english),
         remove_stop_words_(options.remove_stop_words),
         nfkc_cf_(nfkc_cf),
-        stop_words_(std::move(stop_words)),
-        name_(std::move(name)) {}
+        name_(std::move(name)) {
+    for (const std::string& word : stop_words) stop_words_.Insert(word);
+  }
 
   std::string Name() const override { return name_; }
 
@@ -150,7 +151,7 @@ class IcuTokenizer final : public Tokenizer {
       if (U_FAILURE(status)) return;
     }
     if (term.empty() || term.size() > kMaxTermBytes) return;
-    if (remove_stop_words_ && stop_words_.count(term) != 0) return;
+    if (remove_stop_words_ && stop_words_.Find(term) != nullptr) return;
     if (stem_ && IsLatinWord(term)) {
       NormalizeApostrophes(&term);
       Stem(scratch, &term);
@@ -160,9 +161,8 @@ class IcuTokenizer final : public Tokenizer {
   }
 
   static void Stem(ThreadScratch& scratch, std::string* term) {
-    auto cached = scratch.stems.find(*term);
-    if (cached != scratch.stems.end()) {
-      *term = cached->second;
+    if (const std::string* cached = scratch.stems.Find(*term)) {
+      *term = *cached;
       return;
     }
     const sb_symbol* stemmed =
@@ -172,14 +172,14 @@ class IcuTokenizer final : public Tokenizer {
     std::string stem(reinterpret_cast<const char*>(stemmed),
                      static_cast<size_t>(sb_stemmer_length(scratch.stemmer)));
     if (scratch.stems.size() >= ThreadScratch::kMaxStems) scratch.stems.clear();
-    scratch.stems.emplace(std::move(*term), stem);
+    scratch.stems[*term] = stem;
     *term = std::move(stem);
   }
 
   const bool stem_;
   const bool remove_stop_words_;
   const icu::Normalizer2* nfkc_cf_;  // ICU singleton, never freed
-  const std::unordered_set<std::string> stop_words_;
+  FlatStringMap<char> stop_words_;  // filled once, then only read
   const std::string name_;
 };
 
@@ -234,7 +234,7 @@ Result<std::unique_ptr<Tokenizer>> NewIcuTokenizer(const TokenizerOptions& optio
       fmt::format("icu{}-nfkccf{}+stop-{}:v{}", U_ICU_VERSION_MAJOR_NUM,
                   options.stem_english ? "+snowball-en" : "", stop_id, kTokenizerVersion);
   return std::unique_ptr<Tokenizer>(
-      std::make_unique<IcuTokenizer>(options, nfkc_cf, std::move(stop_words), std::move(name)));
+      std::make_unique<IcuTokenizer>(options, nfkc_cf, stop_words, std::move(name)));
 }
 
 }  // namespace skald

@@ -22,8 +22,9 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
+
+#include "text/flat_string_map.h"
 
 namespace skald {
 
@@ -34,11 +35,11 @@ class TermStatistics {
   void Add(std::string_view text);
   size_t documents() const { return documents_; }
   // Documents holding `key` (a term key of ExtractTerms), 0 if none.
-  uint32_t DocumentFrequency(const std::string& key) const;
+  uint32_t DocumentFrequency(std::string_view key) const;
 
  private:
   size_t documents_ = 0;
-  std::unordered_map<std::string, uint32_t> frequency_;
+  FlatStringMap<uint32_t> frequency_;
 };
 
 // One term of a text: `key` identifies it across texts (stems, bigrams
