@@ -283,6 +283,27 @@ void TermStatistics::Add(std::string_view text) {
   for (size_t i = 0; i < terms.size(); ++i) ++frequency_[terms.Key(i)];
 }
 
+void TermStatistics::Add(const TermKeys& keys) {
+  ++documents_;
+  size_t begin = 0;
+  for (uint32_t end : keys.ends) {
+    ++frequency_[std::string_view(keys.bytes).substr(begin, end - begin)];
+    begin = end;
+  }
+}
+
+TermKeys TermStatistics::KeysOf(std::string_view text) {
+  thread_local FlatStringMap<TermCount> terms;
+  ScanTerms(text, false, &terms);
+  TermKeys keys;
+  keys.ends.reserve(terms.size());
+  for (size_t i = 0; i < terms.size(); ++i) {
+    keys.bytes.append(terms.Key(i));
+    keys.ends.push_back(static_cast<uint32_t>(keys.bytes.size()));
+  }
+  return keys;
+}
+
 uint32_t TermStatistics::DocumentFrequency(std::string_view key) const {
   const uint32_t* n = frequency_.Find(key);
   return n == nullptr ? 0 : *n;
