@@ -131,7 +131,8 @@ void AddForm(Forms* forms, std::string_view form, uint32_t count) {
 }
 
 // The most frequent spelling; ties go to the lower-case, then the smaller.
-std::string Best(Forms* forms) {
+const std::string& Best(Forms* forms) {
+  static const std::string kNone;
   if (forms->size() == 1) return forms->front().first;
   std::sort(forms->begin(), forms->end());
   const std::string* best = nullptr;
@@ -140,7 +141,7 @@ std::string Best(Forms* forms) {
     bool better = n > top || (n == top && IsLower(form) && !IsLower(*best));
     if (better) best = &form, top = n;
   }
-  return best ? *best : std::string();
+  return best ? *best : kNone;
 }
 
 // Weight of a term by kind: a bigram said twice or more is a phrase (1.5);
@@ -317,10 +318,14 @@ std::vector<Keyphrase> RankKeyphrases(std::span<const std::string> texts,
     std::vector<size_t> sources;
   };
   FlatStringMap<Candidate> candidates;
+  thread_local FlatStringMap<TermCount> terms;
   for (size_t i = 0; i < texts.size(); ++i) {
-    for (TextTerm& term : ExtractTerms(texts[i])) {
-      Candidate& c = candidates[term.key];
-      AddForm(&c.forms, term.display, term.count);
+    // ExtractTerms(texts[i]), without copying its terms out.
+    ScanTerms(texts[i], true, &terms);
+    for (size_t k = 0; k < terms.size(); ++k) {
+      TermCount& term = terms.Value(k);
+      Candidate& c = candidates[terms.Key(k)];
+      AddForm(&c.forms, Best(&term.forms), term.count);
       c.count += term.count;
       c.sources.push_back(i);
     }
