@@ -13,7 +13,7 @@
 // MB/s, files/s, CPU seconds and the share of each stage (from the task's
 // `timings_ms`), then the find latencies.
 //
-// --lexical-index picks `retrieval.lexical_index` (default fts5, as Skald's
+// --lexical-index picks `retrieval.lexical_index` (without it: Skald's
 // default): with "memory" the import's lexical stage skips SQLite FTS5.
 // --hits writes every find's query and ranked hits (URI, level, score) to
 // FILE, to compare two builds' search results.
@@ -87,7 +87,7 @@ struct Config {
   bool sync = true;
   bool find_only = false;
   std::string dir = "/tmp/skald-ingest-bench";
-  std::string lexical_index = "fts5";
+  std::string lexical_index;  // "" = Skald's default
   std::string hits;  // file for the finds' hits; "" = none
 };
 
@@ -114,11 +114,10 @@ void PrintStages(skald::Db& db, const skald::Identity& who) {
 
 // One import (and its finds); returns the exit code.
 int Run(const Config& c) {
-  std::printf(
-      "command: ingest_bench --files %d --size %zu --dirs %d --queries %d --dir %s%s%s "
-      "--lexical-index %s\n",
-      c.files, c.size, c.dirs, c.queries, c.dir.c_str(), c.sync ? "" : " --no-sync",
-      c.find_only ? " --find-only" : "", c.lexical_index.c_str());
+  std::string lexical = c.lexical_index.empty() ? "" : " --lexical-index " + c.lexical_index;
+  std::printf("command: ingest_bench --files %d --size %zu --dirs %d --queries %d --dir %s%s%s%s\n",
+              c.files, c.size, c.dirs, c.queries, c.dir.c_str(), c.sync ? "" : " --no-sync",
+              c.find_only ? " --find-only" : "", lexical.c_str());
   const int files = c.files;
   const size_t size = c.size;
   const int dirs = c.dirs;
@@ -144,7 +143,7 @@ int Run(const Config& c) {
   skald::DbOptions options;
   options.workspace = dir + "/ws";
   options.sync_writes = sync;
-  options.retrieval.lexical_index = c.lexical_index;
+  if (!c.lexical_index.empty()) options.retrieval.lexical_index = c.lexical_index;
   auto db = skald::Db::Open(options);
   if (!db.ok()) {
     std::fprintf(stderr, "open: %s\n", db.status().ToString().c_str());
