@@ -2,7 +2,8 @@
 // facade on embedded defaults (hashing embedder, extractive summaries).
 //
 //   ingest_bench [--files N] [--size BYTES] [--dirs D] [--queries Q] [--dir PATH] [--no-sync]
-//   ingest_bench --suite [--dir PATH] [--no-sync]
+//                [--lexical-index fts5|memory] [--hits FILE]
+//   ingest_bench --suite [--dir PATH] [--no-sync] [--lexical-index fts5|memory]
 //
 // Generates N markdown files of about BYTES each in D directories (words
 // drawn from a fixed vocabulary with a Zipf-like skew, so BM25 and the
@@ -11,6 +12,11 @@
 // and reports latency percentiles. Prints the command, then the import's
 // MB/s, files/s, CPU seconds and the share of each stage (from the task's
 // `timings_ms`), then the find latencies.
+//
+// --lexical-index picks `retrieval.lexical_index` (without it: Skald's
+// default): with "memory" the import's lexical stage skips SQLite FTS5.
+// --hits writes every find's query and ranked hits (URI, level, score) to
+// FILE, to compare two builds' search results.
 //
 // --suite runs the two standard imports one after the other, without finds:
 // "small" = 5,000 files of 1.5 KiB in 50 directories, "large" = 500 files
@@ -81,6 +87,8 @@ struct Config {
   bool sync = true;
   bool find_only = false;
   std::string dir = "/tmp/skald-ingest-bench";
+  std::string lexical_index;  // "" = Skald's default
+  std::string hits;  // file for the finds' hits; "" = none
 };
 
 // Prints the stage shares of the newest add_resource task of `who`.
@@ -106,9 +114,10 @@ void PrintStages(skald::Db& db, const skald::Identity& who) {
 
 // One import (and its finds); returns the exit code.
 int Run(const Config& c) {
-  std::printf("command: ingest_bench --files %d --size %zu --dirs %d --queries %d --dir %s%s%s\n",
+  std::string lexical = c.lexical_index.empty() ? "" : " --lexical-index " + c.lexical_index;
+  std::printf("command: ingest_bench --files %d --size %zu --dirs %d --queries %d --dir %s%s%s%s\n",
               c.files, c.size, c.dirs, c.queries, c.dir.c_str(), c.sync ? "" : " --no-sync",
-              c.find_only ? " --find-only" : "");
+              c.find_only ? " --find-only" : "", lexical.c_str());
   const int files = c.files;
   const size_t size = c.size;
   const int dirs = c.dirs;
@@ -134,6 +143,7 @@ int Run(const Config& c) {
   skald::DbOptions options;
   options.workspace = dir + "/ws";
   options.sync_writes = sync;
+  if (!c.lexical_index.empty()) options.retrieval.lexical_index = c.lexical_index;
   auto db = skald::Db::Open(options);
   if (!db.ok()) {
     std::fprintf(stderr, "open: %s\n", db.status().ToString().c_str());
@@ -166,6 +176,8 @@ int Run(const Config& c) {
 
   std::vector<double> latencies;
   uint64_t hits = 0;
+  std::ofstream hits_out;
+  if (!c.hits.empty()) hits_out.open(c.hits);
   for (int q = 0; q < queries; ++q) {
     skald::FindRequest find;
     for (int w = 0; w < 3; ++w) find.query += vocab[Pick(rng, 2000)] + " ";
@@ -177,6 +189,14 @@ int Run(const Config& c) {
       return 1;
     }
     hits += found->total();
+    if (hits_out.is_open()) {
+      hits_out << "query: " << find.query << "\n";
+      for (const auto* group : {&found->memories, &found->resources, &found->skills}) {
+        for (const skald::MatchedContext& m : *group) {
+          hits_out << "  " << m.uri << " " << m.level << " " << m.score << "\n";
+        }
+      }
+    }
   }
   double p50 = Percentile(latencies, 0.50);
   double p99 = Percentile(latencies, 0.99);
@@ -202,6 +222,8 @@ int main(int argc, char** argv) {
     else if (a == "--no-sync") c.sync = false;
     else if (a == "--find-only") c.find_only = true;
     else if (a == "--suite") suite = true;
+    else if (a == "--lexical-index") c.lexical_index = next();
+    else if (a == "--hits") c.hits = next();
     else {
       std::fprintf(stderr, "unknown argument %s\n", a.c_str());
       return 2;

@@ -320,6 +320,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     bool skip = false;  // deleted meanwhile, or not text
     bool binary = false;
     std::string summary;
+    TermKeys summary_terms;  // counted into the background on the caller's thread
     std::string text;
     std::string hash;
   };
@@ -345,6 +346,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       return;
     }
     out->summary = std::move(*summary);
+    out->summary_terms = TermStatistics::KeysOf(out->summary);
     out->text = std::string(TokenBudgetPrefix(*bytes, options_.max_input_tokens));
     if (out->text.size() < bytes->size()) out->text += kTruncatedMarker;
     if (Trim(out->text).empty()) out->text = name;
@@ -385,7 +387,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       record.updated_ns = file.mtime_ns;
       {
         StageTimings::Scope timed(options_.timings, "summarize_files");
-        pending->background.Add(outcome.summary);
+        pending->background.Add(outcome.summary_terms);
       }
       pending->summaries[file.path] = std::move(outcome.summary);
       pending->records.push_back(std::move(record));

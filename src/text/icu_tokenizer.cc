@@ -16,11 +16,14 @@
 #include <unicode/uvernum.h>
 
 #include <algorithm>
-#include <unordered_map>
+#include <cstring>
+#include <optional>
 #include <unordered_set>
 
 #include "common/hash.h"
 #include "common/strings.h"
+#include "text/ascii_words.h"
+#include "text/flat_string_map.h"
 #include "text/stop_words.h"
 #include "text/tokenizer.h"
 
@@ -38,8 +41,28 @@ struct ThreadScratch {
   UText text = UTEXT_INITIALIZER;
   // Word -> stem. Word frequencies are Zipfian, so a small cache answers
   // most lookups; Snowball costs about as much as the word break itself.
-  std::unordered_map<std::string, std::string> stems;
+  FlatStringMap<std::string> stems;
   static constexpr size_t kMaxStems = 32768;
+  // Per tokenizer configuration (by Name()): word as written -> its term, or
+  // nullopt when the word yields none. A word's term depends on nothing but
+  // its bytes and the options, so one lookup replaces the normalization,
+  // the stop list and the stemmer for every repeated word.
+  struct WordMemo {
+    std::string tokenizer;
+    FlatStringMap<std::optional<std::string>> terms;
+  };
+  std::vector<WordMemo> memos;
+  static constexpr size_t kMaxMemoWords = 65536;
+  static constexpr size_t kMaxMemoWordBytes = 48;
+  std::vector<std::pair<uint32_t, uint32_t>> segments;  // of an ASCII text
+
+  FlatStringMap<std::optional<std::string>>& Memo(const std::string& tokenizer) {
+    for (WordMemo& m : memos) {
+      if (m.tokenizer == tokenizer) return m.terms;
+    }
+    memos.push_back(WordMemo{tokenizer, {}});
+    return memos.back().terms;
+  }
 
   ThreadScratch() {
     UErrorCode status = U_ZERO_ERROR;
@@ -63,8 +86,16 @@ ThreadScratch& Scratch() {
 }
 
 bool IsAscii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  // Eight bytes at a time: any high bit set means a non-ASCII byte.
+  size_t i = 0;
+  uint64_t high = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t chunk;
+    std::memcpy(&chunk, s.data() + i, 8);
+    high |= chunk;
+  }
+  for (; i < s.size(); ++i) high |= static_cast<unsigned char>(s[i]);
+  return (high & 0x8080808080808080ULL) == 0;
 }
 
 // True when `term` has at least one letter and every letter in it is in the
@@ -99,12 +130,13 @@ void NormalizeApostrophes(std::string* term) {
 class IcuTokenizer final : public Tokenizer {
  public:
   IcuTokenizer(const TokenizerOptions& options, const icu::Normalizer2* nfkc_cf,
-               std::unordered_set<std::string> stop_words, std::string name)
+               const std::unordered_set<std::string>& stop_words, std::string name)
       : stem_(options.stem_english),
         remove_stop_words_(options.remove_stop_words),
         nfkc_cf_(nfkc_cf),
-        stop_words_(std::move(stop_words)),
-        name_(std::move(name)) {}
+        name_(std::move(name)) {
+    for (const std::string& word : stop_words) stop_words_.Insert(word);
+  }
 
   std::string Name() const override { return name_; }
 
@@ -113,6 +145,29 @@ class IcuTokenizer final : public Tokenizer {
     if (text.empty()) return;
     ThreadScratch& scratch = Scratch();
     if (!scratch.ok()) return;  // checked at construction; only a failed allocation gets here
+    FlatStringMap<std::optional<std::string>>& memo = scratch.Memo(name_);
+    auto add = [&](uint32_t begin, uint32_t end) {
+      std::string_view word = text.substr(begin, end - begin);
+      if (word.size() > ThreadScratch::kMaxMemoWordBytes) {
+        std::optional<std::string> term = Term(word, scratch);
+        if (term) out->push_back(Token{std::move(*term), begin, end});
+        return;
+      }
+      const std::optional<std::string>* known = memo.Find(word);
+      if (known == nullptr) {
+        if (memo.size() >= ThreadScratch::kMaxMemoWords) memo.clear();
+        std::optional<std::string> term = Term(word, scratch);
+        known = &(memo[word] = std::move(term));
+      }
+      if (*known) out->push_back(Token{**known, begin, end});
+    };
+    if (IsAscii(text)) {
+      // The same segments as ICU's, found without it (ascii_words.h).
+      scratch.segments.clear();
+      AsciiWordSegments(text, &scratch.segments);
+      for (const auto& [begin, end] : scratch.segments) add(begin, end);
+      return;
+    }
     UErrorCode status = U_ZERO_ERROR;
     // UTF-8 UText: invalid bytes read as U+FFFD, which is not part of any
     // word, so they are skipped and separate words; boundaries are byte offsets.
@@ -126,15 +181,14 @@ class IcuTokenizer final : public Tokenizer {
       // Word statuses start at UBRK_WORD_NONE_LIMIT: numbers, letters (incl.
       // Thai dictionary words), kana, ideographs.
       if (words.getRuleStatus() < UBRK_WORD_NONE_LIMIT) continue;
-      AddWord(text.substr(start, end - start), static_cast<uint32_t>(start),
-              static_cast<uint32_t>(end), scratch, out);
+      add(static_cast<uint32_t>(start), static_cast<uint32_t>(end));
     }
     // The iterator keeps a pointer to `text`; it is reset before any reuse.
   }
 
  private:
-  void AddWord(std::string_view word, uint32_t begin, uint32_t end, ThreadScratch& scratch,
-               std::vector<Token>* out) const {
+  // The term of one word segment, or nullopt when it yields none.
+  std::optional<std::string> Term(std::string_view word, ThreadScratch& scratch) const {
     std::string term;
     if (IsAscii(word)) {
       // NFKC case folding of ASCII is plain lower-casing.
@@ -147,22 +201,21 @@ class IcuTokenizer final : public Tokenizer {
       icu::StringByteSink<std::string> sink(&term);
       nfkc_cf_->normalizeUTF8(0, icu::StringPiece(word.data(), static_cast<int32_t>(word.size())),
                               sink, nullptr, status);
-      if (U_FAILURE(status)) return;
+      if (U_FAILURE(status)) return std::nullopt;
     }
-    if (term.empty() || term.size() > kMaxTermBytes) return;
-    if (remove_stop_words_ && stop_words_.count(term) != 0) return;
+    if (term.empty() || term.size() > kMaxTermBytes) return std::nullopt;
+    if (remove_stop_words_ && stop_words_.Find(term) != nullptr) return std::nullopt;
     if (stem_ && IsLatinWord(term)) {
       NormalizeApostrophes(&term);
       Stem(scratch, &term);
-      if (term.empty()) return;
+      if (term.empty()) return std::nullopt;
     }
-    out->push_back(Token{std::move(term), begin, end});
+    return term;
   }
 
   static void Stem(ThreadScratch& scratch, std::string* term) {
-    auto cached = scratch.stems.find(*term);
-    if (cached != scratch.stems.end()) {
-      *term = cached->second;
+    if (const std::string* cached = scratch.stems.Find(*term)) {
+      *term = *cached;
       return;
     }
     const sb_symbol* stemmed =
@@ -172,14 +225,14 @@ class IcuTokenizer final : public Tokenizer {
     std::string stem(reinterpret_cast<const char*>(stemmed),
                      static_cast<size_t>(sb_stemmer_length(scratch.stemmer)));
     if (scratch.stems.size() >= ThreadScratch::kMaxStems) scratch.stems.clear();
-    scratch.stems.emplace(std::move(*term), stem);
+    scratch.stems[*term] = stem;
     *term = std::move(stem);
   }
 
   const bool stem_;
   const bool remove_stop_words_;
   const icu::Normalizer2* nfkc_cf_;  // ICU singleton, never freed
-  const std::unordered_set<std::string> stop_words_;
+  FlatStringMap<char> stop_words_;  // filled once, then only read
   const std::string name_;
 };
 
@@ -234,7 +287,7 @@ Result<std::unique_ptr<Tokenizer>> NewIcuTokenizer(const TokenizerOptions& optio
       fmt::format("icu{}-nfkccf{}+stop-{}:v{}", U_ICU_VERSION_MAJOR_NUM,
                   options.stem_english ? "+snowball-en" : "", stop_id, kTokenizerVersion);
   return std::unique_ptr<Tokenizer>(
-      std::make_unique<IcuTokenizer>(options, nfkc_cf, std::move(stop_words), std::move(name)));
+      std::make_unique<IcuTokenizer>(options, nfkc_cf, stop_words, std::move(name)));
 }
 
 }  // namespace skald

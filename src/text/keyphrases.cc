@@ -9,6 +9,7 @@
 #include <memory>
 #include <unordered_set>
 
+#include "text/flat_string_map.h"
 #include "text/tokenizer.h"
 
 namespace skald {
@@ -72,6 +73,22 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+bool IsLower(std::string_view s) {
+  return std::none_of(s.begin(), s.end(), [](char c) {
+    return std::tolower(static_cast<unsigned char>(c)) != static_cast<unsigned char>(c);
+  });
+}
+
+// Length of the longest keyphrase stop word: longer words are never one.
+size_t LongestStopWord() {
+  static const size_t longest = [] {
+    size_t n = 0;
+    for (std::string_view w : KeyphraseStopWords()) n = std::max(n, w.size());
+    return n;
+  }();
+  return longest;
+}
+
 // A word that may be part of a keyphrase.
 bool Salient(std::string_view surface) {
   if (surface.size() < 3) return false;
@@ -92,81 +109,73 @@ bool Salient(std::string_view surface) {
                   [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; })) {
     return false;
   }
-  return !KeyphraseStopWords().count(Lower(surface));
+  if (surface.size() > LongestStopWord()) return true;
+  char lower[64];
+  for (size_t i = 0; i < surface.size(); ++i) {
+    lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(surface[i])));
+  }
+  return !KeyphraseStopWords().count(std::string_view(lower, surface.size()));
 }
 
-// Spellings of one term with their counts.
-struct Spellings {
-  std::map<std::string, uint32_t> forms;
-  uint32_t count = 0;
-  size_t first = 0;  // order of first occurrence
-  // The most frequent spelling; ties go to the lower-case, then the smaller.
-  std::string Best() const {
-    const std::string* best = nullptr;
-    uint32_t top = 0;
-    for (const auto& [form, n] : forms) {
-      bool better = n > top || (n == top && Lower(form) == form && Lower(*best) != *best);
-      if (better) best = &form, top = n;
+// Spellings of one term with their counts, in order of first occurrence.
+using Forms = std::vector<std::pair<std::string, uint32_t>>;
+
+void AddForm(Forms* forms, std::string_view form, uint32_t count) {
+  for (auto& [f, n] : *forms) {
+    if (f == form) {
+      n += count;
+      return;
     }
-    return best ? *best : std::string();
   }
-};
+  forms->emplace_back(form, count);
+}
+
+// The most frequent spelling; ties go to the lower-case, then the smaller.
+const std::string& Best(Forms* forms) {
+  static const std::string kNone;
+  if (forms->size() == 1) return forms->front().first;
+  std::sort(forms->begin(), forms->end());
+  const std::string* best = nullptr;
+  uint32_t top = 0;
+  for (const auto& [form, n] : *forms) {
+    bool better = n > top || (n == top && IsLower(form) && !IsLower(*best));
+    if (better) best = &form, top = n;
+  }
+  return best ? *best : kNone;
+}
 
 // Weight of a term by kind: a bigram said twice or more is a phrase (1.5);
 // one said once is as likely a chance pairing and ranks below its words.
-double PhraseFactor(const std::string& key, uint32_t count) {
-  if (key.find(' ') == std::string::npos) return 1.0;
+double PhraseFactor(std::string_view key, uint32_t count) {
+  if (key.find(' ') == std::string_view::npos) return 1.0;
   return count >= 2 ? 1.5 : 0.75;
 }
 
-// A term with its score, before selection.
-struct Scored {
-  std::string key;
-  Keyphrase phrase;
-  uint32_t count = 0;  // occurrences over the texts
-  size_t first = 0;    // order of first occurrence over the texts
+// One distinct term of a text while it is scanned.
+struct TermCount {
+  uint32_t count = 0;
+  Forms forms;  // empty when the spellings are not wanted
 };
 
-// The best `limit` of `scored` under the dropping and tie rules of
-// RankKeyphrases.
-std::vector<Keyphrase> Select(std::vector<Scored> scored, size_t limit) {
-  std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
-    if (a.phrase.score != b.phrase.score) return a.phrase.score > b.phrase.score;
-    if (a.count != b.count) return a.count > b.count;
-    if (a.first != b.first) return a.first < b.first;
-    return a.phrase.text < b.phrase.text;
-  });
-  std::vector<Keyphrase> out;
-  std::map<std::string, size_t> covered;  // unigram key -> most texts of a chosen bigram holding it
-  std::unordered_set<std::string> shown;  // lower-cased spellings already chosen
-  for (Scored& s : scored) {
-    if (out.size() >= limit) break;
-    const std::string& key = s.key;
-    size_t space = key.find(' ');
-    if (space == std::string::npos) {
-      auto it = covered.find(key);
-      if (it != covered.end() && it->second >= s.phrase.sources.size()) continue;
-    } else {
-      for (std::string part : {key.substr(0, space), key.substr(space + 1)}) {
-        size_t& most = covered[part];
-        most = std::max(most, s.phrase.sources.size());
-      }
-    }
-    if (!shown.insert(Lower(s.phrase.text)).second) continue;
-    out.push_back(std::move(s.phrase));
-  }
-  return out;
-}
-
-}  // namespace
-
-std::vector<TextTerm> ExtractTerms(std::string_view text) {
+// Counts the terms of `text` into `terms` (cleared first), in order of first
+// occurrence; with `spellings`, each occurrence's spelling too.
+void ScanTerms(std::string_view text, bool spellings, FlatStringMap<TermCount>* terms) {
+  terms->clear();
   const Tokenizer* tokenizer = SharedTokenizer();
-  if (tokenizer == nullptr) return {};
-  std::vector<Token> tokens;
+  if (tokenizer == nullptr) return;
+  thread_local std::vector<Token> tokens;
+  thread_local std::vector<char> salient;
+  thread_local std::string key, form;
+  tokens.clear();
   tokenizer->Tokenize(text, &tokens);
-  std::map<std::string, Spellings> terms;
-  auto add = [&](std::string key, std::string form) {
+  salient.resize(tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    salient[i] = Salient(text.substr(tokens[i].begin, tokens[i].end - tokens[i].begin));
+  }
+  auto add = [&](std::string_view term_key, uint32_t times) {
+    TermCount& term = (*terms)[term_key];
+    term.count += times;
+    if (!spellings) return;
     // A word capitalized only at its start ("Insulin") is shown lower-case;
     // acronyms and mixed case ("DNA", "mRNA") keep their spelling.
     for (size_t w = 0; w < form.size();) {
@@ -179,23 +188,23 @@ std::vector<TextTerm> ExtractTerms(std::string_view text) {
       if (capitalized) form[w] = static_cast<char>(std::tolower(static_cast<unsigned char>(form[w])));
       w = end + 1;
     }
-    Spellings& s = terms[key];
-    if (s.count++ == 0) s.first = terms.size();
-    ++s.forms[std::move(form)];
+    AddForm(&term.forms, form, times);
   };
   for (size_t i = 0; i < tokens.size(); ++i) {
+    if (!salient[i]) continue;
     const Token& t = tokens[i];
     std::string_view surface = text.substr(t.begin, t.end - t.begin);
-    if (!Salient(surface)) continue;
-    add(t.term, std::string(surface));
+    if (spellings) form.assign(surface);
+    add(t.term, 1);
     if (i + 1 == tokens.size()) continue;
     const Token& n = tokens[i + 1];
     std::string_view gap = text.substr(t.end, n.begin - t.end);
     bool adjacent = gap == "-" || (!gap.empty() && gap.find_first_not_of(' ') == gap.npos);
-    std::string_view next = text.substr(n.begin, n.end - n.begin);
-    if (adjacent && Salient(next)) {
-      std::string key = t.term + " " + n.term;
-      std::string form = std::string(surface) + std::string(gap.substr(0, 1)) + std::string(next);
+    if (adjacent && salient[i + 1]) {
+      key.assign(t.term).append(" ").append(n.term);
+      if (spellings) {
+        form.assign(surface).append(gap.substr(0, 1)).append(text.substr(n.begin, n.end - n.begin));
+      }
       // A whole item of a list ("Covers a, insulin resistance, b.": the
       // keyphrases of a sub-directory's abstract) was a phrase already:
       // it counts as said twice.
@@ -204,49 +213,120 @@ std::vector<TextTerm> ExtractTerms(std::string_view text) {
       size_t after = text.find_first_not_of(' ', n.end);
       bool item = (head.ends_with(',') || head.ends_with("Covers")) &&
                   (after == std::string_view::npos || text[after] == ',' || text[after] == '.');
-      add(key, form);
-      if (item) add(key, form);
+      add(key, item ? 2 : 1);
     }
   }
+}
+
+// A term with its score, before selection; `index` is the caller's.
+struct Scored {
+  double score = 0;
+  uint32_t count = 0;  // occurrences over the texts
+  size_t first = 0;    // order of first occurrence over the texts (distinct)
+  size_t index = 0;
+};
+
+// The best `limit` of `scored` under the dropping and tie rules of
+// RankKeyphrases. `key_of(index)` is a term's key, `held_of(index)` how
+// many texts hold it, and `phrase_of(index, score)` makes its Keyphrase
+// (only for the terms looked at).
+template <typename KeyOf, typename HeldOf, typename PhraseOf>
+std::vector<Keyphrase> Select(std::vector<Scored> scored, size_t limit, const KeyOf& key_of,
+                              const HeldOf& held_of, const PhraseOf& phrase_of) {
+  std::sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.count != b.count) return a.count > b.count;
+    return a.first < b.first;
+  });
+  std::vector<Keyphrase> out;
+  std::map<std::string, size_t, std::less<>> covered;  // unigram key -> most texts of a chosen bigram holding it
+  std::unordered_set<std::string> shown;  // lower-cased spellings already chosen
+  for (const Scored& s : scored) {
+    if (out.size() >= limit) break;
+    std::string_view key = key_of(s.index);
+    size_t held = held_of(s.index);
+    size_t space = key.find(' ');
+    if (space == std::string_view::npos) {
+      auto it = covered.find(key);
+      if (it != covered.end() && it->second >= held) continue;
+    } else {
+      for (std::string_view part : {key.substr(0, space), key.substr(space + 1)}) {
+        auto it = covered.find(part);
+        if (it == covered.end()) it = covered.emplace(std::string(part), 0).first;
+        it->second = std::max(it->second, held);
+      }
+    }
+    Keyphrase phrase = phrase_of(s.index, s.score);
+    if (!shown.insert(Lower(phrase.text)).second) continue;
+    out.push_back(std::move(phrase));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<TextTerm> ExtractTerms(std::string_view text) {
+  thread_local FlatStringMap<TermCount> terms;
+  ScanTerms(text, true, &terms);
   std::vector<TextTerm> out;
   out.reserve(terms.size());
-  std::vector<size_t> order;
-  for (auto& [key, s] : terms) {
-    out.push_back({key, s.Best(), s.count});
-    order.push_back(s.first);
+  for (size_t i = 0; i < terms.size(); ++i) {
+    TermCount& term = terms.Value(i);
+    out.push_back({std::string(terms.Key(i)), Best(&term.forms), term.count});
   }
-  std::vector<size_t> index(out.size());
-  for (size_t i = 0; i < index.size(); ++i) index[i] = i;
-  std::sort(index.begin(), index.end(), [&](size_t a, size_t b) { return order[a] < order[b]; });
-  std::vector<TextTerm> sorted;
-  sorted.reserve(out.size());
-  for (size_t i : index) sorted.push_back(std::move(out[i]));
-  return sorted;
+  return out;
 }
 
 void TermStatistics::Add(std::string_view text) {
   ++documents_;
-  for (const TextTerm& term : ExtractTerms(text)) ++frequency_[term.key];
+  thread_local FlatStringMap<TermCount> terms;
+  ScanTerms(text, false, &terms);
+  for (size_t i = 0; i < terms.size(); ++i) ++frequency_[terms.Key(i)];
 }
 
-uint32_t TermStatistics::DocumentFrequency(const std::string& key) const {
-  auto it = frequency_.find(key);
-  return it == frequency_.end() ? 0 : it->second;
+void TermStatistics::Add(const TermKeys& keys) {
+  ++documents_;
+  size_t begin = 0;
+  for (uint32_t end : keys.ends) {
+    ++frequency_[std::string_view(keys.bytes).substr(begin, end - begin)];
+    begin = end;
+  }
+}
+
+TermKeys TermStatistics::KeysOf(std::string_view text) {
+  thread_local FlatStringMap<TermCount> terms;
+  ScanTerms(text, false, &terms);
+  TermKeys keys;
+  keys.ends.reserve(terms.size());
+  for (size_t i = 0; i < terms.size(); ++i) {
+    keys.bytes.append(terms.Key(i));
+    keys.ends.push_back(static_cast<uint32_t>(keys.bytes.size()));
+  }
+  return keys;
+}
+
+uint32_t TermStatistics::DocumentFrequency(std::string_view key) const {
+  const uint32_t* n = frequency_.Find(key);
+  return n == nullptr ? 0 : *n;
 }
 
 std::vector<Keyphrase> RankKeyphrases(std::span<const std::string> texts,
                                       const TermStatistics* background, size_t limit) {
   struct Candidate {
-    Spellings spellings;
+    uint32_t count = 0;
+    Forms forms;
     std::vector<size_t> sources;
   };
-  std::map<std::string, Candidate> candidates;
+  FlatStringMap<Candidate> candidates;
+  thread_local FlatStringMap<TermCount> terms;
   for (size_t i = 0; i < texts.size(); ++i) {
-    for (TextTerm& term : ExtractTerms(texts[i])) {
-      Candidate& c = candidates[term.key];
-      if (c.sources.empty()) c.spellings.first = candidates.size();
-      c.spellings.forms[term.display] += term.count;
-      c.spellings.count += term.count;
+    // ExtractTerms(texts[i]), without copying its terms out.
+    ScanTerms(texts[i], true, &terms);
+    for (size_t k = 0; k < terms.size(); ++k) {
+      TermCount& term = terms.Value(k);
+      Candidate& c = candidates[terms.Key(k)];
+      AddForm(&c.forms, Best(&term.forms), term.count);
+      c.count += term.count;
       c.sources.push_back(i);
     }
   }
@@ -254,7 +334,9 @@ std::vector<Keyphrase> RankKeyphrases(std::span<const std::string> texts,
   const double n = use_background ? static_cast<double>(background->documents())
                                   : static_cast<double>(texts.size());
   std::vector<Scored> scored;
-  for (auto& [key, c] : candidates) {
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    const Candidate& c = candidates.Value(k);
+    std::string_view key = candidates.Key(k);
     double held = static_cast<double>(c.sources.size());
     double df = use_background ? std::max<double>(held, background->DocumentFrequency(key)) : held;
     // Against siblings alone, a term every entry shares is what they are
@@ -264,11 +346,16 @@ std::vector<Keyphrase> RankKeyphrases(std::span<const std::string> texts,
     // idf squared: a directory is told apart by what is rare elsewhere
     // (measured by bench/routing_eval: routing@3 0.620 with idf, 0.659 with
     // idf squared on the tune half).
-    double score = held * PhraseFactor(key, c.spellings.count) * idf * idf;
-    scored.push_back({key, {c.spellings.Best(), score, c.sources}, c.spellings.count,
-                      c.spellings.first});
+    double score = held * PhraseFactor(key, c.count) * idf * idf;
+    scored.push_back({score, c.count, k + 1, k});
   }
-  return Select(std::move(scored), limit);
+  return Select(
+      std::move(scored), limit, [&](size_t k) { return candidates.Key(k); },
+      [&](size_t k) { return candidates.Value(k).sources.size(); },
+      [&](size_t k, double score) {
+        Candidate& c = candidates.Value(k);
+        return Keyphrase{Best(&c.forms), score, c.sources};
+      });
 }
 
 std::vector<Keyphrase> TextKeyphrases(std::string_view text, const TermStatistics* background,
@@ -278,7 +365,8 @@ std::vector<Keyphrase> TextKeyphrases(std::string_view text, const TermStatistic
   const double n = use_background ? static_cast<double>(background->documents()) : 0;
   std::vector<Scored> scored;
   size_t first = 0;
-  for (TextTerm& term : terms) {
+  for (size_t k = 0; k < terms.size(); ++k) {
+    const TextTerm& term = terms[k];
     double score = 1 + std::log(static_cast<double>(term.count));
     if (use_background) {
       double df = std::max<double>(1, background->DocumentFrequency(term.key));
@@ -286,10 +374,14 @@ std::vector<Keyphrase> TextKeyphrases(std::string_view text, const TermStatistic
       if (score <= 0) continue;
     }
     score *= PhraseFactor(term.key, term.count);
-    scored.push_back(
-        {std::move(term.key), {std::move(term.display), score, {0}}, term.count, first++});
+    scored.push_back({score, term.count, first++, k});
   }
-  return Select(std::move(scored), limit);
+  return Select(
+      std::move(scored), limit, [&](size_t k) { return std::string_view(terms[k].key); },
+      [](size_t) { return size_t{1}; },
+      [&](size_t k, double score) {
+        return Keyphrase{terms[k].display, score, {0}};
+      });
 }
 
 }  // namespace skald

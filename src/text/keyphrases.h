@@ -22,23 +22,34 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "text/flat_string_map.h"
+
 namespace skald {
+
+// The distinct term keys of one text, in order of first occurrence: what
+// TermStatistics::Add counts, computed apart (on another thread).
+struct TermKeys {
+  std::string bytes;           // the keys one after another
+  std::vector<uint32_t> ends;  // end offset in `bytes` of each key
+};
 
 // How many of a set of texts each term occurs in.
 class TermStatistics {
  public:
   // Counts each distinct term of `text` once; a text is one document.
   void Add(std::string_view text);
+  // The same for a text whose keys were taken by KeysOf.
+  void Add(const TermKeys& keys);
+  static TermKeys KeysOf(std::string_view text);
   size_t documents() const { return documents_; }
   // Documents holding `key` (a term key of ExtractTerms), 0 if none.
-  uint32_t DocumentFrequency(const std::string& key) const;
+  uint32_t DocumentFrequency(std::string_view key) const;
 
  private:
   size_t documents_ = 0;
-  std::unordered_map<std::string, uint32_t> frequency_;
+  FlatStringMap<uint32_t> frequency_;
 };
 
 // One term of a text: `key` identifies it across texts (stems, bigrams

@@ -93,5 +93,24 @@ TEST(TermStatisticsTest, CountsDocumentsNotOccurrences) {
   EXPECT_EQ(stats.DocumentFrequency("absent"), 0u);
 }
 
+TEST(TermStatisticsTest, KeysTakenApartCountTheSame) {
+  const std::vector<std::string> texts = {"Insulin resistance in mice; insulin resistance.",
+                                          "DNA repair and beta cells", "",
+                                          "Covers gene editing, yeast and DNA repair."};
+  TermStatistics direct, apart;
+  for (const std::string& t : texts) {
+    direct.Add(t);
+    apart.Add(TermStatistics::KeysOf(t));
+  }
+  EXPECT_EQ(apart.documents(), direct.documents());
+  for (const std::string& t : texts) {
+    for (const TextTerm& term : ExtractTerms(t)) {
+      EXPECT_EQ(apart.DocumentFrequency(term.key), direct.DocumentFrequency(term.key)) << term.key;
+    }
+  }
+  TermKeys keys = TermStatistics::KeysOf("yeast cells, yeast");
+  EXPECT_EQ(keys.ends.size(), ExtractTerms("yeast cells, yeast").size());
+}
+
 }  // namespace
 }  // namespace skald

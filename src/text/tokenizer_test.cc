@@ -212,6 +212,29 @@ TEST(TokenizerTest, ConcurrentUseGivesSameResults) {
   for (int m : mismatches) EXPECT_EQ(m, 0);
 }
 
+TEST(TokenizerTest, TokenizersWithOtherOptionsKeepTheirOwnTermsOnOneThread) {
+  // Each tokenizer remembers the terms of the words it has seen; another
+  // configuration used in between on the same thread must not change them.
+  auto plain = Make();
+  TokenizerOptions raw_options;
+  raw_options.stem_english = false;
+  raw_options.remove_stop_words = false;
+  auto raw = Make(raw_options);
+  for (int round = 0; round < 3; ++round) {
+    for (std::string_view text : {"The running dogs", "the caf\xC3\xA9 runs"}) {
+      std::vector<std::string> a = Terms(*plain, text);
+      std::vector<std::string> b = Terms(*raw, text);
+      if (text[0] == 'T') {
+        EXPECT_EQ(a, (std::vector<std::string>{"run", "dog"}));
+        EXPECT_EQ(b, (std::vector<std::string>{"the", "running", "dogs"}));
+      } else {
+        EXPECT_EQ(a, (std::vector<std::string>{"caf\xC3\xA9", "run"}));
+        EXPECT_EQ(b, (std::vector<std::string>{"the", "caf\xC3\xA9", "runs"}));
+      }
+    }
+  }
+}
+
 TEST(TokenizerTest, BuiltInStopListIsFolded) {
   for (std::string_view word : EnglishStopWords()) {
     for (char c : word) EXPECT_TRUE(c >= 'a' && c <= 'z') << word;

@@ -1,0 +1,95 @@
+// ASCII word segments without ICU (ascii_words.h).
+
+#include "text/ascii_words.h"
+
+#include <array>
+
+namespace skald {
+
+namespace {
+
+// UAX #29 Word_Break classes of the ASCII characters, as ICU's root rules
+// use them: '@' is a letter (ICU adds it, for e-mail addresses) and the
+// colon is not MidLetter.
+enum Cls : uint8_t {
+  kOther,
+  kLetter,       // ALetter: A-Z a-z @
+  kNumeric,      // 0-9
+  kExtendNumLet, // _
+  kMidNumLet,    // .
+  kSingleQuote,  // '
+  kMidNum,       // , ;
+  kSpace,        // WSegSpace: ' '
+  kCR,
+  kLF,
+  kNewline,      // \v \f
+};
+
+constexpr std::array<Cls, 128> MakeClasses() {
+  std::array<Cls, 128> c{};
+  for (int i = 'a'; i <= 'z'; ++i) c[i] = kLetter;
+  for (int i = 'A'; i <= 'Z'; ++i) c[i] = kLetter;
+  c['@'] = kLetter;
+  for (int i = '0'; i <= '9'; ++i) c[i] = kNumeric;
+  c['_'] = kExtendNumLet;
+  c['.'] = kMidNumLet;
+  c['\''] = kSingleQuote;
+  c[','] = kMidNum;
+  c[';'] = kMidNum;
+  c[' '] = kSpace;
+  c['\r'] = kCR;
+  c['\n'] = kLF;
+  c['\v'] = kNewline;
+  c['\f'] = kNewline;
+  return c;
+}
+
+constexpr std::array<Cls, 128> kClasses = MakeClasses();
+
+bool MidLetterOrQ(Cls c) { return c == kMidNumLet || c == kSingleQuote; }
+bool MidNumOrQ(Cls c) { return c == kMidNum || c == kMidNumLet || c == kSingleQuote; }
+
+}  // namespace
+
+void AsciiWordSegments(std::string_view text, std::vector<std::pair<uint32_t, uint32_t>>* words) {
+  const size_t n = text.size();
+  auto cls = [&](size_t i) -> Cls {
+    return i < n ? kClasses[static_cast<unsigned char>(text[i]) & 0x7F] : kOther;
+  };
+  // No break between text[i-1] and text[i] (0 < i < n)?
+  auto joined = [&](size_t i) {
+    Cls a = cls(i - 1), b = cls(i);
+    if (a == kCR && b == kLF) return true;                                        // WB3
+    if (a == kCR || a == kLF || a == kNewline) return false;                      // WB3a
+    if (b == kCR || b == kLF || b == kNewline) return false;                      // WB3b
+    if (a == kSpace && b == kSpace) return true;                                  // WB3d
+    if (a == kLetter && b == kLetter) return true;                                // WB5
+    if (a == kLetter && MidLetterOrQ(b) && cls(i + 1) == kLetter) return true;    // WB6
+    if (i >= 2 && cls(i - 2) == kLetter && MidLetterOrQ(a) && b == kLetter) return true;  // WB7
+    if (a == kNumeric && b == kNumeric) return true;                              // WB8
+    if (a == kLetter && b == kNumeric) return true;                               // WB9
+    if (a == kNumeric && b == kLetter) return true;                               // WB10
+    if (i >= 2 && cls(i - 2) == kNumeric && MidNumOrQ(a) && b == kNumeric) return true;  // WB11
+    if (a == kNumeric && MidNumOrQ(b) && cls(i + 1) == kNumeric) return true;     // WB12
+    if ((a == kLetter || a == kNumeric || a == kExtendNumLet) && b == kExtendNumLet) {
+      return true;  // WB13a
+    }
+    if (a == kExtendNumLet && (b == kLetter || b == kNumeric)) return true;      // WB13b
+    return false;                                                                 // WB999
+  };
+  size_t start = 0;
+  for (size_t i = 1; i <= n; ++i) {
+    if (i < n && joined(i)) continue;
+    // A segment is a word when it holds a letter or a digit, or is a run
+    // joined to a leading '_' ("__": ICU's status is a letter's).
+    bool word = i - start >= 2 && cls(start) == kExtendNumLet;
+    for (size_t k = start; k < i && !word; ++k) {
+      Cls c = cls(k);
+      word = c == kLetter || c == kNumeric;
+    }
+    if (word) words->emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(i));
+    start = i;
+  }
+}
+
+}  // namespace skald

@@ -1,0 +1,108 @@
+#pragma once
+
+// FlatStringMap: a hash map from byte strings to values, for the per-token
+// lookups of the tokenizer and the keyphrase code (internal to skald_text).
+// Open addressing over a flat slot array that holds each key's hash; keys
+// live in one arena and values in one vector in insertion order, so a lookup
+// that misses touches one cache line and an insert allocates nothing but
+// amortized growth. Iteration is in insertion order.
+//
+// Thread safety: a value type; const members are safe to call concurrently.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace skald {
+
+template <typename V>
+class FlatStringMap {
+ public:
+  size_t size() const { return values_.size(); }
+  bool empty() const { return values_.empty(); }
+
+  void clear() {
+    slots_.clear();
+    keys_.clear();
+    values_.clear();
+    arena_.clear();
+  }
+
+  // The value of `key`, or null.
+  const V* Find(std::string_view key) const {
+    if (slots_.empty()) return nullptr;
+    uint64_t hash = Hash(key);
+    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.index == 0) return nullptr;
+      if (s.hash == hash && Key(s.index - 1) == key) return &values_[s.index - 1];
+    }
+  }
+
+  // The insertion index of `key` (0, 1, ... in order of first insertion),
+  // inserting it with a value-initialized V when absent; `*inserted` (if
+  // given) tells whether it was.
+  size_t Insert(std::string_view key, bool* inserted = nullptr) {
+    if ((values_.size() + 1) * 4 > slots_.size() * 3) Grow();
+    uint64_t hash = Hash(key);
+    size_t i = hash & mask_;
+    for (;; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.index == 0) break;
+      if (s.hash == hash && Key(s.index - 1) == key) {
+        if (inserted != nullptr) *inserted = false;
+        return s.index - 1;
+      }
+    }
+    keys_.push_back({arena_.size(), key.size()});
+    arena_.append(key);
+    values_.emplace_back();
+    slots_[i] = Slot{hash, static_cast<uint32_t>(values_.size())};
+    if (inserted != nullptr) *inserted = true;
+    return values_.size() - 1;
+  }
+
+  V& operator[](std::string_view key) { return values_[Insert(key)]; }
+
+  // By insertion index (< size()).
+  std::string_view Key(size_t index) const {
+    return std::string_view(arena_).substr(keys_[index].first, keys_[index].second);
+  }
+  V& Value(size_t index) { return values_[index]; }
+  const V& Value(size_t index) const { return values_[index]; }
+
+ private:
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t index = 0;  // 1 + insertion index; 0 = empty
+  };
+
+  static uint64_t Hash(std::string_view key) {
+    // Spread the bits the slot index is taken from.
+    uint64_t h = std::hash<std::string_view>{}(key);
+    return h ^ (h >> 29);
+  }
+
+  void Grow() {
+    size_t capacity = slots_.empty() ? 16 : slots_.size() * 2;
+    slots_.assign(capacity, Slot{});
+    mask_ = capacity - 1;
+    for (size_t v = 0; v < values_.size(); ++v) {
+      uint64_t hash = Hash(Key(v));
+      size_t i = hash & mask_;
+      while (slots_[i].index != 0) i = (i + 1) & mask_;
+      slots_[i] = Slot{hash, static_cast<uint32_t>(v + 1)};
+    }
+  }
+
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  std::vector<std::pair<size_t, size_t>> keys_;  // offset and length in arena_
+  std::vector<V> values_;
+  std::string arena_;
+};
+
+}  // namespace skald
