@@ -105,7 +105,7 @@ struct LexicalPartition::Cursor {
 };
 
 uint32_t LexicalPartition::TermId(std::string_view term) {
-  auto it = dict_.find(std::string(term));
+  auto it = dict_.find(term);
   if (it != dict_.end()) return it->second;
   const auto id = static_cast<uint32_t>(term_text_.size());
   dict_.emplace(std::string(term), id);
@@ -122,21 +122,27 @@ void LexicalPartition::Add(
   doc.fields = r;
   doc.fields.account.clear();
   doc.depth = UriDepth(r.uri);
-  std::unordered_map<uint32_t, std::array<uint32_t, kLexicalFields>> counts;
+  // Every occurrence as (term id, field), sorted: runs of one term are its
+  // frequencies per field (no hash map per document).
+  std::vector<std::pair<uint32_t, int>> occurrences;
   std::array<uint32_t, kLexicalFields> len{};
   for (int c = 0; c < kLexicalFields; ++c) {
     len[c] = static_cast<uint32_t>(field_terms[c].size());
+    occurrences.reserve(occurrences.size() + field_terms[c].size());
     for (const std::string& term : field_terms[c]) {
       if (term.size() > kMaxTermBytes) continue;
-      ++counts[TermId(term)][c];
+      occurrences.emplace_back(TermId(term), c);
     }
   }
-  doc.terms.reserve(counts.size());
-  for (const auto& [term, tf] : counts) {
+  std::sort(occurrences.begin(), occurrences.end());
+  for (size_t i = 0; i < occurrences.size();) {
+    const uint32_t term = occurrences[i].first;
+    std::array<uint32_t, kLexicalFields> tf{};
+    for (; i < occurrences.size() && occurrences[i].first == term; ++i) {
+      ++tf[occurrences[i].second];
+    }
     doc.terms.push_back({term, {Saturate(tf[0]), Saturate(tf[1]), Saturate(tf[2])}});
   }
-  std::sort(doc.terms.begin(), doc.terms.end(),
-            [](const TermFreq& a, const TermFreq& b) { return a.term < b.term; });
   Append(std::move(doc), len);
   Index(static_cast<uint32_t>(docs_.size() - 1));
 }

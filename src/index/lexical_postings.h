@@ -37,6 +37,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -133,7 +134,12 @@ class LexicalPartition {
   bool ScopeCandidates(const RecordFilter& filter, size_t limit,
                        std::vector<uint32_t>* slots) const;
 
-  std::unordered_map<std::string, uint32_t> dict_;
+  // Looked up by string_view without building a string (one per token).
+  struct TermHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, uint32_t, TermHash, std::equal_to<>> dict_;
   std::vector<std::string> term_text_;           // by term id
   std::vector<std::vector<Posting>> postings_;   // by term id, slot ascending
   std::vector<uint32_t> df_;                     // live documents per term id
