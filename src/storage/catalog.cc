@@ -257,7 +257,8 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& options) {
 Result<std::optional<CatalogNode>> Catalog::Get(std::string_view account,
                                                 std::string_view path) {
   Impl::Lease lease(impl_.get());
-  Stmt s(lease.db(), fmt::format("SELECT {} FROM nodes WHERE account=? AND path=?", kNodeColumns));
+  Stmt s(lease.db(), fmt::format("SELECT {} FROM nodes WHERE account=? AND path=?", kNodeColumns),
+         lease.stmts());
   if (!s.prepared()) return SqlError(lease.db(), "get");
   s.Bind(1, account).Bind(2, path);
   int rc = s.Step();

@@ -19,7 +19,8 @@ Result<std::vector<std::optional<std::vector<float>>>> Catalog::GetCachedEmbeddi
   // hash); left to itself the planner would scan all of the embedder's rows.
   Stmt s(lease.db(),
          "SELECT h.key, c.vector FROM json_each(?3) AS h CROSS JOIN embed_cache AS c "
-         "ON c.account = ?1 AND c.embedder = ?2 AND c.text_hash = h.value");
+         "ON c.account = ?1 AND c.embedder = ?2 AND c.text_hash = h.value",
+         lease.stmts());
   if (!s.prepared()) return SqlError(lease.db(), "get cached embeddings");
   s.Bind(1, account).Bind(2, embedder).Bind(3, JsonArrayOf(text_hashes));
   int rc;

@@ -249,9 +249,11 @@ Result<std::vector<Record>> Catalog::GetRecordsByKeys(std::string_view account,
 Result<std::vector<Record>> Catalog::GetRecordsByUri(std::string_view account,
                                                      std::string_view uri, bool with_vectors) {
   Impl::Lease lease(impl_.get());
-  Stmt s(lease.db(), fmt::format("SELECT {} FROM records AS r WHERE r.account = ? AND r.uri = ? "
-                                 "AND r.deleted = 0 ORDER BY r.level, r.key",
-                                 QualifiedRecordColumns(with_vectors)));
+  Stmt s(lease.db(),
+         fmt::format("SELECT {} FROM records AS r WHERE r.account = ? AND r.uri = ? "
+                     "AND r.deleted = 0 ORDER BY r.level, r.key",
+                     QualifiedRecordColumns(with_vectors)),
+         lease.stmts());
   if (!s.prepared()) return SqlError(lease.db(), "records by uri");
   s.Bind(1, account).Bind(2, uri);
   return ReadRecords(lease.db(), s, "records by uri");
