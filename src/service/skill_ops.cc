@@ -174,6 +174,15 @@ Result<SkillResult> SkillOps::Add(const Identity& who, const SkillRequest& reque
     skills.push_back(std::move(skill));
     sources.emplace_back();
   }
+  for (size_t i = 1; i < skills.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (skills[i].name == skills[j].name) {
+        return Status::InvalidArgument(fmt::format("the source holds two skills named '{}' ({}, {})",
+                                                   skills[i].name, sources[j].path,
+                                                   sources[i].path));
+      }
+    }
+  }
   SkillResult result;
   if (request.list_only) {
     for (size_t i = 0; i < skills.size(); ++i) {

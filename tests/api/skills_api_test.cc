@@ -264,6 +264,12 @@ Watch the dough rise.
   ASSERT_EQ(both.status, 200) << both.raw;
   EXPECT_EQ(both.json["result"]["installed"], Json({"tide-tables", "bread-proofing"})) << both.raw;
   EXPECT_EQ(FindSkills("sourdough loaf proofing").size() > 0, true);
+
+  // Two folders defining one name: refused, nothing replaced by surprise.
+  Reply twice = AddSkill({{"temp_file_id", UploadZip({ArchiveItem::File("a/SKILL.md", beta),
+                                                      ArchiveItem::File("b/SKILL.md", beta)})}});
+  EXPECT_EQ(twice.status, 400) << twice.raw;
+  EXPECT_NE(twice.raw.find("two skills named 'bread-proofing'"), std::string::npos) << twice.raw;
   ExpectHealthy();
 }
 
