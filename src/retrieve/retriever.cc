@@ -399,7 +399,10 @@ Result<std::vector<MatchedContext>> FinishQuick(std::vector<Scored> stage,
       ++trace->candidates_dropped;
     }
   }
-  return run->Finish(CollapseByUri(std::move(kept)));
+  // Finish keeps one hit per URI once the catalog confirmed it: a stale
+  // candidate (deleted, still in a lagging index) must not hide a live
+  // record of the same URI.
+  return run->Finish(std::move(kept));
 }
 
 Result<std::vector<MatchedContext>> RunQuick(const RetrievalQuery& query,

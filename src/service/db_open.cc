@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <span>
+
 #include "common/strings.h"
 #include "common/time_util.h"
 #include "index/memory_lexical_index.h"
@@ -206,6 +208,21 @@ Status DbImpl::StartBackground() {
   // them, so its commits must be as durable as the catalog's.
   lexical_options.sync = options_.sync_writes;
   lexical_options.env = env_;
+  // The other kind's files go: the catalog purges tombstones once the index
+  // in use applied them, so a file left behind would miss those deletes
+  // when the setting is switched back (it is rebuilt from the catalog then).
+  static constexpr const char* kMemoryFiles[] = {"lexical.mem", "lexical.mem.log"};
+  static constexpr const char* kFts5Files[] = {"lexical.db", "lexical.db-wal", "lexical.db-shm"};
+  for (const char* other : fts5 ? std::span<const char* const>(kMemoryFiles)
+                                : std::span<const char* const>(kFts5Files)) {
+    const std::string path = options_.workspace + "/index/" + other;
+    if (env_->LinkStat(path).ok()) {
+      if (Status removed = env_->RemoveFile(path); !removed.ok()) {
+        spdlog::warn("could not remove the unused lexical index file {}: {}", path,
+                     removed.ToString());
+      }
+    }
+  }
   SKALD_ASSIGN_OR_RETURN(lexical_, fts5 ? OpenFts5LexicalIndex(lexical_options)
                                         : OpenMemoryLexicalIndex(lexical_options));
 

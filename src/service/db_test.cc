@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "skald/db.h"
@@ -22,10 +23,11 @@ WriteRequest Req(std::string uri, std::string content, WriteMode mode) {
 class DbTest : public ::testing::Test {
  protected:
   void SetUp() override { Reopen(); }
-  void Reopen() {
+  void Reopen(const std::string& lexical_index = "memory") {
     db_.reset();
     DbOptions options;
     options.workspace = dir_.Sub("ws");
+    options.retrieval.lexical_index = lexical_index;
     options.sync_writes = false;  // the crash tests cover durability
     // File-system semantics only: no background indexing adding sidecars
     // (tests/integration covers it).
@@ -265,6 +267,26 @@ TEST_F(DbTest, DataSurvivesReopenAndFsckIsClean) {
   ASSERT_TRUE(report.ok());
   EXPECT_TRUE(report->clean()) << report->issues.size();
   EXPECT_GE(report->nodes_checked, 5u);
+}
+
+// Switching retrieval.lexical_index drops the other kind's files: kept,
+// they would miss the deletes whose tombstones the catalog purged meanwhile
+// and serve them again when switched back.
+TEST_F(DbTest, SwitchingTheLexicalIndexRemovesTheOtherKindsFiles) {
+  const std::string index_dir = dir_.Sub("ws") + "/index";
+  Reopen("fts5");
+  EXPECT_TRUE(std::filesystem::exists(index_dir + "/lexical.db"));
+  Reopen("memory");
+  EXPECT_FALSE(std::filesystem::exists(index_dir + "/lexical.db"));
+  EXPECT_FALSE(std::filesystem::exists(index_dir + "/lexical.db-wal"));
+  db_.reset();
+  for (const char* name : {"/lexical.mem", "/lexical.mem.log"}) {
+    std::ofstream(index_dir + name) << "stale";
+  }
+  Reopen("fts5");
+  EXPECT_FALSE(std::filesystem::exists(index_dir + "/lexical.mem"));
+  EXPECT_FALSE(std::filesystem::exists(index_dir + "/lexical.mem.log"));
+  EXPECT_TRUE(std::filesystem::exists(index_dir + "/lexical.db"));
 }
 
 TEST_F(DbTest, FsckFindsAndRepairsOutOfBandChanges) {

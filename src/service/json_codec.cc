@@ -443,9 +443,9 @@ Json SkillResultToJson(const SkillResult& result, bool waited) {
   } else {
     out["task_id"] = result.task_id;
   }
-  // A source of several skills: every one installed (the fields above are
-  // the first's).
-  if (result.installed.size() > 1) out["installed"] = result.installed;
+  // Every skill installed (a source may hold several; the fields above
+  // are the first's).
+  if (!result.installed.empty()) out["installed"] = result.installed;
   return out;
 }
 

@@ -102,19 +102,27 @@ Result<std::vector<SkillOps::SkillSource>> SkillOps::ReadUpload(const Identity& 
   limits.max_total_bytes = kMaxSkillUploadBytes * 8;
   SKALD_ASSIGN_OR_RETURN(ArchiveStats stats, ExtractArchive(path.string(), staging, limits));
   (void)stats;
-  // Skill folders: every folder holding a SKILL.md, hidden ones skipped.
+  // Skill folders: the outermost folders holding a SKILL.md (what lies
+  // below one, SKILL.md files included, is that skill's), hidden ones
+  // skipped. A SKILL.md at the root makes the whole archive one skill.
   const fs::path root = staging;
   std::vector<fs::path> dirs;
-  if (fs::is_regular_file(root / kSkillFile, ec)) dirs.push_back(root);
-  for (auto it = fs::recursive_directory_iterator(root, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (!it->is_directory(ec)) continue;
-    if ((!name.empty() && name[0] == '.') || it.depth() + 1 > kMaxSkillDepth) {
-      it.disable_recursion_pending();
-      continue;
+  if (fs::is_regular_file(root / kSkillFile, ec)) {
+    dirs.push_back(root);
+  } else {
+    for (auto it = fs::recursive_directory_iterator(root, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (!it->is_directory(ec)) continue;
+      if ((!name.empty() && name[0] == '.') || it.depth() + 1 > kMaxSkillDepth) {
+        it.disable_recursion_pending();
+        continue;
+      }
+      if (fs::is_regular_file(it->path() / kSkillFile, ec)) {
+        dirs.push_back(it->path());
+        it.disable_recursion_pending();
+      }
     }
-    if (fs::is_regular_file(it->path() / kSkillFile, ec)) dirs.push_back(it->path());
   }
   if (ec) return Status::IOError("could not read the expanded skill archive");
   if (dirs.empty()) return Status::InvalidArgument("the uploaded archive holds no SKILL.md");
@@ -133,12 +141,7 @@ Result<std::vector<SkillOps::SkillSource>> SkillOps::ReadUpload(const Identity& 
         if (is_dir) it.disable_recursion_pending();
         continue;
       }
-      if (is_dir) {
-        // A nested skill keeps its own files.
-        if (fs::is_regular_file(it->path() / kSkillFile, ec)) it.disable_recursion_pending();
-        continue;
-      }
-      if (!it->is_regular_file(ec)) continue;
+      if (is_dir || !it->is_regular_file(ec)) continue;
       const std::string rel = fs::relative(it->path(), dir, ec).generic_string();
       if (ec || rel == kSkillFile) continue;
       SKALD_ASSIGN_OR_RETURN(std::string bytes,
@@ -218,10 +221,21 @@ Result<SkillResult> SkillOps::Add(const Identity& who, const SkillRequest& reque
         .WithDetail("field", "skills");
   }
   SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> roots, Roots(who, request.target_uri));
+  // Every skill may be written before the first is.
+  for (size_t i : chosen) {
+    SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, roots.front().Child(skills[i].name)));
+  }
   std::vector<std::string> installed;
   for (size_t i : chosen) {
-    SKALD_ASSIGN_OR_RETURN(SkillResult one, Install(who, request, skills[i], sources[i], roots));
-    if (installed.empty()) result = std::move(one);
+    Result<SkillResult> one = Install(who, request, skills[i], sources[i], roots);
+    if (!one.ok()) {
+      if (installed.empty()) return one.status();
+      // Those already written stay (each is whole): say which, keeping the
+      // failure's code, reason and details (a full disk stays a 507).
+      Status failed = one.status();
+      return std::move(failed).WithDetail("installed", Join(installed, ","));
+    }
+    if (installed.empty()) result = std::move(one).value();
     installed.push_back(skills[i].name);
   }
   result.installed = std::move(installed);

@@ -152,7 +152,10 @@ std::string SubtreeEnd(std::string_view path) { return std::string(path) + "0"; 
 std::string SubtreeBegin(std::string_view path) { return std::string(path) + "/"; }
 
 // Upper bound of the read connections' memory map (address space, not
-// memory: pages are shared with the OS page cache).
+// memory: pages are shared with the OS page cache). The price of mapping: a
+// read error of the device under the catalog is a SIGBUS, not an
+// SQLITE_IOERR (as for every memory-mapped database), and reads bypass the
+// Env (fault injection covers writes and syncs only).
 constexpr const char* kReaderMmapPragma = "PRAGMA mmap_size=4294967296";
 
 Result<sqlite3*> OpenConnection(const std::string& path, bool sync, Env* env) {

@@ -265,6 +265,17 @@ Watch the dough rise.
   EXPECT_EQ(both.json["result"]["installed"], Json({"tide-tables", "bread-proofing"})) << both.raw;
   EXPECT_EQ(FindSkills("sourdough loaf proofing").size() > 0, true);
 
+  // A SKILL.md at the root makes the archive one skill: a SKILL.md further
+  // down (a template, say) is one of its files, not another skill.
+  const std::string nested = UploadZip({ArchiveItem::File("SKILL.md", kSkillMd),
+                                        ArchiveItem::File("templates/new/SKILL.md", "draft\n")});
+  Reply one_skill = AddSkill({{"temp_file_id", nested}, {"list_only", true}});
+  ASSERT_EQ(one_skill.status, 200) << one_skill.raw;
+  EXPECT_EQ(one_skill.json["result"].value("total", 0), 1) << one_skill.raw;
+  Reply with_template = AddSkill({{"temp_file_id", nested}, {"wait", true}});
+  ASSERT_EQ(with_template.status, 200) << with_template.raw;
+  EXPECT_EQ(with_template.json["result"].value("auxiliary_files", -1), 1) << with_template.raw;
+
   // Two folders defining one name: refused, nothing replaced by surprise.
   Reply twice = AddSkill({{"temp_file_id", UploadZip({ArchiveItem::File("a/SKILL.md", beta),
                                                       ArchiveItem::File("b/SKILL.md", beta)})}});
