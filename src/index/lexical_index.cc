@@ -417,9 +417,6 @@ Status Fts5LexicalIndex::DeleteOne(int64_t id, bool* found) {
 }
 
 Status Fts5LexicalIndex::UpsertOne(const RecordFields& r, const LexicalText& text) {
-  if (r.account.empty()) {
-    return Status::InvalidArgument(fmt::format("lexical index: record {} has no account", r.key));
-  }
   const auto id = static_cast<int64_t>(r.key);
   bool existed = false;
   SKALD_RETURN_IF_ERROR(DeleteOne(id, &existed));
@@ -448,10 +445,7 @@ Status Fts5LexicalIndex::UpsertOne(const RecordFields& r, const LexicalText& tex
 
 Status Fts5LexicalIndex::Upsert(std::span<const RecordFields> records,
                                 std::span<const LexicalText> texts) {
-  if (records.size() != texts.size()) {
-    return Status::InvalidArgument(fmt::format("lexical index: {} records but {} texts",
-                                               records.size(), texts.size()));
-  }
+  SKALD_RETURN_IF_ERROR(CheckUpsertArguments(records, texts));
   if (records.empty()) return Status::Ok();
   std::lock_guard lock(write_mu_);
   return InTransaction([&]() -> Status {
@@ -605,8 +599,7 @@ Status Fts5LexicalIndex::SearchPartition(LexicalConnection& conn, const Partitio
 Status Fts5LexicalIndex::Search(std::string_view query, const RecordFilter& filter, int k,
                                 std::vector<SearchHit>* hits) const {
   hits->clear();
-  if (k < 1) return Status::InvalidArgument(fmt::format("lexical search: k = {} < 1", k));
-  SKALD_RETURN_IF_ERROR(filter.Validate());
+  SKALD_RETURN_IF_ERROR(CheckSearchArguments(filter, k));
   const std::vector<LexicalQueryTerm> terms = ExtractQueryTerms(*tokenizer_, query);
   if (terms.empty()) return Status::Ok();
 
@@ -684,6 +677,25 @@ Status LexicalIndexOptions::Validate() const {
         fmt::format("lexical index: read_connections = {} not in [1, 64]", read_connections));
   }
   return Status::Ok();
+}
+
+Status CheckUpsertArguments(std::span<const RecordFields> records,
+                            std::span<const LexicalText> texts) {
+  if (records.size() != texts.size()) {
+    return Status::InvalidArgument(fmt::format("lexical index: {} records but {} texts",
+                                               records.size(), texts.size()));
+  }
+  for (const RecordFields& r : records) {
+    if (r.account.empty()) {
+      return Status::InvalidArgument(fmt::format("lexical index: record {} has no account", r.key));
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckSearchArguments(const RecordFilter& filter, int k) {
+  if (k < 1) return Status::InvalidArgument(fmt::format("lexical search: k = {} < 1", k));
+  return filter.Validate();
 }
 
 Result<std::unique_ptr<LexicalIndex>> OpenFts5LexicalIndex(const LexicalIndexOptions& options) {

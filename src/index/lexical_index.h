@@ -150,6 +150,12 @@ class LexicalIndex {
   virtual Status Optimize() = 0;
 };
 
+// The REQUIREs of LexicalIndex::Upsert and Search as statuses, for the
+// implementations: InvalidArgument naming the first one broken.
+Status CheckUpsertArguments(std::span<const RecordFields> records,
+                            std::span<const LexicalText> texts);
+Status CheckSearchArguments(const RecordFilter& filter, int k);
+
 // Opens or creates the FTS5 lexical index described by `options`.
 // Corruption of the file is not an error: the file is recreated empty and
 // was_reset() is true.

@@ -44,7 +44,9 @@ std::vector<LexicalQueryTerm> ExtractQueryTerms(const Tokenizer& tokenizer,
     alone.clear();
     tokenizer.Tokenize(word, &alone);
     bool single = alone.size() == 1 && alone[0].term == token.term;
-    terms.push_back({token.term, QuotePhrase(word), single});
+    std::vector<std::string> word_terms;
+    for (Token& t : alone) word_terms.push_back(std::move(t.term));
+    terms.push_back({token.term, QuotePhrase(word), single, std::move(word_terms)});
   }
   return terms;
 }

@@ -46,6 +46,8 @@ struct LexicalQueryTerm {
   // True when the source word on its own tokenizes to exactly `term`, so the
   // phrase is that single term and its document frequency can be looked up.
   bool single = true;
+  // The terms of the source word on its own (the phrase's terms, in order).
+  std::vector<std::string> word_terms;
 };
 
 // The distinct terms of `query` in order of first occurrence (at most

@@ -10,7 +10,8 @@ namespace skald {
 namespace {
 
 TEST(LexicalQueryTest, PlanMatchesEssentialTermsOnly) {
-  LexicalQueryTerm rare{"rare", "\"rare\""}, mid{"mid", "\"mid\""}, common{"the", "\"The\""};
+  LexicalQueryTerm rare{"rare", "\"rare\"", true, {"rare"}}, mid{"mid", "\"mid\"", true, {"mid"}},
+      common{"the", "\"The\"", true, {"the"}};
   std::vector<ScoredQueryTerm> terms{{&rare, 2, 9.0}, {&mid, 50, 4.0}, {&common, 900, 1.0}};
   LexicalQueryPlan all = PlanLexicalQuery(terms, 3);
   EXPECT_EQ(all.match, "\"rare\" OR \"mid\" OR \"The\"");

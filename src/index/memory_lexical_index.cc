@@ -38,23 +38,12 @@ enum LogEntry : uint8_t { kUpsert = 1, kDelete = 2, kAppliedSeq = 3 };
 // The terms FTS5 would match for one query word: the word's own tokens.
 std::vector<LexicalPhrase> QueryPhrases(const Tokenizer& tokenizer, std::string_view query) {
   std::vector<LexicalPhrase> phrases;
-  std::vector<Token> tokens;
-  for (const LexicalQueryTerm& term : ExtractQueryTerms(tokenizer, query)) {
+  for (LexicalQueryTerm& term : ExtractQueryTerms(tokenizer, query)) {
     if (term.single) {
-      phrases.push_back({term.term});
-      continue;
+      phrases.push_back({std::move(term.term)});
+    } else if (!term.word_terms.empty()) {
+      phrases.push_back(std::move(term.word_terms));
     }
-    // The quoted source word, unquoted ("wo""rd" -> wo"rd).
-    std::string word;
-    for (size_t i = 1; i + 1 < term.phrase.size(); ++i) {
-      word += term.phrase[i];
-      if (term.phrase[i] == '"') ++i;
-    }
-    tokens.clear();
-    tokenizer.Tokenize(word, &tokens);
-    LexicalPhrase phrase;
-    for (Token& t : tokens) phrase.push_back(std::move(t.term));
-    if (!phrase.empty()) phrases.push_back(std::move(phrase));
   }
   return phrases;
 }
@@ -220,10 +209,7 @@ Status MemoryLexicalIndex::AppendLog(const ByteBuilder& entry) {
 
 Status MemoryLexicalIndex::Upsert(std::span<const RecordFields> records,
                                   std::span<const LexicalText> texts) {
-  if (records.size() != texts.size()) {
-    return Status::InvalidArgument(fmt::format("lexical index: {} records but {} texts",
-                                               records.size(), texts.size()));
-  }
+  SKALD_RETURN_IF_ERROR(CheckUpsertArguments(records, texts));
   if (records.empty()) return Status::Ok();
   ByteBuilder entry;
   entry.U8(kUpsert);
@@ -231,10 +217,6 @@ Status MemoryLexicalIndex::Upsert(std::span<const RecordFields> records,
   std::vector<FieldTerms> terms;
   terms.reserve(records.size());
   for (size_t i = 0; i < records.size(); ++i) {
-    if (records[i].account.empty()) {
-      return Status::InvalidArgument(
-          fmt::format("lexical index: record {} has no account", records[i].key));
-    }
     PutRecord(&entry, records[i], texts[i]);
     terms.push_back(Tokenize(texts[i]));  // outside the lock: most of the cost
   }
@@ -271,8 +253,7 @@ Status MemoryLexicalIndex::SetAppliedSeq(int64_t seq) {
 Status MemoryLexicalIndex::Search(std::string_view query, const RecordFilter& filter, int k,
                                   std::vector<SearchHit>* hits) const {
   hits->clear();
-  if (k < 1) return Status::InvalidArgument(fmt::format("lexical search: k = {} < 1", k));
-  SKALD_RETURN_IF_ERROR(filter.Validate());
+  SKALD_RETURN_IF_ERROR(CheckSearchArguments(filter, k));
   const std::vector<LexicalPhrase> phrases = QueryPhrases(*tokenizer_, query);
   if (phrases.empty()) return Status::Ok();
   std::shared_lock lock(mu_);

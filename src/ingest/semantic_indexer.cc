@@ -29,6 +29,20 @@
 namespace skald {
 namespace {
 
+// Runs `work` (which takes items from a shared counter until none is left)
+// on this thread and, for more than one item on a machine with a second
+// core, on a helper thread beside it.
+template <typename Work>
+void RunOnTwoThreads(size_t items, Work& work) {
+  if (items > 1 && std::thread::hardware_concurrency() >= 2) {
+    std::thread helper(work);
+    work();
+    helper.join();
+  } else {
+    work();
+  }
+}
+
 constexpr std::string_view kScheme = "viking://";
 constexpr std::string_view kTruncatedMarker = "\n...(truncated for embedding)";
 // Records written per catalog transaction.
@@ -361,13 +375,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     auto work = [&] {
       for (size_t i = next++; i < end; i = next++) summarize(files[i], &outcomes[i - begin]);
     };
-    if (end - begin > 1 && std::thread::hardware_concurrency() >= 2) {
-      std::thread helper(work);
-      work();
-      helper.join();
-    } else {
-      work();
-    }
+    RunOnTwoThreads(end - begin, work);
     for (size_t i = begin; i < end; ++i) {
       FileOutcome& outcome = outcomes[i - begin];
       SKALD_RETURN_IF_ERROR(outcome.status);
@@ -421,13 +429,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
         outcomes[i - begin] = SummarizeDirectory(account, *order[i], *pending);
       }
     };
-    if (end - begin > 1 && std::thread::hardware_concurrency() >= 2) {
-      std::thread helper(work);
-      work();
-      helper.join();
-    } else {
-      work();
-    }
+    RunOnTwoThreads(end - begin, work);
     StageTimings::Scope sidecar_timed(options_.timings, "sidecar_write");
     std::vector<ContentStore::FileWrite> writes;
     for (DirOutcome& outcome : outcomes) {

@@ -312,6 +312,24 @@ Result<ContextResult> ContextAssembler::Assemble(const Identity& who,
   // memories folded into excerpts (FoldQuotedMemories), then the plan.
   std::vector<double> scores(kept.size(), 0.0);
   for (size_t i = 0; i < kept.size(); ++i) scores[i] = kept[i].score;
+  // Puts the candidates (with their origins, quotes and scores) in `order`:
+  // (index, score) pairs.
+  auto reorder = [&](const std::vector<std::pair<size_t, double>>& order) {
+    std::vector<ContextCandidate> ordered_candidates;
+    std::vector<ContextOrigin> ordered_origins;
+    std::vector<std::vector<std::string>> ordered_quotes;
+    std::vector<double> ordered_scores;
+    for (const auto& [i, score] : order) {
+      ordered_candidates.push_back(std::move(candidates[i]));
+      ordered_origins.push_back(std::move(origins[i]));
+      ordered_quotes.push_back(std::move(quotes[i]));
+      ordered_scores.push_back(score);
+    }
+    candidates = std::move(ordered_candidates);
+    origins = std::move(ordered_origins);
+    quotes = std::move(ordered_quotes);
+    scores = std::move(ordered_scores);
+  };
   const std::vector<NamedDate> named = FindNamedDates(request.search.find.query);
   if (!named.empty()) {
     for (size_t i = 0; i < candidates.size(); ++i) {
@@ -321,40 +339,16 @@ Result<ContextResult> ContextAssembler::Assemble(const Identity& who,
                                        [&](const NamedDate& d) { return d.Covers(*day); });
       if (covered) scores[i] *= kNamedDateBoost;
     }
-    std::vector<size_t> rank(candidates.size());
-    for (size_t i = 0; i < rank.size(); ++i) rank[i] = i;
+    std::vector<std::pair<size_t, double>> rank;
+    for (size_t i = 0; i < candidates.size(); ++i) rank.emplace_back(i, scores[i]);
     std::stable_sort(rank.begin(), rank.end(),
-                     [&](size_t a, size_t b) { return scores[a] > scores[b]; });
-    std::vector<ContextCandidate> ranked_candidates;
-    std::vector<ContextOrigin> ranked_origins;
-    std::vector<std::vector<std::string>> ranked_quotes;
-    std::vector<double> ranked_scores;
-    for (size_t i : rank) {
-      ranked_candidates.push_back(std::move(candidates[i]));
-      ranked_origins.push_back(std::move(origins[i]));
-      ranked_quotes.push_back(std::move(quotes[i]));
-      ranked_scores.push_back(scores[i]);
-    }
-    candidates = std::move(ranked_candidates);
-    origins = std::move(ranked_origins);
-    quotes = std::move(ranked_quotes);
-    scores = std::move(ranked_scores);
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    reorder(rank);
   }
   const std::vector<std::pair<size_t, double>> order =
       FoldQuotedMemories(candidates, quotes, scores);
   out.stats.left_out += static_cast<int64_t>(kept.size() - order.size());
-  {
-    std::vector<ContextCandidate> ordered_candidates;
-    std::vector<ContextOrigin> ordered_origins;
-    scores.clear();
-    for (const auto& [i, score] : order) {
-      ordered_candidates.push_back(std::move(candidates[i]));
-      ordered_origins.push_back(std::move(origins[i]));
-      scores.push_back(score);
-    }
-    candidates = std::move(ordered_candidates);
-    origins = std::move(ordered_origins);
-  }
+  reorder(order);
   ContextPlan plan = PlanContext(candidates, request.max_tokens);
   std::set<std::string> returned;
   for (PlannedEntry& e : plan.entries) {

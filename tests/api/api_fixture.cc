@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -299,6 +301,20 @@ std::vector<std::string> ApiTest::FilesUnder(const std::string& uri) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::string ApiTest::UploadTemp(const std::string& bytes, const std::string& filename) {
+  Reply r = ToReply(client_->Post(
+      "/api/v1/resources/temp_upload",
+      httplib::MultipartFormDataItems{{"file", bytes, filename, "application/octet-stream"}}));
+  EXPECT_EQ(r.status, 200) << r.raw;
+  if (r.status != 200) return "";
+  return r.json["result"].value("temp_file_id", "");
+}
+
+std::string ApiTest::ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 Json ApiTest::WaitForTask(const std::string& task_id, int max_polls) {

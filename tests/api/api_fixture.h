@@ -114,6 +114,11 @@ class ApiTest : public ::testing::Test {
   std::vector<std::string> MemoryFiles(const std::string& type);
   // File URIs below `uri` (recursively, sorted); expects the tree to answer 200.
   std::vector<std::string> FilesUnder(const std::string& uri);
+  // Uploads `bytes` as `filename` (POST /api/v1/resources/temp_upload, as
+  // ov does) and expects 200; returns the temp_file_id ("" on failure).
+  std::string UploadTemp(const std::string& bytes, const std::string& filename);
+  // The bytes of the file at `path` ("" when it cannot be read).
+  static std::string ReadBytes(const std::string& path);
 
   // Polls GET /api/v1/tasks/{id} until the task is completed, failed or
   // cancelled (at most `max_polls` x 100 ms) and returns it; fails the test

@@ -21,16 +21,6 @@ using ::skald::testing::ArchiveItem;
 using ::skald::testing::WriteTestArchive;
 using Kind = ArchiveItem::Kind;
 
-std::string Slurp(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  std::string out;
-  if (f == nullptr) return out;
-  char buf[65536];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
-  std::fclose(f);
-  return out;
-}
-
 std::vector<ArchiveItem> Handbook() {
   return {ArchiveItem::Dir("guide/"),
           ArchiveItem::File("guide/intro.md", "# Intro\n\nThe quokka handbook starts here.\n"),
@@ -40,22 +30,13 @@ std::vector<ArchiveItem> Handbook() {
 
 class ArchiveApiTest : public ApiTest {
  protected:
-  // Uploads the bytes of `path` as `filename`; returns the temp_file_id.
-  std::string UploadFile(const std::string& path, const std::string& filename) {
-    Reply r = ToReply(client_->Post(
-        "/api/v1/resources/temp_upload",
-        httplib::MultipartFormDataItems{{"file", Slurp(path), filename, "application/zip"}}));
-    EXPECT_EQ(r.status, 200) << r.raw;
-    return r.json["result"].value("temp_file_id", "");
-  }
-
   // Writes an archive of `items`, uploads it as `filename` and starts its
   // import; returns the add-resource result.
   Json AddArchive(ArchiveFormat format, const std::vector<ArchiveItem>& items,
                   const std::string& filename, Json extra = Json::object()) {
     const std::string path = scratch_.Sub(filename);
     EXPECT_TRUE(WriteTestArchive(path, format, items));
-    const std::string id = UploadFile(path, filename);
+    const std::string id = UploadTemp(ReadBytes(path), filename);
     std::remove(path.c_str());
     extra["temp_file_id"] = id;
     Reply r = PostJson("/api/v1/resources", extra);
@@ -146,7 +127,7 @@ TEST_F(ArchiveApiTest, CorruptArchiveFails) {
     std::fputs("PK\x03\x04 definitely not a zip archive", f);
     std::fclose(f);
   }
-  const std::string id = UploadFile(path, "corrupt.zip");
+  const std::string id = UploadTemp(ReadBytes(path), "corrupt.zip");
   std::remove(path.c_str());
   Reply r = PostJson("/api/v1/resources", {{"temp_file_id", id}});
   ASSERT_EQ(r.status, 200) << r.raw;
@@ -162,7 +143,7 @@ TEST_F(ArchiveApiTest, CorruptArchiveFails) {
 TEST_F(ArchiveApiTest, WaitOnAFailedArchiveAnswersWithAnError) {
   const std::string path = scratch_.Sub("w.zip");
   ASSERT_TRUE(WriteTestArchive(path, ArchiveFormat::kZip, {ArchiveItem::File("../x.md", "# x\n")}));
-  const std::string id = UploadFile(path, "w.zip");
+  const std::string id = UploadTemp(ReadBytes(path), "w.zip");
   std::remove(path.c_str());
   Reply r = PostJson("/api/v1/resources", {{"temp_file_id", id}, {"wait", true}, {"timeout", 60}});
   EXPECT_GE(r.status, 400) << r.raw;
@@ -274,7 +255,7 @@ TEST_F(PrivateUrlApiTest, MarkdownUrlIsFetchedAndImported) {
 TEST_F(PrivateUrlApiTest, ZipUrlImportsAsATreeAndMissingUrlsFail) {
   const std::string path = scratch_.Sub("bundle.zip");
   ASSERT_TRUE(WriteTestArchive(path, ArchiveFormat::kZip, Handbook()));
-  bundle_ = Slurp(path);
+  bundle_ = ReadBytes(path);
   std::remove(path.c_str());
   Reply r = PostJson("/api/v1/resources", {{"path", WebUrl("/bundle.zip")}});
   ASSERT_EQ(r.status, 200) << r.raw;

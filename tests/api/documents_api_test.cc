@@ -17,11 +17,7 @@ class DocumentsApiTest : public ApiTest {
   // Uploads `bytes` as `filename` and adds it as a resource; returns the
   // POST /api/v1/resources reply.
   Reply AddFile(const std::string& filename, const std::string& bytes, bool wait) {
-    Reply up = ToReply(client_->Post("/api/v1/resources/temp_upload",
-                                     httplib::MultipartFormDataItems{
-                                         {"file", bytes, filename, "application/octet-stream"}}));
-    EXPECT_EQ(up.status, 200) << up.raw;
-    std::string id = up.json["result"].value("temp_file_id", "");
+    const std::string id = UploadTemp(bytes, filename);
     return PostJson("/api/v1/resources", {{"temp_file_id", id}, {"wait", wait}});
   }
 

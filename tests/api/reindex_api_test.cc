@@ -19,16 +19,6 @@ using ::skald::testing::ArchiveFormat;
 using ::skald::testing::ArchiveItem;
 using ::skald::testing::WriteTestArchive;
 
-std::string Slurp(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  std::string out;
-  if (f == nullptr) return out;
-  char buf[65536];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
-  std::fclose(f);
-  return out;
-}
-
 // Version 1 of a small source: three files in two directories.
 std::vector<ArchiveItem> SourceV1() {
   return {ArchiveItem::File("alpha.md", "# Alpha\n\nThe alpha page talks about quokkafeeding.\n"),
@@ -51,12 +41,8 @@ class ReindexApiTest : public ApiTest {
               Json extra = Json::object()) {
     const std::string path = scratch_.Sub(filename);
     EXPECT_TRUE(WriteTestArchive(path, ArchiveFormat::kZip, items));
-    Reply up = ToReply(client_->Post(
-        "/api/v1/resources/temp_upload",
-        httplib::MultipartFormDataItems{{"file", Slurp(path), filename, "application/zip"}}));
-    EXPECT_EQ(up.status, 200) << up.raw;
+    extra["temp_file_id"] = UploadTemp(ReadBytes(path), filename);
     std::remove(path.c_str());
-    extra["temp_file_id"] = up.json["result"].value("temp_file_id", "");
     extra["wait"] = false;
     Reply r = PostJson("/api/v1/resources", extra);
     EXPECT_EQ(r.status, 200) << r.raw;

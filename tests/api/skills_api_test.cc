@@ -3,8 +3,6 @@
 // 400), find with context_type skill, list, get, update, delete, validate,
 // and the agent root.
 
-#include <fstream>
-
 #include "api_fixture.h"
 #include "tests/testutil/archive_writer.h"
 
@@ -51,14 +49,7 @@ class SkillsApiTest : public ApiTest {
   std::string UploadZip(const std::vector<testing::ArchiveItem>& items) {
     const std::string zip = workspace_->path() + "/upload.zip";
     EXPECT_TRUE(testing::WriteTestArchive(zip, testing::ArchiveFormat::kZip, items));
-    std::ifstream in(zip, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)),
-                            std::istreambuf_iterator<char>());
-    Reply up = ToReply(client_->Post(
-        "/api/v1/resources/temp_upload",
-        httplib::MultipartFormDataItems{{"file", bytes, ".tmp123.zip", "application/zip"}}));
-    EXPECT_EQ(up.status, 200) << up.raw;
-    return up.json["result"].value("temp_file_id", "");
+    return UploadTemp(ReadBytes(zip), ".tmp123.zip");
   }
 
   Json FindSkills(const std::string& query) {
@@ -152,13 +143,9 @@ TEST_F(SkillsApiTest, SkillMarkdownMcpToolAndUploadAreAccepted) {
             std::string::npos)
       << shown.raw;
 
-  Reply up = ToReply(client_->Post(
-      "/api/v1/resources/temp_upload",
-      httplib::MultipartFormDataItems{
-          {"file", std::string(kSkillMd).replace(10, 11, "tide-uploaded"), "SKILL.md",
-           "text/markdown"}}));
-  ASSERT_EQ(up.status, 200) << up.raw;
-  const std::string id = up.json["result"].value("temp_file_id", "");
+  const std::string id =
+      UploadTemp(std::string(kSkillMd).replace(10, 11, "tide-uploaded"), "SKILL.md");
+  ASSERT_FALSE(id.empty());
   Reply added = AddSkill({{"temp_file_id", id}, {"wait", true}});
   ASSERT_EQ(added.status, 200) << added.raw;
   EXPECT_EQ(added.json["result"].value("name", ""), "tide-uploaded");
