@@ -48,12 +48,19 @@ bool LevelAllowed(uint32_t mask, int level) {
 
 // Keeps the best-scoring record per URI (a directory's L0 and L1 records are
 // one candidate), best first.
-std::vector<Scored> CollapseByUri(std::vector<Scored> stage) {
+// The best record of each URI, best first. The others go to `*shadowed`:
+// until the catalog confirms the best, it may be a stale index entry (deleted,
+// still in a lagging index), and then the next record of its URI answers.
+std::vector<Scored> CollapseByUri(std::vector<Scored> stage, std::vector<Scored>* shadowed) {
   std::sort(stage.begin(), stage.end(), BetterThan);
   std::unordered_set<std::string> seen;
   std::vector<Scored> out;
   for (Scored& s : stage) {
-    if (seen.insert(s.record->uri).second) out.push_back(std::move(s));
+    if (seen.insert(s.record->uri).second) {
+      out.push_back(std::move(s));
+    } else {
+      shadowed->push_back(std::move(s));
+    }
   }
   return out;
 }
@@ -254,12 +261,18 @@ class RetrievalRun {
     const auto limit = static_cast<size_t>(query_.limit);
     std::vector<const Scored*> kept;
     std::unordered_set<std::string_view> uris;
+    // Pass by pass: the next candidates in rank order, at most as many as
+    // hits are missing and one per URI (a second record of a URI waits for
+    // the verdict on the first), are read from the catalog together.
     for (size_t next = 0; kept.size() < limit && next < pool.size();) {
-      const size_t end = std::min(pool.size(), next + (limit - kept.size()));
       std::vector<uint64_t> unread;
-      for (size_t i = next; i < end; ++i) {
-        const uint64_t key = pool[i].record->key;
-        if (!complete_.contains(key) && !unknown_.contains(key)) unread.push_back(key);
+      std::unordered_set<std::string_view> chosen;
+      size_t end = next;
+      for (; end < pool.size() && chosen.size() < limit - kept.size(); ++end) {
+        const Record& r = *pool[end].record;
+        if (uris.contains(r.uri) || unknown_.contains(r.key)) continue;
+        if (!chosen.insert(r.uri).second) break;
+        if (!complete_.contains(r.key)) unread.push_back(r.key);
       }
       SKALD_RETURN_IF_ERROR(ReadCatalog(unread));
       for (; next < end; ++next) {
@@ -426,15 +439,20 @@ std::vector<std::string> TopUris(const std::unordered_map<std::string, Scored>& 
   return out;
 }
 
-// `global` is the first stage over every level (reranked, collapsed by URI).
+// `global` is the first stage over every level (reranked, collapsed by URI;
+// the other records of its URIs in `shadowed`).
 Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
                                                 const RetrievalQuery& query,
                                                 const RecordFilter& filter,
                                                 const std::vector<Scored>& global,
+                                                const std::vector<Scored>& shadowed,
                                                 RetrievalRun* run, RetrievalTrace* trace) {
   const uint32_t result_levels = filter.level_mask;
   const bool explicit_levels = result_levels != 0;
   std::unordered_map<std::string, Scored> pool;  // result candidates by URI
+  // The lower records of the pool's URIs: Finish falls back on them when the
+  // catalog no longer has the best (a stale entry of a lagging index).
+  std::vector<Scored> alternates;
   auto offer = [&](Scored s) {
     if (!LevelAllowed(result_levels, s.record->level)) return;
     auto it = pool.find(s.record->uri);
@@ -442,7 +460,10 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
       std::string uri = s.record->uri;
       pool.emplace(std::move(uri), std::move(s));
     } else if (s.score > it->second.score) {
+      alternates.push_back(std::move(it->second));
       it->second = std::move(s);
+    } else {
+      alternates.push_back(std::move(s));
     }
   };
 
@@ -470,6 +491,9 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
     } else {
       ++trace->candidates_dropped;
     }
+  }
+  for (const Scored& s : shadowed) {
+    if ((s.record->level == 2 || explicit_levels) && s.score > run->threshold()) offer(s);
   }
 
   using Entry = std::pair<double, std::string>;  // (score, directory URI), max-heap
@@ -519,22 +543,30 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
       const double parent_score = batch[i].first;
       std::vector<Scored> found = run->Fuse(stages[i]);
       run->Rerank(&found);
-      for (Scored& s : CollapseByUri(std::move(found))) {
-        // A record must pass the threshold on its own score; propagation
-        // then only lifts it (a good directory does not make an unrelated
-        // file relevant, and a weak one does not sink a strong file).
-        if (!(s.score > run->threshold())) {
+      // A record must pass the threshold on its own score; propagation then
+      // only lifts it (a good directory does not make an unrelated file
+      // relevant, and a weak one does not sink a strong file).
+      auto lift = [&](Scored* s) {
+        if (!(s->score > run->threshold())) return false;
+        if (parent_score != 0) {
+          s->score = std::max(s->score, ClampScore(alpha * s->score + (1 - alpha) * parent_score));
+        }
+        return true;
+      };
+      std::vector<Scored> lower;
+      for (Scored& s : CollapseByUri(std::move(found), &lower)) {
+        if (!lift(&s)) {
           ++trace->candidates_dropped;
           continue;
-        }
-        if (parent_score != 0) {
-          s.score = std::max(s.score, ClampScore(alpha * s.score + (1 - alpha) * parent_score));
         }
         ++trace->candidates_kept;
         if (s.record->level < 2 && !visited.contains(s.record->uri)) {
           heap.emplace(s.score, s.record->uri);
         }
         offer(std::move(s));
+      }
+      for (Scored& s : lower) {
+        if (lift(&s)) offer(std::move(s));
       }
     }
     // 3. Convergence. Each counter counts *consecutive* rounds of its
@@ -563,6 +595,7 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
   std::vector<Scored> results;
   results.reserve(pool.size());
   for (auto& [uri, s] : pool) results.push_back(std::move(s));
+  for (Scored& s : alternates) results.push_back(std::move(s));
   return run->Finish(std::move(results));
 }
 
@@ -593,17 +626,20 @@ Result<RetrievalResult> Retriever::Retrieve(const RetrievalQuery& query,
                            run.SearchStage(everything, std::max(3 * query.limit, 30)));
     run.Rerank(&global);
     run.FixLexicalReference();
-    global = CollapseByUri(std::move(global));
+    std::vector<Scored> shadowed;
+    global = CollapseByUri(std::move(global), &shadowed);
     // kAuto descends only when the best hits lie in directories below the
     // searched roots; a flat corpus is answered from the global stage.
     if (mode == RetrievalMode::kAuto && !BelowRoots(global, query.root_dirs)) {
       result.trace.mode = "quick";
+      // As an explicit QUICK search: every record, one hit per URI after the catalog check.
+      for (Scored& s : shadowed) global.push_back(std::move(s));
       SKALD_ASSIGN_OR_RETURN(result.hits, FinishQuick(std::move(global), query, filter, &run,
                                                       &result.trace));
     } else {
       result.trace.mode = "thinking";
-      SKALD_ASSIGN_OR_RETURN(result.hits, RunThinking(options_, query, filter, global, &run,
-                                                      &result.trace));
+      SKALD_ASSIGN_OR_RETURN(result.hits, RunThinking(options_, query, filter, global, shadowed,
+                                                      &run, &result.trace));
     }
   }
   result.trace.latency_ms =

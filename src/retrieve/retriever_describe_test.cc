@@ -85,6 +85,27 @@ TEST_F(RetrieverDescribeTest, ARecordGoneFromTheCatalogIsReplacedByTheNextBest) 
   }
 }
 
+TEST_F(RetrieverDescribeTest, AStaleEntryDoesNotHideALiveRecordOfItsUri) {
+  // A deleted record still in a lagging index, of the same URI as a live one
+  // and a better match: the URI is answered by the live record, in every mode
+  // (THINKING keeps one candidate per URI in its pool, auto may answer from
+  // its collapsed global stage).
+  AddFile("viking://resources/astronomy/telescopes.md", "Ghost telescope",
+          "refractor telescope aperture eyepieces refractor telescope aperture eyepieces");
+  const uint64_t stale = next_key_;
+  records_[kAccount].erase(stale);
+  for (RetrievalMode mode : {RetrievalMode::kQuick, RetrievalMode::kThinking,
+                             RetrievalMode::kAuto}) {
+    RetrievalQuery query = Query("refractor telescope aperture eyepieces", mode);
+    query.limit = 3;
+    RetrievalResult result = Run(query);
+    ASSERT_FALSE(result.hits.empty()) << "mode " << static_cast<int>(mode);
+    EXPECT_EQ(result.hits[0].uri, "viking://resources/astronomy/telescopes.md")
+        << "mode " << static_cast<int>(mode);
+    EXPECT_EQ(result.hits[0].abstract, "Refractor telescopes") << "mode " << static_cast<int>(mode);
+  }
+}
+
 TEST_F(RetrieverDescribeTest, HotnessReadsEveryCandidateFromTheCatalog) {
   // Hotness needs active counts, which only the catalog has.
   RetrievalOptions options = Hybrid();

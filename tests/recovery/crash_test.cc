@@ -26,6 +26,7 @@
 #include <string>
 
 #include "skald/db.h"
+#include "tests/testutil/subprocess.h"
 #include "tests/testutil/temp_dir.h"
 
 namespace skald {
@@ -294,16 +295,9 @@ TEST(CrashTest, AcknowledgedWorkSurvivesSigkillAtManyPoints) {
       start = *m;
     }
     uint64_t seed = 1000 + static_cast<uint64_t>(iter);
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      close(fds[0]);
-      ChildMain(dir, seed, fds[1]);
-    }
-    close(fds[1]);
-    FILE* acks = fdopen(fds[0], "r");
+    testing::ForkedChild child = testing::ForkChild([&](int fd) { ChildMain(dir, seed, fd); });
+    ASSERT_GE(child.pid, 0);
+    FILE* acks = fdopen(child.from_child, "r");
     int kill_after = 1 + static_cast<int>(timing() % 40);
     std::vector<bool> results;
     char line[64];
@@ -312,14 +306,13 @@ TEST(CrashTest, AcknowledgedWorkSurvivesSigkillAtManyPoints) {
     }
     // Let the next operation get under way, then kill mid-flight.
     usleep(static_cast<useconds_t>(timing() % 3000));
-    kill(pid, SIGKILL);
+    kill(child.pid, SIGKILL);
     // Acks written before the kill are still in the pipe: they count too.
     while (fgets(line, sizeof(line), acks)) {
       results.push_back(std::string(line).find(" ok") != std::string::npos);
     }
     fclose(acks);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    const int status = testing::KillAndReap(child.pid);
     ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
         << "child exited on its own with status " << WEXITSTATUS(status)
         << " (3 = the Db disagreed with the model; see stderr)";

@@ -7,7 +7,6 @@
 // directory) and fsck finds content and catalog in agreement.
 
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include <thread>
 
 #include "skald/db.h"
+#include "tests/testutil/subprocess.h"
 #include "tests/testutil/temp_dir.h"
 
 namespace skald {
@@ -69,23 +69,13 @@ TEST(ImportResumeTest, KilledImportFinishesOnceAfterRestart) {
   for (int delay_ms : {150, 600, 1500}) {
     SCOPED_TRACE("killed after " + std::to_string(delay_ms) + " ms");
     const std::string workspace = dir.Sub("ws" + std::to_string(delay_ms));
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      close(fds[0]);
-      RunChild(workspace, source, fds[1]);
-    }
-    close(fds[1]);
-    std::string task_id;
-    char c = 0;
-    while (read(fds[0], &c, 1) == 1 && c != '\n') task_id += c;
-    close(fds[0]);
+    testing::ForkedChild child =
+        testing::ForkChild([&](int fd) { RunChild(workspace, source, fd); });
+    ASSERT_GE(child.pid, 0);
+    const std::string task_id = testing::ReadLine(child.from_child);
+    close(child.from_child);
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    kill(pid, SIGKILL);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    const int status = testing::KillAndReap(child.pid);
     ASSERT_FALSE(task_id.empty()) << "the child did not start the import (exit "
                                   << WEXITSTATUS(status) << ")";
 

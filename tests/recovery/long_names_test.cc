@@ -11,6 +11,7 @@
 #include <string>
 
 #include "skald/db.h"
+#include "tests/testutil/subprocess.h"
 #include "tests/testutil/temp_dir.h"
 
 namespace skald {
@@ -71,14 +72,9 @@ TEST(LongNamesTest, LongNamedTreeSurvivesCrashRecoveryAndFsckUnchanged) {
       {moved + "/" + long_file, "moved under a long name"},
   };
 
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    // Child: builds the tree, reports, then dies without closing the Db (an
-    // unclean shutdown: the next open runs recovery).
-    close(fds[0]);
+  // The child builds the tree, reports, then dies without closing the Db (an
+  // unclean shutdown: the next open runs recovery).
+  testing::ForkedChild child = testing::ForkChild([&](int report_fd) {
     auto db = OpenWorkspace(dir);
     if (!db.ok()) _exit(2);
     Identity who{"default", "default", Role::kRoot};
@@ -91,16 +87,14 @@ TEST(LongNamesTest, LongNamedTreeSurvivesCrashRecoveryAndFsckUnchanged) {
     create(deep + "/" + long_file, "two long levels down");
     create("viking://resources/before-move/" + long_file, "moved under a long name");
     if (!(*db)->Mv(who, "viking://resources/before-move", moved).ok()) _exit(3);
-    if (write(fds[1], "ok", 2) != 2) _exit(4);
+    if (write(report_fd, "ok\n", 3) != 3) _exit(4);
     _exit(0);
-  }
-  close(fds[1]);
-  char buf[8] = {};
-  ssize_t got = read(fds[0], buf, sizeof(buf));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_EQ(got, 2) << "the child failed (exit status " << WEXITSTATUS(status) << ")";
+  });
+  ASSERT_GE(child.pid, 0);
+  const std::string reported = testing::ReadLine(child.from_child);
+  close(child.from_child);
+  const int status = testing::KillAndReap(child.pid);
+  ASSERT_EQ(reported, "ok") << "the child failed (exit status " << WEXITSTATUS(status) << ")";
 
   {
     auto db = OpenWorkspace(dir);  // recovery runs here

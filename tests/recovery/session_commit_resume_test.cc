@@ -6,7 +6,6 @@
 // session's live messages are the retained ones only.
 
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <string>
 
 #include "skald/db.h"
+#include "tests/testutil/subprocess.h"
 #include "tests/testutil/temp_dir.h"
 
 namespace skald {
@@ -50,22 +50,11 @@ Result<std::unique_ptr<Db>> OpenDb(const std::string& workspace, int workers) {
 TEST(SessionCommitResumeTest, PhaseTwoRunsAfterAKillBetweenThePhases) {
   testing::TempDir dir;
   const std::string workspace = dir.Sub("ws");
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    close(fds[0]);
-    RunChild(workspace, fds[1]);
-  }
-  close(fds[1]);
-  std::string task_id;
-  char c = 0;
-  while (read(fds[0], &c, 1) == 1 && c != '\n') task_id += c;
-  close(fds[0]);
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  testing::ForkedChild child = testing::ForkChild([&](int fd) { RunChild(workspace, fd); });
+  ASSERT_GE(child.pid, 0);
+  const std::string task_id = testing::ReadLine(child.from_child);
+  close(child.from_child);
+  const int status = testing::KillAndReap(child.pid);
   ASSERT_FALSE(task_id.empty()) << "the child did not commit (exit " << WEXITSTATUS(status) << ")";
 
   // Reopened without workers first: phase 1 is complete and visible, phase 2 is not done.

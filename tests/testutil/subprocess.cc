@@ -166,4 +166,40 @@ int BackgroundProcess::Stop() {
   return code;
 }
 
+ForkedChild ForkChild(const std::function<void(int report_fd)>& child) {
+  ForkedChild forked;
+  int fds[2];
+  if (pipe(fds) != 0) return forked;
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return forked;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    child(fds[1]);
+    _exit(99);
+  }
+  close(fds[1]);
+  forked.pid = pid;
+  forked.from_child = fds[0];
+  return forked;
+}
+
+std::string ReadLine(int fd) {
+  std::string line;
+  char c = 0;
+  while (read(fd, &c, 1) == 1 && c != '\n') line += c;
+  return line;
+}
+
+int KillAndReap(pid_t pid) {
+  kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
 }  // namespace skald::testing

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,5 +45,22 @@ class BackgroundProcess {
   pid_t pid_ = -1;
   std::string log_path_;
 };
+
+// A forked child of the test process that reports through a pipe: the
+// recovery tests' writer, SIGKILLed at a chosen moment.
+struct ForkedChild {
+  pid_t pid = -1;       // -1 when pipe or fork failed
+  int from_child = -1;  // the pipe's read end (the parent's)
+};
+
+// Forks; the child closes the read end and runs `child(report_fd)`, which
+// must end the process (_exit, or wait to be killed); if it returns, the
+// child _exits with 99. The parent gets the pid and the read end.
+ForkedChild ForkChild(const std::function<void(int report_fd)>& child);
+// Reads from `fd` up to a newline or end of file; the line without it.
+std::string ReadLine(int fd);
+// Sends SIGKILL to `pid` (unless it exited already) and reaps it; returns
+// the raw wait status (WIFSIGNALED, WEXITSTATUS...).
+int KillAndReap(pid_t pid);
 
 }  // namespace skald::testing
