@@ -32,6 +32,7 @@ Usage:
   bench/locomo_list_intent.py --data ../shared/data/locomo-dev/locomo-dev.json \\
       --dump /tmp/dump.jsonl --workspace /tmp/ws [--breakdown] [--grid]
       [--fill 0.25] [--rank bm25|wordnet|prior] [--weight 1] [--depth 3] [--weak K]
+  bench/locomo_list_intent.py --self-test     # the intent detector on fixed questions
 Needs python3-snowballstemmer and wordnet-base (scripts/install-deps.sh); run with /usr/bin/python3.
 """
 
@@ -155,6 +156,33 @@ def list_intent(question, participants, wordnet):
     if lower[0] == "how" and lower[1] == "many":
         return name, lower[2] if len(lower) > 2 else "things"
     return None
+
+
+SELF_TEST = [  # (question, participants, expected intent), general English
+    ("What activities does Melanie partake in?", ["Caroline", "Melanie"], ("Melanie", "activities")),
+    ("Which cities has Jon visited?", ["Jon", "Gina"], ("Jon", "cities")),
+    ("What kinds of books does Ann like?", ["Ann", "Bo"], ("Ann", "books")),
+    ("What are Melanie's pets' names?", ["Caroline", "Melanie"], ("Melanie", "pets")),
+    ("What has Maria done to feel closer to her faith?", ["John", "Maria"], ("Maria", "things")),
+    ("Where has Melanie camped?", ["Caroline", "Melanie"], ("Melanie", "places")),
+    ("How many children does Melanie have?", ["Caroline", "Melanie"], ("Melanie", "children")),
+    ("What is Caroline's identity?", ["Caroline", "Melanie"], None),
+    ("When did Melanie paint a sunrise?", ["Caroline", "Melanie"], None),
+    ("What did Caroline research?", ["Caroline", "Melanie"], None),
+    ("What subject have Caroline and Melanie both painted?", ["Caroline", "Melanie"], None),
+    ("What activities do people enjoy?", ["Caroline", "Melanie"], None),
+]
+
+
+def self_test(wordnet):
+    failed = 0
+    for question, participants, expected in SELF_TEST:
+        got = list_intent(question, participants, wordnet)
+        if got != expected:
+            failed += 1
+            print("FAIL %r: %r, expected %r" % (question, got, expected))
+    print("self-test: %d of %d as expected" % (len(SELF_TEST) - failed, len(SELF_TEST)))
+    return 1 if failed else 0
 
 
 def load_memories(workspace, user):
@@ -317,9 +345,10 @@ def breakdown(records, budgets):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", required=True)
-    ap.add_argument("--dump", required=True)
-    ap.add_argument("--workspace", required=True)
+    ap.add_argument("--self-test", action="store_true", help="check the intent detector, exit")
+    ap.add_argument("--data")
+    ap.add_argument("--dump")
+    ap.add_argument("--workspace")
     ap.add_argument("--split", choices=["tune", "report", "all"], default="all")
     ap.add_argument("--breakdown", action="store_true")
     ap.add_argument("--grid", action="store_true", help="the settings of docs/benchmarks.md")
@@ -329,6 +358,10 @@ def main():
     ap.add_argument("--depth", type=int, default=3)
     ap.add_argument("--weak", type=int)
     args = ap.parse_args()
+    if args.self_test:
+        return self_test(WordNet())
+    if not (args.data and args.dump and args.workspace):
+        ap.error("--data, --dump and --workspace are needed (or --self-test)")
     samples = json.load(open(args.data))
     records = [json.loads(line) for line in open(args.dump)]
     records = [r for r in records if args.split == "all" or r["split"] == args.split]
