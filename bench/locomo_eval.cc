@@ -28,6 +28,8 @@
 //   --limit   hits asked of each find (default 100; context mode gathers at
 //             least max_tokens / 25)
 //   --misses  print up to N missed evidence turns at the largest budget
+//   --dump FILE  write one JSON line per question (split, category, question,
+//             evidence, recalled@B and context@B per budget) for analysis
 //   --show N  print the first hits (context mode: the context at the largest
 //             budget) of the first N questions
 //   --hybrid-weight W   retrieval.hybrid_weight (default: the configured default)
@@ -92,6 +94,7 @@ struct Question {
   std::string text;
   std::vector<std::string> evidence_texts;  // collapsed turn texts
   size_t conversation = 0;
+  int category = 0;
 };
 
 struct Totals {
@@ -210,6 +213,7 @@ int main(int argc, char** argv) {
   bool keep_function_words = false;
   std::map<std::string, int> quotas;  // experiment: context mode's per-category quotas
   std::string mode = "context";
+  std::string dump;  // per-question JSON lines (analysis)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--data" && i + 1 < argc) {
@@ -228,6 +232,8 @@ int main(int argc, char** argv) {
       hybrid_weight = std::atof(argv[++i]);
     } else if (a == "--mode" && i + 1 < argc) {
       mode = argv[++i];
+    } else if (a == "--dump" && i + 1 < argc) {
+      dump = argv[++i];
     } else if (a == "--files-only") {
       files_only = true;
     } else if (a == "--keep-function-words") {
@@ -247,7 +253,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: %s --data FILE [--budget N]... [--split tune|report|all] [--limit K] "
-                   "[--workspace DIR] [--misses N] [--show N] [--hybrid-weight W] "
+                   "[--workspace DIR] [--misses N] [--dump FILE] [--show N] [--hybrid-weight W] "
                    "[--mode context|list] [--only TEXT] [--files-only] [--keep-function-words] [--quota CATEGORY=N]...\n",
                    argv[0]);
       return 2;
@@ -365,6 +371,7 @@ int main(int argc, char** argv) {
       q.user = user;
       q.text = qa.value("question", "");
       q.conversation = s;
+      q.category = category;
       for (const std::string& id : skald::bench::EvidenceIds(qa["evidence"])) {
         auto it = turn_text.find(id);
         if (it != turn_text.end() && !it->second.empty()) q.evidence_texts.push_back(it->second);
@@ -383,6 +390,14 @@ int main(int argc, char** argv) {
   // 2. Questions.
   std::map<std::string, std::map<int64_t, Totals>> totals;  // split -> budget -> totals
   int misses_printed = 0;
+  std::ofstream dump_out;
+  if (!dump.empty()) {
+    dump_out.open(dump);
+    if (!dump_out) {
+      std::fprintf(stderr, "cannot write --dump file\n");
+      return 2;
+    }
+  }
   start = Clock::now();
   for (const Question& q : questions) {
     skald::Identity who{"default", q.user, skald::Role::kUser};
@@ -397,6 +412,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "search: %s\n", built.ToString().c_str());
       return 1;
     }
+    json record{{"split", split_name}, {"category", q.category}, {"user", q.user},
+                {"question", q.text}, {"evidence", q.evidence_texts}};
     for (size_t b = 0; b < budgets.size(); ++b) {
       size_t recalled = 0;
       for (const std::string& e : q.evidence_texts) {
@@ -407,6 +424,8 @@ int main(int argc, char** argv) {
           std::printf("missed: Q: %s\n        E: %s\n", q.text.c_str(), e.c_str());
         }
       }
+      record["recalled@" + std::to_string(budgets[b])] = recalled;
+      record["context@" + std::to_string(budgets[b])] = context[b];
       for (const std::string& name : {split_name, std::string("all")}) {
         Totals& t = totals[name][budgets[b]];
         t.evidence += q.evidence_texts.size();
@@ -416,6 +435,9 @@ int main(int argc, char** argv) {
         t.tokens += static_cast<double>(used[b]);
         ++t.questions;
       }
+    }
+    if (dump_out.is_open()) {
+      dump_out << record.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
     }
   }
   std::printf("answered %zu questions in %.1f s\n", questions.size(), Seconds(start));

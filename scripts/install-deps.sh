@@ -20,6 +20,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev curl python3
   # bench/locomo_baseline.py (the lexical baseline the LoCoMo figures are compared with)
   python3-snowballstemmer
+  # bench/locomo_list_intent.py (WordNet 3.0 nouns: plural head nouns, hyponyms)
+  wordnet-base
 )
 
 missing=()
