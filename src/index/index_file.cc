@@ -155,7 +155,8 @@ Status FileReader::Raw(void* out, size_t n) {
   size_t need = n;
   while (need > 0) {
     if (buffer_pos_ == buffer_.size()) {
-      buffer_.resize(kReadBuffer);
+      // No more than the file has left: a small file costs no 1 MiB zero-fill.
+      buffer_.resize(std::min(kReadBuffer, file_size_ - offset_ - (n - need)));
       buffer_pos_ = 0;
       SKALD_ASSIGN_OR_RETURN(size_t got, file_->Read(buffer_.data(), buffer_.size()));
       buffer_.resize(got);

@@ -59,7 +59,7 @@ void* Arena::Allocate(size_t bytes, size_t align) {
   size_t pad = (align - reinterpret_cast<uintptr_t>(cur_) % align) % align;
   if (cur_ == nullptr || pad + bytes > left_) {
     size_t size = std::max(kBlock, bytes + align);
-    blocks_.push_back(std::make_unique<char[]>(size));
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));  // not zero-filled
     cur_ = blocks_.back().get();
     left_ = size;
     pad = (align - reinterpret_cast<uintptr_t>(cur_) % align) % align;
