@@ -385,7 +385,10 @@ int RunServeCommand(const GlobalFlags& flags, const CommandArgs& a) {
   args.host = a.host;
   args.port = a.port;
   args.reindex_embeddings = a.reindex_embeddings;
-  if (flags.data_given) args.data_dir = flags.data;
+  if (flags.data_given) {
+    if (Status dir = CheckWorkspaceDir(flags.data); !dir.ok()) return ReportError(dir, flags);
+    args.data_dir = flags.data;
+  }
   return RunServe(args);
 }
 
@@ -689,7 +692,8 @@ int RunCli(int argc, char** argv) {
   });
 
   CLI::App* tasks = app.add_subcommand("tasks", "List background tasks, newest first");
-  tasks->add_option("--status", a.tasks_status, "pending, running, completed or failed");
+  tasks->add_option("--status", a.tasks_status, "pending, running, completed or failed")
+      ->check(CLI::IsMember({"pending", "running", "completed", "failed"}));
   tasks->add_option("--type", a.tasks.task_type, "Task type, e.g. add_resource");
   tasks->add_option("--resource", a.tasks.resource_id, "Only tasks working on this URI");
   tasks->add_option("-n,--limit", a.tasks.limit, "Maximum number of tasks (0-200)")
