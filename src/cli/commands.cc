@@ -322,11 +322,13 @@ int RunAddResource(const GlobalFlags& flags, CommandArgs& a) {
     }
     result.erase("task_id");
     result["queue_status"] = Json{{"task_status", status}};
-    if (waited->timed_out) {
+    if (waited->timed_out && embedded) {  // ~EmbeddedBackend waits for it
+      std::cerr << "note: task " << task_id << " is still " << status << " after "
+                << *a.add_timeout
+                << "s; it runs in this process, which finishes it before exiting\n";
+    } else if (waited->timed_out) {
       std::cerr << "note: task " << task_id << " is still " << status << " after " << *a.add_timeout
-                << "s; `skald task " << task_id << "` follows it";
-      if (embedded) std::cerr << " (it resumes the next time this workspace is opened)";
-      std::cerr << '\n';
+                << "s; `skald task " << task_id << "` follows it\n";
     }
   }
   if (flags.json) {

@@ -291,6 +291,20 @@ TEST_F(CliTest, AddResourceAndFindUsageErrors) {
   EXPECT_EQ(r.err, "error: add-resource: no such file: missing.md\n") << r.err;
   r = Embedded({"tasks", "--status", "bogus"});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
+
+  // Embedded, --timeout stops the progress display only: the task runs in
+  // the process, which finishes it before it exits.
+  r = Embedded({"--json", "add-resource", WriteLighthouseDoc(workspace_), "--timeout", "0"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(r.err.find("resumes"), std::string::npos) << r.err;
+  if (r.err.find("note: ") != std::string::npos) {
+    EXPECT_NE(r.err.find("finishes it before exiting"), std::string::npos) << r.err;
+  }
+  r = Embedded({"--json", "tasks", "--type", "add_resource"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Json tasks = Json::parse(r.out);
+  ASSERT_EQ(tasks.size(), 1u) << r.out;
+  EXPECT_EQ(tasks[0]["status"], "completed") << r.out;
 }
 
 // A mistyped --data is one usage error; it never creates directories.
