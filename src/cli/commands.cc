@@ -322,11 +322,13 @@ int RunAddResource(const GlobalFlags& flags, CommandArgs& a) {
     }
     result.erase("task_id");
     result["queue_status"] = Json{{"task_status", status}};
-    if (waited->timed_out) {
+    if (waited->timed_out && embedded) {  // ~EmbeddedBackend waits for it
+      std::cerr << "note: task " << task_id << " is still " << status << " after "
+                << *a.add_timeout
+                << "s; it runs in this process, which finishes it before exiting\n";
+    } else if (waited->timed_out) {
       std::cerr << "note: task " << task_id << " is still " << status << " after " << *a.add_timeout
-                << "s; `skald task " << task_id << "` follows it";
-      if (embedded) std::cerr << " (it resumes the next time this workspace is opened)";
-      std::cerr << '\n';
+                << "s; `skald task " << task_id << "` follows it\n";
     }
   }
   if (flags.json) {
@@ -385,7 +387,10 @@ int RunServeCommand(const GlobalFlags& flags, const CommandArgs& a) {
   args.host = a.host;
   args.port = a.port;
   args.reindex_embeddings = a.reindex_embeddings;
-  if (flags.data_given) args.data_dir = flags.data;
+  if (flags.data_given) {
+    if (Status dir = CheckWorkspaceDir(flags.data); !dir.ok()) return ReportError(dir, flags);
+    args.data_dir = flags.data;
+  }
   return RunServe(args);
 }
 
@@ -689,7 +694,8 @@ int RunCli(int argc, char** argv) {
   });
 
   CLI::App* tasks = app.add_subcommand("tasks", "List background tasks, newest first");
-  tasks->add_option("--status", a.tasks_status, "pending, running, completed or failed");
+  tasks->add_option("--status", a.tasks_status, "pending, running, completed or failed")
+      ->check(CLI::IsMember({"pending", "running", "completed", "failed"}));
   tasks->add_option("--type", a.tasks.task_type, "Task type, e.g. add_resource");
   tasks->add_option("--resource", a.tasks.resource_id, "Only tasks working on this URI");
   tasks->add_option("-n,--limit", a.tasks.limit, "Maximum number of tasks (0-200)")

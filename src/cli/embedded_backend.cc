@@ -5,19 +5,60 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog.h>
 
 #include "cli/admin_commands.h"
 #include "cli/session_commands.h"
 #include "cli/backend.h"
+#include "cli/local_file.h"
 #include "common/time_util.h"
 #include "service/json_codec.h"
 #include "skald/db.h"
 
 namespace skald::cli {
 namespace {
+
+// Where the Db's log lines go in an embedded command: stderr, as
+// "skald: warning: ...". While the workspace opens they are held back: a
+// failed open is reported once by its error (its log lines — the lock's "in
+// use" warning, "cannot create workspace" — would only repeat it), a
+// successful one prints them (recovery after a crash, index rebuilds).
+class OpenLogSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  // Ends the holding: prints the held lines when `print`, else drops them.
+  void Release(bool print) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (print) {
+      for (const std::string& line : held_) std::fwrite(line.data(), 1, line.size(), stderr);
+    }
+    held_.clear();
+    holding_ = false;
+  }
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t formatted;
+    formatter_->format(msg, formatted);
+    if (holding_) {
+      held_.emplace_back(formatted.data(), formatted.size());
+    } else {
+      std::fwrite(formatted.data(), 1, formatted.size(), stderr);
+    }
+  }
+  void flush_() override { std::fflush(stderr); }
+
+ private:
+  bool holding_ = true;
+  std::vector<std::string> held_;
+};
 
 class EmbeddedBackend final : public Backend {
  public:
@@ -114,6 +155,11 @@ class EmbeddedBackend final : public Backend {
     // an absolute path also makes source_path unambiguous.
     std::error_code ec;
     if (!started.path.empty() && started.path.find("://") == std::string::npos) {
+      // Worded as in remote mode (which checks before uploading), naming the
+      // path as given.
+      if (!std::filesystem::exists(started.path, ec)) {
+        return UsageError(fmt::format("add-resource: no such file: {}", started.path));
+      }
       std::filesystem::path absolute = std::filesystem::absolute(started.path, ec);
       if (!ec) started.path = absolute.lexically_normal().string();
     }
@@ -196,10 +242,24 @@ Result<std::unique_ptr<Backend>> OpenEmbeddedBackend(const std::string& data_dir
   DbOptions options;
   options.workspace = data_dir;
   if (Status valid = options.Validate(); !valid.ok()) {
-    return UsageError("--data " + data_dir + ": " + valid.message());
+    return UsageError("--data: " + valid.message());
   }
-  SKALD_ASSIGN_OR_RETURN(auto db, Db::Open(options));
-  return std::unique_ptr<Backend>(std::make_unique<EmbeddedBackend>(std::move(db), data_dir, who));
+  SKALD_RETURN_IF_ERROR(CheckWorkspaceDir(data_dir));
+  auto sink = std::make_shared<OpenLogSink>();
+  auto logger = std::make_shared<spdlog::logger>("skald", sink);
+  logger->set_pattern("skald: %l: %v");
+  logger->set_level(spdlog::level::warn);
+  spdlog::set_default_logger(logger);
+  Result<std::unique_ptr<Db>> db = Db::Open(options);
+  sink->Release(/*print=*/db.ok());
+  if (!db.ok()) {
+    if (IsWorkspaceInUse(db.status())) return db.status();  // ReportError adds the hint
+    return Status(db.status().code(), fmt::format("cannot open workspace {}: {}", data_dir,
+                                                  db.status().message()))
+        .WithReason(db.status().reason());
+  }
+  return std::unique_ptr<Backend>(
+      std::make_unique<EmbeddedBackend>(std::move(db).value(), data_dir, who));
 }
 
 }  // namespace skald::cli

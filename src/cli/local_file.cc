@@ -7,9 +7,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <system_error>
 #include <vector>
+
+#include "cli/backend.h"
 
 namespace skald::cli {
 namespace {
@@ -57,6 +61,36 @@ std::string ResolveDownloadPath(std::string_view uri, const std::string& local_p
   if (out.back() != '/') out.push_back('/');
   out += name;
   return out;
+}
+
+Status CheckWorkspaceDir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (fs::exists(st)) {
+    if (!fs::is_directory(st)) return UsageError(fmt::format("--data {}: not a directory", dir));
+    return Status::Ok();
+  }
+  auto absent = [](const std::error_code& e) {
+    return !e || e == std::errc::no_such_file_or_directory || e == std::errc::not_a_directory;
+  };
+  if (!absent(ec)) return Status::Ok();
+  fs::path path(dir);
+  if (!path.has_filename()) path = path.parent_path();  // "a/b/" names "a/b"
+  const fs::path parent = path.parent_path();
+  if (parent.empty()) return Status::Ok();  // in the current directory
+  const fs::file_status parent_st = fs::status(parent, ec);
+  if (!absent(ec)) return Status::Ok();
+  if (!fs::exists(parent_st)) {
+    return UsageError(fmt::format(
+        "--data {}: the directory {} does not exist (the workspace directory is created when "
+        "missing, its parents are not)",
+        dir, parent.string()));
+  }
+  if (!fs::is_directory(parent_st)) {
+    return UsageError(fmt::format("--data {}: {} is not a directory", dir, parent.string()));
+  }
+  return Status::Ok();
 }
 
 }  // namespace skald::cli

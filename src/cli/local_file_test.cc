@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/backend.h"
+
 namespace skald::cli {
 namespace {
 
@@ -73,6 +75,30 @@ TEST_F(LocalFileTest, DownloadPathIntoDirectoryUsesTheUriName) {
             (dir_ / "b.md").string());
   EXPECT_EQ(ResolveDownloadPath("viking://resources/a/b.md", (dir_ / "x.md").string()),
             (dir_ / "x.md").string());
+}
+
+TEST_F(LocalFileTest, WorkspaceDirMayBeMissingButNotItsParent) {
+  const std::string dir = dir_.string();
+  EXPECT_TRUE(CheckWorkspaceDir(dir).ok());                   // exists
+  EXPECT_TRUE(CheckWorkspaceDir(dir + "/ws").ok());           // created by the open
+  EXPECT_TRUE(CheckWorkspaceDir(dir + "/ws/").ok());          // the same, with a slash
+  EXPECT_TRUE(CheckWorkspaceDir("skald-cli-test-missing").ok());  // in the current directory
+
+  Status missing = CheckWorkspaceDir(dir + "/typo/ws");
+  EXPECT_FALSE(missing.ok());
+  EXPECT_EQ(missing.reason(), kUsageErrorReason);
+  EXPECT_NE(missing.message().find(dir + "/typo does not exist"), std::string::npos)
+      << missing.message();
+  EXPECT_FALSE(fs::exists(dir_ / "typo"));
+
+  std::ofstream(dir_ / "file") << "x";
+  Status file = CheckWorkspaceDir(dir + "/file");
+  EXPECT_EQ(file.reason(), kUsageErrorReason);
+  EXPECT_NE(file.message().find("not a directory"), std::string::npos) << file.message();
+  Status below_file = CheckWorkspaceDir(dir + "/file/ws");
+  EXPECT_EQ(below_file.reason(), kUsageErrorReason);
+  EXPECT_NE(below_file.message().find("not a directory"), std::string::npos)
+      << below_file.message();
 }
 
 }  // namespace

@@ -406,6 +406,28 @@ Result<ServerUrl> ParseServerUrl(std::string_view url) {
       return UsageError(fmt::format("--url '{}' is not of the form http://host:port", url));
     }
   }
+  // host, [v6-address] or either with :port (1-65535).
+  std::string_view port;
+  if (host_port.front() == '[') {
+    size_t close = host_port.find(']');
+    if (close == std::string_view::npos || close == 1 ||
+        (close + 1 < host_port.size() && host_port[close + 1] != ':')) {
+      return UsageError(fmt::format("--url '{}' is not of the form http://host:port", url));
+    }
+    if (close + 1 < host_port.size()) port = host_port.substr(close + 2);
+  } else if (size_t colon = host_port.find(':'); colon != std::string_view::npos) {
+    port = host_port.substr(colon + 1);
+    if (port.find(':') != std::string_view::npos) {
+      return UsageError(fmt::format(
+          "--url '{}' is not of the form http://host:port (write an IPv6 address in [])", url));
+    }
+  }
+  const bool digits =
+      port.size() <= 5 && port.find_first_not_of("0123456789") == std::string_view::npos;
+  const int port_number = digits && !port.empty() ? std::stoi(std::string(port)) : 0;
+  if (host_port.back() == ':' || (!port.empty() && (port_number < 1 || port_number > 65535))) {
+    return UsageError(fmt::format("--url '{}': the port must be a number from 1 to 65535", url));
+  }
   if (path.find_first_of("?# ") != std::string_view::npos) {
     return UsageError(fmt::format("--url '{}' must not carry a query or fragment", url));
   }

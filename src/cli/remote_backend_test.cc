@@ -350,7 +350,14 @@ TEST(RemoteBackendTest, ParseServerUrl) {
   ASSERT_TRUE(prefixed.ok());
   EXPECT_EQ(prefixed->scheme_host_port, "https://example.com");
   EXPECT_EQ(prefixed->base_path, "/ov");
-  for (const char* bad : {"127.0.0.1:1933", "ftp://x", "http://", "http://:80", "http://h/?q=1"}) {
+  auto v6 = ParseServerUrl("http://[::1]:1933/");
+  ASSERT_TRUE(v6.ok());
+  EXPECT_EQ(v6->scheme_host_port, "http://[::1]:1933");
+  EXPECT_TRUE(ParseServerUrl("http://[::1]").ok());
+  EXPECT_TRUE(ParseServerUrl("https://h:65535").ok());
+  for (const char* bad : {"127.0.0.1:1933", "ftp://x", "http://", "http://:80", "http://h/?q=1",
+                          "http://[bad", "http://[]:80", "http://[::1]x", "http://h:", "http://h:0",
+                          "http://h:65536", "http://h:80a", "http://h:123456", "http://::1:80"}) {
     auto r = ParseServerUrl(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_EQ(r.status().reason(), kUsageErrorReason) << bad;

@@ -24,6 +24,18 @@ Json ParseOrNull(const std::string& text) {
   return parsed.ok() ? *parsed : Json(nullptr);
 }
 
+// --auto-commit-policy-json must be a JSON object (or null): checked before
+// anything is sent, so that a typo is not stored as null (no auto-commit).
+Status CheckAutoCommitPolicy(const SessionRequest& r) {
+  if (r.auto_commit_policy_json.empty()) return Status::Ok();
+  Result<Json> parsed = ParseJson(r.auto_commit_policy_json);
+  if (!parsed.ok() || !(parsed->is_object() || parsed->is_null())) {
+    return UsageError("--auto-commit-policy-json must be a JSON object, e.g. "
+                      "'{\"message_count_threshold\":50}'");
+  }
+  return Status::Ok();
+}
+
 Json CreateBody(const SessionRequest& r) {
   Json body = Json::object();
   if (!r.session_id.empty()) body["session_id"] = r.session_id;
@@ -69,6 +81,7 @@ std::string Scalar(const Json& v) {
 }  // namespace
 
 Result<SessionHttpCall> SessionToHttp(const SessionRequest& r) {
+  SKALD_RETURN_IF_ERROR(CheckAutoCommitPolicy(r));
   switch (r.op) {
     case SessionOp::kNew:
       return SessionHttpCall{"POST", "/api/v1/sessions", {}, DumpJson(CreateBody(r))};
@@ -107,6 +120,7 @@ Result<SessionHttpCall> SessionToHttp(const SessionRequest& r) {
 }
 
 Result<Json> RunSessionOnDb(Db& db, const Identity& who, const SessionRequest& r) {
+  SKALD_RETURN_IF_ERROR(CheckAutoCommitPolicy(r));
   switch (r.op) {
     case SessionOp::kNew: {
       SessionCreateRequest request;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -284,8 +285,51 @@ TEST_F(CliTest, AddResourceAndFindUsageErrors) {
   ProcessResult r = Embedded({"find", "x", "--limit", "0"});
   EXPECT_EQ(r.exit_code, 1) << Describe(r);
   EXPECT_EQ(r.err.rfind("error: INVALID_ARGUMENT: ", 0), 0u) << r.err;
-  r = Embedded({"add-resource", workspace_.path() + "/missing.md"});
-  EXPECT_NE(r.exit_code, 0) << Describe(r);
+  // Worded as in remote mode (which checks before uploading): the path as given.
+  r = Embedded({"add-resource", "missing.md"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_EQ(r.err, "error: add-resource: no such file: missing.md\n") << r.err;
+  r = Embedded({"tasks", "--status", "bogus"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+
+  // Embedded, --timeout stops the progress display only: the task runs in
+  // the process, which finishes it before it exits.
+  r = Embedded({"--json", "add-resource", WriteLighthouseDoc(workspace_), "--timeout", "0"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(r.err.find("resumes"), std::string::npos) << r.err;
+  if (r.err.find("note: ") != std::string::npos) {
+    EXPECT_NE(r.err.find("finishes it before exiting"), std::string::npos) << r.err;
+  }
+  r = Embedded({"--json", "tasks", "--type", "add_resource"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Json tasks = Json::parse(r.out);
+  ASSERT_EQ(tasks.size(), 1u) << r.out;
+  EXPECT_EQ(tasks[0]["status"], "completed") << r.out;
+}
+
+// A mistyped --data is one usage error; it never creates directories.
+TEST_F(CliTest, DataDirectoryMustBeADirectoryInAnExistingParent) {
+  const std::string typo = workspace_.path() + "/typo/ws";
+  for (const Args& args : {Args{"--data", typo, "ls"},
+                           Args{"--data", typo, "serve", "--port", "0"}}) {
+    ProcessResult r = Run(args);
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_EQ(r.err.rfind("error: --data ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(workspace_.path() + "/typo"));
+
+  std::ofstream(workspace_.path() + "/file") << "x";
+  ProcessResult r = Run({"--data", workspace_.path() + "/file", "ls"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("not a directory"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+
+  // A missing workspace in an existing directory is created.
+  r = Embedded({"ls"});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(r.err.empty()) << r.err;
 }
 
 // One server for the remote tests; started and stopped by the fixture.
@@ -523,7 +567,10 @@ TEST_F(CliRemoteTest, AddSkillFromAFileADirectoryOrText) {
 TEST_F(CliRemoteTest, EmbeddedOnAServedWorkspaceSuggestsUrl) {
   ProcessResult r = RunProcess(kSkald, {"--data", server_dir_.path() + "/ws", "ls"});
   EXPECT_EQ(r.exit_code, 1) << Describe(r);
-  EXPECT_NE(r.err.find("in use"), std::string::npos) << r.err;
+  // The error, then the hint; the lock's log line would only repeat the error.
+  EXPECT_EQ(r.err.rfind("error: UNAVAILABLE: workspace is in use", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("\nhint: "), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
   EXPECT_NE(r.err.find("--url"), std::string::npos) << r.err;
 }
 

@@ -183,5 +183,23 @@ TEST_F(SessionCliTest, AddMemoryCommitsOneMessageSession) {
   EXPECT_NE(readable.out.find("status: accepted"), std::string::npos) << readable.out;
 }
 
+// A policy that is not JSON is refused in both modes before anything is
+// sent; it used to reach the server as null, which turns auto-commit off.
+TEST_F(SessionCliTest, AutoCommitPolicyMustBeAJsonObject) {
+  for (bool remote : {false, true}) {
+    for (const Args& args :
+         {Args{"session", "new", "--session-id", "typo", "--auto-commit-policy-json", "{bad"},
+          Args{"session", "config", "set", "typo", "--auto-commit-policy-json", "50"}}) {
+      ProcessResult r = remote ? Remote(args) : Embedded(args);
+      EXPECT_EQ(r.exit_code, 2) << Describe(r);
+      EXPECT_EQ(r.err.rfind("error: --auto-commit-policy-json must be a JSON object", 0), 0u)
+          << Describe(r);
+    }
+    const Args get_args{"session", "get", "typo"};
+    ProcessResult get = remote ? Remote(get_args) : Embedded(get_args);
+    EXPECT_EQ(get.exit_code, 1) << Describe(get);  // nothing was created
+  }
+}
+
 }  // namespace
 }  // namespace skald::testing
