@@ -65,10 +65,13 @@ Json MessageBody(const SessionRequest& r) {
   return body;
 }
 
+// A usage error (exit 2) when the argument is not a JSON array, before
+// anything is sent.
 Result<Json> MessagesArray(const SessionRequest& r) {
-  SKALD_ASSIGN_OR_RETURN(Json messages, ParseJson(r.messages_json));
-  if (!messages.is_array()) {
-    return Status::InvalidArgument("messages must be a JSON array of message objects");
+  Result<Json> messages = ParseJson(r.messages_json);
+  if (!messages.ok() || !messages->is_array()) {
+    return UsageError("messages must be a JSON array of message objects, e.g. "
+                      "'[{\"role\":\"user\",\"content\":\"hi\"}]'");
   }
   return messages;
 }

@@ -63,7 +63,8 @@ Result<EmbedderCheck> CheckEmbedderIdentity(Catalog& catalog, const Embedder& em
     return Status::FailedPrecondition(fmt::format(
         "the workspace holds vectors made by embedder {}, but the configured embedder is {}; "
         "vectors of different embedders cannot be mixed. Either restore the previous "
-        "`embedding.dense` configuration, or reindex: reopen with reindexing allowed to "
+        "`embedding.dense` configuration, or reindex: reopen with reindexing allowed "
+        "(`skald serve --reindex-embeddings`; DbOptions::reindex_on_embedder_change) to "
         "re-embed every record with the new embedder",
         stored.Describe(), current.Describe()));
   }

@@ -120,8 +120,9 @@ TEST_F(SessionCliTest, SameJsonEmbeddedAndRemote) {
     }
     EXPECT_EQ(Stable(l), Stable(r)) << what << "\nembedded: " << local.out
                                     << "\nremote: " << remote.out;
-    if (what == "new") EXPECT_EQ(l["memory_extraction_config"]["events"]["tags"],
-                                 Json::array({"travel", "family"}));
+    if (what == "new") {
+      EXPECT_EQ(l["memory_extraction_config"]["events"]["tags"], Json::array({"travel", "family"}));
+    }
     if (what == "extract") {
       ASSERT_TRUE(l.is_array()) << local.out;
       ASSERT_FALSE(l.empty()) << local.out;
@@ -152,8 +153,12 @@ TEST_F(SessionCliTest, SameJsonEmbeddedAndRemote) {
       EXPECT_EQ(l["memory_extraction_config"]["events"]["tags"], Json::array()) << local.out;
       EXPECT_TRUE(l["auto_commit_policy"].is_null()) << local.out;
     }
-    if (i == 9) EXPECT_EQ(l["status"], "accepted") << local.out;
-    if (i == 10) EXPECT_EQ(l["reason"], "all_within_keep_window") << local.out;
+    if (i == 9) {
+      EXPECT_EQ(l["status"], "accepted") << local.out;
+    }
+    if (i == 10) {
+      EXPECT_EQ(l["reason"], "all_within_keep_window") << local.out;
+    }
   }
   ProcessResult missing = Remote({"--json", "session", "commit", "nope"});
   EXPECT_NE(missing.exit_code, 0);
@@ -198,6 +203,17 @@ TEST_F(SessionCliTest, AutoCommitPolicyMustBeAJsonObject) {
     const Args get_args{"session", "get", "typo"};
     ProcessResult get = remote ? Remote(get_args) : Embedded(get_args);
     EXPECT_EQ(get.exit_code, 1) << Describe(get);  // nothing was created
+  }
+}
+
+TEST_F(SessionCliTest, AddMessagesNeedsAJsonArray) {
+  for (bool remote : {false, true}) {
+    for (const Args& args : {Args{"session", "add-messages", "batch", "not json"},
+                             Args{"session", "add-messages", "batch", R"({"role":"user"})"}}) {
+      ProcessResult r = remote ? Remote(args) : Embedded(args);
+      EXPECT_EQ(r.exit_code, 2) << Describe(r);
+      EXPECT_EQ(r.err.rfind("error: messages must be a JSON array", 0), 0u) << Describe(r);
+    }
   }
 }
 
