@@ -1,6 +1,9 @@
-// File-system routes (reference §2.2): ls, tree, stat, mkdir, rm, mv.
+// File-system routes (reference §2.2): ls, tree, stat, mkdir, rm, mv, cp; and
+// the relations routes (GET /api/v1/relations, POST/DELETE …/relations/link).
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "server/routes.h"
 #include "service/json_codec.h"
@@ -123,19 +126,113 @@ void Rm(Call& call) {
   call.Ok(RmToJson(*removed));
 }
 
-// Body {from_uri, to_uri}; unknown fields are ignored.
+// A body {from_uri, to_uri, ...} (mv, cp, unlink); unknown fields are ignored.
+struct FromToBody {
+  Json body;
+  std::string from;
+  std::string to;
+};
+
+// Reads the body's two URIs; problems go to `errors`. nullopt when the body
+// is not a JSON object (already answered).
+std::optional<FromToBody> ReadFromTo(Call& call, ValidationErrors* errors) {
+  std::optional<Json> body = call.BodyObject();
+  if (!body.has_value()) return std::nullopt;
+  BodyReader b(*body, errors);
+  FromToBody out;
+  out.from = b.RequiredString("from_uri");
+  out.to = b.RequiredString("to_uri");
+  out.body = std::move(*body);
+  return out;
+}
+
 void Mv(Call& call) {
+  ValidationErrors errors;
+  std::optional<FromToBody> body = ReadFromTo(call, &errors);
+  if (!body.has_value()) return;
+  if (!errors.empty()) return call.FailValidation(errors);
+  const std::string& from = body->from;
+  const std::string& to = body->to;
+
+  Result<MvResult> moved = call.db().Mv(call.who(), from, to);
+  if (!moved.ok()) return call.Fail(moved.status());
+  call.Ok(MvToJson(*moved));
+}
+
+// Body {from_uri, to_uri, recursive (false)}; unknown fields ignored.
+// Result {from, to, recursive, phase: "completed", files, directories}.
+void Cp(Call& call) {
+  ValidationErrors errors;
+  std::optional<FromToBody> body = ReadFromTo(call, &errors);
+  if (!body.has_value()) return;
+  const bool recursive = BodyReader(body->body, &errors).Bool("recursive", false);
+  if (!errors.empty()) return call.FailValidation(errors);
+
+  Result<CpResult> copied = call.db().Cp(call.who(), body->from, body->to, recursive);
+  if (!copied.ok()) return call.Fail(copied.status());
+  call.Ok(Json{{"from", copied->from},
+               {"to", copied->to},
+               {"recursive", copied->recursive},
+               {"phase", "completed"},
+               {"files", copied->files},
+               {"directories", copied->directories}});
+}
+
+// ---- relations (OpenViking's /api/v1/relations router) ----------------------
+
+// GET /api/v1/relations?uri=: [{uri, reason}, ...].
+void Relations(Call& call) {
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  const std::string uri = q.RequiredString("uri");
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<std::vector<RelationLink>> links = call.db().Relations(call.who(), uri);
+  if (!links.ok()) return call.Fail(links.status());
+  Json out = Json::array();
+  for (const RelationLink& link : *links)
+    out.push_back({{"uri", link.uri}, {"reason", link.reason}});
+  call.Ok(out);
+}
+
+// POST /api/v1/relations/link {from_uri, to_uris: str | [str], reason ("")};
+// result {from, to} with `to` as sent.
+void Link(Call& call) {
   std::optional<Json> body = call.BodyObject();
   if (!body.has_value()) return;
   ValidationErrors errors;
   BodyReader b(*body, &errors);
   const std::string from = b.RequiredString("from_uri");
-  const std::string to = b.RequiredString("to_uri");
+  const std::string reason = b.String("reason", "");
+  std::vector<std::string> to;
+  auto to_uris = body->find("to_uris");
+  if (to_uris == body->end()) {
+    errors.Add({"body", "to_uris"}, "Field required", "missing");
+  } else if (to_uris->is_string()) {
+    to.push_back(to_uris->get<std::string>());
+  } else if (to_uris->is_array() && !to_uris->empty() &&
+             std::all_of(to_uris->begin(), to_uris->end(),
+                         [](const Json& u) { return u.is_string(); })) {
+    for (const Json& u : *to_uris) to.push_back(u.get<std::string>());
+  } else {
+    errors.Add({"body", "to_uris"}, "Input should be a valid string or a non-empty list of strings",
+               "string_type");
+  }
   if (!errors.empty()) return call.FailValidation(errors);
 
-  Result<MvResult> moved = call.db().Mv(call.who(), from, to);
-  if (!moved.ok()) return call.Fail(moved.status());
-  call.Ok(MvToJson(*moved));
+  Status linked = call.db().Link(call.who(), from, to, reason);
+  if (!linked.ok()) return call.Fail(linked);
+  call.Ok(Json{{"from", from}, {"to", *to_uris}});
+}
+
+// DELETE /api/v1/relations/link {from_uri, to_uri}; result {from, to}.
+void Unlink(Call& call) {
+  ValidationErrors errors;
+  std::optional<FromToBody> body = ReadFromTo(call, &errors);
+  if (!body.has_value()) return;
+  if (!errors.empty()) return call.FailValidation(errors);
+  Status unlinked = call.db().Unlink(call.who(), body->from, body->to);
+  if (!unlinked.ok()) return call.Fail(unlinked);
+  call.Ok(Json{{"from", body->from}, {"to", body->to}});
 }
 
 }  // namespace
@@ -147,6 +244,10 @@ void RegisterFsRoutes(Router& router) {
   router.Add("POST", "/api/v1/fs/mkdir", Mkdir);
   router.Add("DELETE", "/api/v1/fs", Rm);
   router.Add("POST", "/api/v1/fs/mv", Mv);
+  router.Add("POST", "/api/v1/fs/cp", Cp);
+  router.Add("GET", "/api/v1/relations", Relations);
+  router.Add("POST", "/api/v1/relations/link", Link);
+  router.Add("DELETE", "/api/v1/relations/link", Unlink);
 }
 
 }  // namespace skald::server

@@ -49,7 +49,8 @@ TEST_F(CompatApiTest, FindAndSearchReadContentAttachFileText) {
     }
   }
   // Without it, hits carry no content.
-  Reply plain = PostJson("/api/v1/search/find", {{"query", "zebras savanna"}, {"target_uri", Root()}});
+  Reply plain =
+      PostJson("/api/v1/search/find", {{"query", "zebras savanna"}, {"target_uri", Root()}});
   ASSERT_EQ(plain.status, 200) << plain.raw;
   EXPECT_FALSE(HitFor(plain.json["result"], uri).contains("content")) << plain.raw;
   // It is a list-mode option: with mode "context" it is a 400.
@@ -74,11 +75,13 @@ TEST_F(CompatApiTest, WriteAcceptsTagsAndTagMode) {
   ASSERT_EQ(created.status, 200) << created.raw;
   EXPECT_EQ(created.json["result"].value("written_bytes", 0), 7);
   for (const char* mode : {"replace", "append", "clear"}) {
-    Reply r = PostJson("/api/v1/content/write",
-                       {{"uri", uri}, {"content", "again"}, {"tags", Json::array()}, {"tag_mode", mode}});
+    Reply r =
+        PostJson("/api/v1/content/write",
+                 {{"uri", uri}, {"content", "again"}, {"tags", Json::array()}, {"tag_mode", mode}});
     EXPECT_EQ(r.status, 200) << mode << ": " << r.raw;
   }
-  Reply not_list = PostJson("/api/v1/content/write", {{"uri", uri}, {"content", "x"}, {"tags", "a=b"}});
+  Reply not_list =
+      PostJson("/api/v1/content/write", {{"uri", uri}, {"content", "x"}, {"tags", "a=b"}});
   EXPECT_EQ(not_list.status, 400) << not_list.raw;
   Reply bad_mode =
       PostJson("/api/v1/content/write", {{"uri", uri}, {"content", "x"}, {"tag_mode", "merge"}});
@@ -103,11 +106,12 @@ class CompatKeyApiTest : public ApiTest {
 // be cancelled (Skald's jobs run to completion): 412; ROOT may not cancel.
 TEST_F(CompatKeyApiTest, TaskCancelAnswersNotFoundOrNotCancellable) {
   const httplib::Headers root = {{"X-API-Key", "compat-root-key"}};
-  Reply account = ToReply(client_->Post("/api/v1/admin/accounts", root,
-                                        Json{{"account_id", "acme"}, {"admin_user_id", "alice"}}.dump(),
-                                        "application/json"));
+  Reply account = ToReply(client_->Post(
+      "/api/v1/admin/accounts", root,
+      Json{{"account_id", "acme"}, {"admin_user_id", "alice"}}.dump(), "application/json"));
   ASSERT_EQ(account.status, 200) << account.raw;
-  const httplib::Headers alice = {{"X-API-Key", account.json["result"]["user_key"].get<std::string>()}};
+  const httplib::Headers alice = {
+      {"X-API-Key", account.json["result"]["user_key"].get<std::string>()}};
   Reply written = ToReply(client_->Post(
       "/api/v1/content/write", alice,
       Json{{"uri", "viking://resources/a.md"}, {"content", "alpha"}, {"mode", "create"}}.dump(),
@@ -118,15 +122,16 @@ TEST_F(CompatKeyApiTest, TaskCancelAnswersNotFoundOrNotCancellable) {
   ASSERT_FALSE(tasks.json["result"].empty()) << tasks.raw;
   const std::string task_id = tasks.json["result"][0]["task_id"];
 
-  Reply known = ToReply(client_->Post("/api/v1/tasks/" + task_id + "/cancel", alice, "{}",
-                                      "application/json"));
+  Reply known = ToReply(
+      client_->Post("/api/v1/tasks/" + task_id + "/cancel", alice, "{}", "application/json"));
   EXPECT_EQ(known.status, 412) << known.raw;
   EXPECT_EQ(known.Code(), "FAILED_PRECONDITION");
-  Reply unknown = ToReply(client_->Post("/api/v1/tasks/nope/cancel", alice, "{}", "application/json"));
+  Reply unknown =
+      ToReply(client_->Post("/api/v1/tasks/nope/cancel", alice, "{}", "application/json"));
   EXPECT_EQ(unknown.status, 404) << unknown.raw;
   EXPECT_EQ(unknown.json["error"].value("message", ""), "Task not found or expired");
-  Reply as_root =
-      ToReply(client_->Post("/api/v1/tasks/" + task_id + "/cancel", root, "{}", "application/json"));
+  Reply as_root = ToReply(
+      client_->Post("/api/v1/tasks/" + task_id + "/cancel", root, "{}", "application/json"));
   EXPECT_EQ(as_root.status, 403) << as_root.raw;
 }
 
@@ -168,6 +173,126 @@ TEST_F(CompatApiTest, SessionToolResultRoutes) {
   EXPECT_EQ(Get("/api/v1/sessions/s1/tool-results/tr_1/search").status, 400);
   EXPECT_EQ(Get("/api/v1/sessions/s1/tool-results/tr_1/search?q=").status, 400);
   EXPECT_EQ(Get("/api/v1/sessions/s1/tool-results/tr_1/search?q=a&context_chars=-1").status, 400);
+}
+
+// `ov cp` and OpenViking's fs tests: POST /api/v1/fs/cp copies a file (onto
+// an existing file too) or, with recursive, a tree; the copy is readable and
+// searchable, the source stays.
+TEST_F(CompatApiTest, CpCopiesFilesAndTrees) {
+  const std::string source = IndexedFile("cp-source.md", "copy payload about lighthouses");
+  const std::string target = Root() + "/cp-target.md";
+  Reply copied = PostJson("/api/v1/fs/cp", {{"from_uri", source}, {"to_uri", target}});
+  ASSERT_EQ(copied.status, 200) << copied.raw;
+  EXPECT_EQ(copied.json["result"].value("from", ""), source);
+  EXPECT_EQ(copied.json["result"].value("to", ""), target);
+  EXPECT_EQ(copied.json["result"].value("recursive", true), false);
+  EXPECT_EQ(copied.json["result"].value("phase", ""), "completed");
+  for (const std::string& uri : {source, target}) {
+    Reply read = Get("/api/v1/content/read?uri=" + Q(uri));
+    ASSERT_EQ(read.status, 200) << read.raw;
+    EXPECT_EQ(read.json["result"], "copy payload about lighthouses");
+  }
+  // Onto an existing file: replaced.
+  const std::string other = IndexedFile("cp-other.md", "old content to be replaced");
+  ASSERT_EQ(PostJson("/api/v1/fs/cp", {{"from_uri", source}, {"to_uri", other}}).status, 200);
+  EXPECT_EQ(Get("/api/v1/content/read?uri=" + Q(other)).json["result"],
+            "copy payload about lighthouses");
+  // The copy is indexed as new content.
+  ASSERT_EQ(PostJson("/api/v1/system/wait", {{"timeout", 30}}).status, 200);
+  Reply found = PostJson("/api/v1/search/find", {{"query", "lighthouses"}, {"target_uri", target}});
+  ASSERT_EQ(found.status, 200) << found.raw;
+  EXPECT_TRUE(HitFor(found.json["result"], target).is_object()) << found.raw;
+
+  // A tree needs recursive; then the whole tree (empty directories too) is copied.
+  const std::string dir = Root() + "/tree";
+  Mkdir(dir + "/empty");
+  Create(dir + "/nested/child.md", "recursive copy child");
+  Reply without = PostJson("/api/v1/fs/cp", {{"from_uri", dir}, {"to_uri", Root() + "/tree2"}});
+  EXPECT_EQ(without.status, 400) << without.raw;
+  EXPECT_EQ(without.Code(), "INVALID_ARGUMENT");
+  Reply tree = PostJson("/api/v1/fs/cp",
+                        {{"from_uri", dir}, {"to_uri", Root() + "/tree2"}, {"recursive", true}});
+  ASSERT_EQ(tree.status, 200) << tree.raw;
+  EXPECT_EQ(Get("/api/v1/content/read?uri=" + Q(Root() + "/tree2/nested/child.md")).json["result"],
+            "recursive copy child");
+  EXPECT_EQ(Get("/api/v1/fs/stat?uri=" + Q(Root() + "/tree2/empty")).status, 200);
+  EXPECT_EQ(Get("/api/v1/content/read?uri=" + Q(dir + "/nested/child.md")).status, 200);
+
+  // Type conflicts are 400 and change nothing; a missing source is 404.
+  Reply file_onto_dir = PostJson("/api/v1/fs/cp", {{"from_uri", source}, {"to_uri", dir}});
+  EXPECT_EQ(file_onto_dir.status, 400) << file_onto_dir.raw;
+  Reply dir_onto_file =
+      PostJson("/api/v1/fs/cp", {{"from_uri", dir}, {"to_uri", source}, {"recursive", true}});
+  EXPECT_EQ(dir_onto_file.status, 400) << dir_onto_file.raw;
+  EXPECT_EQ(Get("/api/v1/content/read?uri=" + Q(source)).json["result"],
+            "copy payload about lighthouses");
+  Reply into_itself = PostJson(
+      "/api/v1/fs/cp", {{"from_uri", dir}, {"to_uri", dir + "/nested/x"}, {"recursive", true}});
+  EXPECT_EQ(into_itself.status, 400) << into_itself.raw;
+  Reply missing =
+      PostJson("/api/v1/fs/cp", {{"from_uri", Root() + "/nope.md"}, {"to_uri", target}});
+  EXPECT_EQ(missing.status, 404) << missing.raw;
+}
+
+// OpenViking's relations routes (its SDK's link/unlink/relations and its API
+// tests): link one or several targets with a reason, list, unlink.
+TEST_F(CompatApiTest, RelationsLinkListUnlink) {
+  const std::string a = Root() + "/src";
+  const std::string b = Root() + "/dst";
+  const std::string c = Root() + "/third";
+  Mkdir(a);
+  Mkdir(b);
+  Mkdir(c);
+  Reply empty = Get("/api/v1/relations?uri=" + Q(a));
+  ASSERT_EQ(empty.status, 200) << empty.raw;
+  EXPECT_EQ(empty.json["result"], Json::array());
+
+  Reply linked = PostJson("/api/v1/relations/link",
+                          {{"from_uri", a}, {"to_uris", {b}}, {"reason", "Test link"}});
+  ASSERT_EQ(linked.status, 200) << linked.raw;
+  EXPECT_TRUE(linked.json["error"].is_null()) << linked.raw;
+  EXPECT_EQ(linked.json["result"], (Json{{"from", a}, {"to", {b}}}));
+  Reply single = PostJson("/api/v1/relations/link", {{"from_uri", a}, {"to_uris", c}});
+  ASSERT_EQ(single.status, 200) << single.raw;
+  EXPECT_EQ(single.json["result"]["to"], c);
+
+  Reply listed = Get("/api/v1/relations?uri=" + Q(a));
+  ASSERT_EQ(listed.status, 200) << listed.raw;
+  EXPECT_EQ(listed.json["result"],
+            (Json{{{"uri", b}, {"reason", "Test link"}}, {{"uri", c}, {"reason", ""}}}));
+
+  Reply unlinked =
+      ToReply(client_->Delete("/api/v1/relations/link", {},
+                              Json{{"from_uri", a}, {"to_uri", b}}.dump(), "application/json"));
+  ASSERT_EQ(unlinked.status, 200) << unlinked.raw;
+  EXPECT_EQ(unlinked.json["result"], (Json{{"from", a}, {"to", b}}));
+  EXPECT_EQ(Get("/api/v1/relations?uri=" + Q(a)).json["result"],
+            (Json{{{"uri", c}, {"reason", ""}}}));
+  // Unlinking what is not linked is no error.
+  Reply again =
+      ToReply(client_->Delete("/api/v1/relations/link", {},
+                              Json{{"from_uri", a}, {"to_uri", b}}.dump(), "application/json"));
+  EXPECT_EQ(again.status, 200) << again.raw;
+
+  // Missing nodes are 404; a bad body is 400.
+  EXPECT_EQ(Get("/api/v1/relations?uri=" + Q(Root() + "/nope")).status, 404);
+  EXPECT_EQ(
+      PostJson("/api/v1/relations/link", {{"from_uri", Root() + "/nope"}, {"to_uris", b}}).status,
+      404);
+  EXPECT_EQ(
+      PostJson("/api/v1/relations/link", {{"from_uri", a}, {"to_uris", Root() + "/nope"}}).status,
+      404);
+  EXPECT_EQ(PostJson("/api/v1/relations/link", {{"from_uri", a}}).status, 400);
+  EXPECT_EQ(PostJson("/api/v1/relations/link", {{"from_uri", a}, {"to_uris", 5}}).status, 400);
+  EXPECT_EQ(Get("/api/v1/relations").status, 400);
+
+  // Relations survive a restart (they are kept in the catalog).
+  ASSERT_EQ(server_->Stop(SIGTERM), 0);
+  server_ = SkaldProcess::Start(workspace_->path());
+  ASSERT_NE(server_, nullptr);
+  client_ = server_->NewClient();
+  EXPECT_EQ(Get("/api/v1/relations?uri=" + Q(a)).json["result"],
+            (Json{{{"uri", c}, {"reason", ""}}}));
 }
 
 }  // namespace
