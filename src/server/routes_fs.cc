@@ -29,13 +29,16 @@ bool ParseOutput(const std::string& output, LsOutput* out, Status* error) {
 }
 
 // Fields shared by ls and tree. `limit`, when given, wins over `node_limit`.
+// `offset` (what `ov ls/tree --offset` sends) skips that many entries of the
+// listing before the limit applies.
 struct ListingParams {
   std::string uri;
   std::string output;
   LsOptions options;
+  int offset = 0;
 };
 
-ListingParams ReadListingParams(QueryReader& q) {
+ListingParams ReadListingParams(QueryReader& q, ValidationErrors* errors) {
   ListingParams p;
   p.uri = q.RequiredString("uri");
   p.output = q.String("output", "agent");
@@ -43,14 +46,28 @@ ListingParams ReadListingParams(QueryReader& q) {
   p.options.show_all_hidden = q.Bool("show_all_hidden", false);
   int64_t node_limit = q.Int("node_limit", 1000);
   std::optional<int64_t> limit = q.OptionalInt("limit");
-  p.options.node_limit = ClampToInt(limit.has_value() ? *limit : node_limit);
+  const int64_t offset = q.Int("offset", 0);
+  if (offset < 0) {
+    errors->Add({"query", "offset"}, "Input should be greater than or equal to 0",
+                "greater_than_equal");
+  }
+  p.offset = ClampToInt(std::max<int64_t>(0, offset));
+  // The entries skipped are listed too: ask for them on top of the limit.
+  const int64_t wanted = limit.has_value() ? *limit : node_limit;
+  p.options.node_limit = ClampToInt(wanted > 0 ? wanted + p.offset : wanted);
   return p;
+}
+
+// Drops the first `offset` entries (ListingParams::offset).
+void SkipOffset(int offset, std::vector<LsEntry>* entries) {
+  const size_t skip = std::min(entries->size(), static_cast<size_t>(offset));
+  entries->erase(entries->begin(), entries->begin() + static_cast<std::ptrdiff_t>(skip));
 }
 
 void Ls(Call& call) {
   ValidationErrors errors;
   QueryReader q(call.query(), &errors);
-  ListingParams p = ReadListingParams(q);
+  ListingParams p = ReadListingParams(q, &errors);
   const bool simple = q.Bool("simple", false);
   p.options.recursive = q.Bool("recursive", false);
   std::optional<std::string> sort_by = q.OptionalLiteral("sort_by", {"name", "mtime"});
@@ -65,13 +82,14 @@ void Ls(Call& call) {
 
   Result<std::vector<LsEntry>> entries = call.db().Ls(call.who(), p.uri, p.options);
   if (!entries.ok()) return call.Fail(entries.status());
+  SkipOffset(p.offset, &*entries);
   call.Ok(LsToJson(*entries, output, simple, /*with_rel_path=*/p.options.recursive));
 }
 
 void Tree(Call& call) {
   ValidationErrors errors;
   QueryReader q(call.query(), &errors);
-  ListingParams p = ReadListingParams(q);
+  ListingParams p = ReadListingParams(q, &errors);
   p.options.level_limit = ClampToInt(q.Int("level_limit", 3));
   if (!errors.empty()) return call.FailValidation(errors);
 
@@ -81,6 +99,7 @@ void Tree(Call& call) {
 
   Result<std::vector<LsEntry>> entries = call.db().Tree(call.who(), p.uri, p.options);
   if (!entries.ok()) return call.Fail(entries.status());
+  SkipOffset(p.offset, &*entries);
   call.Ok(LsToJson(*entries, output, /*simple=*/false, /*with_rel_path=*/true));
 }
 

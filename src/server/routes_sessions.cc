@@ -5,6 +5,8 @@
 // The logic is in the session module (session/session_store.h) behind the
 // Db facade; handlers only read the request and shape the answer.
 
+#include <chrono>
+
 #include <fmt/format.h>
 #include <httplib.h>
 
@@ -257,14 +259,26 @@ void UpdateConfig(Call& call) {
   BodyReader b(*body, &errors);
   b.ForbidExtra({"memory_extraction_config", "auto_commit_policy", "telemetry"});
   bool summary = false;
-  (void)b.Telemetry("telemetry", &summary);
+  const bool telemetry = b.Telemetry("telemetry", &summary);
   SessionConfigUpdate update = ReadConfigFields(*body, &errors);
   if (!errors.empty()) return call.FailValidation(errors);
+  const auto start = std::chrono::steady_clock::now();
   Result<SessionConfig> config = call.db().UpdateSessionConfig(call.who(), id, update);
   if (!config.ok()) return call.Fail(config.status());
-  call.Ok(Json{{"session_id", config->session_id},
-               {"auto_commit_policy", ParseOrNull(config->auto_commit_policy_json)},
-               {"memory_extraction_config", ParseOrNull(config->memory_extraction_config_json)}});
+  // OpenViking answers this route with the exclude-none envelope.
+  Json result{{"session_id", config->session_id},
+              {"auto_commit_policy", ParseOrNull(config->auto_commit_policy_json)},
+              {"memory_extraction_config", ParseOrNull(config->memory_extraction_config_json)}};
+  if (!telemetry) return call.OkExcludeNone(result);
+  Json payload{{"id", NewRequestId()}};
+  if (summary) {
+    const double ms = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    payload["summary"] = {
+        {"operation", "session.update_config"}, {"status", "ok"}, {"duration_ms", ms}};
+  }
+  call.OkExcludeNone(result, &payload);
 }
 
 void Context(Call& call) {

@@ -295,5 +295,54 @@ TEST_F(CompatApiTest, RelationsLinkListUnlink) {
             (Json{{{"uri", c}, {"reason", ""}}}));
 }
 
+// `ov ls --offset N --limit M` (and tree): skip N entries, then at most M.
+TEST_F(CompatApiTest, LsAndTreeOffsetSkipEntries) {
+  for (const char* name : {"a.md", "b.md", "c.md", "d.md"}) Create(Root() + "/" + name, name);
+  auto uris = [](const Reply& r) {
+    std::vector<std::string> out;
+    for (const Json& entry : r.json["result"]) out.push_back(entry.value("uri", ""));
+    return out;
+  };
+  const std::string ls = "/api/v1/fs/ls?uri=" + Q(Root()) + "&node_limit=256&sort_by=name";
+  Reply page = Get(ls + "&offset=1&limit=2");
+  ASSERT_EQ(page.status, 200) << page.raw;
+  EXPECT_EQ(uris(page), (std::vector<std::string>{Root() + "/b.md", Root() + "/c.md"}));
+  Reply rest = Get(ls + "&offset=3");
+  ASSERT_EQ(rest.status, 200) << rest.raw;
+  EXPECT_EQ(uris(rest), (std::vector<std::string>{Root() + "/d.md"}));
+  EXPECT_EQ(Get(ls + "&offset=10").json["result"], Json::array());
+  EXPECT_EQ(Get(ls + "&offset=-1").status, 400);
+
+  Reply all = Get("/api/v1/fs/tree?uri=" + Q(Root()));
+  ASSERT_EQ(all.status, 200) << all.raw;
+  Reply tree = Get("/api/v1/fs/tree?uri=" + Q(Root()) + "&offset=2&limit=1");
+  ASSERT_EQ(tree.status, 200) << tree.raw;
+  ASSERT_EQ(tree.json["result"].size(), 1u) << tree.raw;
+  EXPECT_EQ(tree.json["result"][0]["uri"], all.json["result"][2]["uri"]);
+}
+
+// PATCH …/config answers with OpenViking's exclude-none envelope (no null
+// error/telemetry/profile keys; nulls inside `result` kept), and telemetry
+// when asked for.
+TEST_F(CompatApiTest, SessionConfigPatchUsesExcludeNoneEnvelope) {
+  ASSERT_EQ(PostJson("/api/v1/sessions", {{"session_id", "cfg"}}).status, 200);
+  Reply r = ToReply(client_->Patch("/api/v1/sessions/cfg/config",
+                                   Json{{"auto_commit_policy", nullptr}}.dump(), "application/json"));
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_FALSE(r.json.contains("error")) << r.raw;
+  EXPECT_FALSE(r.json.contains("telemetry")) << r.raw;
+  EXPECT_TRUE(r.json["result"].contains("auto_commit_policy")) << r.raw;
+  EXPECT_TRUE(r.json["result"]["auto_commit_policy"].is_null()) << r.raw;
+  Reply t = ToReply(client_->Patch(
+      "/api/v1/sessions/cfg/config",
+      Json{{"memory_extraction_config", {{"events", {{"tags", {"a=b"}}}}}},
+           {"telemetry", {{"summary", true}}}}
+          .dump(),
+      "application/json"));
+  ASSERT_EQ(t.status, 200) << t.raw;
+  EXPECT_EQ(t.json["telemetry"]["summary"].value("operation", ""), "session.update_config")
+      << t.raw;
+}
+
 }  // namespace
 }  // namespace skald::apitest
