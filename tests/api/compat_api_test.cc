@@ -326,22 +326,64 @@ TEST_F(CompatApiTest, LsAndTreeOffsetSkipEntries) {
 // when asked for.
 TEST_F(CompatApiTest, SessionConfigPatchUsesExcludeNoneEnvelope) {
   ASSERT_EQ(PostJson("/api/v1/sessions", {{"session_id", "cfg"}}).status, 200);
-  Reply r = ToReply(client_->Patch("/api/v1/sessions/cfg/config",
-                                   Json{{"auto_commit_policy", nullptr}}.dump(), "application/json"));
+  Reply r =
+      ToReply(client_->Patch("/api/v1/sessions/cfg/config",
+                             Json{{"auto_commit_policy", nullptr}}.dump(), "application/json"));
   ASSERT_EQ(r.status, 200) << r.raw;
   EXPECT_FALSE(r.json.contains("error")) << r.raw;
   EXPECT_FALSE(r.json.contains("telemetry")) << r.raw;
   EXPECT_TRUE(r.json["result"].contains("auto_commit_policy")) << r.raw;
   EXPECT_TRUE(r.json["result"]["auto_commit_policy"].is_null()) << r.raw;
-  Reply t = ToReply(client_->Patch(
-      "/api/v1/sessions/cfg/config",
-      Json{{"memory_extraction_config", {{"events", {{"tags", {"a=b"}}}}}},
-           {"telemetry", {{"summary", true}}}}
-          .dump(),
-      "application/json"));
+  Reply t =
+      ToReply(client_->Patch("/api/v1/sessions/cfg/config",
+                             Json{{"memory_extraction_config", {{"events", {{"tags", {"a=b"}}}}}},
+                                  {"telemetry", {{"summary", true}}}}
+                                 .dump(),
+                             "application/json"));
   ASSERT_EQ(t.status, 200) << t.raw;
   EXPECT_EQ(t.json["telemetry"]["summary"].value("operation", ""), "session.update_config")
       << t.raw;
+}
+
+// OpenViking's API tests upload 101 MiB through temp_upload (its cap is
+// 512 MiB): the upload route has its own cap, server.max_upload_bytes
+// (128 MiB by default), above the 32 MiB of JSON bodies.
+TEST_F(CompatApiTest, TempUploadTakesFilesLargerThanTheJsonBodyCap) {
+  const std::string big(101u << 20, 'x');
+  httplib::MultipartFormDataItems items = {
+      {"file", big, "big_file.bin", "application/octet-stream"}};
+  Reply r = ToReply(client_->Post("/api/v1/resources/temp_upload", items));
+  ASSERT_EQ(r.status, 200) << r.raw.substr(0, 300);
+  EXPECT_NE(r.json["result"].value("temp_file_id", ""), "");
+  // Other routes keep the JSON body cap: a 33 MiB Content-Length is refused
+  // from the head alone.
+  const std::string head = RawHttp(
+      server_->port(),
+      "POST /api/v1/content/write HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(server_->port()) +
+          "\r\nContent-Type: application/json\r\n"
+          "Content-Length: " +
+          std::to_string(33u << 20) + "\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(head.rfind("HTTP/1.1 413", 0), 0u) << head.substr(0, 300);
+  EXPECT_NE(head.find("server.max_body_bytes"), std::string::npos) << head.substr(0, 300);
+}
+
+// A server whose upload cap is smaller than the upload: 413 naming the key.
+class CompatUploadCapApiTest : public ApiTest {
+ protected:
+  void SetUp() override {
+    StartServer(Json{{"server", {{"max_body_bytes", 32 << 10}, {"max_upload_bytes", 64 << 10}}}});
+  }
+};
+
+TEST_F(CompatUploadCapApiTest, UploadOverTheCapIs413) {
+  httplib::MultipartFormDataItems items = {
+      {"file", std::string(128u << 10, 'y'), "f.txt", "text/plain"}};
+  Reply r = ToReply(client_->Post("/api/v1/resources/temp_upload", items));
+  EXPECT_EQ(r.status, 413) << r.raw;
+  EXPECT_EQ(r.Code(), "RESOURCE_EXHAUSTED");
+  EXPECT_NE(r.json["error"].value("message", "").find("server.max_upload_bytes"), std::string::npos)
+      << r.raw;
+  ExpectHealthy();
 }
 
 }  // namespace
