@@ -36,7 +36,7 @@ struct ConnectionLimits {
   std::chrono::seconds keep_alive_timeout{5};
   int keep_alive_max_count = 1000;
   int64_t max_header_bytes = int64_t{64} << 10;
-  int64_t max_body_bytes = int64_t{32} << 20;
+  // The body budget is per request: MarkHeadersRead() sets it.
 };
 
 class GuardedHttpServer final : public httplib::Server {

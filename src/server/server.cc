@@ -409,7 +409,7 @@ HttpServer::HttpServer(Db& db, ServerOptions options)
           std::chrono::seconds(options_.read_timeout_sec),
           std::chrono::seconds(options_.header_timeout_sec),
           std::chrono::seconds(options_.keep_alive_timeout_sec), options_.keep_alive_max_count,
-          int64_t{64} << 10, options_.max_body_bytes})) {}
+          int64_t{64} << 10})) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
