@@ -72,6 +72,20 @@ struct MvResult {
   std::string to;
 };
 
+struct CpResult {
+  std::string from;
+  std::string to;
+  bool recursive = false;
+  uint64_t files = 0;        // files copied
+  uint64_t directories = 0;  // directories created (the copied tree's root included)
+};
+
+// One outgoing relation of a node: a URI it links to and why.
+struct RelationLink {
+  std::string uri;
+  std::string reason;
+};
+
 struct WriteResult {
   std::string uri;
   std::string root_uri;      // the top-level resource/memory/skill directory written into
@@ -381,6 +395,26 @@ class Db {
   // AlreadyExists when `to` exists, InvalidArgument when `to` is inside `from`.
   virtual Result<MvResult> Mv(const Identity& who, std::string_view from,
                               std::string_view to) = 0;
+  // Copies a file, or with `recursive` a directory tree, to `to`; the copy
+  // is indexed as new content. A file replaces an existing file `to`; a
+  // directory needs `recursive` (else InvalidArgument) and a `to` that does
+  // not exist (AlreadyExists otherwise). A file onto a directory or a
+  // directory onto a file is InvalidArgument; NotFound when `from` is missing.
+  virtual Result<CpResult> Cp(const Identity& who, std::string_view from, std::string_view to,
+                              bool recursive) = 0;
+
+  // Relations (links between nodes, reference: /api/v1/relations). Every
+  // link of the node `uri`, in the order they were made; NotFound when `uri`
+  // is missing or hidden from `who`.
+  virtual Result<std::vector<RelationLink>> Relations(const Identity& who,
+                                                      std::string_view uri) = 0;
+  // Links the node `from` (which `who` may write) to each of `to` (nodes
+  // `who` can see), as one relation entry with `reason`.
+  virtual Status Link(const Identity& who, std::string_view from,
+                      const std::vector<std::string>& to, std::string_view reason) = 0;
+  // Removes `to` from the first relation entry of `from` that names it (an
+  // entry left empty goes); nothing to remove is no error.
+  virtual Status Unlink(const Identity& who, std::string_view from, std::string_view to) = 0;
 
   // Text of a file, lines [offset, offset+limit) (limit -1 = to the end).
   // InvalidArgument with details {expected:file, actual:directory} for a directory.

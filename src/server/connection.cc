@@ -81,8 +81,8 @@ class BudgetedStream final : public httplib::Stream {
     exhausted_ = false;
     deadline_ = Clock::now() + limits_.header_timeout;
   }
-  void BeginBody() {
-    remaining_ = limits_.max_body_bytes + FramingAllowance(limits_.max_body_bytes);
+  void BeginBody(int64_t max_body_bytes) {
+    remaining_ = max_body_bytes + FramingAllowance(max_body_bytes);
     in_body_ = true;
     deadline_ = Clock::time_point::max();
   }
@@ -236,8 +236,10 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
   return ret;
 }
 
-void MarkHeadersRead() {
-  if (t_connection != nullptr && t_connection->stream != nullptr) t_connection->stream->BeginBody();
+void MarkHeadersRead(int64_t max_body_bytes) {
+  if (t_connection != nullptr && t_connection->stream != nullptr) {
+    t_connection->stream->BeginBody(max_body_bytes);
+  }
 }
 
 void CloseConnectionAfterResponse() {

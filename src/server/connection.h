@@ -9,7 +9,8 @@
 //   - the request line and headers must arrive within header_timeout and fit
 //     in max_header_bytes (slow or endless headers end the connection);
 //   - once the headers are read (MarkHeadersRead(), called from the
-//     pre-routing handler) the body may use max_body_bytes plus a small
+//     pre-routing handler with the route's cap: max_body_bytes, or the
+//     upload cap for temp_upload) the body may use that cap plus a small
 //     allowance for chunk framing; a read past that fails, BodyLimitHit()
 //     turns true and the connection is closed after the response: nothing
 //     past the cap is read;
@@ -35,7 +36,7 @@ struct ConnectionLimits {
   std::chrono::seconds keep_alive_timeout{5};
   int keep_alive_max_count = 1000;
   int64_t max_header_bytes = int64_t{64} << 10;
-  int64_t max_body_bytes = int64_t{32} << 20;
+  // The body budget is per request: MarkHeadersRead() sets it.
 };
 
 class GuardedHttpServer final : public httplib::Server {
@@ -50,8 +51,8 @@ class GuardedHttpServer final : public httplib::Server {
 };
 
 // The current request's headers have been read: from now on its reads count
-// against the body budget.
-void MarkHeadersRead();
+// against a body budget of `max_body_bytes` (plus the chunk framing allowance).
+void MarkHeadersRead(int64_t max_body_bytes);
 // Close the current connection once the response is written (its body, or
 // part of it, was left unread).
 void CloseConnectionAfterResponse();

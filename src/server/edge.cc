@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "common/strings.h"
@@ -86,6 +87,15 @@ bool SplitHostPort(std::string_view authority, std::string* host, int* port) {
 }
 
 EdgeGate::EdgeGate(EdgeOptions options) : options_(std::move(options)) {}
+
+int64_t EdgeGate::BodyLimitFor(std::string_view path) const {
+  if (path == kTempUploadPath) return std::max(options_.max_upload_bytes, options_.max_body_bytes);
+  return options_.max_body_bytes;
+}
+
+std::string_view EdgeGate::BodyLimitKeyFor(std::string_view path) {
+  return path == kTempUploadPath ? "server.max_upload_bytes" : "server.max_body_bytes";
+}
 
 bool EdgeGate::HostAllowed(std::string_view host_header) const {
   if (!options_.check_host) return true;
@@ -178,11 +188,10 @@ EdgeGate::Verdict EdgeGate::Check(const httplib::Request& req, EdgeRefusal* refu
     for (char c : value) valid = valid && c >= '0' && c <= '9';
     if (!valid) return refuse(400, "INVALID_ARGUMENT", "Invalid Content-Length header");
     length = std::stoull(value);
-    if (length > static_cast<uint64_t>(options_.max_body_bytes)) {
+    if (const int64_t limit = BodyLimitFor(req.path); length > static_cast<uint64_t>(limit)) {
       return refuse(413, "RESOURCE_EXHAUSTED",
-                    fmt::format("Request body too large: the limit is {} bytes "
-                                "(server.max_body_bytes)",
-                                options_.max_body_bytes));
+                    fmt::format("Request body too large: the limit is {} bytes ({})", limit,
+                                BodyLimitKeyFor(req.path)));
     }
   }
   const bool has_body = chunked || length > 0;

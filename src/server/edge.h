@@ -39,6 +39,8 @@ struct EdgeOptions {
   // Foreign origins allowed (exact "scheme://host[:port]"), "*" = any.
   std::vector<std::string> cors_origins;
   int64_t max_body_bytes = int64_t{32} << 20;
+  // The larger cap of the upload route (temp_upload).
+  int64_t max_upload_bytes = int64_t{128} << 20;
 };
 
 // A refusal: HTTP status, envelope code and message (no request data echoed
@@ -52,6 +54,12 @@ struct EdgeRefusal {
 class EdgeGate {
  public:
   explicit EdgeGate(EdgeOptions options);
+
+  // The body cap of requests to `path`: max_upload_bytes (or max_body_bytes
+  // when larger) for temp_upload, max_body_bytes elsewhere.
+  int64_t BodyLimitFor(std::string_view path) const;
+  // The config key that sets BodyLimitFor(path), for messages.
+  static std::string_view BodyLimitKeyFor(std::string_view path);
 
   // The port actually bound (the ephemeral one when the server was given 0).
   void set_port(int port) { port_ = port; }

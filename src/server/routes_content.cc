@@ -1,6 +1,7 @@
 // Content routes (reference §2.3): read, abstract, overview, download, write,
 // reindex.
 
+#include <algorithm>
 #include <chrono>
 
 #include "server/routes.h"
@@ -51,8 +52,8 @@ void Download(Call& call) {
 }
 
 
-// Body {uri, content, mode, wait, timeout, telemetry, processing_mode}
-// (extra="forbid"); answered with the exclude-none envelope.
+// Body {uri, content, mode, wait, timeout, telemetry, processing_mode, tags,
+// tag_mode} (extra="forbid"); answered with the exclude-none envelope.
 void Write(Call& call) {
   const auto start = std::chrono::steady_clock::now();
   std::optional<Json> body = call.BodyObject();
@@ -70,7 +71,18 @@ void Write(Call& call) {
   const bool telemetry = b.Telemetry("telemetry", &telemetry_summary);
   // Accepted and validated; Skald has one processing path so far.
   (void)b.OptionalLiteral("processing_mode", {"semantic_and_vectors", "vectors_only"});
-  b.ForbidExtra({"uri", "content", "mode", "wait", "timeout", "telemetry", "processing_mode"});
+  // `ov write --tags` sends these; accepted and validated, not yet applied
+  // (a written file's records carry no explicit tags).
+  if (auto tags = body->find("tags"); tags != body->end() && !tags->is_null()) {
+    const bool strings = tags->is_array() && std::all_of(tags->begin(), tags->end(),
+                                                         [](const Json& t) { return t.is_string(); });
+    if (!strings) {
+      errors.Add({"body", "tags"}, "Input should be a valid list of strings", "list_type");
+    }
+  }
+  (void)b.Literal("tag_mode", "replace", {"replace", "append", "clear"});
+  b.ForbidExtra({"uri", "content", "mode", "wait", "timeout", "telemetry", "processing_mode",
+                 "tags", "tag_mode"});
   if (!errors.empty()) return call.FailValidation(errors);
 
   request.mode = mode == "append"   ? WriteMode::kAppend

@@ -1,6 +1,9 @@
-// File-system routes (reference §2.2): ls, tree, stat, mkdir, rm, mv.
+// File-system routes (reference §2.2): ls, tree, stat, mkdir, rm, mv, cp; and
+// the relations routes (GET /api/v1/relations, POST/DELETE …/relations/link).
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "server/routes.h"
 #include "service/json_codec.h"
@@ -26,13 +29,16 @@ bool ParseOutput(const std::string& output, LsOutput* out, Status* error) {
 }
 
 // Fields shared by ls and tree. `limit`, when given, wins over `node_limit`.
+// `offset` (what `ov ls/tree --offset` sends) skips that many entries of the
+// listing before the limit applies.
 struct ListingParams {
   std::string uri;
   std::string output;
   LsOptions options;
+  int offset = 0;
 };
 
-ListingParams ReadListingParams(QueryReader& q) {
+ListingParams ReadListingParams(QueryReader& q, ValidationErrors* errors) {
   ListingParams p;
   p.uri = q.RequiredString("uri");
   p.output = q.String("output", "agent");
@@ -40,14 +46,28 @@ ListingParams ReadListingParams(QueryReader& q) {
   p.options.show_all_hidden = q.Bool("show_all_hidden", false);
   int64_t node_limit = q.Int("node_limit", 1000);
   std::optional<int64_t> limit = q.OptionalInt("limit");
-  p.options.node_limit = ClampToInt(limit.has_value() ? *limit : node_limit);
+  const int64_t offset = q.Int("offset", 0);
+  if (offset < 0) {
+    errors->Add({"query", "offset"}, "Input should be greater than or equal to 0",
+                "greater_than_equal");
+  }
+  p.offset = ClampToInt(std::max<int64_t>(0, offset));
+  // The entries skipped are listed too: ask for them on top of the limit.
+  const int64_t wanted = limit.has_value() ? *limit : node_limit;
+  p.options.node_limit = ClampToInt(wanted > 0 ? wanted + p.offset : wanted);
   return p;
+}
+
+// Drops the first `offset` entries (ListingParams::offset).
+void SkipOffset(int offset, std::vector<LsEntry>* entries) {
+  const size_t skip = std::min(entries->size(), static_cast<size_t>(offset));
+  entries->erase(entries->begin(), entries->begin() + static_cast<std::ptrdiff_t>(skip));
 }
 
 void Ls(Call& call) {
   ValidationErrors errors;
   QueryReader q(call.query(), &errors);
-  ListingParams p = ReadListingParams(q);
+  ListingParams p = ReadListingParams(q, &errors);
   const bool simple = q.Bool("simple", false);
   p.options.recursive = q.Bool("recursive", false);
   std::optional<std::string> sort_by = q.OptionalLiteral("sort_by", {"name", "mtime"});
@@ -62,13 +82,14 @@ void Ls(Call& call) {
 
   Result<std::vector<LsEntry>> entries = call.db().Ls(call.who(), p.uri, p.options);
   if (!entries.ok()) return call.Fail(entries.status());
+  SkipOffset(p.offset, &*entries);
   call.Ok(LsToJson(*entries, output, simple, /*with_rel_path=*/p.options.recursive));
 }
 
 void Tree(Call& call) {
   ValidationErrors errors;
   QueryReader q(call.query(), &errors);
-  ListingParams p = ReadListingParams(q);
+  ListingParams p = ReadListingParams(q, &errors);
   p.options.level_limit = ClampToInt(q.Int("level_limit", 3));
   if (!errors.empty()) return call.FailValidation(errors);
 
@@ -78,6 +99,7 @@ void Tree(Call& call) {
 
   Result<std::vector<LsEntry>> entries = call.db().Tree(call.who(), p.uri, p.options);
   if (!entries.ok()) return call.Fail(entries.status());
+  SkipOffset(p.offset, &*entries);
   call.Ok(LsToJson(*entries, output, /*simple=*/false, /*with_rel_path=*/true));
 }
 
@@ -123,19 +145,113 @@ void Rm(Call& call) {
   call.Ok(RmToJson(*removed));
 }
 
-// Body {from_uri, to_uri}; unknown fields are ignored.
+// A body {from_uri, to_uri, ...} (mv, cp, unlink); unknown fields are ignored.
+struct FromToBody {
+  Json body;
+  std::string from;
+  std::string to;
+};
+
+// Reads the body's two URIs; problems go to `errors`. nullopt when the body
+// is not a JSON object (already answered).
+std::optional<FromToBody> ReadFromTo(Call& call, ValidationErrors* errors) {
+  std::optional<Json> body = call.BodyObject();
+  if (!body.has_value()) return std::nullopt;
+  BodyReader b(*body, errors);
+  FromToBody out;
+  out.from = b.RequiredString("from_uri");
+  out.to = b.RequiredString("to_uri");
+  out.body = std::move(*body);
+  return out;
+}
+
 void Mv(Call& call) {
+  ValidationErrors errors;
+  std::optional<FromToBody> body = ReadFromTo(call, &errors);
+  if (!body.has_value()) return;
+  if (!errors.empty()) return call.FailValidation(errors);
+  const std::string& from = body->from;
+  const std::string& to = body->to;
+
+  Result<MvResult> moved = call.db().Mv(call.who(), from, to);
+  if (!moved.ok()) return call.Fail(moved.status());
+  call.Ok(MvToJson(*moved));
+}
+
+// Body {from_uri, to_uri, recursive (false)}; unknown fields ignored.
+// Result {from, to, recursive, phase: "completed", files, directories}.
+void Cp(Call& call) {
+  ValidationErrors errors;
+  std::optional<FromToBody> body = ReadFromTo(call, &errors);
+  if (!body.has_value()) return;
+  const bool recursive = BodyReader(body->body, &errors).Bool("recursive", false);
+  if (!errors.empty()) return call.FailValidation(errors);
+
+  Result<CpResult> copied = call.db().Cp(call.who(), body->from, body->to, recursive);
+  if (!copied.ok()) return call.Fail(copied.status());
+  call.Ok(Json{{"from", copied->from},
+               {"to", copied->to},
+               {"recursive", copied->recursive},
+               {"phase", "completed"},
+               {"files", copied->files},
+               {"directories", copied->directories}});
+}
+
+// ---- relations (OpenViking's /api/v1/relations router) ----------------------
+
+// GET /api/v1/relations?uri=: [{uri, reason}, ...].
+void Relations(Call& call) {
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  const std::string uri = q.RequiredString("uri");
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<std::vector<RelationLink>> links = call.db().Relations(call.who(), uri);
+  if (!links.ok()) return call.Fail(links.status());
+  Json out = Json::array();
+  for (const RelationLink& link : *links)
+    out.push_back({{"uri", link.uri}, {"reason", link.reason}});
+  call.Ok(out);
+}
+
+// POST /api/v1/relations/link {from_uri, to_uris: str | [str], reason ("")};
+// result {from, to} with `to` as sent.
+void Link(Call& call) {
   std::optional<Json> body = call.BodyObject();
   if (!body.has_value()) return;
   ValidationErrors errors;
   BodyReader b(*body, &errors);
   const std::string from = b.RequiredString("from_uri");
-  const std::string to = b.RequiredString("to_uri");
+  const std::string reason = b.String("reason", "");
+  std::vector<std::string> to;
+  auto to_uris = body->find("to_uris");
+  if (to_uris == body->end()) {
+    errors.Add({"body", "to_uris"}, "Field required", "missing");
+  } else if (to_uris->is_string()) {
+    to.push_back(to_uris->get<std::string>());
+  } else if (to_uris->is_array() && !to_uris->empty() &&
+             std::all_of(to_uris->begin(), to_uris->end(),
+                         [](const Json& u) { return u.is_string(); })) {
+    for (const Json& u : *to_uris) to.push_back(u.get<std::string>());
+  } else {
+    errors.Add({"body", "to_uris"}, "Input should be a valid string or a non-empty list of strings",
+               "string_type");
+  }
   if (!errors.empty()) return call.FailValidation(errors);
 
-  Result<MvResult> moved = call.db().Mv(call.who(), from, to);
-  if (!moved.ok()) return call.Fail(moved.status());
-  call.Ok(MvToJson(*moved));
+  Status linked = call.db().Link(call.who(), from, to, reason);
+  if (!linked.ok()) return call.Fail(linked);
+  call.Ok(Json{{"from", from}, {"to", *to_uris}});
+}
+
+// DELETE /api/v1/relations/link {from_uri, to_uri}; result {from, to}.
+void Unlink(Call& call) {
+  ValidationErrors errors;
+  std::optional<FromToBody> body = ReadFromTo(call, &errors);
+  if (!body.has_value()) return;
+  if (!errors.empty()) return call.FailValidation(errors);
+  Status unlinked = call.db().Unlink(call.who(), body->from, body->to);
+  if (!unlinked.ok()) return call.Fail(unlinked);
+  call.Ok(Json{{"from", body->from}, {"to", body->to}});
 }
 
 }  // namespace
@@ -147,6 +263,10 @@ void RegisterFsRoutes(Router& router) {
   router.Add("POST", "/api/v1/fs/mkdir", Mkdir);
   router.Add("DELETE", "/api/v1/fs", Rm);
   router.Add("POST", "/api/v1/fs/mv", Mv);
+  router.Add("POST", "/api/v1/fs/cp", Cp);
+  router.Add("GET", "/api/v1/relations", Relations);
+  router.Add("POST", "/api/v1/relations/link", Link);
+  router.Add("DELETE", "/api/v1/relations/link", Unlink);
 }
 
 }  // namespace skald::server

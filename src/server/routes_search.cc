@@ -212,6 +212,8 @@ struct FindBody {
   std::optional<std::string> image_url;
   bool telemetry = false;
   bool telemetry_summary = false;
+  // `read_content`: each hit also carries its file's text (list mode only).
+  bool read_content = false;
 };
 
 // Reads the fields common to find and search into `out`; problems go to `errors`.
@@ -246,10 +248,27 @@ void ReadFindFields(const Json& body, BodyReader& b, ValidationErrors* errors, F
     AddFieldError(errors, "filter", "Input should be a valid dictionary", "dict_type");
   }
   out->telemetry = b.Telemetry("telemetry", &out->telemetry_summary);
+  out->read_content = b.Bool("read_content", false);
   // Skald's extension: QUICK or THINKING for this call (default: retrieval.mode).
   if (std::optional<std::string> mode =
           b.OptionalLiteral("retrieval_mode", {"auto", "quick", "thinking"})) {
     r.mode = ParseRetrievalMode(*mode).value_or(RetrievalMode::kAuto);
+  }
+}
+
+// `read_content`: every hit of `result` (find's shape) whose URI is a file the
+// caller may read gets its text as `content`; directories and unreadable hits
+// are left as they are (OpenViking skips the hits it cannot read).
+void AttachHitContent(Call& call, Json* result) {
+  for (const char* group : {"memories", "resources", "skills"}) {
+    auto hits = result->find(group);
+    if (hits == result->end() || !hits->is_array()) continue;
+    for (Json& hit : *hits) {
+      auto uri = hit.find("uri");
+      if (uri == hit.end() || !uri->is_string()) continue;
+      Result<std::string> text = call.db().Read(call.who(), uri->get<std::string>(), 0, -1);
+      if (text.ok()) hit["content"] = std::move(*text);
+    }
   }
 }
 
@@ -320,6 +339,7 @@ void RunFind(Call& call, FindCall& find, std::string_view operation,
     if (!found.ok()) return call.Fail(found.status());
     result = FindResultToJson(*found, request.include_provenance);
   }
+  if (parsed.read_content) AttachHitContent(call, &result);
   if (!parsed.telemetry) return call.OkExcludeNone(result);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - find.start)
@@ -335,7 +355,7 @@ void RunFind(Call& call, FindCall& find, std::string_view operation,
 constexpr std::string_view kFindFields[] = {
     "query",           "image_url", "target_uri",         "context_type", "limit", "node_limit",
     "score_threshold", "filter",    "include_provenance", "tags",         "since", "until",
-    "time_field",      "level",     "telemetry",          "retrieval_mode"};
+    "time_field",      "level",     "telemetry",          "retrieval_mode", "read_content"};
 
 // Fields search takes in both modes, besides kFindFields.
 constexpr std::string_view kSearchFields[] = {"session_id", "mode"};
@@ -451,6 +471,10 @@ void Search(Call& call) {
                       "value_error");
       }
     }
+  }
+  if (mode == "context" && find.parsed.read_content) {
+    AddFieldError(&find.errors, "read_content",
+                  "Value error, read_content is only supported in mode='list'", "value_error");
   }
   ContextRequest context;
   if (mode == "context") ReadContextFields(body, b, &find.errors, &context);

@@ -1,8 +1,11 @@
 // Session routes (reference §2.7): create, list, get, delete, messages,
-// messages/batch, used, commit, config, extract, context and archives. Answered with the
+// messages/batch, used, commit, config, extract, context, archives and the
+// tool-result routes. Answered with the
 // default envelope (nulls kept), commit with the exclude-none envelope.
 // The logic is in the session module (session/session_store.h) behind the
 // Db facade; handlers only read the request and shape the answer.
+
+#include <chrono>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -256,14 +259,26 @@ void UpdateConfig(Call& call) {
   BodyReader b(*body, &errors);
   b.ForbidExtra({"memory_extraction_config", "auto_commit_policy", "telemetry"});
   bool summary = false;
-  (void)b.Telemetry("telemetry", &summary);
+  const bool telemetry = b.Telemetry("telemetry", &summary);
   SessionConfigUpdate update = ReadConfigFields(*body, &errors);
   if (!errors.empty()) return call.FailValidation(errors);
+  const auto start = std::chrono::steady_clock::now();
   Result<SessionConfig> config = call.db().UpdateSessionConfig(call.who(), id, update);
   if (!config.ok()) return call.Fail(config.status());
-  call.Ok(Json{{"session_id", config->session_id},
-               {"auto_commit_policy", ParseOrNull(config->auto_commit_policy_json)},
-               {"memory_extraction_config", ParseOrNull(config->memory_extraction_config_json)}});
+  // OpenViking answers this route with the exclude-none envelope.
+  Json result{{"session_id", config->session_id},
+              {"auto_commit_policy", ParseOrNull(config->auto_commit_policy_json)},
+              {"memory_extraction_config", ParseOrNull(config->memory_extraction_config_json)}};
+  if (!telemetry) return call.OkExcludeNone(result);
+  Json payload{{"id", NewRequestId()}};
+  if (summary) {
+    const double ms = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    payload["summary"] = {
+        {"operation", "session.update_config"}, {"status", "ok"}, {"duration_ms", ms}};
+  }
+  call.OkExcludeNone(result, &payload);
 }
 
 void Context(Call& call) {
@@ -319,6 +334,87 @@ void Extract(Call& call) {
   call.Ok(out);
 }
 
+// ---- tool results (reference §2.7) -----------------------------------------
+// OpenViking moves a tool output longer than its externalization threshold out
+// of the message into a separate tool result, readable by these routes. Skald
+// keeps every tool output inline in its message part, so a session has no
+// tool results: the list is empty and any tool_result_id is unknown (404).
+// Parameters are validated as OpenViking does, and a missing session is 404.
+
+Status ToolResultNotFound(const std::string& tool_result_id) {
+  return Status::NotFound(fmt::format("Tool result not found: {}", tool_result_id))
+      .WithDetail("resource", tool_result_id)
+      .WithDetail("type", "tool_result");
+}
+
+// The session must exist (NotFound "Session <id> not found" otherwise).
+Status RequireSession(Call& call, const std::string& session_id) {
+  Result<std::string> meta = call.db().GetSession(call.who(), session_id, false);
+  return meta.ok() ? Status::Ok() : meta.status();
+}
+
+// GET /api/v1/sessions/{id}/tool-results?tool_name=&limit=50 (>= 1).
+void ListToolResults(Call& call) {
+  const std::string id = SessionIdOf(call, "/api/v1/sessions/{}/tool-results");
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  (void)q.String("tool_name", "");
+  if (q.Int("limit", 50) < 1 && errors.empty()) {
+    errors.Add({"query", "limit"}, "Input should be greater than or equal to 1",
+               "greater_than_equal");
+  }
+  if (!errors.empty()) return call.FailValidation(errors);
+  if (Status exists = RequireSession(call, id); !exists.ok()) return call.Fail(exists);
+  call.Ok(Json{{"tool_results", Json::array()}});
+}
+
+// GET …/tool-results/{tid}?offset=0 (>= 0)&limit=20000 (>= -1)&include_metadata=true.
+void ReadToolResult(Call& call) {
+  const std::vector<std::string> params =
+      PatternParameters(call, "/api/v1/sessions/{}/tool-results/{}");
+  if (params.size() != 2) return call.FailHttp(404, "NOT_FOUND", "Not Found");
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  if (q.Int("offset", 0) < 0 && errors.empty()) {
+    errors.Add({"query", "offset"}, "Input should be greater than or equal to 0",
+               "greater_than_equal");
+  }
+  const int64_t limit = q.Int("limit", 20000);
+  (void)q.Bool("include_metadata", true);
+  if (!errors.empty()) return call.FailValidation(errors);
+  if (limit < -1) {
+    return call.Fail(Status::InvalidArgument("limit must be -1 or greater than or equal to 0")
+                         .WithDetail("field", "limit")
+                         .WithDetail("value", std::to_string(limit)));
+  }
+  if (Status exists = RequireSession(call, params[0]); !exists.ok()) return call.Fail(exists);
+  call.Fail(ToolResultNotFound(params[1]));
+}
+
+// GET …/tool-results/{tid}/search?q= (required, non-empty)&limit=20 (>= 1)&context_chars=300 (>= 0).
+void SearchToolResult(Call& call) {
+  const std::vector<std::string> params =
+      PatternParameters(call, "/api/v1/sessions/{}/tool-results/{}/search");
+  if (params.size() != 2) return call.FailHttp(404, "NOT_FOUND", "Not Found");
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  const std::string query = q.RequiredString("q");
+  if (errors.empty() && query.empty()) {
+    errors.Add({"query", "q"}, "String should have at least 1 character", "string_too_short");
+  }
+  if (q.Int("limit", 20) < 1 && errors.empty()) {
+    errors.Add({"query", "limit"}, "Input should be greater than or equal to 1",
+               "greater_than_equal");
+  }
+  if (q.Int("context_chars", 300) < 0 && errors.empty()) {
+    errors.Add({"query", "context_chars"}, "Input should be greater than or equal to 0",
+               "greater_than_equal");
+  }
+  if (!errors.empty()) return call.FailValidation(errors);
+  if (Status exists = RequireSession(call, params[0]); !exists.ok()) return call.Fail(exists);
+  call.Fail(ToolResultNotFound(params[1]));
+}
+
 }  // namespace
 
 void RegisterSessionRoutes(Router& router) {
@@ -334,6 +430,9 @@ void RegisterSessionRoutes(Router& router) {
   router.AddPattern("GET", "/api/v1/sessions/{}/context", Context);
   router.AddPattern("PATCH", "/api/v1/sessions/{}/config", UpdateConfig);
   router.AddPattern("GET", "/api/v1/sessions/{}/archives/{}", GetArchive);
+  router.AddPattern("GET", "/api/v1/sessions/{}/tool-results", ListToolResults);
+  router.AddPattern("GET", "/api/v1/sessions/{}/tool-results/{}", ReadToolResult);
+  router.AddPattern("GET", "/api/v1/sessions/{}/tool-results/{}/search", SearchToolResult);
 }
 
 }  // namespace skald::server

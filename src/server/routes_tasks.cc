@@ -1,5 +1,7 @@
-// Task routes (reference §2.8): GET /api/v1/tasks/{task_id} and
-// GET /api/v1/tasks. Answered with the default envelope (nulls kept).
+// Task routes (reference §2.8): GET /api/v1/tasks/{task_id},
+// GET /api/v1/tasks and POST /api/v1/tasks/{task_id}/cancel, plus the watch
+// listing (§2.11), which is always empty: Skald keeps no watch tasks.
+// Answered with the default envelope (nulls kept).
 
 #include <fmt/format.h>
 
@@ -60,11 +62,59 @@ void ListTasks(Call& call) {
   call.Ok(out);
 }
 
+// Skald's background jobs run to completion once queued: a task that exists
+// (for the caller) is never cancellable, which OpenViking answers with 412.
+// ROOT may not cancel (403), as in OpenViking.
+void CancelTask(Call& call) {
+  const std::vector<std::string> params = PatternParameters(call, "/api/v1/tasks/{}/cancel");
+  const std::string task_id = params.empty() ? std::string() : params[0];
+  if (call.who().role == Role::kRoot) {
+    return call.Fail(Status::PermissionDenied("ROOT cannot cancel tasks; use the owner's key"));
+  }
+  Result<TaskInfo> task = call.db().GetTask(call.who(), task_id);
+  if (!task.ok()) {
+    if (task.status().code() == StatusCode::kNotFound) return call.Fail(TaskNotFound(task_id));
+    return call.Fail(task.status());
+  }
+  call.Fail(Status::FailedPrecondition(
+                fmt::format("Task {} cannot be cancelled: it is {} and Skald's background jobs "
+                            "run to completion",
+                            task_id, TaskStateName(task->status)))
+                .WithDetail("resource", task_id)
+                .WithDetail("type", "task"));
+}
+
+// GET /api/v1/watches[?active_only=&to_uri=]: {tasks: [], total: 0}; with
+// `to_uri` (one watch) and GET /api/v1/watches/{task_id}: 404.
+void ListWatches(Call& call) {
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  (void)q.Bool("active_only", false);
+  const std::string to_uri = q.String("to_uri", "");
+  if (!errors.empty()) return call.FailValidation(errors);
+  if (!to_uri.empty()) {
+    return call.Fail(Status::NotFound(fmt::format("Watch task not found for {}", to_uri))
+                         .WithDetail("resource", to_uri)
+                         .WithDetail("type", "watch"));
+  }
+  call.Ok(Json{{"tasks", Json::array()}, {"total", 0}});
+}
+
+void GetWatch(Call& call) {
+  const std::string task_id = PathParameter(call, "/api/v1/watches/");
+  call.Fail(Status::NotFound(fmt::format("Watch task not found: {}", task_id))
+                .WithDetail("resource", task_id)
+                .WithDetail("type", "watch"));
+}
+
 }  // namespace
 
 void RegisterTaskRoutes(Router& router) {
   router.Add("GET", "/api/v1/tasks", ListTasks);
   router.AddWithParameter("GET", std::string(kTaskPrefix), GetTask);
+  router.AddPattern("POST", "/api/v1/tasks/{}/cancel", CancelTask);
+  router.Add("GET", "/api/v1/watches", ListWatches);
+  router.AddWithParameter("GET", "/api/v1/watches/", GetWatch);
 }
 
 }  // namespace skald::server

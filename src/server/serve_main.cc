@@ -123,6 +123,7 @@ int RunServe(const ServeArgs& args) {
   server_options.keep_alive_timeout_sec = config.server.timeout_keep_alive;
   server_options.keep_alive_max_count = config.server.keep_alive_max_count;
   server_options.max_body_bytes = config.server.max_body_bytes;
+  server_options.max_upload_bytes = config.server.max_upload_bytes;
   server_options.auth_mode = config.EffectiveAuthMode();
   server_options.root_api_key = config.server.root_api_key.value_or("");
   server_options.metrics_enabled = config.server.metrics_enabled;

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -316,12 +317,11 @@ std::string InternalErrorBody() {
 }
 
 // 413 RESOURCE_EXHAUSTED naming the limit.
-std::string BodyTooLargeBody(int64_t limit) {
+std::string BodyTooLargeBody(int64_t limit, std::string_view key) {
   Json details = {{"limit_bytes", limit}};
   return ErrorEnvelopeExcludeNone(
       "RESOURCE_EXHAUSTED",
-      fmt::format("Request body too large: the limit is {} bytes (server.max_body_bytes)", limit),
-      &details);
+      fmt::format("Request body too large: the limit is {} bytes ({})", limit, key), &details);
 }
 
 // cpp-httplib reads the bodies of POST, PUT, PATCH and DELETE only; the body
@@ -338,12 +338,14 @@ bool CarriesUnreadBody(const httplib::Request& req) {
 // Answers a request the edge refused (its body, if any, left unread: the
 // connection closes after the answer).
 void AnswerRefusal(const httplib::Request& req, httplib::Response& res,
-                   const EdgeRefusal& refusal, int64_t body_limit) {
+                   const EdgeRefusal& refusal, const EdgeGate& gate) {
   CloseConnectionAfterResponse();
   res.status = refusal.status;
   if (req.get_header_value("Connection") != "close") res.set_header("Connection", "close");
   if (refusal.status == 413) {
-    res.set_content(BodyTooLargeBody(body_limit), "application/json");
+    res.set_content(
+        BodyTooLargeBody(gate.BodyLimitFor(req.path), EdgeGate::BodyLimitKeyFor(req.path)),
+        "application/json");
   } else {
     res.set_content(ErrorEnvelopeExcludeNone(refusal.code, refusal.message), "application/json");
   }
@@ -391,6 +393,7 @@ Status ServerOptions::Validate() const {
     return Status::InvalidArgument("keep_alive_max_count must be at least 1");
   }
   if (max_body_bytes < 1) return Status::InvalidArgument("max_body_bytes must be positive");
+  if (max_upload_bytes < 1) return Status::InvalidArgument("max_upload_bytes must be positive");
   return server::Authenticator::Create(auth_mode, root_api_key, host).status();
 }
 
@@ -400,12 +403,13 @@ HttpServer::HttpServer(Db& db, ServerOptions options)
       router_(std::make_unique<server::Router>()),
       metrics_(std::make_unique<server::Metrics>(options_.access_log)),
       gate_(std::make_unique<server::EdgeGate>(server::EdgeOptions{
-          options_.host, options_.check_host, options_.cors_origins, options_.max_body_bytes})),
+          options_.host, options_.check_host, options_.cors_origins, options_.max_body_bytes,
+          options_.max_upload_bytes})),
       http_(std::make_unique<server::GuardedHttpServer>(server::ConnectionLimits{
           std::chrono::seconds(options_.read_timeout_sec),
           std::chrono::seconds(options_.header_timeout_sec),
           std::chrono::seconds(options_.keep_alive_timeout_sec), options_.keep_alive_max_count,
-          int64_t{64} << 10, options_.max_body_bytes})) {}
+          int64_t{64} << 10})) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
@@ -443,14 +447,13 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
   http.set_keep_alive_max_count(static_cast<size_t>(options.keep_alive_max_count));
   http.set_read_timeout(options.read_timeout_sec);
   http.set_write_timeout(options.read_timeout_sec);
-  http.set_payload_max_length(static_cast<size_t>(options.max_body_bytes));
+  http.set_payload_max_length(
+      static_cast<size_t>(std::max(options.max_body_bytes, options.max_upload_bytes)));
 
   const server::EdgeGate* gate = server->gate_.get();
-  const int64_t body_limit = options.max_body_bytes;
-  http.set_pre_routing_handler([gate, body_limit](const httplib::Request& req,
-                                                  httplib::Response& res) {
+  http.set_pre_routing_handler([gate](const httplib::Request& req, httplib::Response& res) {
     // Runs once the request line and headers are read, before the body.
-    server::MarkHeadersRead();
+    server::MarkHeadersRead(gate->BodyLimitFor(req.path));
     server::BeginTrace(req);
     // A multi-range request is answered with the whole body (RFC 9110 lets a
     // server ignore Range): never one copy of the content per range.
@@ -468,17 +471,17 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
       case server::EdgeGate::Verdict::kRefuse:
         break;
     }
-    server::AnswerRefusal(req, res, refusal, body_limit);
+    server::AnswerRefusal(req, res, refusal, *gate);
     return httplib::Server::HandlerResponse::Handled;
   });
 
   // "Expect: 100-continue" is answered before pre-routing: a request the
   // edge refuses gets its final answer instead of an invitation to send the body.
   http.set_expect_100_continue_handler(
-      [gate, body_limit](const httplib::Request& req, httplib::Response& res) {
+      [gate](const httplib::Request& req, httplib::Response& res) {
         server::EdgeRefusal refusal;
         if (gate->Check(req, &refusal) != server::EdgeGate::Verdict::kRefuse) return 100;
-        server::AnswerRefusal(req, res, refusal, body_limit);
+        server::AnswerRefusal(req, res, refusal, *gate);
         return refusal.status;
       });
 
@@ -496,9 +499,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
   http.Delete(any, dispatch);
   http.Options(any, dispatch);
 
-  const int64_t max_body = options.max_body_bytes;
   http.set_error_handler(httplib::Server::HandlerWithResponse(
-      [max_body](const httplib::Request& req, httplib::Response& res) {
+      [gate](const httplib::Request& req, httplib::Response& res) {
     if (server::BodyLimitHit()) {
       // A chunked body passed the cap: it was cut there and the connection closes.
       res.status = 413;
@@ -508,7 +510,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     std::string body;
     if (res.status == 413) {
-      body = server::BodyTooLargeBody(max_body);
+      body = server::BodyTooLargeBody(gate->BodyLimitFor(req.path),
+                                      server::EdgeGate::BodyLimitKeyFor(req.path));
     } else if (res.status >= 500) {
       body = server::InternalErrorBody();
     } else {
@@ -557,10 +560,13 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
         "application/json");
     return;
   }
-  if (req.body.size() > static_cast<size_t>(options_.max_body_bytes)) {
+  if (const int64_t limit = gate_->BodyLimitFor(req.path);
+      req.body.size() > static_cast<size_t>(limit)) {
     // A chunked body within the framing allowance but over the cap once decoded.
     res.status = 413;
-    res.set_content(server::BodyTooLargeBody(options_.max_body_bytes), "application/json");
+    res.set_content(
+        server::BodyTooLargeBody(limit, server::EdgeGate::BodyLimitKeyFor(req.path)),
+        "application/json");
     return;
   }
   const server::RouteHandler* handler = nullptr;

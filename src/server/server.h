@@ -66,6 +66,9 @@ struct ServerOptions {
   // they are read, chunked ones as soon as they pass the limit (the
   // connection is then closed).
   int64_t max_body_bytes = int64_t{32} << 20;
+  // Body cap of POST /api/v1/resources/temp_upload (at least max_body_bytes
+  // applies there).
+  int64_t max_upload_bytes = int64_t{128} << 20;
   // Authentication (server/auth.h): "" = api_key when root_api_key is set,
   // else dev; "dev", "api_key" or "trusted".
   std::string auth_mode;

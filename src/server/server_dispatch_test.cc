@@ -39,6 +39,17 @@ class FakeDb : public Db {
   Result<MvResult> Mv(const Identity&, std::string_view, std::string_view) override {
     return failure;
   }
+  Result<CpResult> Cp(const Identity&, std::string_view, std::string_view, bool) override {
+    return failure;
+  }
+  Result<std::vector<RelationLink>> Relations(const Identity&, std::string_view) override {
+    return failure;
+  }
+  Status Link(const Identity&, std::string_view, const std::vector<std::string>&,
+              std::string_view) override {
+    return failure;
+  }
+  Status Unlink(const Identity&, std::string_view, std::string_view) override { return failure; }
   Result<std::string> Read(const Identity&, std::string_view, int64_t, int64_t) override {
     return failure;
   }

@@ -258,6 +258,9 @@ Status ParseServer(const Json& obj, Config* config) {
     } else if (key == "max_body_bytes") {
       SKALD_RETURN_IF_ERROR(ReadInt(v, path, std::numeric_limits<int64_t>::min(),
                                     std::numeric_limits<int64_t>::max(), &s.max_body_bytes));
+    } else if (key == "max_upload_bytes") {
+      SKALD_RETURN_IF_ERROR(ReadInt(v, path, std::numeric_limits<int64_t>::min(),
+                                    std::numeric_limits<int64_t>::max(), &s.max_upload_bytes));
     } else if (key == "access_log") {
       SKALD_RETURN_IF_ERROR(ReadBool(v, path, &s.access_log));
     } else if (key == "observability") {
@@ -496,6 +499,10 @@ Status Config::Validate() const {
   if (server.keep_alive_max_count < 1) {
     return Status::InvalidArgument(fmt::format(
         "server.keep_alive_max_count must be at least 1, got {}", server.keep_alive_max_count));
+  }
+  if (server.max_upload_bytes < 1024) {
+    return Status::InvalidArgument(fmt::format(
+        "server.max_upload_bytes must be at least 1024, got {}", server.max_upload_bytes));
   }
   if (server.max_body_bytes < 1024) {
     return Status::InvalidArgument(fmt::format(

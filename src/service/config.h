@@ -67,6 +67,10 @@ struct ServerConfig {
   int keep_alive_max_count = 1000;
   // Largest request body accepted; larger bodies get HTTP 413.
   int64_t max_body_bytes = int64_t{32} << 20;
+  // Largest body of POST /api/v1/resources/temp_upload (uploads of files and
+  // zipped folders; OpenViking accepts 512 MiB there). Bodies are held in
+  // memory while read, so this bounds one upload's memory. Skald extension.
+  int64_t max_upload_bytes = int64_t{128} << 20;
   // One access log line per request (spdlog, level INFO: visible with
   // log.level INFO or DEBUG). Skald extension.
   bool access_log = true;

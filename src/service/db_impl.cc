@@ -119,6 +119,52 @@ Result<MvResult> DbImpl::Mv(const Identity& who, std::string_view from_text,
   return writer_->Mv(who, from, to);
 }
 
+Result<CpResult> DbImpl::Cp(const Identity& who, std::string_view from_text,
+                            std::string_view to_text, bool recursive) {
+  std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
+  SKALD_ASSIGN_OR_RETURN(VikingUri from, Resolve(who, from_text));
+  SKALD_ASSIGN_OR_RETURN(VikingUri to, Resolve(who, to_text));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode source, reader_->GetNode(who, from));
+  (void)source;  // visible to `who`
+  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, to));
+  SKALD_RETURN_IF_ERROR(CheckContentWriteTarget(to));
+  SKALD_RETURN_IF_ERROR(CheckNotReserved(to));
+  return writer_->Cp(who, from, to, recursive);
+}
+
+// ---- relations: the nodes are checked here, the lists kept by RelationOps ----
+
+Result<std::vector<RelationLink>> DbImpl::Relations(const Identity& who,
+                                                    std::string_view uri_text) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode node, reader_->GetNode(who, uri));
+  (void)node;
+  return relations_->List(who.account, uri.str());
+}
+
+Status DbImpl::Link(const Identity& who, std::string_view from_text,
+                    const std::vector<std::string>& to_texts, std::string_view reason) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri from, Resolve(who, from_text));
+  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, from));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode node, reader_->GetNode(who, from));
+  (void)node;
+  std::vector<std::string> to;
+  for (std::string_view text : to_texts) {
+    SKALD_ASSIGN_OR_RETURN(VikingUri target, Resolve(who, text));
+    SKALD_ASSIGN_OR_RETURN(CatalogNode linked, reader_->GetNode(who, target));
+    (void)linked;
+    to.push_back(target.str());
+  }
+  return relations_->Link(who.account, from.str(), to, reason, env_->NowNanos());
+}
+
+Status DbImpl::Unlink(const Identity& who, std::string_view from_text, std::string_view to_text) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri from, Resolve(who, from_text));
+  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, from));
+  SKALD_ASSIGN_OR_RETURN(VikingUri to, Resolve(who, to_text));
+  return relations_->Unlink(who.account, from.str(), to.str());
+}
+
 Result<WriteResult> DbImpl::Write(const Identity& who, const WriteRequest& request) {
   std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, request.uri));

@@ -9,6 +9,7 @@
 //   jobs and tasks  JobRunner (storage/job_runner.h) with the ingest handlers
 //                   (ingest/ingest_jobs.h) registered per JobKind
 //   indexes         IndexCatchUp (ingest/index_catch_up.h)
+//   relations       RelationOps (relation_ops.h), kept in the catalog's meta table
 //   upkeep, fsck    Upkeep (upkeep.h)
 //
 // db_open.cc opens the workspace (lock, catalog, recovery) and wires the
@@ -34,6 +35,7 @@
 #include "service/finder.h"
 #include "service/fs_engine.h"
 #include "service/ops_stats.h"
+#include "service/relation_ops.h"
 #include "service/resource_ops.h"
 #include "service/session_files_adapter.h"
 #include "service/skill_ops.h"
@@ -69,6 +71,12 @@ class DbImpl final : public Db {
                             std::string_view description) override;
   Result<RmResult> Rm(const Identity& who, std::string_view uri, bool recursive) override;
   Result<MvResult> Mv(const Identity& who, std::string_view from, std::string_view to) override;
+  Result<CpResult> Cp(const Identity& who, std::string_view from, std::string_view to,
+                      bool recursive) override;
+  Result<std::vector<RelationLink>> Relations(const Identity& who, std::string_view uri) override;
+  Status Link(const Identity& who, std::string_view from, const std::vector<std::string>& to,
+              std::string_view reason) override;
+  Status Unlink(const Identity& who, std::string_view from, std::string_view to) override;
   Result<std::string> Read(const Identity& who, std::string_view uri, int64_t offset,
                            int64_t limit) override;
   Result<Download> DownloadFile(const Identity& who, std::string_view uri) override;
@@ -254,6 +262,7 @@ class DbImpl final : public Db {
   std::unique_ptr<MemoryExtraction> memory_;
   std::unique_ptr<SessionStore> sessions_;
   std::unique_ptr<SkillOps> skills_;
+  std::unique_ptr<RelationOps> relations_;
   bool opened_ = false;  // set once OpenImpl succeeded
 };
 

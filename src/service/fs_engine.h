@@ -5,7 +5,7 @@
 //
 // - FsReader: ls/tree, stat, read, download, abstract, overview
 //   (fs_read.cc) and glob/grep (fs_search.cc);
-// - FsWriter: mkdir, rm, mv, write (fs_write.cc), each with the follow-up
+// - FsWriter: mkdir, rm, mv, cp, write (fs_write.cc), each with the follow-up
 //   index job it commits together with its change (the outbox).
 //
 // Every mutation follows one order: lock the paths, change the content
@@ -143,6 +143,9 @@ class FsWriter {
   Result<RmResult> Rm(const Identity& who, const VikingUri& uri, bool recursive);
   // Moves `from` to `to` (which must not exist).
   Result<MvResult> Mv(const Identity& who, const VikingUri& from, const VikingUri& to);
+  // Copies `from` to `to` (Db::Cp's rules). REQUIRES: access checked.
+  Result<CpResult> Cp(const Identity& who, const VikingUri& from, const VikingUri& to,
+                      bool recursive);
   // Creates, replaces or appends to the file `uri`. `no_fsck` is the
   // caller's shared hold of the maintenance lock; it is released before
   // waiting for the index job (request.wait).
@@ -151,6 +154,14 @@ class FsWriter {
 
  private:
   Status Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard);
+  // The nodes at both ends of a move or copy, with both trees locked into
+  // `guard`; NotFound when `from` is missing.
+  struct SourceAndTarget {
+    CatalogNode source;
+    std::optional<CatalogNode> target;  // nullopt when `to` does not exist
+  };
+  Result<SourceAndTarget> LockSourceAndTarget(const Identity& who, const VikingUri& from,
+                                              const VikingUri& to, PathLockGuard* guard);
 
   ContentStore* const content_;
   Catalog* const catalog_;

@@ -1,4 +1,4 @@
-// Mutating file-system operations: mkdir, rm, mv, write (FsWriter; the
+// Mutating file-system operations: mkdir, rm, mv, cp, write (FsWriter; the
 // order every mutation follows is described in fs_engine.h).
 
 #include <array>
@@ -62,6 +62,22 @@ Status CheckNotReserved(const VikingUri& uri) {
 
 Status FsWriter::Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard) {
   return locks_->Acquire(requests, std::chrono::milliseconds(lock_timeout_ms_), guard);
+}
+
+Result<FsWriter::SourceAndTarget> FsWriter::LockSourceAndTarget(const Identity& who,
+                                                                const VikingUri& from,
+                                                                const VikingUri& to,
+                                                                PathLockGuard* guard) {
+  SKALD_RETURN_IF_ERROR(Lock({{who.account, std::string(from.path()), PathLockKind::kTree},
+                              {who.account, std::string(to.path()), PathLockKind::kTree}},
+                             guard));
+  SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> source,
+                         catalog_->Get(who.account, from.path()));
+  if (!source) return FileNotFound(from);
+  SourceAndTarget ends;
+  ends.source = std::move(*source);
+  SKALD_ASSIGN_OR_RETURN(ends.target, catalog_->Get(who.account, to.path()));
+  return ends;
 }
 
 Result<std::string> FsWriter::Mkdir(const Identity& who, const VikingUri& uri,
@@ -165,12 +181,9 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
         fmt::format("cannot move {} into itself ({})", from.str(), to.str()));
   }
   PathLockGuard guard;
-  SKALD_RETURN_IF_ERROR(Lock({{who.account, std::string(from.path()), PathLockKind::kTree},
-                              {who.account, std::string(to.path()), PathLockKind::kTree}},
-                             &guard));
-  SKALD_ASSIGN_OR_RETURN(auto source, catalog_->Get(who.account, from.path()));
-  if (!source) return FileNotFound(from);
-  SKALD_ASSIGN_OR_RETURN(auto target, catalog_->Get(who.account, to.path()));
+  SKALD_ASSIGN_OR_RETURN(SourceAndTarget ends, LockSourceAndTarget(who, from, to, &guard));
+  const CatalogNode* source = &ends.source;
+  const std::optional<CatalogNode>& target = ends.target;
   if (target) {
     return Status::AlreadyExists(fmt::format("Target already exists: {}", to.str()))
         .WithReason("CONFLICT")
@@ -211,6 +224,72 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
     }
   }
   return MvResult{from.str(), to.str()};
+}
+
+Result<CpResult> FsWriter::Cp(const Identity& who, const VikingUri& from, const VikingUri& to,
+                              bool recursive) {
+  if (from.Contains(to) || to.Contains(from)) {
+    return Status::InvalidArgument(
+        fmt::format("cannot copy {} onto or into itself ({})", from.str(), to.str()));
+  }
+  if (to.depth() < 2) {
+    return Status::InvalidArgument(fmt::format("cannot copy onto a scope root: {}", to.str()));
+  }
+  PathLockGuard guard;
+  SKALD_ASSIGN_OR_RETURN(SourceAndTarget ends, LockSourceAndTarget(who, from, to, &guard));
+  const CatalogNode* source = &ends.source;
+  const std::optional<CatalogNode>& target = ends.target;
+  if (source->is_dir && !recursive) {
+    return Status::InvalidArgument(
+        fmt::format("{} is a directory: copying it needs recursive", from.str()));
+  }
+  if (target && target->is_dir != source->is_dir) {
+    return Status::InvalidArgument(fmt::format("cannot copy a {} onto the {} {}",
+                                               source->is_dir ? "directory" : "file",
+                                               target->is_dir ? "directory" : "file", to.str()));
+  }
+  if (target && source->is_dir) {
+    return Status::AlreadyExists(fmt::format("Target already exists: {}", to.str()))
+        .WithReason("CONFLICT")
+        .WithDetail("resource", to.str());
+  }
+
+  CpResult result{from.str(), to.str(), recursive, 0, 0};
+  // The copy's nodes (source first, then its descendants by path: parents
+  // before children). Summaries (sidecars) are not copied: the copy's index
+  // job writes its own.
+  std::vector<CatalogNode> nodes = {*source};
+  if (source->is_dir) {
+    SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> below,
+                           catalog_->ListSubtree(who.account, from.path(), 0));
+    nodes.insert(nodes.end(), below.begin(), below.end());
+  }
+  SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, to, /*include_self=*/false));
+  for (const CatalogNode& node : nodes) {
+    const std::string rest = node.path.substr(from.path().size());
+    SKALD_ASSIGN_OR_RETURN(VikingUri copy,
+                           VikingUri::Parse(fmt::format("viking://{}{}", to.path(), rest)));
+    if (node.is_dir) {
+      SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, copy, /*include_self=*/true));
+      ++result.directories;
+      continue;
+    }
+    if (IsSidecarName(copy.name())) continue;
+    SKALD_ASSIGN_OR_RETURN(std::string bytes, content_->ReadFile(who.account, node.path));
+    std::optional<CatalogNode> replaced;
+    if (rest.empty()) replaced = target;  // a file copied onto an existing file
+    SKALD_ASSIGN_OR_RETURN(CatalogNode stored, nodes_->StoreFile(who, copy, bytes, replaced));
+    (void)stored;
+    ++result.files;
+  }
+  // One index job for the copy (a tree job covers its files), as after a move.
+  if (indexing_) {
+    if (auto job = IndexJobFor(who, to.path(), JobKind::kIndex, kJobPriorityInteractive)) {
+      SKALD_ASSIGN_OR_RETURN(Job queued, runner_->queue()->Enqueue(*job));
+      (void)queued;
+    }
+  }
+  return result;
 }
 
 Result<WriteResult> FsWriter::Write(const Identity& who, const VikingUri& uri,

@@ -353,9 +353,16 @@ Result<SessionContextResult> SessionStore::Context(const Identity& who,
   SKALD_ASSIGN_OR_RETURN(auto meta, ReadMeta(who, session));
   if (!meta) return SessionNotFound(session_id);
   SessionContextResult out;
+  // As OpenViking: every live message is returned whatever the budget; the
+  // budget left after them decides whether the latest overview fits.
+  SKALD_ASSIGN_OR_RETURN(auto messages, LiveMessages(who, session));
+  for (const Json& message : messages) {
+    out.active_tokens += MessageTokens(message);
+    out.messages_json.push_back(DumpJson(message));
+  }
+  int64_t remaining = std::max<int64_t>(0, token_budget - out.active_tokens);
   SKALD_ASSIGN_OR_RETURN(auto archives, ArchiveNames(who, session));
   out.total_archives = static_cast<int64_t>(archives.size());
-  int64_t remaining = token_budget;
   // The newest archive whose phase 2 finished gives the overview.
   for (auto it = archives.rbegin(); it != archives.rend(); ++it) {
     VikingUri dir = session.Child("history").Child(*it);
@@ -376,17 +383,6 @@ Result<SessionContextResult> SessionStore::Context(const Identity& who,
   }
   out.dropped_archives = out.total_archives - out.included_archives - out.failed_archives;
   if (out.dropped_archives < 0) out.dropped_archives = 0;
-  SKALD_ASSIGN_OR_RETURN(auto messages, LiveMessages(who, session));
-  // The newest messages that fit, returned oldest first.
-  size_t first = messages.size();
-  while (first > 0) {
-    int64_t tokens = MessageTokens(messages[first - 1]);
-    if (tokens > remaining) break;
-    remaining -= tokens;
-    out.active_tokens += tokens;
-    --first;
-  }
-  for (size_t i = first; i < messages.size(); ++i) out.messages_json.push_back(DumpJson(messages[i]));
   out.estimated_tokens = out.active_tokens + out.archive_tokens;
   return out;
 }

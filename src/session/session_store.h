@@ -138,8 +138,9 @@ class SessionStore {
   // Checks at most once a second; errors are logged. Called from a job
   // worker's idle task.
   void RunIdleAutoCommits();
-  // The latest completed archive's overview and the newest live messages
-  // that fit `token_budget`. InvalidArgument when token_budget < 0.
+  // Every live message, and the latest completed archive's overview when it
+  // fits what `token_budget` leaves after them (OpenViking's order).
+  // InvalidArgument when token_budget < 0.
   Result<SessionContextResult> Context(const Identity& who, std::string_view session_id,
                                        int64_t token_budget);
   // One archive as JSON text: {archive_id, uri, status, abstract, overview,

@@ -248,12 +248,13 @@ TEST_F(RetrievalApiTest, TempUploadNeedsAFilePart) {
   EXPECT_EQ(FirstLoc(other_part), "body.file");
 }
 
+// Uploads have their own cap (server.max_upload_bytes; max_body_bytes when larger).
 TEST(TempUploadLimitTest, BodiesOverTheServerLimitAre413) {
   TempDir dir;
   const std::string conf = dir.path() + "/skald.conf";
   {
     std::ofstream out(conf);
-    out << R"({"server": {"max_body_bytes": 4096}})";
+    out << R"({"server": {"max_body_bytes": 4096, "max_upload_bytes": 4096}})";
   }
   std::unique_ptr<SkaldProcess> server =
       SkaldProcess::Start(dir.path() + "/ws", {"--config", conf});

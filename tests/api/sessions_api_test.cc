@@ -241,10 +241,16 @@ TEST_F(SessionsApiTest, CommitArchivesAtOnceAndTheTaskCompletes) {
   EXPECT_EQ(ctx["stats"]["includedArchives"], 1);
   EXPECT_EQ(ctx["estimatedTokens"],
             ctx["stats"]["activeTokens"].get<int64_t>() + ctx["stats"]["archiveTokens"].get<int64_t>());
+  // Live messages come first and are never cut (as in OpenViking); the
+  // overview only when it fits what the budget leaves after them.
   Reply tight = Get("/api/v1/sessions/c1/context?token_budget=1");
   ASSERT_EQ(tight.status, 200);
-  EXPECT_EQ(tight.json["result"]["messages"].size(), 0u);
+  EXPECT_EQ(tight.json["result"]["messages"].size(), 1u);
   EXPECT_EQ(tight.json["result"]["latest_archive_overview"], "");
+  EXPECT_EQ(tight.json["result"]["stats"]["includedArchives"], 0);
+  Reply none = Get("/api/v1/sessions/c1/context?token_budget=0");
+  ASSERT_EQ(none.status, 200);
+  EXPECT_EQ(none.json["result"]["messages"].size(), 1u);
   EXPECT_EQ(Get("/api/v1/sessions/c1/context?token_budget=-1").status, 400);
 
   // The transcript itself is never a hit; the archive is found through its

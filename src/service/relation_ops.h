@@ -1,0 +1,44 @@
+#pragma once
+
+// RelationOps: links between nodes (OpenViking's relations: "this resource
+// relates to those, because ..."). The links of a node are a list of entries
+// {id, uris, reason, created_at}, as OpenViking keeps them; Relations()
+// flattens them to one (uri, reason) per linked URI. They are kept in the
+// catalog's meta table under "relations/<account>/<node URI>", so they do
+// not follow a moved node and outlive a deleted one (as OpenViking's
+// relation store does); Skald never reads them for retrieval.
+//
+// URIs arrive resolved and access-checked (DbImpl): this class only keeps
+// the lists. Thread safety: safe for concurrent use; one mutex serializes
+// the read-modify-write of a list. The catalog is borrowed.
+
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skald/db.h"
+#include "storage/catalog.h"
+
+namespace skald {
+
+class RelationOps {
+ public:
+  explicit RelationOps(Catalog* catalog) : catalog_(catalog) {}
+
+  // Every (uri, reason) linked from `from` of `account`, entries in the
+  // order they were made.
+  Result<std::vector<RelationLink>> List(std::string_view account, std::string_view from);
+  // Appends one entry linking `from` to `to` (REQUIRES: `to` not empty).
+  Status Link(std::string_view account, std::string_view from, const std::vector<std::string>& to,
+              std::string_view reason, int64_t now_ns);
+  // Removes `to` from the first entry that names it; an entry left without
+  // URIs goes. Nothing to remove is Ok.
+  Status Unlink(std::string_view account, std::string_view from, std::string_view to);
+
+ private:
+  Catalog* const catalog_;
+  std::mutex mu_;  // serializes Link/Unlink's read-modify-write
+};
+
+}  // namespace skald
