@@ -47,6 +47,9 @@ constexpr std::string_view kScheme = "viking://";
 constexpr std::string_view kTruncatedMarker = "\n...(truncated for embedding)";
 // Records written per catalog transaction.
 constexpr size_t kUpsertChunk = 512;
+// File records waiting for vectors that are embedded and written before
+// the next files are summarized.
+constexpr size_t kEarlyFlush = kUpsertChunk;
 
 // A namespace root or a node below it, outside sessions, with no hidden
 // segment. Namespace roots are summarized too: hierarchical retrieval
@@ -406,6 +409,12 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       ++stats->files;
     }
     if (progress) progress(fmt::format("summarizing files {}/{}", end, files.size()));
+    // Files' records do not wait for the directories: written as they come
+    // (in the same order as at the end), the indexes can take them up while
+    // the rest is summarized.
+    if (pending->records.size() >= kEarlyFlush) {
+      SKALD_RETURN_IF_ERROR(Flush(account, pending, stats, progress));
+    }
   }
 
   // Directories bottom-up, one depth at a time (deepest first, so that
@@ -750,7 +759,9 @@ Status SemanticIndexer::WriteCurrentRecords(
   sources->clear();
   if (current.empty()) return Status::Ok();
   stats->records_written += current.size();
-  return catalog_->UpsertRecords(account, &current);
+  SKALD_RETURN_IF_ERROR(catalog_->UpsertRecords(account, &current));
+  if (options_.records_written) options_.records_written();
+  return Status::Ok();
 }
 
 }  // namespace skald
