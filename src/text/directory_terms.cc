@@ -180,9 +180,7 @@ std::string PhraseList(const std::vector<Keyphrase>& phrases, size_t first, size
 DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
                                   std::span<const std::string> leads,
                                   const TermStatistics* background) {
-  std::vector<std::string> texts;
   std::vector<std::vector<TextTerm>> terms, lead_terms;
-  texts.reserve(all.size());
   terms.reserve(all.size());
   lead_terms.reserve(all.size());
   for (size_t i = 0; i < all.size(); ++i) {
@@ -192,12 +190,11 @@ DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
     if (size_t dot = name.rfind('.'); !e.is_dir && dot != std::string::npos && dot > 0) {
       name.resize(dot);
     }
-    texts.push_back(name + ". " + e.summary);
-    terms.push_back(ExtractTerms(texts.back()));
+    terms.push_back(ExtractTerms(name + ". " + e.summary));
     lead_terms.push_back(ExtractTerms(name + ". " + (i < leads.size() ? leads[i] : "")));
   }
   DirectoryTopics topics;
-  topics.phrases = RankKeyphrases(texts, background, kDirectoryKeyphrases);
+  topics.phrases = RankKeyphrasesOfTerms(terms, background, kDirectoryKeyphrases);
   if (topics.phrases.empty()) return topics;
   // "Covers " and the final "." take 8 characters.
   std::string list = PhraseList(topics.phrases, 0, kAbstractMaxChars - 8, &topics.in_brief);
