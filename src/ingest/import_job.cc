@@ -212,6 +212,9 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       synced.removed = std::move(gone);
     }
   }
+  // The indexes take the records up as they are written, beside the
+  // summaries and embeddings still to come.
+  IndexCatchUp::Follower follower(services.indexes, &timings);
   SemanticIndexerOptions indexer_options;
   indexer_options.max_input_tokens = services.embedding_max_input_tokens;
   indexer_options.lock_timeout_ms = services.lock_timeout_ms;
@@ -219,12 +222,18 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   indexer_options.stop = context.stop_flag();
   indexer_options.model_summarizer = services.model_summarizer;
   indexer_options.timings = &timings;
+  indexer_options.records_written = [&follower] { follower.Notify(); };
   SemanticIndexer indexer(services.content, services.catalog, services.locks, services.embedder,
                           services.summarizer, indexer_options);
   SKALD_ASSIGN_OR_RETURN(IndexStats stats,
                          indexer.IndexChanges(who.account, root.path(), synced, stage));
   stage("updating indexes");
-  SKALD_RETURN_IF_ERROR(services.indexes->CatchUpIndexes(&timings));
+  {
+    // What is left to index once the last records are written (the
+    // catch-ups before it are counted in vector_index and lexical_index).
+    StageTimings::Scope final_catch_up(&timings, "index_final");
+    SKALD_RETURN_IF_ERROR(follower.Finish());
+  }
   if (services.vectors) {
     StageTimings::Scope flush(&timings, "index_flush");
     SKALD_RETURN_IF_ERROR(services.vectors->SaveAll());

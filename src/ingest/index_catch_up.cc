@@ -3,6 +3,8 @@
 
 #include "ingest/index_catch_up.h"
 
+#include <spdlog/spdlog.h>
+
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,6 +32,48 @@ Status IndexCatchUp::CatchUpIndexes(StageTimings* timings) {
   vector_thread.join();
   SKALD_RETURN_IF_ERROR(vector_status);
   return lexical_status;
+}
+
+IndexCatchUp::Follower::Follower(IndexCatchUp* owner, StageTimings* timings)
+    : owner_(owner), timings_(timings), thread_([this] { Run(); }) {}
+
+IndexCatchUp::Follower::~Follower() { Stop(); }
+
+void IndexCatchUp::Follower::Notify() {
+  {
+    std::lock_guard lock(mu_);
+    notified_ = true;
+  }
+  wake_.notify_one();
+}
+
+void IndexCatchUp::Follower::Run() {
+  while (true) {
+    {
+      std::unique_lock lock(mu_);
+      wake_.wait(lock, [&] { return notified_ || stop_; });
+      if (stop_) return;
+      notified_ = false;
+    }
+    // A failure is not final: Finish catches up again and reports.
+    if (Status st = owner_->CatchUpIndexes(timings_); !st.ok()) {
+      spdlog::warn("background index catch-up: {}", st.ToString());
+    }
+  }
+}
+
+void IndexCatchUp::Follower::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+Status IndexCatchUp::Follower::Finish() {
+  Stop();
+  return owner_->CatchUpIndexes(timings_);
 }
 
 Status IndexCatchUp::CatchUpLexical() {

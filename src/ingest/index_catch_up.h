@@ -13,7 +13,9 @@
 // (one at a time), the vector set serializes its own. Everything passed in
 // is borrowed and must outlive the object.
 
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 
 #include "index/lexical_index.h"
 #include "ingest/stage_timings.h"
@@ -37,6 +39,45 @@ class IndexCatchUp {
   Status CatchUpIndexes(StageTimings* timings = nullptr);
   // Brings only the lexical index up to the catalog.
   Status CatchUpLexical();
+
+  // Indexing off a job's hot path: a thread that brings the indexes up to
+  // the catalog whenever the job says it wrote records (Notify), while the
+  // job goes on summarizing and embedding, so that both cores work. The
+  // catalog stays the source of truth — each catch-up applies what was
+  // committed, and one that fails is simply done again by the next — so a
+  // crash at any point leaves nothing the restart's catch-up does not
+  // repair. Finish() stops the thread and catches up one last time: once it
+  // returns Ok, everything the job wrote is findable.
+  //
+  // Thread safety: Notify may be called from any thread; Finish once, by
+  // the owner.
+  class Follower {
+   public:
+    // Starts the thread. `owner` (and `timings`, null = none) must outlive
+    // the follower.
+    Follower(IndexCatchUp* owner, StageTimings* timings);
+    // Stops the thread without the final catch-up (the job failed).
+    ~Follower();
+    Follower(const Follower&) = delete;
+    Follower& operator=(const Follower&) = delete;
+
+    // Records were written: catch up soon.
+    void Notify();
+    // Stops the thread, then brings the indexes up to the catalog.
+    Status Finish();
+
+   private:
+    void Run();
+    void Stop();
+
+    IndexCatchUp* const owner_;
+    StageTimings* const timings_;
+    std::mutex mu_;
+    std::condition_variable wake_;
+    bool notified_ = false;  // GUARDED_BY(mu_)
+    bool stop_ = false;      // GUARDED_BY(mu_)
+    std::thread thread_;
+  };
 
  private:
   Catalog* const catalog_;

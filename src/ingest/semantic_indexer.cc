@@ -47,6 +47,9 @@ constexpr std::string_view kScheme = "viking://";
 constexpr std::string_view kTruncatedMarker = "\n...(truncated for embedding)";
 // Records written per catalog transaction.
 constexpr size_t kUpsertChunk = 512;
+// File records waiting for vectors that are embedded and written before
+// the next files are summarized.
+constexpr size_t kEarlyFlush = kUpsertChunk;
 
 // A namespace root or a node below it, outside sessions, with no hidden
 // segment. Namespace roots are summarized too: hierarchical retrieval
@@ -406,6 +409,12 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       ++stats->files;
     }
     if (progress) progress(fmt::format("summarizing files {}/{}", end, files.size()));
+    // Files' records do not wait for the directories: written as they come
+    // (in the same order as at the end), the indexes can take them up while
+    // the rest is summarized.
+    if (pending->records.size() >= kEarlyFlush) {
+      SKALD_RETURN_IF_ERROR(Flush(account, pending, stats, progress));
+    }
   }
 
   // Directories bottom-up, one depth at a time (deepest first, so that
@@ -602,6 +611,9 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
                               const IndexProgress& progress) {
   const std::string embedder_name = embedder_->Name();
   const size_t total = pending->records.size();
+  // The built-in embedder computes a vector in less time than the catalog
+  // takes to store or look one up: its vectors are not cached.
+  const bool cache = embedder_->provider() != "hashing";
   std::vector<Record> changed;
   std::vector<std::pair<std::string, std::string>> changed_sources;  // node path, source hash
   for (size_t begin = 0; begin < total; begin += static_cast<size_t>(options_.embed_chunk)) {
@@ -610,9 +622,11 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
     if (progress) progress(fmt::format("embedding {}/{}", begin, total));
     StageTimings::Scope embed_timed(options_.timings, "embedding");
     std::vector<std::string> hashes;
-    for (size_t i = begin; i < end; ++i) hashes.push_back(Sha256Hex(pending->texts[i]));
-    std::vector<std::optional<std::vector<float>>> cached(hashes.size());
-    if (pending->use_cache) {
+    if (cache) {
+      for (size_t i = begin; i < end; ++i) hashes.push_back(Sha256Hex(pending->texts[i]));
+    }
+    std::vector<std::optional<std::vector<float>>> cached(end - begin);
+    if (cache && pending->use_cache) {
       SKALD_ASSIGN_OR_RETURN(cached, catalog_->GetCachedEmbeddings(account, embedder_name, hashes));
     }
     std::vector<size_t> missing;
@@ -633,10 +647,12 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
         return Status::Internal(fmt::format("embedder {} returned {} vectors for {} texts",
                                             embedder_name, vectors.size(), missing.size()));
       }
-      std::vector<std::string> missing_hashes;
-      for (size_t i : missing) missing_hashes.push_back(hashes[i - begin]);
-      SKALD_RETURN_IF_ERROR(
-          catalog_->PutCachedEmbeddings(account, embedder_name, missing_hashes, vectors));
+      if (cache) {
+        std::vector<std::string> missing_hashes;
+        for (size_t i : missing) missing_hashes.push_back(hashes[i - begin]);
+        SKALD_RETURN_IF_ERROR(
+            catalog_->PutCachedEmbeddings(account, embedder_name, missing_hashes, vectors));
+      }
       for (size_t j = 0; j < missing.size(); ++j) {
         pending->records[missing[j]].vector = std::move(vectors[j]);
       }
@@ -750,7 +766,9 @@ Status SemanticIndexer::WriteCurrentRecords(
   sources->clear();
   if (current.empty()) return Status::Ok();
   stats->records_written += current.size();
-  return catalog_->UpsertRecords(account, &current);
+  SKALD_RETURN_IF_ERROR(catalog_->UpsertRecords(account, &current));
+  if (options_.records_written) options_.records_written();
+  return Status::Ok();
 }
 
 }  // namespace skald

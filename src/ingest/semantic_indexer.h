@@ -71,6 +71,10 @@ struct SemanticIndexerOptions {
   const std::atomic<bool>* stop = nullptr;
   // When set, receives the time of each stage (borrowed; ingest/stage_timings.h).
   StageTimings* timings = nullptr;
+  // When set, called after each catalog transaction of records (on the
+  // indexing thread): a job's background index catch-up starts on them
+  // while the rest is summarized and embedded (IndexCatchUp::Follower).
+  std::function<void()> records_written;
 
   Status Validate() const;
 };

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "common/hash.h"
+#include "index/memory_lexical_index.h"
+#include "index/vector_index_set.h"
+#include "ingest/index_catch_up.h"
 #include "ingest/sidecar.h"
 #include "model/hashing_embedder.h"
 #include "storage/catalog.h"
@@ -167,13 +170,80 @@ TEST_F(SemanticIndexerTest, IndexesFilesAndSummarizesDirectoriesBottomUp) {
   EXPECT_TRUE(node->has_value());
 }
 
+// An import's indexes catch up beside it: the files' records are written
+// (and announced) before the directories are summarized, and a follower
+// brings the indexes up to them; Finish leaves everything findable.
+TEST_F(SemanticIndexerTest, RecordsArriveEarlyAndAFollowerIndexesThem) {
+  ASSERT_TRUE(content_->MakeDir("acct", "").ok());
+  Dir("resources");
+  Dir("resources/many");
+  constexpr int kFiles = 600;  // past one early flush (512 file records)
+  for (int i = 0; i < kFiles; ++i) {
+    File("resources/many/f" + std::to_string(i) + ".md",
+         "# Note " + std::to_string(i) + "\n\nGlacier survey number " + std::to_string(i) + ".\n");
+  }
+  LexicalIndexOptions lexical_options;
+  lexical_options.path = tmp_.Sub("index/lexical.mem");
+  auto lexical = OpenMemoryLexicalIndex(lexical_options);
+  ASSERT_TRUE(lexical.ok()) << lexical.status().ToString();
+  VectorIndexSetOptions vector_options;
+  vector_options.dir = tmp_.Sub("index");
+  vector_options.index.embedder = embedder_->Name();
+  vector_options.index.dim = embedder_->Dimension();
+  auto vectors = VectorIndexSet::Open(vector_options, catalog_.get());
+  ASSERT_TRUE(vectors.ok()) << vectors.status().ToString();
+  IndexCatchUp indexes(catalog_.get(), content_.get(), lexical->get(), vectors->get());
+
+  IndexCatchUp::Follower follower(&indexes, nullptr);
+  std::vector<int64_t> announced;  // the catalog's last record at each announcement
+  bool summarized_before_first = true;
+  SemanticIndexerOptions options;
+  options.records_written = [&] {
+    if (announced.empty()) {
+      // Before the directories: no sidecar of many/ yet.
+      summarized_before_first = content_->ReadFile("acct", "resources/many/.abstract.md").ok();
+    }
+    announced.push_back(*catalog_->MaxRecordSeq());
+    follower.Notify();
+  };
+  SemanticIndexer indexer(content_.get(), catalog_.get(), &locks_, embedder_.get(),
+                          summarizer_.get(), options);
+  auto stats = indexer.IndexTree("acct", "resources/many");
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  ASSERT_TRUE(follower.Finish().ok());
+
+  ASSERT_GE(announced.size(), 2u);
+  EXPECT_FALSE(summarized_before_first);
+  std::vector<Record> records = Records();
+  ASSERT_EQ(records.size(), kFiles + 2u * 2);  // files; many/ and resources/ (L0 and L1)
+  for (const Record& r : records) {
+    // The first transaction held file records only.
+    if (r.seq <= announced.front()) EXPECT_EQ(r.level, 2) << r.uri;
+  }
+  const int64_t last = *catalog_->MaxRecordSeq();
+  EXPECT_EQ(announced.back(), last);
+  EXPECT_EQ((*lexical)->applied_seq(), last);
+  EXPECT_EQ((*vectors)->MinAppliedSeq(), last);
+  RecordFilter filter;
+  filter.account = "acct";
+  auto counted = (*lexical)->Count(filter);
+  ASSERT_TRUE(counted.ok());
+  EXPECT_EQ(*counted, records.size());
+  VectorIndex* index = (*vectors)->Find("acct");
+  ASSERT_NE(index, nullptr);
+  EXPECT_EQ(index->size(), records.size());
+}
+
 TEST_F(SemanticIndexerTest, UnchangedTreeCostsNothingTheSecondTime) {
   MakeTree();
   ASSERT_TRUE(indexer_->IndexTree("acct", "resources/kb").ok());
   auto seq = catalog_->MaxRecordSeq();
   auto again = indexer_->IndexTree("acct", "resources/kb");
   ASSERT_TRUE(again.ok());
-  EXPECT_EQ(again->texts_embedded, 0u);
+  // The built-in embedder is not cached (it embeds faster than the cache
+  // answers): the texts are embedded again, to the same vectors.
+  EXPECT_EQ(again->texts_embedded, 9u);
+  EXPECT_EQ(again->cache_hits, 0u);
   EXPECT_EQ(again->records_written, 0u);
   EXPECT_EQ(again->records_unchanged, 9u);
   EXPECT_EQ(*catalog_->MaxRecordSeq(), *seq);  // indexes have nothing to catch up

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "text/flat_string_map.h"
+
 namespace skald {
 namespace {
 
@@ -98,11 +100,28 @@ class FeatureCounts {
   size_t mask_ = 0;
 };
 
+// A term's features: its unigram hash and its char 3-gram hashes
+// (Scratch::grams[begin, begin + count)).
+struct TermFeatures {
+  uint64_t unigram = 0;
+  uint32_t begin = 0;
+  uint32_t count = 0;
+};
+
+// Terms whose features one thread remembers (a vocabulary's worth); past
+// it, the memory starts over.
+constexpr size_t kRememberedTerms = 1 << 16;
+
 struct Scratch {
   std::vector<Token> tokens;
   std::vector<size_t> starts;  // code point starts of one marked term
   std::string marked;
   FeatureCounts features;
+  // Features by term, computed once per thread: the hashes depend on the
+  // term alone (not on the tokenizer, the dimension or the text).
+  FlatStringMap<TermFeatures> terms;
+  std::vector<uint64_t> grams;
+  std::vector<uint32_t> token_terms;  // per token of the text: its index in `terms`
 };
 
 class HashingEmbedder final : public Embedder {
@@ -127,9 +146,9 @@ class HashingEmbedder final : public Embedder {
   }
 
  private:
-  void Add(Scratch* s, uint64_t hash, float weight) const { s->features.Add(hash, weight); }
-
-  void AddCharGrams(Scratch* s, std::string_view term) const {
+  // Appends the char 3-gram hashes of `term` (with boundary marks) to
+  // s->grams.
+  static void CharGrams(Scratch* s, std::string_view term) {
     s->marked.resize(term.size() + 2);
     s->marked.front() = '<';
     std::copy(term.begin(), term.end(), s->marked.begin() + 1);
@@ -141,31 +160,56 @@ class HashingEmbedder final : public Embedder {
     }
     const size_t n = s->starts.size();
     if (n <= static_cast<size_t>(kCharGram)) {
-      Add(s, FeatureHash(s->marked, kCharSeed), kCharWeight);
+      s->grams.push_back(FeatureHash(s->marked, kCharSeed));
       return;
     }
     for (size_t i = 0; i + kCharGram <= n; ++i) {
       const size_t begin = s->starts[i];
       const size_t end = i + kCharGram < n ? s->starts[i + kCharGram] : s->marked.size();
-      Add(s, FeatureHash(std::string_view(s->marked).substr(begin, end - begin), kCharSeed),
-          kCharWeight);
+      s->grams.push_back(
+          FeatureHash(std::string_view(s->marked).substr(begin, end - begin), kCharSeed));
     }
+  }
+
+  // The index in s->terms of `term`'s features, computed at its first use.
+  static uint32_t FeaturesOf(Scratch* s, std::string_view term) {
+    bool inserted = false;
+    const size_t index = s->terms.Insert(term, &inserted);
+    if (inserted) {
+      TermFeatures& f = s->terms.Value(index);
+      f.unigram = FeatureHash(term, kUnigramSeed);
+      f.begin = static_cast<uint32_t>(s->grams.size());
+      CharGrams(s, term);
+      f.count = static_cast<uint32_t>(s->grams.size() - f.begin);
+    }
+    return static_cast<uint32_t>(index);
   }
 
   std::vector<float> EmbedOne(const std::string& text, Scratch* s) const {
     std::vector<float> vec(static_cast<size_t>(dimension_), 0.0f);
     s->tokens.clear();
     s->features.Clear();
+    if (s->terms.size() > kRememberedTerms) {
+      s->terms.clear();
+      s->grams.clear();
+    }
     tokenizer_->Tokenize(text, &s->tokens);
+    s->token_terms.resize(s->tokens.size());
     for (size_t i = 0; i < s->tokens.size(); ++i) {
-      const std::string& term = s->tokens[i].term;
-      const uint64_t unigram = FeatureHash(term, kUnigramSeed);
-      Add(s, unigram, kUnigramWeight);
+      s->token_terms[i] = FeaturesOf(s, s->tokens[i].term);
+    }
+    // Per token: its unigram, the bigram with the next token, its char
+    // 3-grams (this order fixes the float sums below).
+    for (size_t i = 0; i < s->tokens.size(); ++i) {
+      const TermFeatures& f = s->terms.Value(s->token_terms[i]);
+      s->features.Add(f.unigram, kUnigramWeight);
       if (i + 1 < s->tokens.size()) {
-        const uint64_t next = FeatureHash(s->tokens[i + 1].term, kUnigramSeed);
-        Add(s, Mix(unigram * 31 + next + kBigramSeed), kBigramWeight);
+        const uint64_t next = s->terms.Value(s->token_terms[i + 1]).unigram;
+        s->features.Add(Mix(f.unigram * 31 + next + kBigramSeed), kBigramWeight);
       }
-      AddCharGrams(s, term);
+      for (uint32_t g = f.begin; g < f.begin + f.count; ++g) {
+        s->features.Add(s->grams[g], kCharWeight);
+      }
     }
     double norm2 = 0;
     s->features.ForEach([&](uint64_t hash, uint32_t tf, float weight) {

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
 #include "common/strings.h"
+#include "text/flat_string_map.h"
 #include "text/text_util.h"
 
 namespace skald {
@@ -17,21 +17,23 @@ DirectoryWords RankDirectoryWords(std::span<const std::vector<TextTerm>> entry_t
                                   std::span<const std::vector<TextTerm>> lead_terms,
                                   const TermStatistics* background) {
   struct Word {
-    std::string key;
-    std::unordered_map<std::string, uint32_t> forms;
+    std::vector<std::pair<std::string, uint32_t>> forms;  // spelling, count
     size_t held = 0;
-    size_t first = 0;  // order of first occurrence
     double score = 0;
   };
-  std::vector<Word> words;
-  std::unordered_map<std::string, size_t> index;
+  // By key, in order of first occurrence (the insertion index).
+  FlatStringMap<Word> words;
   for (const std::vector<TextTerm>& terms : entry_terms) {
     for (const TextTerm& t : terms) {
       if (t.key.find(' ') != std::string::npos) continue;  // bigrams: their words count
-      auto [it, added] = index.emplace(t.key, words.size());
-      if (added) words.push_back({t.key, {}, 0, words.size(), 0});
-      Word& w = words[it->second];
-      w.forms[t.display] += t.count;
+      Word& w = words[t.key];
+      auto form = std::find_if(w.forms.begin(), w.forms.end(),
+                               [&](const auto& f) { return f.first == t.display; });
+      if (form == w.forms.end()) {
+        w.forms.emplace_back(t.display, t.count);
+      } else {
+        form->second += t.count;
+      }
       ++w.held;
     }
   }
@@ -40,44 +42,50 @@ DirectoryWords RankDirectoryWords(std::span<const std::vector<TextTerm>> entry_t
                                   : static_cast<double>(entry_terms.size());
   std::vector<double> idf(words.size());
   for (size_t i = 0; i < words.size(); ++i) {
-    double held = static_cast<double>(words[i].held);
-    double df = use_background ? std::max<double>(held, background->DocumentFrequency(words[i].key))
+    double held = static_cast<double>(words.Value(i).held);
+    double df = use_background ? std::max<double>(held, background->DocumentFrequency(words.Key(i)))
                                : held;
     idf[i] = std::log((n + 1) / (df + 0.5)) + (use_background ? 0 : 1);
   }
   // Each entry's words with their scores; the directory's score sums them.
   std::vector<std::vector<std::pair<double, size_t>>> per_entry(entry_terms.size());
+  std::vector<std::string_view> lead;  // sorted
   for (size_t e = 0; e < entry_terms.size(); ++e) {
-    std::unordered_set<std::string_view> lead;
+    lead.clear();
     if (e < lead_terms.size()) {
-      for (const TextTerm& t : lead_terms[e]) lead.insert(t.key);
+      for (const TextTerm& t : lead_terms[e]) lead.push_back(t.key);
     }
+    std::sort(lead.begin(), lead.end());
     for (const TextTerm& t : entry_terms[e]) {
-      auto it = index.find(t.key);
+      if (t.key.find(' ') != std::string::npos) continue;  // not a word
+      const size_t i = words.Insert(t.key);  // there already
       // A word in more than about a third of the background tells nothing
       // apart (with no background every idf is above 1).
-      if (it == index.end() || idf[it->second] < 1) continue;
+      if (idf[i] < 1) continue;
+      const bool in_lead = std::binary_search(lead.begin(), lead.end(), std::string_view(t.key));
       double score = (1 + std::log(static_cast<double>(std::max<uint32_t>(t.count, 1)))) *
-                     idf[it->second] * idf[it->second] * (lead.count(t.key) ? kLeadWordWeight : 1);
-      per_entry[e].push_back({score, it->second});
-      words[it->second].score += score;
+                     idf[i] * idf[i] * (in_lead ? kLeadWordWeight : 1);
+      per_entry[e].push_back({score, i});
+      words.Value(i).score += score;
     }
   }
   std::vector<size_t> order;
   for (size_t i = 0; i < words.size(); ++i) {
-    if (words[i].score > 0) order.push_back(i);
+    if (words.Value(i).score > 0) order.push_back(i);
   }
   // Deterministic: score, then first occurrence.
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (words[a].score != words[b].score) return words[a].score > words[b].score;
-    return words[a].first < words[b].first;
+    if (words.Value(a).score != words.Value(b).score) {
+      return words.Value(a).score > words.Value(b).score;
+    }
+    return a < b;
   });
   DirectoryWords out;
   std::vector<size_t> rank(words.size(), 0);
   for (size_t r = 0; r < order.size(); ++r) {
-    Word& w = words[order[r]];
+    Word& w = words.Value(order[r]);
     rank[order[r]] = r;
-    out.keys.push_back(w.key);
+    out.keys.emplace_back(words.Key(order[r]));
     // The spelling used most; ties to the smallest, for determinism.
     auto best = std::min_element(w.forms.begin(), w.forms.end(), [](const auto& a, const auto& b) {
       return a.second != b.second ? a.second > b.second : a.first < b.first;
@@ -180,9 +188,7 @@ std::string PhraseList(const std::vector<Keyphrase>& phrases, size_t first, size
 DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
                                   std::span<const std::string> leads,
                                   const TermStatistics* background) {
-  std::vector<std::string> texts;
   std::vector<std::vector<TextTerm>> terms, lead_terms;
-  texts.reserve(all.size());
   terms.reserve(all.size());
   lead_terms.reserve(all.size());
   for (size_t i = 0; i < all.size(); ++i) {
@@ -192,12 +198,11 @@ DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
     if (size_t dot = name.rfind('.'); !e.is_dir && dot != std::string::npos && dot > 0) {
       name.resize(dot);
     }
-    texts.push_back(name + ". " + e.summary);
-    terms.push_back(ExtractTerms(texts.back()));
+    terms.push_back(ExtractTerms(name + ". " + e.summary));
     lead_terms.push_back(ExtractTerms(name + ". " + (i < leads.size() ? leads[i] : "")));
   }
   DirectoryTopics topics;
-  topics.phrases = RankKeyphrases(texts, background, kDirectoryKeyphrases);
+  topics.phrases = RankKeyphrasesOfTerms(terms, background, kDirectoryKeyphrases);
   if (topics.phrases.empty()) return topics;
   // "Covers " and the final "." take 8 characters.
   std::string list = PhraseList(topics.phrases, 0, kAbstractMaxChars - 8, &topics.in_brief);

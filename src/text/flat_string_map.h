@@ -1,7 +1,7 @@
 #pragma once
 
 // FlatStringMap: a hash map from byte strings to values, for the per-token
-// lookups of the tokenizer and the keyphrase code (internal to skald_text).
+// lookups of the tokenizer, the keyphrase code and the hashing embedder.
 // Open addressing over a flat slot array that holds each key's hash; keys
 // live in one arena and values in one vector in insertion order, so a lookup
 // that misses touches one cache line and an insert allocates nothing but

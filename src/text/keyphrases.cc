@@ -310,29 +310,21 @@ uint32_t TermStatistics::DocumentFrequency(std::string_view key) const {
   return n == nullptr ? 0 : *n;
 }
 
-std::vector<Keyphrase> RankKeyphrases(std::span<const std::string> texts,
+namespace {
+
+// A term of a group of texts while they are ranked.
+struct Candidate {
+  uint32_t count = 0;
+  Forms forms;
+  std::vector<size_t> sources;
+};
+
+// RankKeyphrases over the terms of `texts` texts, counted into `candidates`.
+std::vector<Keyphrase> RankCandidates(FlatStringMap<Candidate>& candidates, size_t texts,
                                       const TermStatistics* background, size_t limit) {
-  struct Candidate {
-    uint32_t count = 0;
-    Forms forms;
-    std::vector<size_t> sources;
-  };
-  FlatStringMap<Candidate> candidates;
-  thread_local FlatStringMap<TermCount> terms;
-  for (size_t i = 0; i < texts.size(); ++i) {
-    // ExtractTerms(texts[i]), without copying its terms out.
-    ScanTerms(texts[i], true, &terms);
-    for (size_t k = 0; k < terms.size(); ++k) {
-      TermCount& term = terms.Value(k);
-      Candidate& c = candidates[terms.Key(k)];
-      AddForm(&c.forms, Best(&term.forms), term.count);
-      c.count += term.count;
-      c.sources.push_back(i);
-    }
-  }
-  const bool use_background = background != nullptr && background->documents() >= texts.size();
+  const bool use_background = background != nullptr && background->documents() >= texts;
   const double n = use_background ? static_cast<double>(background->documents())
-                                  : static_cast<double>(texts.size());
+                                  : static_cast<double>(texts);
   std::vector<Scored> scored;
   for (size_t k = 0; k < candidates.size(); ++k) {
     const Candidate& c = candidates.Value(k);
@@ -356,6 +348,40 @@ std::vector<Keyphrase> RankKeyphrases(std::span<const std::string> texts,
         Candidate& c = candidates.Value(k);
         return Keyphrase{Best(&c.forms), score, c.sources};
       });
+}
+
+}  // namespace
+
+std::vector<Keyphrase> RankKeyphrases(std::span<const std::string> texts,
+                                      const TermStatistics* background, size_t limit) {
+  FlatStringMap<Candidate> candidates;
+  thread_local FlatStringMap<TermCount> terms;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    // ExtractTerms(texts[i]), without copying its terms out.
+    ScanTerms(texts[i], true, &terms);
+    for (size_t k = 0; k < terms.size(); ++k) {
+      TermCount& term = terms.Value(k);
+      Candidate& c = candidates[terms.Key(k)];
+      AddForm(&c.forms, Best(&term.forms), term.count);
+      c.count += term.count;
+      c.sources.push_back(i);
+    }
+  }
+  return RankCandidates(candidates, texts.size(), background, limit);
+}
+
+std::vector<Keyphrase> RankKeyphrasesOfTerms(std::span<const std::vector<TextTerm>> texts,
+                                             const TermStatistics* background, size_t limit) {
+  FlatStringMap<Candidate> candidates;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    for (const TextTerm& term : texts[i]) {
+      Candidate& c = candidates[term.key];
+      AddForm(&c.forms, term.display, term.count);
+      c.count += term.count;
+      c.sources.push_back(i);
+    }
+  }
+  return RankCandidates(candidates, texts.size(), background, limit);
 }
 
 std::vector<Keyphrase> TextKeyphrases(std::string_view text, const TermStatistics* background,

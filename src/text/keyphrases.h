@@ -85,6 +85,12 @@ struct Keyphrase {
 std::vector<Keyphrase> RankKeyphrases(std::span<const std::string> texts,
                                       const TermStatistics* background, size_t limit);
 
+// RankKeyphrases of texts whose terms were extracted already:
+// `texts[i]` is ExtractTerms of the i-th text (the same result, without
+// tokenizing the texts again).
+std::vector<Keyphrase> RankKeyphrasesOfTerms(std::span<const std::vector<TextTerm>> texts,
+                                             const TermStatistics* background, size_t limit);
+
 // The up to `limit` most salient terms of one text, best first: a term
 // scores (1 + ln count) x ln((N + 1) / (df + 0.5)) against `background`
 // (null or empty: (1 + ln count) alone), with the bigram weights, dropping

@@ -112,5 +112,27 @@ TEST(TermStatisticsTest, KeysTakenApartCountTheSame) {
   EXPECT_EQ(keys.ends.size(), ExtractTerms("yeast cells, yeast").size());
 }
 
+TEST(RankKeyphrasesTest, OfTermsRanksAsTheTexts) {
+  const std::vector<std::string> texts = {
+      "Insulin resistance in mice; insulin resistance.", "DNA repair and beta cells", "",
+      "Covers gene editing, yeast and DNA repair.", "Yeast cells: DNA Repair in yeast cells"};
+  TermStatistics background;
+  for (const std::string& t : texts) background.Add(t);
+  background.Add("gene editing of yeast");
+  std::vector<std::vector<TextTerm>> terms;
+  for (const std::string& t : texts) terms.push_back(ExtractTerms(t));
+  const TermStatistics* with = &background;
+  for (const TermStatistics* bg : {static_cast<const TermStatistics*>(nullptr), with}) {
+    std::vector<Keyphrase> a = RankKeyphrases(texts, bg, 20);
+    std::vector<Keyphrase> b = RankKeyphrasesOfTerms(terms, bg, 20);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].text, b[i].text);
+      EXPECT_EQ(a[i].score, b[i].score);
+      EXPECT_EQ(a[i].sources, b[i].sources);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace skald
