@@ -218,7 +218,9 @@ TEST_F(SemanticIndexerTest, RecordsArriveEarlyAndAFollowerIndexesThem) {
   ASSERT_EQ(records.size(), kFiles + 2u * 2);  // files; many/ and resources/ (L0 and L1)
   for (const Record& r : records) {
     // The first transaction held file records only.
-    if (r.seq <= announced.front()) EXPECT_EQ(r.level, 2) << r.uri;
+    if (r.seq <= announced.front()) {
+      EXPECT_EQ(r.level, 2) << r.uri;
+    }
   }
   const int64_t last = *catalog_->MaxRecordSeq();
   EXPECT_EQ(announced.back(), last);

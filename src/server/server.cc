@@ -451,7 +451,9 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
       static_cast<size_t>(std::max(options.max_body_bytes, options.max_upload_bytes)));
 
   const server::EdgeGate* gate = server->gate_.get();
-  http.set_pre_routing_handler([gate](const httplib::Request& req, httplib::Response& res) {
+  HttpServer* self = server.get();
+  http.set_pre_routing_handler([gate, self](const httplib::Request& req,
+                                            httplib::Response& res) {
     // Runs once the request line and headers are read, before the body.
     server::MarkHeadersRead(gate->BodyLimitFor(req.path));
     server::BeginTrace(req);
@@ -463,6 +465,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
     switch (gate->Check(req, &refusal)) {
       case server::EdgeGate::Verdict::kPass:
         if (server::CarriesUnreadBody(req)) server::CloseConnectionAfterResponse();
+        if (self->RefusedBeforeUpload(req, res)) return httplib::Server::HandlerResponse::Handled;
         return httplib::Server::HandlerResponse::Unhandled;
       case server::EdgeGate::Verdict::kPreflight:
         res.status = 204;
@@ -485,7 +488,6 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
         return refusal.status;
       });
 
-  HttpServer* self = server.get();
   auto dispatch = [self](const httplib::Request& req, httplib::Response& res) {
     self->Dispatch(req, res);
   };
@@ -549,6 +551,20 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
     trace.active = false;
   });
   return server;
+}
+
+// An upload may be far larger than any other body (server.max_upload_bytes):
+// its caller is identified from the headers before the body is read, so that
+// no one without a valid identity can make the server hold one in memory.
+bool HttpServer::RefusedBeforeUpload(const httplib::Request& req, httplib::Response& res) {
+  if (req.path != "/api/v1/resources/temp_upload") return false;
+  Result<Identity> who = auth_->Resolve(db_, req.path, server::AuthHeaders::From(req));
+  if (who.ok()) return false;
+  server::QueryParams no_query;
+  server::Call call(req, res, db_, Identity(), no_query);
+  call.Fail(who.status());
+  server::CloseConnectionAfterResponse();  // the body stays unread
+  return true;
 }
 
 void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {

@@ -119,6 +119,9 @@ class HttpServer {
   HttpServer(Db& db, ServerOptions options);
   // Routes one request (every method and path arrives here).
   void Dispatch(const httplib::Request& req, httplib::Response& res);
+  // Before the body of an upload is read: answers the error and returns true
+  // when the caller cannot be identified from the headers.
+  bool RefusedBeforeUpload(const httplib::Request& req, httplib::Response& res);
 
   Db& db_;
   const ServerOptions options_;

@@ -159,7 +159,7 @@ TEST(MemoryMergeTest, TwoSessionsEndToEnd) {
   auto msgs = [](std::vector<std::string> texts, std::string session) {
     std::vector<ConversationMessage> out;
     for (size_t i = 0; i < texts.size(); ++i) {
-      out.push_back({session + "-" + std::to_string(i), "user", "Gina", texts[i], ""});
+      out.push_back({session + "-" + std::to_string(i), "user", "Gina", texts[i], "", ""});
     }
     return out;
   };
@@ -182,10 +182,10 @@ TEST(MemoryMergeTest, TwoSessionsEndToEnd) {
 
 TEST(MemoryMergeTest, PlanMemoryWritesAppliesDecisionsInOrder) {
   std::vector<ConversationMessage> msgs = {
-      {"1", "user", "Gina", "I live in Chicago.", ""},
-      {"2", "user", "Gina", "I love jazz music.", ""},
-      {"3", "user", "Gina", "I live in Chicago!", ""},
-      {"4", "user", "Gina", "Actually I live in Seattle now.", ""},
+      {"1", "user", "Gina", "I live in Chicago.", "", ""},
+      {"2", "user", "Gina", "I love jazz music.", "", ""},
+      {"3", "user", "Gina", "I live in Chicago!", "", ""},
+      {"4", "user", "Gina", "Actually I live in Seattle now.", "", ""},
   };
   SessionContext ctx{"s1", "u", "2023-03-01T14:00", "", ""};
   std::vector<MemoryRecord> store;
@@ -205,7 +205,7 @@ TEST(MemoryMergeTest, PlanMemoryWritesAppliesDecisionsInOrder) {
   EXPECT_EQ(parsed->history.at(0).text, "Gina lives in Chicago.");
   // A second session repeating a known fact writes nothing.
   std::vector<MemoryWrite> again = PlanMemoryWrites(
-      ExtractMemories({{"9", "user", "Gina", "I love jazz music.", ""}}, ctx), &store);
+      ExtractMemories({{"9", "user", "Gina", "I love jazz music.", "", ""}}, ctx), &store);
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0].action, MergeAction::kSkip);
   EXPECT_TRUE(again[0].content.empty());

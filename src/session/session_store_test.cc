@@ -18,6 +18,12 @@
 namespace skald {
 namespace {
 
+SessionCreateRequest Named(const std::string& session_id) {
+  SessionCreateRequest request;
+  request.session_id = session_id;
+  return request;
+}
+
 // Files by "account:path"; directories implied by parents plus Mkdir.
 class FakeSessionFiles final : public SessionFiles {
  public:
@@ -68,9 +74,11 @@ class FakeSessionFiles final : public SessionFiles {
   Result<std::optional<CatalogNode>> Stat(const Identity& who, const VikingUri& uri) override {
     std::lock_guard<std::mutex> lock(mu_);
     const std::string key = Key(who, uri.path());
-    if (files_.count(key)) return std::optional<CatalogNode>(CatalogNode{std::string(uri.path()), false});
-    if (dirs_.count(key)) return std::optional<CatalogNode>(CatalogNode{std::string(uri.path()), true});
-    return std::optional<CatalogNode>();
+    if (!files_.count(key) && !dirs_.count(key)) return std::optional<CatalogNode>();
+    CatalogNode node;
+    node.path = std::string(uri.path());
+    node.is_dir = dirs_.count(key) != 0;
+    return std::optional<CatalogNode>(std::move(node));
   }
   Result<std::vector<SessionFileEntry>> List(const Identity& who, const VikingUri& uri) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -241,7 +249,7 @@ TEST_F(SessionStoreTest, MessagesLeftLiveByACrashAreNotShownOrArchivedTwice) {
 }
 
 TEST_F(SessionStoreTest, SessionsAreFoundOnlyInTheOwnersSpace) {
-  ASSERT_TRUE(store_->Create(alice_, {std::string("mine")}).ok());
+  ASSERT_TRUE(store_->Create(alice_, Named("mine")).ok());
   EXPECT_EQ(store_->GetMeta(bob_, "mine", false).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(store_->Delete(bob_, "mine").code(), StatusCode::kNotFound);
   EXPECT_EQ(store_->Commit(bob_, "mine", {}).status().code(), StatusCode::kNotFound);
@@ -252,10 +260,10 @@ TEST_F(SessionStoreTest, SessionsAreFoundOnlyInTheOwnersSpace) {
   ASSERT_TRUE(alices.ok());
   ASSERT_EQ(alices->size(), 1u);
   EXPECT_EQ((*alices)[0].uri, "viking://user/alice/sessions/mine");
-  EXPECT_EQ(store_->Create(alice_, {std::string("mine")}).status().code(),
+  EXPECT_EQ(store_->Create(alice_, Named("mine")).status().code(),
             StatusCode::kAlreadyExists);
   for (const char* bad : {"", "..", "a/b"}) {
-    EXPECT_EQ(store_->Create(alice_, {std::string(bad)}).status().code(),
+    EXPECT_EQ(store_->Create(alice_, Named(bad)).status().code(),
               StatusCode::kInvalidArgument)
         << bad;
   }

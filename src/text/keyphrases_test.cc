@@ -34,7 +34,9 @@ TEST(ExtractTermsTest, WordsAndAdjacentPairsWithTheirSpelling) {
   EXPECT_FALSE(Has(terms, "2024"));
   EXPECT_FALSE(Has(terms, "and"));
   for (const TextTerm& t : terms) {
-    if (t.display == "insulin resistance") EXPECT_EQ(t.count, 2u);
+    if (t.display == "insulin resistance") {
+      EXPECT_EQ(t.count, 2u);
+    }
   }
   std::vector<TextTerm> numbered = ExtractTerms("p53 mutations in e1000");
   EXPECT_TRUE(Has(numbered, "p53"));

@@ -32,7 +32,9 @@ class AdminApiTest : public ::testing::Test {
   }
   void TearDown() override {
     client_.reset();
-    if (server_ != nullptr) EXPECT_EQ(server_->Stop(SIGTERM), 0);
+    if (server_ != nullptr) {
+      EXPECT_EQ(server_->Stop(SIGTERM), 0);
+    }
   }
 
   Reply Send(const std::string& method, const std::string& path, const httplib::Headers& headers,

@@ -102,6 +102,21 @@ class CompatKeyApiTest : public ApiTest {
   void SetUp() override { StartServer(Json{{"server", {{"root_api_key", "compat-root-key"}}}}); }
 };
 
+// An upload is refused from its head when the key is missing or wrong: the
+// server never reads (or holds) the body of someone it cannot identify.
+TEST_F(CompatKeyApiTest, AnUploadWithoutAValidKeyIsRefusedBeforeItsBody) {
+  for (const std::string key_header : {"", "X-API-Key: not-a-key\r\n"}) {
+    const std::string head = RawHttp(
+        server_->port(),
+        "POST /api/v1/resources/temp_upload HTTP/1.1\r\nHost: 127.0.0.1:" +
+            std::to_string(server_->port()) + "\r\n" + key_header +
+            "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: " +
+            std::to_string(64u << 20) + "\r\nConnection: close\r\n\r\n");
+    EXPECT_EQ(head.rfind("HTTP/1.1 401", 0), 0u) << key_header << head.substr(0, 300);
+  }
+  ExpectHealthy();
+}
+
 // `ov task cancel`: an unknown task is OpenViking's 404; a known one cannot
 // be cancelled (Skald's jobs run to completion): 412; ROOT may not cancel.
 TEST_F(CompatKeyApiTest, TaskCancelAnswersNotFoundOrNotCancellable) {

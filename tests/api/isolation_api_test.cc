@@ -70,7 +70,9 @@ class IsolationApiTest : public ::testing::Test {
 
   void TearDown() override {
     client_.reset();
-    if (server_ != nullptr) EXPECT_EQ(server_->Stop(SIGTERM), 0);
+    if (server_ != nullptr) {
+      EXPECT_EQ(server_->Stop(SIGTERM), 0);
+    }
   }
 
   static httplib::Headers KeyHeaders(const std::string& key) { return {{"X-API-Key", key}}; }

@@ -309,7 +309,9 @@ class SessionsIsolationApiTest : public ::testing::Test {
   }
   void TearDown() override {
     client_.reset();
-    if (server_ != nullptr) EXPECT_EQ(server_->Stop(SIGTERM), 0);
+    if (server_ != nullptr) {
+      EXPECT_EQ(server_->Stop(SIGTERM), 0);
+    }
   }
 
   Reply Send(const std::string& method, const std::string& path, const std::string& key,

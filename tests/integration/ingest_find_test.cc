@@ -134,12 +134,12 @@ TEST(IngestFindTest, AddResourceMakesEveryLevelSearchable) {
   for (const MatchedContext& hit : dir_hits->resources) {
     EXPECT_NE(hit.level, 2);
     EXPECT_FALSE(hit.uri.ends_with(".md")) << hit.uri;
-    auto stat = (*db)->Stat(Root(), hit.uri);
-    ASSERT_TRUE(stat.ok()) << hit.uri;
-    EXPECT_TRUE(stat->is_dir) << hit.uri;
-    auto abstract = (*db)->Abstract(Root(), hit.uri);
-    ASSERT_TRUE(abstract.ok()) << hit.uri;
-    EXPECT_EQ(hit.abstract, *abstract) << hit.uri;
+    auto dir_stat = (*db)->Stat(Root(), hit.uri);
+    ASSERT_TRUE(dir_stat.ok()) << hit.uri;
+    EXPECT_TRUE(dir_stat->is_dir) << hit.uri;
+    auto dir_abstract = (*db)->Abstract(Root(), hit.uri);
+    ASSERT_TRUE(dir_abstract.ok()) << hit.uri;
+    EXPECT_EQ(hit.abstract, *dir_abstract) << hit.uri;
     EXPECT_NE(hit.abstract.rfind("# ", 0), 0u) << hit.abstract;
   }
 
