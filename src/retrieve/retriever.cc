@@ -459,6 +459,8 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
     if (it == pool.end()) {
       std::string uri = s.record->uri;
       pool.emplace(std::move(uri), std::move(s));
+    } else if (it->second.record->key == s.record->key) {  // the same record again
+      if (s.score > it->second.score) it->second = std::move(s);
     } else if (s.score > it->second.score) {
       alternates.push_back(std::move(it->second));
       it->second = std::move(s);
@@ -594,8 +596,17 @@ Result<std::vector<MatchedContext>> RunThinking(const RetrievalOptions& options,
 
   std::vector<Scored> results;
   results.reserve(pool.size());
-  for (auto& [uri, s] : pool) results.push_back(std::move(s));
-  for (Scored& s : alternates) results.push_back(std::move(s));
+  // Each record once (its best score): a record met again in a later round
+  // must not cost Finish another catalog pass.
+  std::unordered_set<uint64_t> keys;
+  for (auto& [uri, s] : pool) {
+    keys.insert(s.record->key);
+    results.push_back(std::move(s));
+  }
+  std::sort(alternates.begin(), alternates.end(), BetterThan);
+  for (Scored& s : alternates) {
+    if (keys.insert(s.record->key).second) results.push_back(std::move(s));
+  }
   return run->Finish(std::move(results));
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "server/routes.h"
 #include "service/json_codec.h"
@@ -54,7 +55,10 @@ ListingParams ReadListingParams(QueryReader& q, ValidationErrors* errors) {
   p.offset = ClampToInt(std::max<int64_t>(0, offset));
   // The entries skipped are listed too: ask for them on top of the limit.
   const int64_t wanted = limit.has_value() ? *limit : node_limit;
-  p.options.node_limit = ClampToInt(wanted > 0 ? wanted + p.offset : wanted);
+  const int64_t with_skipped =
+      wanted > std::numeric_limits<int64_t>::max() - p.offset ? std::numeric_limits<int64_t>::max()
+                                                               : wanted + p.offset;
+  p.options.node_limit = ClampToInt(wanted > 0 ? with_skipped : wanted);
   return p;
 }
 

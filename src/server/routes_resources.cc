@@ -90,7 +90,8 @@ void TempUpload(Call& call) {
   }
   if (!errors.empty()) return call.FailValidation(errors);
 
-  const httplib::MultipartFormData file = req.get_file_value("file");
+  // By reference: the part may be as large as server.max_upload_bytes.
+  const httplib::MultipartFormData& file = req.files.find("file")->second;
   Result<std::string> id = call.db().TempUpload(call.who(), file.filename, file.content);
   if (!id.ok()) return call.Fail(id.status());
   Json result = {{"temp_file_id", *id}};

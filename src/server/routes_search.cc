@@ -256,18 +256,36 @@ void ReadFindFields(const Json& body, BodyReader& b, ValidationErrors* errors, F
   }
 }
 
+// `read_content` bounds: a hit's text is cut at 256 KiB, and once the
+// answer holds 4 MiB of content the remaining hits get none; either way the
+// hit says "content_truncated": true.
+constexpr size_t kMaxHitContentBytes = 256 << 10;
+constexpr size_t kMaxContentBytes = 4 << 20;
+
 // `read_content`: every hit of `result` (find's shape) whose URI is a file the
 // caller may read gets its text as `content`; directories and unreadable hits
 // are left as they are (OpenViking skips the hits it cannot read).
 void AttachHitContent(Call& call, Json* result) {
+  size_t total = 0;
   for (const char* group : {"memories", "resources", "skills"}) {
     auto hits = result->find(group);
     if (hits == result->end() || !hits->is_array()) continue;
     for (Json& hit : *hits) {
       auto uri = hit.find("uri");
       if (uri == hit.end() || !uri->is_string()) continue;
+      if (total >= kMaxContentBytes) {
+        hit["content_truncated"] = true;
+        continue;
+      }
       Result<std::string> text = call.db().Read(call.who(), uri->get<std::string>(), 0, -1);
-      if (text.ok()) hit["content"] = std::move(*text);
+      if (!text.ok()) continue;
+      const size_t cap = std::min(kMaxHitContentBytes, kMaxContentBytes - total);
+      if (text->size() > cap) {
+        text->resize(TruncateUtf8(*text, cap).size());
+        hit["content_truncated"] = true;
+      }
+      total += text->size();
+      hit["content"] = std::move(*text);
     }
   }
 }

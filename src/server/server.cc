@@ -481,9 +481,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
   // "Expect: 100-continue" is answered before pre-routing: a request the
   // edge refuses gets its final answer instead of an invitation to send the body.
   http.set_expect_100_continue_handler(
-      [gate](const httplib::Request& req, httplib::Response& res) {
+      [gate, self](const httplib::Request& req, httplib::Response& res) {
         server::EdgeRefusal refusal;
-        if (gate->Check(req, &refusal) != server::EdgeGate::Verdict::kRefuse) return 100;
+        if (gate->Check(req, &refusal) != server::EdgeGate::Verdict::kRefuse) {
+          // An upload whose caller is unknown is not invited either.
+          return self->RefusedBeforeUpload(req, res) ? res.status : 100;
+        }
         server::AnswerRefusal(req, res, refusal, *gate);
         return refusal.status;
       });

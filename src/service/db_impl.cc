@@ -126,6 +126,13 @@ Result<CpResult> DbImpl::Cp(const Identity& who, std::string_view from_text,
   SKALD_ASSIGN_OR_RETURN(VikingUri to, Resolve(who, to_text));
   SKALD_ASSIGN_OR_RETURN(CatalogNode source, reader_->GetNode(who, from));
   (void)source;  // visible to `who`
+  // All of it: a container above other users' spaces (viking://user) is
+  // visible, but only the caller's part of it is theirs to copy.
+  const std::vector<VikingUri> visible = VisibleSubtrees(who, from);
+  if (visible.size() != 1 || visible[0].str() != from.str()) {
+    return Status::PermissionDenied(
+        fmt::format("{} holds other users' spaces: copy your own part of it", from.str()));
+  }
   SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, to));
   SKALD_RETURN_IF_ERROR(CheckContentWriteTarget(to));
   SKALD_RETURN_IF_ERROR(CheckNotReserved(to));
@@ -139,7 +146,14 @@ Result<std::vector<RelationLink>> DbImpl::Relations(const Identity& who,
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
   SKALD_ASSIGN_OR_RETURN(CatalogNode node, reader_->GetNode(who, uri));
   (void)node;
-  return relations_->List(who.account, uri.str());
+  SKALD_ASSIGN_OR_RETURN(std::vector<RelationLink> links, relations_->List(who.account, uri.str()));
+  // Only the links the caller may see: another user's private URI (and the
+  // reason given for it) stays theirs.
+  std::erase_if(links, [&](const RelationLink& link) {
+    Result<VikingUri> linked = VikingUri::Parse(link.uri);
+    return !linked.ok() || !IsAccessible(who, *linked);
+  });
+  return links;
 }
 
 Status DbImpl::Link(const Identity& who, std::string_view from_text,

@@ -266,6 +266,9 @@ Result<CpResult> FsWriter::Cp(const Identity& who, const VikingUri& from, const 
   }
   SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, to, /*include_self=*/false));
   for (const CatalogNode& node : nodes) {
+    // Entries the caller may not see (the watch-task file) are not copied.
+    Result<VikingUri> original = VikingUri::Parse("viking://" + node.path);
+    if (!original.ok() || !IsAccessible(who, *original)) continue;
     const std::string rest = node.path.substr(from.path().size());
     SKALD_ASSIGN_OR_RETURN(VikingUri copy,
                            VikingUri::Parse(fmt::format("viking://{}{}", to.path(), rest)));

@@ -4,9 +4,11 @@
 // relates to those, because ..."). The links of a node are a list of entries
 // {id, uris, reason, created_at}, as OpenViking keeps them; Relations()
 // flattens them to one (uri, reason) per linked URI. They are kept in the
-// catalog's meta table under "relations/<account>/<node URI>", so they do
-// not follow a moved node and outlive a deleted one (as OpenViking's
-// relation store does); Skald never reads them for retrieval.
+// catalog's meta table under "relations/<account>/<node URI>". Unlike
+// OpenViking's per-node `.relations.json`, they do not follow a moved node
+// and outlive a deleted one (docs/api.md, Differences); deleting the account
+// deletes them (Catalog::PurgeAccount). Skald never reads them for retrieval,
+// and Db::Relations shows a caller only the linked URIs they may see.
 //
 // URIs arrive resolved and access-checked (DbImpl): this class only keeps
 // the lists. Thread safety: safe for concurrent use; one mutex serializes

@@ -248,6 +248,14 @@ Status Catalog::PurgeAccount(std::string_view account_id) {
       s.Bind(1, account_id);
       SKALD_RETURN_IF_ERROR(s.Run("delete account"));
     }
+    // The account's relations (service/relation_ops.h keys them
+    // "relations/<account>/<uri>"): a new account of the same id starts with none.
+    Stmt relations(db, "DELETE FROM meta WHERE substr(key, 1, ?) = ?");
+    if (!relations.prepared()) return SqlError(db, "delete account");
+    const std::string prefix = fmt::format("relations/{}/", account_id);
+    relations.Bind(1, static_cast<int64_t>(prefix.size()));
+    relations.Bind(2, prefix);
+    SKALD_RETURN_IF_ERROR(relations.Run("delete account"));
     return Status::Ok();
   });
 }

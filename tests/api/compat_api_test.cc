@@ -102,6 +102,73 @@ class CompatKeyApiTest : public ApiTest {
   void SetUp() override { StartServer(Json{{"server", {{"root_api_key", "compat-root-key"}}}}); }
 };
 
+// Two users of one account, alice (admin) and bob (user), each with a key.
+class CompatTwoUsersApiTest : public CompatKeyApiTest {
+ protected:
+  void SetUp() override {
+    CompatKeyApiTest::SetUp();
+    const httplib::Headers root = {{"X-API-Key", "compat-root-key"}};
+    Reply account = ToReply(client_->Post(
+        "/api/v1/admin/accounts", root,
+        Json{{"account_id", "acme"}, {"admin_user_id", "alice"}}.dump(), "application/json"));
+    ASSERT_EQ(account.status, 200) << account.raw;
+    alice_ = {{"X-API-Key", account.json["result"]["user_key"].get<std::string>()}};
+    Reply user = ToReply(client_->Post("/api/v1/admin/accounts/acme/users", root,
+                                       Json{{"user_id", "bob"}, {"role", "user"}}.dump(),
+                                       "application/json"));
+    ASSERT_EQ(user.status, 200) << user.raw;
+    bob_ = {{"X-API-Key", user.json["result"]["user_key"].get<std::string>()}};
+  }
+  Reply As(const httplib::Headers& who, const std::string& path, const Json& body) {
+    return ToReply(client_->Post(path, who, body.dump(), "application/json"));
+  }
+  Reply Write(const httplib::Headers& who, const std::string& uri, const std::string& text) {
+    return As(who, "/api/v1/content/write", {{"uri", uri}, {"content", text}, {"mode", "create"}});
+  }
+  httplib::Headers alice_, bob_;
+};
+
+// Copying `viking://user` would copy every user's space: a USER may copy only
+// their own part of it.
+TEST_F(CompatTwoUsersApiTest, CpNeverCopiesAnotherUsersSpace) {
+  ASSERT_EQ(Write(bob_, "viking://user/bob/notes/secret.md", "bob private diagnosis").status, 200);
+  ASSERT_EQ(Write(alice_, "viking://user/alice/notes/mine.md", "alice notes").status, 200);
+  Reply loot = As(alice_, "/api/v1/fs/cp",
+                  {{"from_uri", "viking://user"}, {"to_uri", "viking://resources/loot"},
+                   {"recursive", true}});
+  EXPECT_EQ(loot.status, 403) << loot.raw;
+  Reply listed = ToReply(client_->Get("/api/v1/fs/ls?uri=" + Q("viking://resources"), alice_));
+  EXPECT_EQ(listed.raw.find("loot"), std::string::npos) << listed.raw;
+  Reply own = As(alice_, "/api/v1/fs/cp",
+                 {{"from_uri", "viking://user/alice/notes"},
+                  {"to_uri", "viking://resources/alice-notes"}, {"recursive", true}});
+  EXPECT_EQ(own.status, 200) << own.raw;
+  Reply bobs = As(alice_, "/api/v1/fs/cp",
+                  {{"from_uri", "viking://user/bob/notes/secret.md"},
+                   {"to_uri", "viking://resources/secret.md"}});
+  EXPECT_EQ(bobs.status, 404) << bobs.raw;
+}
+
+// A link to another user's private file, and its reason, are shown to that
+// user only.
+TEST_F(CompatTwoUsersApiTest, RelationsShowOnlyWhatTheCallerMaySee) {
+  ASSERT_EQ(Write(bob_, "viking://resources/shared.md", "shared page").status, 200);
+  ASSERT_EQ(Write(bob_, "viking://user/bob/notes/secret.md", "bob private diagnosis").status, 200);
+  Reply linked = As(bob_, "/api/v1/relations/link",
+                    {{"from_uri", "viking://resources/shared.md"},
+                     {"to_uris", {"viking://user/bob/notes/secret.md"}},
+                     {"reason", "my test result"}});
+  ASSERT_EQ(linked.status, 200) << linked.raw;
+  const std::string path = "/api/v1/relations?uri=" + Q("viking://resources/shared.md");
+  Reply for_bob = ToReply(client_->Get(path, bob_));
+  ASSERT_EQ(for_bob.status, 200) << for_bob.raw;
+  EXPECT_EQ(for_bob.json["result"].size(), 1u) << for_bob.raw;
+  Reply for_alice = ToReply(client_->Get(path, alice_));
+  ASSERT_EQ(for_alice.status, 200) << for_alice.raw;
+  EXPECT_TRUE(for_alice.json["result"].empty()) << for_alice.raw;
+  EXPECT_EQ(for_alice.raw.find("test result"), std::string::npos) << for_alice.raw;
+}
+
 // An upload is refused from its head when the key is missing or wrong: the
 // server never reads (or holds) the body of someone it cannot identify.
 TEST_F(CompatKeyApiTest, AnUploadWithoutAValidKeyIsRefusedBeforeItsBody) {
