@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "common/hash.h"
 #include "index/memory_lexical_index.h"
 #include "index/vector_index_set.h"
@@ -197,6 +200,9 @@ TEST_F(SemanticIndexerTest, RecordsArriveEarlyAndAFollowerIndexesThem) {
   IndexCatchUp::Follower follower(&indexes, nullptr);
   std::vector<int64_t> announced;  // the catalog's last record at each announcement
   bool summarized_before_first = true;
+  // Whether the follower indexed the first records while the indexer was
+  // still at work (waited for, boundedly, at the second announcement).
+  bool indexed_while_running = false;
   SemanticIndexerOptions options;
   options.records_written = [&] {
     if (announced.empty()) {
@@ -205,6 +211,13 @@ TEST_F(SemanticIndexerTest, RecordsArriveEarlyAndAFollowerIndexesThem) {
     }
     announced.push_back(*catalog_->MaxRecordSeq());
     follower.Notify();
+    if (announced.size() == 2) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (!indexed_while_running && std::chrono::steady_clock::now() < deadline) {
+        indexed_while_running = (*lexical)->applied_seq() >= announced.front();
+        if (!indexed_while_running) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    }
   };
   SemanticIndexer indexer(content_.get(), catalog_.get(), &locks_, embedder_.get(),
                           summarizer_.get(), options);
@@ -214,6 +227,7 @@ TEST_F(SemanticIndexerTest, RecordsArriveEarlyAndAFollowerIndexesThem) {
 
   ASSERT_GE(announced.size(), 2u);
   EXPECT_FALSE(summarized_before_first);
+  EXPECT_TRUE(indexed_while_running) << "the follower indexed nothing before Finish";
   std::vector<Record> records = Records();
   ASSERT_EQ(records.size(), kFiles + 2u * 2);  // files; many/ and resources/ (L0 and L1)
   for (const Record& r : records) {

@@ -265,6 +265,13 @@ Result<CpResult> FsWriter::Cp(const Identity& who, const VikingUri& from, const 
     nodes.insert(nodes.end(), below.begin(), below.end());
   }
   SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, to, /*include_self=*/false));
+  // The copy's index job rides with its first file (the outbox): a copy cut
+  // short by a crash or an error keeps what it copied, as cp(1) does, and
+  // that part is indexed. It is queued once more at the end, in case the
+  // first one ran before the last files arrived.
+  std::optional<JobSpec> index_job;
+  if (indexing_) index_job = IndexJobFor(who, to.path(), JobKind::kIndex, kJobPriorityInteractive);
+  bool job_queued = false;
   for (const CatalogNode& node : nodes) {
     // Entries the caller may not see (the watch-task file) are not copied.
     Result<VikingUri> original = VikingUri::Parse("viking://" + node.path);
@@ -281,16 +288,21 @@ Result<CpResult> FsWriter::Cp(const Identity& who, const VikingUri& from, const 
     SKALD_ASSIGN_OR_RETURN(std::string bytes, content_->ReadFile(who.account, node.path));
     std::optional<CatalogNode> replaced;
     if (rest.empty()) replaced = target;  // a file copied onto an existing file
-    SKALD_ASSIGN_OR_RETURN(CatalogNode stored, nodes_->StoreFile(who, copy, bytes, replaced));
+    std::vector<JobSpec> jobs;
+    if (index_job && !job_queued) jobs.push_back(*index_job);
+    SKALD_ASSIGN_OR_RETURN(CatalogNode stored,
+                           nodes_->StoreFile(who, copy, bytes, replaced, jobs));
     (void)stored;
+    if (!jobs.empty()) {
+      job_queued = true;
+      runner_->queue()->Notify();
+    }
     ++result.files;
   }
   // One index job for the copy (a tree job covers its files), as after a move.
-  if (indexing_) {
-    if (auto job = IndexJobFor(who, to.path(), JobKind::kIndex, kJobPriorityInteractive)) {
-      SKALD_ASSIGN_OR_RETURN(Job queued, runner_->queue()->Enqueue(*job));
-      (void)queued;
-    }
+  if (index_job) {
+    SKALD_ASSIGN_OR_RETURN(Job queued, runner_->queue()->Enqueue(*index_job));
+    (void)queued;
   }
   return result;
 }
