@@ -250,7 +250,7 @@ TEST_F(SemanticIndexerTest, RecordsArriveEarlyAndAFollowerIndexesThem) {
   EXPECT_EQ(index->size(), records.size());
 }
 
-TEST_F(SemanticIndexerTest, UnchangedTreeCostsNothingTheSecondTime) {
+TEST_F(SemanticIndexerTest, UnchangedTreeWritesNothingTheSecondTime) {
   MakeTree();
   ASSERT_TRUE(indexer_->IndexTree("acct", "resources/kb").ok());
   auto seq = catalog_->MaxRecordSeq();

@@ -93,8 +93,10 @@ int64_t EdgeGate::BodyLimitFor(std::string_view path) const {
   return options_.max_body_bytes;
 }
 
-std::string_view EdgeGate::BodyLimitKeyFor(std::string_view path) {
-  return path == kTempUploadPath ? "server.max_upload_bytes" : "server.max_body_bytes";
+std::string_view EdgeGate::BodyLimitKeyFor(std::string_view path) const {
+  return path == kTempUploadPath && options_.max_upload_bytes >= options_.max_body_bytes
+             ? "server.max_upload_bytes"
+             : "server.max_body_bytes";
 }
 
 bool EdgeGate::HostAllowed(std::string_view host_header) const {

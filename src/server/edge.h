@@ -59,7 +59,7 @@ class EdgeGate {
   // when larger) for temp_upload, max_body_bytes elsewhere.
   int64_t BodyLimitFor(std::string_view path) const;
   // The config key that sets BodyLimitFor(path), for messages.
-  static std::string_view BodyLimitKeyFor(std::string_view path);
+  std::string_view BodyLimitKeyFor(std::string_view path) const;
 
   // The port actually bound (the ephemeral one when the server was given 0).
   void set_port(int port) { port_ = port; }

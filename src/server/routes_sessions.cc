@@ -270,14 +270,7 @@ void UpdateConfig(Call& call) {
               {"auto_commit_policy", ParseOrNull(config->auto_commit_policy_json)},
               {"memory_extraction_config", ParseOrNull(config->memory_extraction_config_json)}};
   if (!telemetry) return call.OkExcludeNone(result);
-  Json payload{{"id", NewRequestId()}};
-  if (summary) {
-    const double ms = std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
-    payload["summary"] = {
-        {"operation", "session.update_config"}, {"status", "ok"}, {"duration_ms", ms}};
-  }
+  Json payload = TelemetryPayload("session.update_config", summary, start);
   call.OkExcludeNone(result, &payload);
 }
 

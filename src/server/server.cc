@@ -344,7 +344,7 @@ void AnswerRefusal(const httplib::Request& req, httplib::Response& res,
   if (req.get_header_value("Connection") != "close") res.set_header("Connection", "close");
   if (refusal.status == 413) {
     res.set_content(
-        BodyTooLargeBody(gate.BodyLimitFor(req.path), EdgeGate::BodyLimitKeyFor(req.path)),
+        BodyTooLargeBody(gate.BodyLimitFor(req.path), gate.BodyLimitKeyFor(req.path)),
         "application/json");
   } else {
     res.set_content(ErrorEnvelopeExcludeNone(refusal.code, refusal.message), "application/json");
@@ -516,7 +516,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
     std::string body;
     if (res.status == 413) {
       body = server::BodyTooLargeBody(gate->BodyLimitFor(req.path),
-                                      server::EdgeGate::BodyLimitKeyFor(req.path));
+                                      gate->BodyLimitKeyFor(req.path));
     } else if (res.status >= 500) {
       body = server::InternalErrorBody();
     } else {
@@ -584,7 +584,7 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
     // A chunked body within the framing allowance but over the cap once decoded.
     res.status = 413;
     res.set_content(
-        server::BodyTooLargeBody(limit, server::EdgeGate::BodyLimitKeyFor(req.path)),
+        server::BodyTooLargeBody(limit, gate_->BodyLimitKeyFor(req.path)),
         "application/json");
     return;
   }

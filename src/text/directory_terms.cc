@@ -58,7 +58,9 @@ DirectoryWords RankDirectoryWords(std::span<const std::vector<TextTerm>> entry_t
     std::sort(lead.begin(), lead.end());
     for (const TextTerm& t : entry_terms[e]) {
       if (t.key.find(' ') != std::string::npos) continue;  // not a word
-      const size_t i = words.Insert(t.key);  // there already
+      bool inserted = false;
+      const size_t i = words.Insert(t.key, &inserted);  // there already (the loop above)
+      if (inserted || i >= idf.size()) continue;        // never: kept in step with it
       // A word in more than about a third of the background tells nothing
       // apart (with no background every idf is above 1).
       if (idf[i] < 1) continue;
