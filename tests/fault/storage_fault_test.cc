@@ -83,7 +83,9 @@ TEST_F(StorageFaultTest, WriteFileIsOldOrNewAtEveryFault) {
         ExpectClearError(written.status(), fault, context);
         EXPECT_TRUE(*now == "old bytes" || *now == "new bytes") << context << ": " << *now;
         // Only a failure after the rename may leave the new bytes, and it says so.
-        if (*now == "new bytes") EXPECT_TRUE(ContentChangedDespiteError(written.status()));
+        if (*now == "new bytes") {
+          EXPECT_TRUE(ContentChangedDespiteError(written.status()));
+        }
       }
       ExpectNoTemporaries(context);
       ASSERT_TRUE(store_->WriteFile("acct", "f.md", "old bytes").ok()) << context;
