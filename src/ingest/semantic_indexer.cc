@@ -611,9 +611,7 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
                               const IndexProgress& progress) {
   const std::string embedder_name = embedder_->Name();
   const size_t total = pending->records.size();
-  // The built-in embedder computes a vector in less time than the catalog
-  // takes to store or look one up: its vectors are not cached.
-  const bool cache = embedder_->provider() != "hashing";
+  const bool cache = embedder_->worth_caching();
   std::vector<Record> changed;
   std::vector<std::pair<std::string, std::string>> changed_sources;  // node path, source hash
   for (size_t begin = 0; begin < total; begin += static_cast<size_t>(options_.embed_chunk)) {

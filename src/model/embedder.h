@@ -59,6 +59,11 @@ class Embedder {
   // retriever does not fuse them unless configured to.
   virtual bool lexical() const { return false; }
 
+  // False when a vector costs less to compute than to store and look up in
+  // the catalog's embedding cache (the built-in hashing embedder): the
+  // indexer then neither reads nor writes the cache for it.
+  virtual bool worth_caching() const { return true; }
+
   // Stable identity stored with vectors: "<provider>:<model>:<dimension>".
   std::string Name() const;
 };

@@ -133,6 +133,7 @@ class HashingEmbedder final : public Embedder {
 
   std::string provider() const override { return "hashing"; }
   bool lexical() const override { return true; }
+  bool worth_caching() const override { return false; }
   std::string model() const override { return model_; }
   int Dimension() const override { return dimension_; }
 

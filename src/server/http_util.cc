@@ -237,6 +237,16 @@ int64_t QueryReader::Int(std::string_view name, int64_t default_value) {
   return value.has_value() ? *value : default_value;
 }
 
+int64_t QueryReader::IntAtLeast(std::string_view name, int64_t default_value, int64_t minimum) {
+  const int64_t value = Int(name, default_value);
+  if (value < minimum && errors_->empty()) {
+    errors_->Add({"query", std::string(name)},
+                 "Input should be greater than or equal to " + std::to_string(minimum),
+                 "greater_than_equal");
+  }
+  return value;
+}
+
 std::optional<int64_t> QueryReader::OptionalInt(std::string_view name) {
   std::optional<std::string> value = query_.Get(name);
   if (!value.has_value()) return std::nullopt;

@@ -78,6 +78,9 @@ class QueryReader {
   // Booleans: true/false/1/0/yes/no/on/off/t/f/y/n, case-insensitive.
   bool Bool(std::string_view name, bool default_value);
   int64_t Int(std::string_view name, int64_t default_value);
+  // Int, where a value below `minimum` adds pydantic's greater_than_equal
+  // error when no error came before it (the value is returned as is).
+  int64_t IntAtLeast(std::string_view name, int64_t default_value, int64_t minimum);
   std::optional<int64_t> OptionalInt(std::string_view name);
   std::optional<double> OptionalFloat(std::string_view name);
   // A value restricted to `allowed` (pydantic literal_error otherwise).

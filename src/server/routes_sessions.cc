@@ -278,11 +278,7 @@ void Context(Call& call) {
   const std::string id = SessionIdOf(call, "/api/v1/sessions/{}/context");
   ValidationErrors errors;
   QueryReader q(call.query(), &errors);
-  const int64_t budget = q.Int("token_budget", 128000);
-  if (errors.empty() && budget < 0) {
-    errors.Add({"query", "token_budget"}, "Input should be greater than or equal to 0",
-               "greater_than_equal");
-  }
+  const int64_t budget = q.IntAtLeast("token_budget", 128000, 0);
   if (!errors.empty()) return call.FailValidation(errors);
   Result<SessionContextResult> context = call.db().GetSessionContext(call.who(), id, budget);
   if (!context.ok()) return call.Fail(context.status());
@@ -352,10 +348,7 @@ void ListToolResults(Call& call) {
   ValidationErrors errors;
   QueryReader q(call.query(), &errors);
   (void)q.String("tool_name", "");
-  if (q.Int("limit", 50) < 1 && errors.empty()) {
-    errors.Add({"query", "limit"}, "Input should be greater than or equal to 1",
-               "greater_than_equal");
-  }
+  (void)q.IntAtLeast("limit", 50, 1);
   if (!errors.empty()) return call.FailValidation(errors);
   if (Status exists = RequireSession(call, id); !exists.ok()) return call.Fail(exists);
   call.Ok(Json{{"tool_results", Json::array()}});
@@ -368,10 +361,7 @@ void ReadToolResult(Call& call) {
   if (params.size() != 2) return call.FailHttp(404, "NOT_FOUND", "Not Found");
   ValidationErrors errors;
   QueryReader q(call.query(), &errors);
-  if (q.Int("offset", 0) < 0 && errors.empty()) {
-    errors.Add({"query", "offset"}, "Input should be greater than or equal to 0",
-               "greater_than_equal");
-  }
+  (void)q.IntAtLeast("offset", 0, 0);
   const int64_t limit = q.Int("limit", 20000);
   (void)q.Bool("include_metadata", true);
   if (!errors.empty()) return call.FailValidation(errors);
@@ -395,14 +385,8 @@ void SearchToolResult(Call& call) {
   if (errors.empty() && query.empty()) {
     errors.Add({"query", "q"}, "String should have at least 1 character", "string_too_short");
   }
-  if (q.Int("limit", 20) < 1 && errors.empty()) {
-    errors.Add({"query", "limit"}, "Input should be greater than or equal to 1",
-               "greater_than_equal");
-  }
-  if (q.Int("context_chars", 300) < 0 && errors.empty()) {
-    errors.Add({"query", "context_chars"}, "Input should be greater than or equal to 0",
-               "greater_than_equal");
-  }
+  (void)q.IntAtLeast("limit", 20, 1);
+  (void)q.IntAtLeast("context_chars", 300, 0);
   if (!errors.empty()) return call.FailValidation(errors);
   if (Status exists = RequireSession(call, params[0]); !exists.ok()) return call.Fail(exists);
   call.Fail(ToolResultNotFound(params[1]));
