@@ -123,13 +123,19 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       for (CatalogNode& n : nodes) before.emplace(n.path, std::move(n));
     }
     listed.Stop();
+    // The source's directories: one content barrier and one catalog
+    // transaction for all of them.
+    StageTimings::Scope make_dirs(&timings, "make_dirs");
+    std::vector<VikingUri> new_dirs;
     for (const std::string& dir : plan.dirs) {
       std::string path = fmt::format("{}/{}", root.path(), dir);
       if (auto it = before.find(path); it != before.end() && it->second.is_dir) continue;
       SKALD_ASSIGN_OR_RETURN(VikingUri d, VikingUri::Parse("viking://" + path));
-      SKALD_RETURN_IF_ERROR(services.nodes->EnsureDirectories(who, d, /*include_self=*/true));
+      new_dirs.push_back(std::move(d));
       synced.dirs.push_back(std::move(path));
     }
+    SKALD_RETURN_IF_ERROR(services.nodes->EnsureDirectories(who, new_dirs));
+    make_dirs.Stop();
     std::vector<ContentStore::FileWrite> batch;
     std::vector<std::pair<const CatalogNode*, std::string>> batch_meta;  // existing, hash
     auto write_batch = [&]() -> Status {

@@ -97,6 +97,20 @@ class ContentStore {
   // durable on return. REQUIRES: the parent exists.
   virtual Status MakeDir(std::string_view account, std::string_view path) = 0;
 
+  // Creates several directories as MakeDir would, with one durability
+  // barrier for all of them instead of one per directory: after Ok every
+  // one survives a crash. AlreadyExists when a file is in the way; on an
+  // error some directories may already exist (the Status then says so, see
+  // kContentChangedDetail). REQUIRES: each parent exists or comes earlier
+  // in `paths`.
+  virtual Status MakeDirs(std::string_view account, std::span<const std::string> paths) {
+    for (size_t i = 0; i < paths.size(); ++i) {
+      Status made = MakeDir(account, paths[i]);
+      if (!made.ok()) return i == 0 ? made : MarkContentChanged(std::move(made));
+    }
+    return Status::Ok();
+  }
+
   // Removes a file or a whole directory tree atomically: the path first
   // disappears in one rename (so a crash never leaves half a tree), then its
   // bytes are released. Ok when the path does not exist.

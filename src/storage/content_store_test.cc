@@ -78,6 +78,41 @@ TEST_F(ContentStoreTest, WriteFilesFailsCleanlyWhenADirectoryIsMissing) {
   EXPECT_EQ(*left, 0u);
 }
 
+TEST_F(ContentStoreTest, MakeDirsMakesEachDirectoryAndKeepsExistingOnes) {
+  ASSERT_TRUE(store_->MakeDir("acct", "resources/old").ok());
+  std::vector<std::string> paths = {"resources/old", "resources/a", "resources/a/b",
+                                    "resources/a/b/c", "resources/z"};
+  ASSERT_TRUE(store_->MakeDirs("acct", paths).ok());
+  for (const std::string& path : paths) {
+    auto attr = store_->Stat("acct", path);
+    ASSERT_TRUE(attr.ok()) << path;
+    EXPECT_TRUE(attr->is_dir) << path;
+  }
+  // Again: nothing to do, still Ok.
+  EXPECT_TRUE(store_->MakeDirs("acct", paths).ok());
+}
+
+TEST_F(ContentStoreTest, MakeDirsRefusesAFileInTheWay) {
+  ASSERT_TRUE(store_->WriteFile("acct", "resources/f", "x").ok());
+  std::vector<std::string> paths = {"resources/a", "resources/f", "resources/g"};
+  Status made = store_->MakeDirs("acct", paths);
+  EXPECT_EQ(made.code(), StatusCode::kAlreadyExists) << made.ToString();
+  EXPECT_EQ(made.message().find(dir_.path()), std::string::npos) << made.message();
+  // The directory made before the failure is there, and the status says so.
+  EXPECT_TRUE(ContentChangedDespiteError(made));
+  EXPECT_TRUE(store_->Stat("acct", "resources/a").ok());
+  EXPECT_FALSE(store_->Stat("acct", "resources/g").ok());
+  EXPECT_EQ(*store_->ReadFile("acct", "resources/f"), "x");
+}
+
+TEST_F(ContentStoreTest, MakeDirsWithAMissingParentFailsWithoutAChange) {
+  std::vector<std::string> paths = {"resources/missing/child"};
+  Status made = store_->MakeDirs("acct", paths);
+  EXPECT_FALSE(made.ok());
+  EXPECT_FALSE(ContentChangedDespiteError(made));
+  EXPECT_EQ(made.message().find(dir_.path()), std::string::npos) << made.message();
+}
+
 TEST_F(ContentStoreTest, ReadErrors) {
   EXPECT_EQ(store_->ReadFile("acct", "resources/none").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(store_->ReadFile("acct", "resources").status().code(),

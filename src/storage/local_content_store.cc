@@ -199,6 +199,37 @@ class LocalContentStore final : public ContentStore {
     return Status::Ok();
   }
 
+  Status MakeDirs(std::string_view account, std::span<const std::string> paths) override {
+    // Every directory made first, then one barrier: syncfs(2) on the real
+    // file system, else an fsync of each parent that gained an entry.
+    const bool one_barrier = options_.sync && env_ == Env::Default();
+    bool made_any = false;
+    auto fail = [&](Status st) { return made_any ? Changed(Noted(st)) : Noted(st); };
+    std::set<std::string> parents;
+    for (const std::string& path : paths) {
+      std::string full = FsPath(account, path);
+      if (Result<FileInfo> existing = env_->Stat(full); existing.ok()) {
+        if (!existing->is_dir()) return fail(Status::AlreadyExists("a file exists at " + path));
+        continue;
+      }
+      SKALD_RETURN_IF_ERROR(fail(CheckSpace()));
+      Status made = env_->CreateDir(full);
+      if (made.code() == StatusCode::kAlreadyExists) {  // made meanwhile
+        Result<FileInfo> info = env_->Stat(full);
+        if (!info.ok()) return fail(info.status());
+        if (!info->is_dir()) return fail(Status::AlreadyExists("a file exists at " + path));
+        continue;
+      }
+      SKALD_RETURN_IF_ERROR(fail(made));
+      made_any = true;
+      parents.insert(ParentDir(full));
+    }
+    if (!made_any || !options_.sync) return Status::Ok();
+    if (one_barrier) return fail(SyncFileSystem());
+    for (const std::string& dir : parents) SKALD_RETURN_IF_ERROR(fail(env_->SyncDir(dir)));
+    return Status::Ok();
+  }
+
   Status Remove(std::string_view account, std::string_view path) override {
     std::string full = FsPath(account, path);
     Result<FileInfo> info = env_->LinkStat(full);

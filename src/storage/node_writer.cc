@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <set>
+#include <string>
+
 #include "common/env.h"
 #include "common/hash.h"
 
@@ -19,44 +22,54 @@ Status NodeWriter::NoteContentFailure(Status status) {
 }
 
 Status NodeWriter::EnsureDirectories(const Identity& who, const VikingUri& dir, bool include_self) {
-  std::vector<VikingUri> chain;
-  for (VikingUri d = include_self ? dir : dir.Parent(); !d.is_root(); d = d.Parent()) {
-    chain.push_back(d);
-  }
-  std::vector<CatalogNode> created;
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, it->path()));
-    if (node) {
-      if (!node->is_dir) {
+  if (!include_self && dir.is_root()) return Status::Ok();
+  const VikingUri target = include_self ? dir : dir.Parent();
+  return EnsureDirectories(who, std::span<const VikingUri>(&target, 1));
+}
+
+Status NodeWriter::EnsureDirectories(const Identity& who, std::span<const VikingUri> dirs) {
+  // The missing directories, parents first, each looked up once.
+  std::set<std::string, std::less<>> known;
+  std::vector<std::string> missing;
+  for (const VikingUri& dir : dirs) {
+    std::vector<VikingUri> chain;
+    for (VikingUri d = dir; !d.is_root() && !known.count(d.path()); d = d.Parent()) {
+      chain.push_back(d);
+    }
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, it->path()));
+      if (node && !node->is_dir) {
         return Status::FailedPrecondition(
             fmt::format("parent is a file, not a directory: {}", it->str()));
       }
-      continue;
+      if (!node) missing.emplace_back(it->path());
+      known.emplace(it->path());
     }
-    Status made = content_->MakeDir(who.account, it->path());
-    made = NoteContentFailure(std::move(made));
-    if (made.code() == StatusCode::kAlreadyExists) {
-      return Status::FailedPrecondition(
-          fmt::format("parent is a file, not a directory: {}", it->str()));
-    }
-    SKALD_RETURN_IF_ERROR(made);
-    Result<ContentAttr> attr = content_->Stat(who.account, it->path());
+  }
+  if (missing.empty()) return Status::Ok();
+  Status made = NoteContentFailure(content_->MakeDirs(who.account, missing));
+  if (made.code() == StatusCode::kAlreadyExists) {
+    return Status::FailedPrecondition(
+        fmt::format("parent is a file, not a directory ({})", made.message()));
+  }
+  SKALD_RETURN_IF_ERROR(made);
+  std::vector<CatalogNode> created;
+  for (const std::string& path : missing) {
+    Result<ContentAttr> attr = content_->Stat(who.account, path);
     if (!attr.ok()) {
       needs_recovery_ = true;  // made in content, not recorded
       return attr.status();
     }
     CatalogNode n;
-    n.path = std::string(it->path());
+    n.path = path;
     n.is_dir = true;
     n.mtime_ns = n.ctime_ns = attr->mtime_ns;
     created.push_back(std::move(n));
   }
-  if (!created.empty()) {
-    Status recorded = catalog_->Apply(who.account, created, {});
-    if (!recorded.ok()) {
-      needs_recovery_ = true;  // directories exist in content only
-      return recorded;
-    }
+  Status recorded = catalog_->Apply(who.account, created, {});
+  if (!recorded.ok()) {
+    needs_recovery_ = true;  // directories exist in content only
+    return recorded;
   }
   return Status::Ok();
 }

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -40,6 +41,10 @@ class NodeWriter {
   // FailedPrecondition when a file is in the way. REQUIRES: the caller holds
   // a lock covering `dir`.
   Status EnsureDirectories(const Identity& who, const VikingUri& dir, bool include_self);
+  // The same for every directory of `dirs` (and the directories on the way
+  // to each), with one content barrier and one catalog transaction for all
+  // of them. REQUIRES: the caller holds locks covering `dirs`.
+  Status EnsureDirectories(const Identity& who, std::span<const VikingUri> dirs);
 
   // Writes bytes and records them in the catalog (the durable write path).
   // `jobs` are enqueued in the same catalog transaction (the outbox), the

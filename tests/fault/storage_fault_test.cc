@@ -121,6 +121,30 @@ TEST_F(StorageFaultTest, MakeDirRenameRemoveRecoverAfterFaults) {
   }
 }
 
+// MakeDirs through a failing Env: a clear error, and the same call made
+// again afterwards completes from wherever the failure left it.
+TEST_F(StorageFaultTest, MakeDirsCompletesAfterAFault) {
+  const std::vector<std::string> paths = {"t", "t/a", "t/a/b", "t/c"};
+  for (const FaultKind& fault : kWritePathFaults) {
+    for (int n = 1; n < 16; ++n) {
+      std::string context = std::string(fault.name) + " at step " + std::to_string(n);
+      uint64_t before = env_.injected();
+      env_.FailNth(fault.op, static_cast<uint64_t>(n), fault.error);
+      Status made = store_->MakeDirs("acct", paths);
+      bool hit = env_.injected() > before;
+      env_.Clear();
+      if (!made.ok()) ExpectClearError(made, fault, context);
+      ASSERT_TRUE(store_->MakeDirs("acct", paths).ok()) << context;
+      for (const std::string& path : paths) {
+        auto attr = store_->Stat("acct", path);
+        ASSERT_TRUE(attr.ok() && attr->is_dir) << context << ": " << path;
+      }
+      ASSERT_TRUE(store_->Remove("acct", "t").ok()) << context;
+      if (!hit) break;
+    }
+  }
+}
+
 // Index save: a failed save leaves the previous file loadable and no
 // temporary file behind.
 Status WriteIndexFile(const std::string& path, Env* env, uint64_t value) {
