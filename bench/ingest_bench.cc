@@ -184,7 +184,14 @@ int Run(const Config& c) {
       files / ingest_s, cpu_s, static_cast<double>(bytes) / 1e6 / cpu_s);
   PrintStages(**db, who);
   }
-  if (queries == 0) return 0;
+  if (queries == 0) {
+    // What the import left to do in the background (the vector index's
+    // linker) is finished by the close, which also saves the indexes.
+    auto close_start = Clock::now();
+    (*db).reset();
+    std::printf("close: seconds=%.2f\n", Seconds(close_start));
+    return 0;
+  }
 
   std::vector<double> latencies;
   uint64_t hits = 0;

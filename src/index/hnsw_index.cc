@@ -400,17 +400,33 @@ void HnswIndex::SearchIn(const Generation& gen, const StoreSnapshot& snap,
     }
   }
 
-  uint32_t entry = __atomic_load_n(&g.entry, __ATOMIC_ACQUIRE);
-  if (entry == kNoNode) return;
+  // The graph answers for the slots linked when the search starts; the
+  // slots after them (left for LinkPending) are scored exactly, so a slot
+  // linked meanwhile is counted once.
+  const uint32_t linked = std::min(snap.slots, LinkedSlots(g));
   stats->path = SearchPath::kGraph;
-  const size_t k = static_cast<size_t>(options.k);
-  const size_t ef = std::max<size_t>(
-      k, static_cast<size_t>(options.ef > 0 ? options.ef : options_.hnsw.ef_search));
   uint64_t dist_count = 0;
-  uint32_t start = Descend(g, q, entry, g.Level(entry), 0, &dist_count);
-  dist_count += SearchLayer<true>(g, q, start, 0, ef, &snap, &f, scratch);
+  uint32_t entry = __atomic_load_n(&g.entry, __ATOMIC_ACQUIRE);
+  if (entry != kNoNode && linked > 0) {
+    const size_t k = static_cast<size_t>(options.k);
+    const size_t ef = std::max<size_t>(
+        k, static_cast<size_t>(options.ef > 0 ? options.ef : options_.hnsw.ef_search));
+    StoreSnapshot graph_snap = snap;
+    graph_snap.slots = linked;
+    uint32_t start = Descend(g, q, entry, g.Level(entry), 0, &dist_count);
+    dist_count += SearchLayer<true>(g, q, start, 0, ef, &graph_snap, &f, scratch);
+    for (const auto& [d, n] : scratch->results) scratch->top.Push(-d, n, g.store.id(n));
+  }
+  if (linked < snap.slots) {
+    cands.clear();
+    for (uint32_t n = linked; n < snap.slots; ++n) {
+      if (g.store.ChunkHasTombstones(n) && !g.store.Visible(n, snap)) continue;
+      if (!f.trivial && !g.store.Matches(f, n)) continue;
+      cands.push_back(n);
+    }
+    dist_count += ExactScanSlots(g.store, cands, 1.0f, scratch);
+  }
   stats->distance_computations = dist_count;
-  for (const auto& [d, n] : scratch->results) scratch->top.Push(-d, n, g.store.id(n));
 }
 
 // ---- persistence ----

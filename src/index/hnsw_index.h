@@ -20,7 +20,9 @@
 //
 // Writes: inserts link new nodes as in the paper (heuristic neighbour
 // selection, M links per upper layer, 2M on layer 0); a large batch is linked
-// by HnswParams::build_threads threads with per-node spin locks. Deletes are
+// by HnswParams::build_threads threads with per-node spin locks. With
+// HnswParams::max_unlinked, upserts may leave records for LinkPending() to
+// link later (off the writer's path); searches score those exactly. Deletes are
 // tombstones: the node keeps routing searches but is never returned, and
 // Compact() rebuilds the graph without them.
 //
@@ -46,6 +48,9 @@ class HnswIndex final : public StoreIndex {
  protected:
   std::unique_ptr<Generation> NewGeneration() const override;
   void Link(Generation* gen, uint32_t first, uint32_t last) const override;
+  uint32_t DeferredLinks() const override {
+    return static_cast<uint32_t>(options_.hnsw.max_unlinked);
+  }
   void SearchIn(const Generation& gen, const StoreSnapshot& snap, const CompiledFilter& f,
                 const SearchOptions& options, float query_scale, QueryScratch* scratch,
                 SearchStats* stats) const override;

@@ -4,9 +4,12 @@
 
 #include <atomic>
 #include <map>
+#include <random>
+#include <set>
 #include <thread>
 
 #include "index/index_test_util.h"
+#include "tests/testutil/temp_dir.h"
 
 namespace skald {
 namespace {
@@ -241,6 +244,153 @@ TEST_F(HnswIndexTest, EmptyAndTinyIndexes) {
 // batches; readers check that every batch is seen all-or-nothing (each write
 // commits atomically and each search reads one snapshot), that graph results
 // are sorted and come from inserted batches, while Compact() runs too.
+// Records left unlinked (HnswParams::max_unlinked) are found all the same:
+// searches score them exactly until LinkPending links them.
+TEST_F(HnswIndexTest, UnlinkedRecordsAreFoundAndLinkedLater) {
+  VectorIndexOptions o = HnswOptions();
+  o.hnsw.max_unlinked = 3000;
+  auto created = NewVectorIndex(o);
+  ASSERT_TRUE(created.ok());
+  index_ = std::move(created).value();
+  std::vector<float> data = MixtureData(kN + kQueries, kDim, 25, 21);
+  queries_.assign(data.begin() + kN * kDim, data.end());
+  // Three batches: the first two wait (2,000 <= 3,000), the third would
+  // leave 5,000 and so links every one of them itself.
+  auto upsert = [&](uint64_t from, uint64_t to) {
+    std::vector<RecordFields> batch;
+    std::vector<float> v;
+    for (uint64_t i = from; i < to; ++i) {
+      batch.push_back(TestRecord(i));
+      records_[i] = batch.back();
+      vectors_[i].assign(data.begin() + i * kDim, data.begin() + (i + 1) * kDim);
+      v.insert(v.end(), vectors_[i].begin(), vectors_[i].end());
+    }
+    ASSERT_TRUE(index_->Upsert(batch, v).ok());
+  };
+  upsert(0, 1000);
+  upsert(1000, 2000);
+  EXPECT_EQ(index_->pending_links(), 2000u);
+  // Nothing linked yet: every search is exact, filters included.
+  EXPECT_DOUBLE_EQ(MeanRecall({}, 10), 1.0);
+  RecordFilter mem;
+  mem.context_types = {ContextType::kMemory};
+  EXPECT_DOUBLE_EQ(MeanRecall(mem, 10), 1.0);
+  // Half linked: the graph answers for one part, the scan for the other.
+  EXPECT_EQ(index_->LinkPending(1000), 1000u);
+  EXPECT_EQ(index_->pending_links(), 1000u);
+  EXPECT_GE(MeanRecall({}, 10), 0.95);
+  // A replaced record is returned once, by its new vector.
+  RecordFields again = TestRecord(1500);
+  std::vector<float> moved = Query(0);
+  ASSERT_TRUE(index_->Upsert(again, moved).ok());
+  vectors_[1500] = moved;
+  std::vector<SearchHit> hits;
+  SearchOptions top;
+  top.k = 5;
+  ASSERT_TRUE(index_->Search(Query(0), {}, top, &hits).ok());
+  ASSERT_FALSE(hits.empty());
+  EXPECT_EQ(hits[0].id, 1500u);
+  for (size_t i = 1; i < hits.size(); ++i) EXPECT_NE(hits[i].id, 1500u);
+  // Past max_unlinked the writer links everything.
+  upsert(2000, kN);
+  EXPECT_EQ(index_->pending_links(), 0u);
+  EXPECT_EQ(index_->LinkPending(100), 0u);
+  EXPECT_GE(MeanRecall({}, 10), 0.95);
+}
+
+TEST_F(HnswIndexTest, SaveLinksWhatWaitsSoTheLoadedGraphIsWhole) {
+  VectorIndexOptions o = HnswOptions();
+  o.hnsw.max_unlinked = kN;
+  auto created = NewVectorIndex(o);
+  ASSERT_TRUE(created.ok());
+  index_ = std::move(created).value();
+  std::vector<float> data = MixtureData(kN + kQueries, kDim, 25, 21);
+  queries_.assign(data.begin() + kN * kDim, data.end());
+  data.resize(kN * kDim);
+  std::vector<RecordFields> batch;
+  for (uint64_t i = 0; i < kN; ++i) {
+    batch.push_back(TestRecord(i));
+    records_[i] = batch.back();
+    vectors_[i].assign(data.begin() + i * kDim, data.begin() + (i + 1) * kDim);
+  }
+  ASSERT_TRUE(index_->Upsert(batch, data).ok());
+  ASSERT_EQ(index_->pending_links(), kN);
+  testing::TempDir dir;
+  std::string path = dir.Sub("v.skvi");
+  ASSERT_TRUE(index_->Save(path).ok());
+  EXPECT_EQ(index_->pending_links(), 0u);
+  auto loaded = LoadVectorIndex(path, o);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  index_ = std::move(loaded).value();
+  EXPECT_EQ(index_->pending_links(), 0u);
+  SearchPath path_taken = SearchPath::kEmpty;
+  EXPECT_GE(MeanRecall({}, 10, &path_taken), 0.95);
+  EXPECT_EQ(path_taken, SearchPath::kGraph);
+}
+
+// A linker thread links while writers append and readers search.
+TEST(HnswConcurrencyTest, LinkingRacesWithUpsertsAndSearches) {
+  VectorIndexOptions o = HnswOptions(2);
+  o.hnsw.max_unlinked = 500;
+  auto created = NewVectorIndex(o);
+  ASSERT_TRUE(created.ok());
+  std::unique_ptr<VectorIndex> index = std::move(created).value();
+  constexpr int kBatch = 50;
+  constexpr int kBatches = 60;
+  std::vector<float> data = MixtureData(size_t(kBatch) * kBatches, kDim, 10, 7);
+  std::atomic<bool> done{false};
+  std::atomic<int> failures{0};
+  std::thread writer([&] {
+    for (int b = 0; b < kBatches; ++b) {
+      std::vector<RecordFields> recs;
+      for (int i = 0; i < kBatch; ++i) recs.push_back(TestRecord(uint64_t(b) * kBatch + i));
+      std::span<const float> v(data.data() + size_t(b) * kBatch * kDim, size_t(kBatch) * kDim);
+      if (!index->Upsert(recs, v).ok()) failures++;
+    }
+    done.store(true);
+  });
+  std::thread linker([&] {
+    while (!done.load() || index->pending_links() > 0) {
+      if (index->LinkPending(16) == 0) std::this_thread::yield();
+    }
+  });
+  auto reader = [&](int seed) {
+    std::mt19937 rng(seed);
+    while (!done.load()) {
+      size_t row = rng() % (data.size() / kDim);
+      std::vector<float> q(data.begin() + row * kDim, data.begin() + (row + 1) * kDim);
+      std::vector<SearchHit> hits;
+      SearchOptions g;
+      g.k = 10;
+      if (!index->Search(q, {}, g, &hits).ok()) failures++;
+      std::set<uint64_t> seen;
+      for (size_t i = 0; i < hits.size(); ++i) {
+        if (!seen.insert(hits[i].id).second) failures++;  // never twice
+        if (i > 0 && hits[i - 1].score < hits[i].score) failures++;
+      }
+    }
+  };
+  std::thread r1(reader, 1), r2(reader, 2);
+  writer.join();
+  linker.join();
+  r1.join();
+  r2.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(index->pending_links(), 0u);
+  EXPECT_EQ(index->size(), size_t(kBatch) * kBatches);
+  // Every record is found by its own vector through the graph.
+  int found = 0;
+  for (int i = 0; i < kBatch * kBatches; i += 7) {
+    std::vector<float> q(data.begin() + size_t(i) * kDim, data.begin() + size_t(i + 1) * kDim);
+    std::vector<SearchHit> hits;
+    SearchOptions g;
+    g.k = 1;
+    ASSERT_TRUE(index->Search(q, {}, g, &hits).ok());
+    found += !hits.empty() && hits[0].id == uint64_t(i);
+  }
+  EXPECT_GE(found, (kBatch * kBatches / 7) * 95 / 100);
+}
+
 TEST(HnswConcurrencyTest, SearchesRaceWithInsertsDeletesAndCompaction) {
   auto created = NewVectorIndex(HnswOptions(2));
   ASSERT_TRUE(created.ok());

@@ -51,7 +51,6 @@ void StoreIndex::ApplyUpsert(Generation* gen, std::span<const RecordFields> reco
                              std::span<const float> vectors, uint64_t version, uint64_t* added,
                              uint64_t* replaced) const {
   const size_t dim = static_cast<size_t>(options_.dim);
-  uint32_t first = gen->store.slots();
   for (size_t i = 0; i < records.size(); ++i) {
     uint32_t slot = gen->store.Append(records[i], vectors.data() + i * dim);
     auto [it, inserted] = gen->slot_of.try_emplace(records[i].key, slot);
@@ -63,7 +62,37 @@ void StoreIndex::ApplyUpsert(Generation* gen, std::span<const RecordFields> reco
       ++*replaced;
     }
   }
-  Link(gen, first, gen->store.slots());
+  const uint32_t slots = gen->store.slots();
+  if (slots - LinkedSlots(*gen) > DeferredLinks()) {
+    std::lock_guard link_lock(link_mu_);
+    LinkThrough(gen, slots);
+  }
+}
+
+void StoreIndex::LinkThrough(Generation* gen, uint32_t last) const {
+  const uint32_t first = gen->linked;
+  if (last <= first) return;
+  Link(gen, first, last);
+  __atomic_store_n(&gen->linked, last, __ATOMIC_RELEASE);
+}
+
+uint64_t StoreIndex::pending_links() const {
+  Snapshot s = TakeSnapshot();
+  uint32_t linked = LinkedSlots(*s.gen);
+  return s.snap.slots > linked ? s.snap.slots - linked : 0;
+}
+
+uint64_t StoreIndex::LinkPending(uint64_t max_records) {
+  std::lock_guard link_lock(link_mu_);
+  // Committed slots only: their vectors are written and never move.
+  Snapshot s = TakeSnapshot();
+  auto* gen = const_cast<Generation*>(s.gen.get());
+  const uint32_t first = gen->linked;
+  if (s.snap.slots <= first) return 0;
+  const uint32_t last = static_cast<uint32_t>(
+      std::min<uint64_t>(s.snap.slots, uint64_t{first} + max_records));
+  LinkThrough(gen, last);
+  return last - first;
 }
 
 uint64_t StoreIndex::ApplyDelete(Generation* gen, std::span<const uint64_t> ids,
@@ -197,7 +226,7 @@ Status StoreIndex::Compact() {
     uint32_t s = fresh->store.AppendCopy(old->store, slot);
     fresh->slot_of.emplace(fresh->store.id(s), s);
   }
-  Link(fresh.get(), 0, fresh->store.slots());
+  LinkThrough(fresh.get(), fresh->store.slots());
 
   std::lock_guard lock(write_mu_);
   uint64_t version = version_ + 1;
@@ -225,8 +254,13 @@ uint64_t StoreIndex::MemoryBytes() const {
 }
 
 Status StoreIndex::Save(const std::string& path) const {
-  // Holding write_mu_ freezes the generation (no appends, no tombstones).
+  // Holding write_mu_ freezes the generation (no appends, no tombstones);
+  // what waits for links is linked first, so the saved graph is whole.
   std::lock_guard lock(write_mu_);
+  {
+    std::lock_guard link_lock(link_mu_);
+    LinkThrough(gen_.get(), gen_->store.slots());
+  }
   const Generation& gen = *gen_;
   SKALD_ASSIGN_OR_RETURN(auto w, FileWriter::Create(path, options_.env));
   IndexFileHeader h;
@@ -274,6 +308,7 @@ Status StoreIndex::LoadFrom(const std::string& path) {
   SKALD_RETURN_IF_ERROR(gen->store.ReadFrom(r.get(), h.slots));
   SKALD_RETURN_IF_ERROR(LoadExtra(gen.get(), h.slots, r.get()));
   SKALD_RETURN_IF_ERROR(r->Finish());
+  gen->linked = h.slots;  // saved indexes are whole (Save links first)
   for (uint32_t s = 0; s < h.slots; ++s) {
     if (gen->store.deleted_at(s) != 0) continue;
     if (!gen->slot_of.emplace(gen->store.id(s), s).second) {

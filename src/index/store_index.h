@@ -18,6 +18,11 @@
 //    without holding write_mu_; writes made meanwhile are logged and replayed
 //    before the new generation is swapped in. Searches holding the old one
 //    keep it alive (shared_ptr).
+//  * Linking (HNSW: into the graph) may lag the appends: slots [0, linked)
+//    are linked, the rest wait for LinkPending() — up to DeferredLinks() of
+//    them; an upsert that would leave more links them all. Linking holds
+//    link_mu_, not write_mu_, so appends go on meanwhile; SearchIn scores
+//    the unlinked slots of its snapshot exactly.
 //
 // Thread safety: all public methods are safe to call concurrently.
 
@@ -58,6 +63,8 @@ class StoreIndex : public VectorIndex {
     applied_seq_.store(seq, std::memory_order_release);
   }
   Status Save(const std::string& path) const override;
+  uint64_t pending_links() const override;
+  uint64_t LinkPending(uint64_t max_records) override;
 
   const VectorIndexOptions& options() const { return options_; }
 
@@ -72,6 +79,9 @@ class StoreIndex : public VectorIndex {
     RecordStore store;
     // id -> live slot. Writer-only (write_mu_, or private during Compact).
     std::unordered_map<uint64_t, uint32_t> slot_of;
+    // Slots [0, linked) are linked. Written under link_mu_ (or privately
+    // during Compact and load), read with atomic loads.
+    uint32_t linked = 0;
   };
 
   explicit StoreIndex(VectorIndexOptions options);
@@ -83,6 +93,12 @@ class StoreIndex : public VectorIndex {
   // searchable — HNSW links them into its graph. Called by the single writer
   // of `gen`.
   virtual void Link(Generation* gen, uint32_t first, uint32_t last) const = 0;
+  // Slots an upsert may leave unlinked (0 = link every upsert at once).
+  virtual uint32_t DeferredLinks() const { return 0; }
+  // Slots [0, linked) of `gen` visible to a search (atomic load).
+  static uint32_t LinkedSlots(const Generation& gen) {
+    return __atomic_load_n(&gen.linked, __ATOMIC_ACQUIRE);
+  }
   // Finds the best scratch->top.k slots visible in `snap` that pass `f`
   // (scratch->top is Reset and the query prepared by the caller).
   virtual void SearchIn(const Generation& gen, const StoreSnapshot& snap, const CompiledFilter& f,
@@ -115,9 +131,13 @@ class StoreIndex : public VectorIndex {
                    std::span<const float> vectors, uint64_t version, uint64_t* added,
                    uint64_t* replaced) const;
   uint64_t ApplyDelete(Generation* gen, std::span<const uint64_t> ids, uint64_t version) const;
+  // Links the slots of `gen` from its `linked` up to `last`. REQUIRES:
+  // link_mu_ held, or `gen` private to the caller.
+  void LinkThrough(Generation* gen, uint32_t last) const;
   void Publish(std::shared_ptr<Generation> gen, uint64_t version);
 
   mutable std::mutex write_mu_;  // serializes writers, Save and Compact's swap
+  mutable std::mutex link_mu_;   // serializes linking; taken after write_mu_ when both
   mutable std::mutex snap_mu_;   // readers copy the three fields below under it
   // Changed only while holding both mutexes, so writers may read them under
   // write_mu_ alone.

@@ -89,6 +89,9 @@ Status VectorIndexOptions::Validate() const {
   if (hnsw.build_threads < 1 || hnsw.build_threads > 256) {
     return Status::InvalidArgument("hnsw.build_threads must be in 1..256");
   }
+  if (hnsw.max_unlinked < 0 || hnsw.max_unlinked > (1 << 24)) {
+    return Status::InvalidArgument("hnsw.max_unlinked must be in 0..16777216");
+  }
   if (!(exact_max_fraction >= 0 && exact_max_fraction <= 1)) {
     return Status::InvalidArgument("exact_max_fraction must be in [0, 1]");
   }

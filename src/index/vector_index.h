@@ -170,8 +170,18 @@ class VectorIndex {
   virtual void set_applied_seq(int64_t seq) = 0;
 
   // Writes the index to `path` atomically (temp file, fsync, rename, fsync of
-  // the directory). Blocks writers for the duration, never searches.
+  // the directory). Blocks writers for the duration, never searches. Slots
+  // still waiting for links (pending_links) are linked first, so a saved
+  // index is always whole.
   virtual Status Save(const std::string& path) const = 0;
+
+  // Records written but not yet linked into the index structure (HNSW:
+  // HnswParams::max_unlinked). Searches score them exactly meanwhile, so
+  // they are found all the same; LinkPending() links them.
+  virtual uint64_t pending_links() const { return 0; }
+  // Links up to `max_records` of the pending records, oldest first, beside
+  // searches and writes. Returns how many were linked.
+  virtual uint64_t LinkPending(uint64_t /*max_records*/) { return 0; }
 };
 
 // Build parameters of the HNSW graph.
@@ -187,6 +197,12 @@ struct HnswParams {
   int build_threads = 1;
   // Seed of the level generator (builds are deterministic for one thread).
   uint64_t seed = 0x5eed;
+  // Records an upsert may leave unlinked for LinkPending() to link later
+  // (a writer that would leave more links them all itself). 0 = every
+  // upsert links its records before it returns. Until linked, a record is
+  // scored exactly by every search, so the more are left, the slower a
+  // search gets meanwhile (~16k 512-d records: a few ms).
+  int max_unlinked = 0;
 };
 
 struct VectorIndexOptions {

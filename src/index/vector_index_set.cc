@@ -1,5 +1,9 @@
 #include "index/vector_index_set.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
@@ -117,7 +121,59 @@ std::string VectorIndexSet::PathFor(const std::string& dir, std::string_view acc
 VectorIndexSet::VectorIndexSet(VectorIndexSetOptions options, Catalog* catalog)
     : options_(std::move(options)), catalog_(catalog) {}
 
-VectorIndexSet::~VectorIndexSet() = default;
+VectorIndexSet::~VectorIndexSet() {
+  if (!linker_.joinable()) return;
+  stopping_.store(true);
+  {
+    std::lock_guard lock(linker_mu_);
+    linker_stop_ = true;
+  }
+  linker_cv_.notify_one();
+  linker_.join();
+}
+
+void VectorIndexSet::WakeLinker() {
+  if (!linker_.joinable()) return;
+  {
+    std::lock_guard lock(linker_mu_);
+    linker_wake_ = true;
+  }
+  linker_cv_.notify_one();
+}
+
+void VectorIndexSet::LinkerLoop() {
+  // The lowest priority (Linux: nice is per thread): links take the CPU
+  // that imports and searches leave idle.
+  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);
+  // Small steps: a writer that must link (max_unlinked reached) or a save
+  // waits for at most one step of this thread.
+  constexpr uint64_t kLinkStep = 64;
+  std::unique_lock lock(linker_mu_);
+  while (true) {
+    linker_cv_.wait(lock, [&] { return linker_stop_ || linker_wake_; });
+    if (linker_stop_) return;
+    linker_wake_ = false;
+    lock.unlock();
+    std::vector<std::pair<std::string, Entry*>> entries;
+    {
+      std::lock_guard entries_lock(mu_);
+      for (auto& [account, entry] : entries_) entries.emplace_back(account, entry.get());
+    }
+    for (auto& [account, entry] : entries) {
+      while (!stopping_.load() && entry->index->LinkPending(kLinkStep) > 0) {
+      }
+      if (stopping_.load()) break;
+      // Whole again: saved now (a failed save is retried by the next save).
+      std::lock_guard catch_up_lock(catch_up_mu_);
+      if (entry->index->pending_links() == 0 &&
+          (entry->saved_seq != entry->index->applied_seq() ||
+           entry->saved_changes != entry->changes.load())) {
+        (void)SaveEntry(account, entry);
+      }
+    }
+    lock.lock();
+  }
+}
 
 Result<std::unique_ptr<VectorIndexSet>> VectorIndexSet::Open(const VectorIndexSetOptions& options,
                                                              Catalog* catalog) {
@@ -140,6 +196,11 @@ Result<std::unique_ptr<VectorIndexSet>> VectorIndexSet::Open(const VectorIndexSe
   SKALD_RETURN_IF_ERROR(set->CatchUp().status());
   for (auto& r : set->report_) {
     if (VectorIndex* index = set->Find(r.account)) r.records = index->size();
+  }
+  if (options.index.kind == "hnsw" && options.index.hnsw.max_unlinked > 0) {
+    VectorIndexSet* raw = set.get();
+    set->linker_ = std::thread([raw] { raw->LinkerLoop(); });
+    set->WakeLinker();  // what the catch-up at open left
   }
   return set;
 }
@@ -281,15 +342,21 @@ Result<uint64_t> VectorIndexSet::CatchUp() {
     from = last;
     if (page.size() < static_cast<size_t>(options_.catch_up_batch)) break;
   }
+  if (applied > 0) WakeLinker();
   return applied;
 }
 
-Status VectorIndexSet::SaveAll() {
+Status VectorIndexSet::SaveAll() { return SaveChanged(/*skip_pending_links=*/false); }
+
+Status VectorIndexSet::SaveLinked() { return SaveChanged(/*skip_pending_links=*/true); }
+
+Status VectorIndexSet::SaveChanged(bool skip_pending_links) {
   std::lock_guard catch_up_lock(catch_up_mu_);
   std::vector<std::pair<std::string, Entry*>> todo;
   {
     std::lock_guard lock(mu_);
     for (auto& [account, entry] : entries_) {
+      if (skip_pending_links && linker_.joinable() && entry->index->pending_links() > 0) continue;
       if (entry->saved_seq != entry->index->applied_seq() ||
           entry->saved_changes != entry->changes.load()) {
         todo.emplace_back(account, entry.get());
@@ -298,6 +365,13 @@ Status VectorIndexSet::SaveAll() {
   }
   for (auto& [account, entry] : todo) SKALD_RETURN_IF_ERROR(SaveEntry(account, entry));
   return Status::Ok();
+}
+
+uint64_t VectorIndexSet::PendingLinks() const {
+  std::lock_guard lock(mu_);
+  uint64_t pending = 0;
+  for (const auto& [account, entry] : entries_) pending += entry->index->pending_links();
+  return pending;
 }
 
 Result<int> VectorIndexSet::CompactIfNeeded(double max_deleted_fraction) {

@@ -19,16 +19,24 @@
 // writes to these indexes directly, so each index's applied_seq() is exact.
 // To force a rebuild, delete the account's file and reopen the set.
 //
+// Linking off the writer's path: with HnswParams::max_unlinked > 0 a
+// catch-up leaves new records for a background thread of the lowest CPU
+// priority to link into the graph (searches score them exactly meanwhile),
+// so the linking takes the cores an import leaves idle instead of holding
+// the import up; that thread saves an index once it is whole again.
+//
 // Thread safety: safe for concurrent use. ForAccount() returns a pointer that
 // stays valid for the set's lifetime (indexes are never dropped or replaced
 // after Open); searches on it may run concurrently with CatchUp() and SaveAll().
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "index/vector_index.h"
@@ -80,8 +88,14 @@ class VectorIndexSet {
   // Returns the number of records applied. Serialized with other CatchUp calls.
   Result<uint64_t> CatchUp();
 
-  // Saves every index changed since its last save.
+  // Saves every index changed since its last save (linking first what
+  // waits for links).
   Status SaveAll();
+  // Like SaveAll, but an index with records waiting for links is left to
+  // the background linker, which saves it once they are linked.
+  Status SaveLinked();
+  // Records of every index waiting for links (VectorIndex::pending_links).
+  uint64_t PendingLinks() const;
 
   // Compacts every index whose tombstones exceed `max_deleted_fraction` of its
   // slots (searches and catch-up continue meanwhile). Returns how many were
@@ -113,6 +127,10 @@ class VectorIndexSet {
   Status OpenAccount(const std::string& account);
   Status RebuildFromCatalog(const std::string& account, Entry* entry);
   Status SaveEntry(const std::string& account, Entry* entry);
+  Status SaveChanged(bool skip_pending_links);
+  // The background linker (runs when options_.index.hnsw.max_unlinked > 0).
+  void LinkerLoop();
+  void WakeLinker();
   Result<Entry*> EntryFor(std::string_view account);
   // True when the record's vector was made by this set's embedder and dimension.
   bool Indexable(const Record& r) const;
@@ -125,6 +143,13 @@ class VectorIndexSet {
   std::vector<IndexOpenReport> report_;
   std::atomic<uint64_t> skipped_{0};
   std::atomic<int64_t> set_seq_{0};  // every account is caught up through this sequence
+
+  std::mutex linker_mu_;
+  std::condition_variable linker_cv_;
+  bool linker_wake_ = false;  // GUARDED_BY(linker_mu_)
+  bool linker_stop_ = false;  // GUARDED_BY(linker_mu_)
+  std::atomic<bool> stopping_{false};
+  std::thread linker_;
 };
 
 }  // namespace skald

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "index/index_test_util.h"
 #include "storage/catalog.h"
@@ -155,6 +157,38 @@ TEST_F(VectorIndexSetTest, CleanFileCatchesUpFromItsSequence) {
   EXPECT_EQ(ReportFor(reopened.get(), "acme").action, IndexOpenReport::Action::kLoaded);
   EXPECT_EQ(reopened->Find("acme")->size(), 110u);
   EXPECT_EQ(reopened->Find("acme")->deleted(), 0u);
+}
+
+// With max_unlinked, the catch-up leaves new records to the background
+// linker, which links them and saves the index once it is whole.
+TEST_F(VectorIndexSetTest, TheBackgroundLinkerLinksAndSavesWhatCatchUpLeft) {
+  options_.index.hnsw.max_unlinked = 1000;
+  auto set = OpenSet();
+  ASSERT_TRUE(set);
+  Add("acme", 0, 300);
+  ASSERT_TRUE(set->CatchUp().ok());
+  // Found at once, linked or not.
+  EXPECT_TRUE(Findable(set.get(), "acme", 7));
+  EXPECT_TRUE(Findable(set.get(), "acme", 299));
+  // SaveLinked leaves an index that waits for links to the linker.
+  ASSERT_TRUE(set->SaveLinked().ok());
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const std::string path = VectorIndexSet::PathFor(options_.dir, "acme");
+  while ((set->PendingLinks() > 0 || !std::filesystem::exists(path)) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(set->PendingLinks(), 0u);
+  ASSERT_TRUE(std::filesystem::exists(path));  // saved by the linker
+  set.reset();
+  auto loaded = LoadVectorIndex(path, options_.index);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ((*loaded)->size(), 300u);
+  EXPECT_EQ((*loaded)->pending_links(), 0u);
+  auto reopened = OpenSet();
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ(ReportFor(reopened.get(), "acme").action, IndexOpenReport::Action::kLoaded);
+  EXPECT_TRUE(Findable(reopened.get(), "acme", 150));
 }
 
 TEST_F(VectorIndexSetTest, FlippedByteIsReportedAndRebuilt) {

@@ -241,8 +241,10 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
     SKALD_RETURN_IF_ERROR(follower.Finish());
   }
   if (services.vectors) {
+    // An index whose new records still wait for the background linker is
+    // saved by it once they are linked (VectorIndexSet).
     StageTimings::Scope flush(&timings, "index_flush");
-    SKALD_RETURN_IF_ERROR(services.vectors->SaveAll());
+    SKALD_RETURN_IF_ERROR(services.vectors->SaveLinked());
   }
   nlohmann::json timings_ms = nlohmann::json::object();
   for (const auto& [name, ms] : timings.Milliseconds()) timings_ms[name] = std::round(ms);

@@ -126,7 +126,7 @@ Status RunAdminReindexJob(const IngestServices& services, JobContext& context) {
   if (!dry_run) {
     stage("updating indexes");
     SKALD_RETURN_IF_ERROR(services.indexes->CatchUpIndexes());
-    if (services.vectors) SKALD_RETURN_IF_ERROR(services.vectors->SaveAll());
+    if (services.vectors) SKALD_RETURN_IF_ERROR(services.vectors->SaveLinked());
   }
   nlohmann::json result = {
       {"scanned_records", scanned},

@@ -27,6 +27,8 @@ constexpr std::string_view kContentBackendKey = "content_backend";
 // File timestamps come from a coarse kernel clock; re-hash anything touched
 // within this margin before the crashed session started.
 constexpr int64_t kMtimeSlackNs = 2'000'000'000;
+// Records the vector index may leave to its background linker (HnswParams::max_unlinked).
+constexpr int kMaxUnlinkedRecords = 16384;
 
 }  // namespace
 
@@ -240,6 +242,10 @@ Status DbImpl::StartBackground() {
         static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // The graph links a batch on several threads from 2048 records on.
     set_options.catch_up_batch = 8192;
+    // Up to this many new records wait for the background linker instead
+    // of holding up the catch-up (an import's wait); searches score them
+    // exactly meanwhile (~16k 512-d records: a few ms a search).
+    set_options.index.hnsw.max_unlinked = kMaxUnlinkedRecords;
     SKALD_ASSIGN_OR_RETURN(vectors_, VectorIndexSet::Open(set_options, catalog_.get()));
     for (const IndexOpenReport& report : vectors_->open_report()) {
       // A missing file with nothing to rebuild is just a new account.
