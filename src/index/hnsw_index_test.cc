@@ -42,8 +42,9 @@ VectorIndexOptions HnswOptions(int build_threads = 1) {
 
 class HnswIndexTest : public ::testing::Test {
  protected:
-  void Build(int build_threads) {
-    auto created = NewVectorIndex(HnswOptions(build_threads));
+  void Build(int build_threads) { Build(HnswOptions(build_threads)); }
+  void Build(const VectorIndexOptions& options) {
+    auto created = NewVectorIndex(options);
     ASSERT_TRUE(created.ok()) << created.status().ToString();
     index_ = std::move(created).value();
     // Queries come from the same mixture as the data (the last kQueries rows).
@@ -301,19 +302,7 @@ TEST_F(HnswIndexTest, UnlinkedRecordsAreFoundAndLinkedLater) {
 TEST_F(HnswIndexTest, SaveLinksWhatWaitsSoTheLoadedGraphIsWhole) {
   VectorIndexOptions o = HnswOptions();
   o.hnsw.max_unlinked = kN;
-  auto created = NewVectorIndex(o);
-  ASSERT_TRUE(created.ok());
-  index_ = std::move(created).value();
-  std::vector<float> data = MixtureData(kN + kQueries, kDim, 25, 21);
-  queries_.assign(data.begin() + kN * kDim, data.end());
-  data.resize(kN * kDim);
-  std::vector<RecordFields> batch;
-  for (uint64_t i = 0; i < kN; ++i) {
-    batch.push_back(TestRecord(i));
-    records_[i] = batch.back();
-    vectors_[i].assign(data.begin() + i * kDim, data.begin() + (i + 1) * kDim);
-  }
-  ASSERT_TRUE(index_->Upsert(batch, data).ok());
+  Build(o);
   ASSERT_EQ(index_->pending_links(), kN);
   testing::TempDir dir;
   std::string path = dir.Sub("v.skvi");

@@ -4,10 +4,14 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "common/strings.h"
 #include "ingest/parser.h"
@@ -77,6 +81,30 @@ Result<std::string> ReadLocalFile(const fs::path& path, size_t limit = 0) {
   return bytes;
 }
 
+// What one source file adds to the plan. Made on any thread (the files of
+// a directory are read, parsed and split two at a time), then committed to
+// the plan in source order.
+struct FilePart {
+  std::vector<std::string> warnings;
+  std::vector<std::string> dirs;     // relative directories, in the order met
+  std::vector<ImportFile> outputs;   // paths before de-duplication
+  uint64_t text_bytes = 0;           // counted against max_total_bytes
+  uint64_t source_bytes = 0;
+  std::optional<std::string> root_name;  // a single-file import's root
+};
+
+// A file found by the walk, or a warning the walk made (when `warning` is set).
+struct WalkItem {
+  std::string warning;
+  fs::path path;
+  std::string rel_source;
+  std::string rel_dir;
+};
+
+// Files read and split side by side, then committed; a bound on what the
+// plan holds beyond max_total_bytes before the check at commit stops it.
+constexpr size_t kFilesAtOnce = 32;
+
 class Planner {
  public:
   Planner(const ImportOptions& options, ImportPlan* plan) : options_(options), plan_(plan) {}
@@ -93,56 +121,52 @@ class Planner {
     return Status::Ok();
   }
 
-  // One file of a directory import (rel_dir: its directory in the resource).
-  Status AddFile(const fs::path& path, std::string_view rel_source, std::string_view rel_dir) {
-    ++plan_->source_files;
+  // Whether a file of a directory import passes `include` and `exclude`.
+  bool Wanted(std::string_view rel_source) const {
     if (!include_.empty() &&
         std::none_of(include_.begin(), include_.end(),
                      [&](const GlobPattern& g) { return g.Matches(rel_source); })) {
-      return Status::Ok();
+      return false;
     }
-    if (std::any_of(exclude_.begin(), exclude_.end(),
-                    [&](const GlobPattern& g) { return g.Matches(rel_source); })) {
-      return Status::Ok();
-    }
-    return AddContent(path, std::string(path.filename().string()), rel_source, rel_dir,
-                      /*single=*/false);
+    return std::none_of(exclude_.begin(), exclude_.end(),
+                        [&](const GlobPattern& g) { return g.Matches(rel_source); });
   }
 
-  // Adds the file's content at rel_dir. `single`: the whole import is this
-  // one file, so a split document fills the root directory itself.
+  // The file's content at rel_dir, into `out`. `single`: the whole import
+  // is this one file, so a split document fills the root directory itself.
   // Documents with a parser (ingest/parser.h) become Markdown and take the
   // Markdown path; text that is not UTF-8 is transcoded or repaired.
-  Status AddContent(const fs::path& path, const std::string& name, std::string_view rel_source,
-                    std::string_view rel_dir, bool single) {
+  // Safe to call from several threads at once.
+  Status ReadContent(const fs::path& path, const std::string& name, std::string_view rel_source,
+                     std::string_view rel_dir, bool single, FilePart* out) const {
     // A file that cannot be read (permissions, removed during the walk) is
     // named in a warning; the rest of the import goes on.
     std::error_code ec;
     uint64_t size = fs::file_size(path, ec);
     if (ec) {
-      plan_->warnings.push_back(fmt::format("{}: skipped ({})", rel_source, ec.message()));
+      out->warnings.push_back(fmt::format("{}: skipped ({})", rel_source, ec.message()));
       return Status::Ok();
     }
     if (size == 0) {
-      plan_->warnings.push_back(fmt::format("{}: skipped (empty file)", rel_source));
+      out->warnings.push_back(fmt::format("{}: skipped (empty file)", rel_source));
       return Status::Ok();
     }
     std::string ext = LowerExtension(fs::path(name));
     if (IsUnsupportedFormat(ext)) {
-      plan_->warnings.push_back(
+      out->warnings.push_back(
           fmt::format("{}: skipped (no parser for {} files yet)", rel_source, ext));
       return Status::Ok();
     }
     const Parser* parser = IsMarkdownExtension(ext) ? nullptr : parsers_.Find(FileProbe{ext, {}});
     size_t head_only = parser != nullptr ? parser->HeadBytes() : 0;
     if (head_only == 0 && size > options_.max_file_bytes) {
-      plan_->warnings.push_back(fmt::format("{}: skipped ({} bytes, over the {} byte limit)",
-                                            rel_source, size, options_.max_file_bytes));
+      out->warnings.push_back(fmt::format("{}: skipped ({} bytes, over the {} byte limit)",
+                                          rel_source, size, options_.max_file_bytes));
       return Status::Ok();
     }
     Result<std::string> read = ReadLocalFile(path, head_only);
     if (!read.ok()) {
-      plan_->warnings.push_back(fmt::format("{}: skipped ({})", rel_source, read.status().message()));
+      out->warnings.push_back(fmt::format("{}: skipped ({})", rel_source, read.status().message()));
       return Status::Ok();
     }
     std::string bytes = std::move(*read);
@@ -151,84 +175,149 @@ class Planner {
       parser = parsers_.Find(FileProbe{{}, std::string_view(bytes).substr(0, kProbeBytes)});
     }
     if (parser != nullptr) {
-      return AddParsed(*parser, bytes, size, name, rel_source, rel_dir, single);
+      return ReadParsed(*parser, bytes, size, name, rel_source, rel_dir, single, out);
     }
     if (!text) {
       if (!PlausiblyText(bytes)) {
-        plan_->warnings.push_back(fmt::format("{}: skipped (binary file)", rel_source));
+        out->warnings.push_back(fmt::format("{}: skipped (binary file)", rel_source));
         return Status::Ok();
       }
       Utf8Text utf8 = ToUtf8(bytes);
-      plan_->warnings.push_back(
+      out->warnings.push_back(
           utf8.repaired
               ? fmt::format("{}: not valid UTF-8; invalid bytes replaced with U+FFFD", rel_source)
               : fmt::format("{}: transcoded from {} to UTF-8", rel_source, utf8.charset));
       bytes = std::move(utf8.text);
     }
-    SKALD_RETURN_IF_ERROR(CountBytes(bytes.size()));
-    plan_->source_bytes += bytes.size();
+    SKALD_RETURN_IF_ERROR(CheckBytes(bytes.size()));
+    out->text_bytes += bytes.size();
+    out->source_bytes += bytes.size();
     if (!IsMarkdownExtension(ext)) {
-      AddOutput(JoinPath(rel_dir, SegmentFor(name)), std::move(bytes));
+      out->outputs.push_back(ImportFile{JoinPath(rel_dir, SegmentFor(name)), std::move(bytes)});
       return Status::Ok();
     }
-    return AddMarkdown(std::move(bytes), StemOf(name), ext == ".md" ? name : "", rel_dir, single);
+    return SplitInto(std::move(bytes), StemOf(name), ext == ".md" ? name : "", rel_dir, single,
+                     out);
   }
 
   // A document a parser takes: its Markdown at rel_dir, or a warning saying
-  // why it was skipped.
-  Status AddParsed(const Parser& parser, std::string_view bytes, uint64_t size,
-                   const std::string& name, std::string_view rel_source, std::string_view rel_dir,
-                   bool single) {
-    Result<ParsedDocument> parsed = parser.Parse(ParseInput{name, bytes, size});
+  // why it was skipped. Parsers run one at a time (not every library they
+  // use is known to be safe on several threads).
+  Status ReadParsed(const Parser& parser, std::string_view bytes, uint64_t size,
+                    const std::string& name, std::string_view rel_source,
+                    std::string_view rel_dir, bool single, FilePart* out) const {
+    Result<ParsedDocument> parsed = [&] {
+      std::lock_guard lock(parse_mu_);
+      return parser.Parse(ParseInput{name, bytes, size});
+    }();
     if (!parsed.ok()) {
-      plan_->warnings.push_back(
+      out->warnings.push_back(
           fmt::format("{}: skipped ({})", rel_source, parsed.status().message()));
       return Status::Ok();
     }
     for (const std::string& warning : parsed->warnings) {
-      plan_->warnings.push_back(fmt::format("{}: {}", rel_source, warning));
+      out->warnings.push_back(fmt::format("{}: {}", rel_source, warning));
     }
-    SKALD_RETURN_IF_ERROR(CountBytes(parsed->markdown.size()));
-    plan_->source_bytes += size;
+    SKALD_RETURN_IF_ERROR(CheckBytes(parsed->markdown.size()));
+    out->text_bytes += parsed->markdown.size();
+    out->source_bytes += size;
     std::string stem = parsed->stem.empty() ? StemOf(name) : parsed->stem;
-    return AddMarkdown(std::move(parsed->markdown), stem, "", rel_dir, single);
+    return SplitInto(std::move(parsed->markdown), stem, "", rel_dir, single, out);
   }
 
   // Markdown through the splitter: one file `{stem}.md` (or `keep_name`)
   // at rel_dir when it fits, else a directory `{stem}/` of sections.
-  Status AddMarkdown(std::string markdown, const std::string& stem, const std::string& keep_name,
-                     std::string_view rel_dir, bool single) {
+  Status SplitInto(std::string markdown, const std::string& stem, const std::string& keep_name,
+                   std::string_view rel_dir, bool single, FilePart* out) const {
     SKALD_ASSIGN_OR_RETURN(MarkdownSplit split, SplitMarkdown(markdown, stem, options_.split));
     if (single) {
-      plan_->root_name = split.root_name;
-      for (const std::string& dir : split.dirs) AddDir(dir);
-      for (SplitFile& file : split.files) AddOutput(file.path, std::move(file.content));
+      out->root_name = split.root_name;
+      for (const std::string& dir : split.dirs) out->dirs.push_back(dir);
+      for (SplitFile& file : split.files) {
+        out->outputs.push_back(ImportFile{file.path, std::move(file.content)});
+      }
       return Status::Ok();
     }
     if (split.files.size() == 1 && split.dirs.empty()) {
       // A document that fits one file keeps its name and place.
-      std::string out = SegmentFor(keep_name.empty() ? stem + ".md" : keep_name);
-      AddOutput(JoinPath(rel_dir, out), std::move(split.files[0].content));
+      std::string name = SegmentFor(keep_name.empty() ? stem + ".md" : keep_name);
+      out->outputs.push_back(
+          ImportFile{JoinPath(rel_dir, name), std::move(split.files[0].content)});
       return Status::Ok();
     }
     std::string doc_dir = JoinPath(rel_dir, SegmentFor(stem));
-    AddDir(doc_dir);
-    for (const std::string& dir : split.dirs) AddDir(JoinPath(doc_dir, dir));
+    out->dirs.push_back(doc_dir);
+    for (const std::string& dir : split.dirs) out->dirs.push_back(JoinPath(doc_dir, dir));
     for (SplitFile& file : split.files) {
-      AddOutput(JoinPath(doc_dir, file.path), std::move(file.content));
+      out->outputs.push_back(ImportFile{JoinPath(doc_dir, file.path), std::move(file.content)});
     }
+    return Status::Ok();
+  }
+
+  // Adds a file's part to the plan, counting its bytes against max_total_bytes.
+  Status Commit(FilePart part) {
+    for (std::string& warning : part.warnings) plan_->warnings.push_back(std::move(warning));
+    SKALD_RETURN_IF_ERROR(CountBytes(part.text_bytes));
+    plan_->source_bytes += part.source_bytes;
+    if (part.root_name) plan_->root_name = std::move(*part.root_name);
+    for (const std::string& dir : part.dirs) AddDir(dir);
+    for (ImportFile& file : part.outputs) AddOutput(std::move(file.path), std::move(file.content));
+    return Status::Ok();
+  }
+
+  // Reads the walk's files two at a time and commits them in source order.
+  Status ReadAll(const std::vector<WalkItem>& items) {
+    for (size_t begin = 0; begin < items.size(); begin += kFilesAtOnce) {
+      const size_t end = std::min(items.size(), begin + kFilesAtOnce);
+      std::vector<FilePart> parts(end - begin);
+      std::vector<Status> results(end - begin);
+      std::atomic<size_t> next{begin};
+      auto work = [&] {
+        for (size_t i = next++; i < end; i = next++) {
+          const WalkItem& item = items[i];
+          if (!item.warning.empty()) continue;
+          results[i - begin] = ReadContent(item.path, item.path.filename().string(),
+                                           item.rel_source, item.rel_dir, /*single=*/false,
+                                           &parts[i - begin]);
+        }
+      };
+      if (end - begin > 1 && std::thread::hardware_concurrency() >= 2) {
+        std::thread helper(work);
+        work();
+        helper.join();
+      } else {
+        work();
+      }
+      for (size_t i = begin; i < end; ++i) {
+        if (!items[i].warning.empty()) {
+          plan_->warnings.push_back(items[i].warning);
+          continue;
+        }
+        SKALD_RETURN_IF_ERROR(results[i - begin]);
+        SKALD_RETURN_IF_ERROR(Commit(std::move(parts[i - begin])));
+      }
+    }
+    return Status::Ok();
+  }
+
+  // One file's bytes against max_total_bytes, before it is split (the sum
+  // is checked at commit).
+  Status CheckBytes(uint64_t n) const {
+    if (total_bytes_ + n > options_.max_total_bytes) return TooMuchText();
     return Status::Ok();
   }
 
   // Counts bytes the plan will hold against max_total_bytes.
   Status CountBytes(uint64_t n) {
-    if (total_bytes_ + n > options_.max_total_bytes) {
-      return Status::ResourceExhausted(fmt::format(
-          "the source holds more than {} bytes of text; import it in parts",
-          options_.max_total_bytes));
-    }
+    if (total_bytes_ + n > options_.max_total_bytes) return TooMuchText();
     total_bytes_ += n;
     return Status::Ok();
+  }
+
+  Status TooMuchText() const {
+    return Status::ResourceExhausted(
+        fmt::format("the source holds more than {} bytes of text; import it in parts",
+                    options_.max_total_bytes));
   }
 
   void AddDir(const std::string& rel) {
@@ -241,8 +330,10 @@ class Planner {
            options_.ignore_dirs.end();
   }
 
-  // Walks `dir` (its resource path `rel_dir`, its source path `rel_source`).
-  Status Walk(const fs::path& dir, const std::string& rel_source, const std::string& rel_dir) {
+  // Walks `dir` (its resource path `rel_dir`, its source path `rel_source`),
+  // appending its files and warnings to `items` in source order.
+  Status Walk(const fs::path& dir, const std::string& rel_source, const std::string& rel_dir,
+              std::vector<WalkItem>* items) {
     std::error_code ec;
     std::vector<fs::directory_entry> entries;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -253,7 +344,9 @@ class Planner {
         spdlog::warn("import: cannot list {}: {}", dir.string(), ec.message());
         return Status::IOError(fmt::format("cannot list the source directory: {}", ec.message()));
       }
-      plan_->warnings.push_back(fmt::format("{}/: skipped ({})", rel_source, ec.message()));
+      WalkItem skipped;
+      skipped.warning = fmt::format("{}/: skipped ({})", rel_source, ec.message());
+      items->push_back(std::move(skipped));
       return Status::Ok();
     }
     std::sort(entries.begin(), entries.end(),
@@ -267,7 +360,7 @@ class Planner {
         if (IgnoredDir(name)) continue;
         std::string child_rel = JoinPath(rel_dir, SegmentFor(name));
         // Directories are created for the files below them only (FinishDirs).
-        SKALD_RETURN_IF_ERROR(Walk(entry.path(), child_source, child_rel));
+        SKALD_RETURN_IF_ERROR(Walk(entry.path(), child_source, child_rel, items));
         continue;
       }
       if (!entry.is_regular_file(ec)) continue;
@@ -276,7 +369,8 @@ class Planner {
             "{} has more than {} files; import a smaller directory", dir.string(),
             options_.max_files));
       }
-      SKALD_RETURN_IF_ERROR(AddFile(entry.path(), child_source, rel_dir));
+      ++plan_->source_files;
+      if (Wanted(child_source)) items->push_back(WalkItem{{}, entry.path(), child_source, rel_dir});
     }
     return Status::Ok();
   }
@@ -313,6 +407,7 @@ class Planner {
   const ImportOptions& options_;
   ImportPlan* plan_;
   const ParserRegistry parsers_ = ParserRegistry::BuiltIn();
+  mutable std::mutex parse_mu_;
   std::vector<GlobPattern> include_;
   std::vector<GlobPattern> exclude_;
   uint64_t total_bytes_ = 0;
@@ -369,7 +464,9 @@ Result<ImportPlan> PlanImport(const std::string& source_path, std::string_view d
   if (fs::is_regular_file(status)) {
     ++plan.source_files;
     plan.root_name = SegmentFor(StemOf(name));
-    SKALD_RETURN_IF_ERROR(planner.AddContent(path, name, name, "", /*single=*/true));
+    FilePart part;
+    SKALD_RETURN_IF_ERROR(planner.ReadContent(path, name, name, "", /*single=*/true, &part));
+    SKALD_RETURN_IF_ERROR(planner.Commit(std::move(part)));
     if (plan.files.empty()) {
       return Status::InvalidArgument(fmt::format(
           "nothing to import from {}: {}", name,
@@ -383,7 +480,9 @@ Result<ImportPlan> PlanImport(const std::string& source_path, std::string_view d
         fmt::format("{} is neither a regular file nor a directory", name));
   }
   plan.root_name = SegmentFor(name);
-  SKALD_RETURN_IF_ERROR(planner.Walk(path, "", ""));
+  std::vector<WalkItem> items;
+  SKALD_RETURN_IF_ERROR(planner.Walk(path, "", "", &items));
+  SKALD_RETURN_IF_ERROR(planner.ReadAll(items));
   if (plan.files.empty()) {
     return Status::InvalidArgument(fmt::format(
         "nothing to import from {}: no text files found ({} files looked at)", name,

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -162,6 +163,50 @@ TEST(SourceImportTest, UnsafeNamesAreSanitizedAndCollisionsSuffixed) {
   for (const ImportFile& f : plan->files) {
     EXPECT_EQ(f.path.find('?'), std::string::npos) << f.path;
   }
+}
+
+// Files are read two at a time in groups; the plan is still in source
+// order, warnings included, whatever thread read which file.
+TEST(SourceImportTest, ManyFilesKeepSourceOrderAndWarningsInPlace) {
+  TempDir tmp;
+  std::string root = tmp.Sub("many");
+  std::vector<std::string> expected_files;
+  std::vector<std::string> expected_warnings;
+  for (int i = 0; i < 150; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "f%03d", i);
+    if (i % 17 == 5) {
+      Put(root + "/" + name + ".md", "");
+      expected_warnings.push_back(std::string(name) + ".md: skipped (empty file)");
+    } else if (i % 23 == 7) {
+      Put(root + "/" + name + ".bin", std::string("\x01\x02\0\xff\xfe", 5) + std::string(64, '\0'));
+      expected_warnings.push_back(std::string(name) + ".bin: skipped (binary file)");
+    } else {
+      Put(root + "/" + name + ".md", "# Note " + std::to_string(i) + "\n\nBody " + name + ".\n");
+      expected_files.push_back(std::string(name) + ".md");
+    }
+  }
+  auto plan = PlanImport(root, "", ImportOptions{});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_EQ(Paths(*plan), expected_files);
+  EXPECT_EQ(plan->warnings, expected_warnings);
+  EXPECT_EQ(plan->source_files, 150u);
+  for (const ImportFile& f : plan->files) {
+    EXPECT_NE(f.content.find("Body " + f.path.substr(0, 4) + "."), std::string::npos) << f.path;
+  }
+}
+
+TEST(SourceImportTest, TotalTextLimitStopsAManyFileImport) {
+  TempDir tmp;
+  std::string root = tmp.Sub("big");
+  for (int i = 0; i < 100; ++i) Put(root + "/f" + std::to_string(100 + i) + ".md", std::string(1000, 'a'));
+  ImportOptions options;
+  options.max_total_bytes = 70 * 1000 + 10;  // the 71st file is one too many
+  auto plan = PlanImport(root, "", options);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), StatusCode::kResourceExhausted) << plan.status().ToString();
+  options.max_total_bytes = 100 * 1000;
+  EXPECT_TRUE(PlanImport(root, "", options).ok());
 }
 
 TEST(SourceImportTest, DisplayNameNamesAnUploadedFile) {
