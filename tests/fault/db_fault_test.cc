@@ -240,7 +240,9 @@ TEST_F(DbFaultTest, UploadAndAddResource) {
 // imported after a reopen.
 TEST(DbJobFaultTest, ImportJobsFinishAfterFaultsClear) {
   testing::TempDir dir;
-  for (int i = 0; i < 3; ++i) {
+  // Enough files that the import writes each batch on two threads.
+  constexpr int kDocs = 80;
+  for (int i = 0; i < kDocs; ++i) {
     std::string docs = dir.Sub("docs");
     ASSERT_TRUE(Env::Default()->CreateDirs(docs).ok());
     ASSERT_TRUE(WriteFileAtomically(docs + "/d" + std::to_string(i) + ".md",
@@ -288,7 +290,7 @@ TEST(DbJobFaultTest, ImportJobsFinishAfterFaultsClear) {
   auto db = Db::Open(options);
   ASSERT_TRUE(db.ok()) << db.status().ToString();
   for (const std::string& root : roots) {
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < kDocs; ++i) {
       std::string uri = root + "/d" + std::to_string(i) + ".md";
       Result<std::string> text = (*db)->Read(Root(), uri, 0, -1);
       ASSERT_TRUE(text.ok()) << uri << ": " << text.status().ToString();
