@@ -31,14 +31,22 @@ class FlatStringMap {
     arena_.clear();
   }
 
+  static constexpr size_t npos = static_cast<size_t>(-1);
+
   // The value of `key`, or null.
   const V* Find(std::string_view key) const {
-    if (slots_.empty()) return nullptr;
+    const size_t index = IndexOf(key);
+    return index == npos ? nullptr : &values_[index];
+  }
+
+  // The insertion index of `key`, or npos.
+  size_t IndexOf(std::string_view key) const {
+    if (slots_.empty()) return npos;
     uint64_t hash = Hash(key);
     for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
-      if (s.index == 0) return nullptr;
-      if (s.hash == hash && Key(s.index - 1) == key) return &values_[s.index - 1];
+      if (s.index == 0) return npos;
+      if (s.hash == hash && Key(s.index - 1) == key) return s.index - 1;
     }
   }
 
