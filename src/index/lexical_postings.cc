@@ -115,7 +115,9 @@ void LexicalTermBatch::Term(std::string_view term) {
   LastSeen& seen = terms_.Value(id);
   const auto doc = static_cast<uint32_t>(docs_.size() - 1);
   if (seen.doc != doc) {
-    seen = LastSeen{doc, static_cast<uint32_t>(current_.size())};
+    seen.doc = doc;
+    seen.pos = static_cast<uint32_t>(current_.size());
+    ++seen.docs;
     current_.push_back(LexicalTermFreq{static_cast<uint32_t>(id), {}});
   }
   uint16_t& tf = current_[seen.pos].tf[field_];
@@ -148,11 +150,16 @@ void LexicalPartition::Add(const RecordFields& r, LexicalTermBatch* batch, size_
   // order adding the tokens one by one gives them.
   for (TermFreq& t : doc.terms) {
     uint32_t& id = batch->ids_[t.term];
-    if (id == LexicalTermBatch::kNone) id = TermId(batch->terms_.Key(t.term));
+    if (id == LexicalTermBatch::kNone) {
+      id = TermId(batch->terms_.Key(t.term));
+      // Room for the batch's postings of the term at once (at least
+      // doubling: batches of a few records must not regrow it each time).
+      std::vector<Posting>& list = postings_[id];
+      const size_t needed = list.size() + batch->terms_.Value(t.term).docs;
+      if (needed > list.capacity()) list.reserve(std::max(needed, 2 * list.capacity()));
+    }
     t.term = id;
   }
-  std::sort(doc.terms.begin(), doc.terms.end(),
-            [](const TermFreq& a, const TermFreq& b) { return a.term < b.term; });
   Append(std::move(doc), counted.len);
   Index(static_cast<uint32_t>(docs_.size() - 1));
 }
@@ -594,8 +601,6 @@ bool LexicalPartition::Load(ByteCursor* in) {
         return false;
       }
     }
-    std::sort(doc.terms.begin(), doc.terms.end(),
-              [](const TermFreq& a, const TermFreq& b) { return a.term < b.term; });
     doc.depth = UriDepth(r.uri);
     Append(std::move(doc), len);
   }

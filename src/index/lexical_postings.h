@@ -102,6 +102,7 @@ class LexicalTermBatch final : public TermSink {
   struct LastSeen {        // per batch term
     uint32_t doc = kNone;  // the last document that holds it
     uint32_t pos = 0;      // its index in current_ while that document is counted
+    uint32_t docs = 0;     // documents of the batch that hold it
   };
   struct Document {
     // Its distinct terms in order of first occurrence, `term` a batch term
@@ -172,7 +173,7 @@ class LexicalPartition {
   struct Doc {
     RecordFields fields;  // account left empty (the partition's)
     int depth = 0;        // UriDepth(fields.uri)
-    std::vector<TermFreq> terms;  // sorted by term
+    std::vector<TermFreq> terms;  // each term once, in no particular order
   };
   // What scoring reads of every document a posting list brings, kept apart
   // from Doc in a dense array (24 bytes a slot): a search walks postings in
