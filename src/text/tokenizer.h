@@ -70,6 +70,8 @@ class Tokenizer {
   // Calls sink->Term(t.term) for every token t that Tokenize would append,
   // in the same order, without building the tokens (no string per token):
   // for callers that need the terms only. The default calls Tokenize.
+  // REQUIRES: the sink does not tokenize on this thread during the call
+  // (the ICU tokenizer's per-thread scratch is in use).
   virtual void ForEachTerm(std::string_view text, TermSink* sink) const {
     std::vector<Token> tokens;
     Tokenize(text, &tokens);
