@@ -133,6 +133,8 @@ class ByteBuilder {
   }
   void Raw(const void* p, size_t n) { bytes_.append(static_cast<const char*>(p), n); }
   const std::string& bytes() const { return bytes_; }
+  // Empties it, keeping its capacity (a buffer written out piece by piece).
+  void Clear() { bytes_.clear(); }
 
  private:
   std::string bytes_;

@@ -693,6 +693,45 @@ TEST_P(MemoryLexicalIndexTest, TornLogTailIsDropped) {
   EXPECT_EQ(Find("second").size(), 1u);
 }
 
+// One Upsert whose documents alternate between accounts (each partition
+// gives the batch's terms its own ids) ranks and scores as upserting them
+// one by one, before and after a reopen; a term repeated past 65,535 times
+// saturates as the snapshot stores it.
+TEST_P(MemoryLexicalIndexTest, OneBatchAcrossAccountsScoresAsOneByOne) {
+  std::string many;
+  for (int i = 0; i < 70000; ++i) many += "echo ";
+  const std::vector<TestDoc> docs = {
+      Doc(1, "viking://resources/a/1", "alpha beta gamma alpha"),
+      Doc(2, "viking://resources/b/2", "beta delta alpha", "other"),
+      Doc(3, "viking://resources/a/3", "gamma delta delta " + many),
+      Doc(4, "viking://resources/b/4", "alpha alpha gamma echo", "other"),
+      Doc(5, "viking://resources/a/5", "delta beta echo"),
+  };
+  auto scores = [&](LexicalIndex& index, const std::string& account) {
+    RecordFilter filter;
+    filter.account = account;
+    std::vector<std::pair<uint64_t, float>> all;
+    for (const char* query : {"alpha", "beta delta", "gamma echo", "echo", "alpha beta gamma"}) {
+      std::vector<SearchHit> hits;
+      EXPECT_TRUE(index.Search(query, filter, 10, &hits).ok());
+      for (const SearchHit& hit : hits) all.emplace_back(hit.id, hit.score);
+    }
+    return all;
+  };
+  LexicalIndexOptions one_by_one = options_;
+  one_by_one.path = (dir_ / "one" / "lexical.db").string();
+  auto single = OpenIndex(one_by_one);
+  ASSERT_TRUE(single.ok());
+  for (const TestDoc& doc : docs) ASSERT_TRUE(Put(**single, doc).ok());
+  ASSERT_TRUE(Put(Open(), docs).ok());
+  for (const char* account : {"acme", "other"}) {
+    const auto expected = scores(**single, account);
+    EXPECT_EQ(expected.size(), account == std::string("acme") ? 12u : 7u);
+    EXPECT_EQ(scores(*index_, account), expected) << account;
+    EXPECT_EQ(scores(Open(), account), expected) << account << " (reopened)";
+  }
+}
+
 // BM25F scores computed by hand from the formula of fts5_bm25.h, with the
 // index's field layout (title, abstract, body) and its documented constants.
 //

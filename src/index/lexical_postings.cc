@@ -16,8 +16,6 @@ namespace {
 constexpr size_t kMaxTermBytes = 1 << 16;
 constexpr size_t kMaxUriBytes = 1 << 20;
 
-uint16_t Saturate(uint32_t n) { return static_cast<uint16_t>(std::min<uint32_t>(n, 65535)); }
-
 // The node a record sits in, as the scope plan indexes it.
 std::string ParentOf(std::string_view uri) { return std::string(UriParent(uri)); }
 
@@ -104,46 +102,65 @@ struct LexicalPartition::Cursor {
   }
 };
 
+void LexicalTermBatch::BeginDocument() {
+  docs_.emplace_back();
+  current_.clear();
+  field_ = 0;
+}
+
+void LexicalTermBatch::Term(std::string_view term) {
+  ++docs_.back().len[field_];  // an overlong term still counts in the field's length
+  if (term.size() > kMaxTermBytes) return;
+  const size_t id = terms_.Insert(term);
+  LastSeen& seen = terms_.Value(id);
+  const auto doc = static_cast<uint32_t>(docs_.size() - 1);
+  if (seen.doc != doc) {
+    seen.doc = doc;
+    seen.pos = static_cast<uint32_t>(current_.size());
+    ++seen.docs;
+    current_.push_back(LexicalTermFreq{static_cast<uint32_t>(id), {}});
+  }
+  uint16_t& tf = current_[seen.pos].tf[field_];
+  if (tf != 0xFFFF) ++tf;  // saturates, as the index stores it
+}
+
+void LexicalTermBatch::EndDocument() {
+  docs_.back().terms.assign(current_.begin(), current_.end());
+}
+
 uint32_t LexicalPartition::TermId(std::string_view term) {
-  auto it = dict_.find(term);
-  if (it != dict_.end()) return it->second;
-  const auto id = static_cast<uint32_t>(term_text_.size());
-  dict_.emplace(std::string(term), id);
-  term_text_.emplace_back(term);
-  postings_.emplace_back();
-  df_.push_back(0);
+  bool inserted = false;
+  const auto id = static_cast<uint32_t>(dict_.Insert(term, &inserted));
+  if (inserted) postings_.emplace_back();
   return id;
 }
 
-void LexicalPartition::Add(
-    const RecordFields& r,
-    const std::array<std::vector<std::string>, kLexicalFields>& field_terms) {
+void LexicalPartition::Add(const RecordFields& r, LexicalTermBatch* batch, size_t doc_index) {
+  if (batch->ids_for_ != this) {
+    batch->ids_for_ = this;
+    batch->ids_.assign(batch->terms_.size(), LexicalTermBatch::kNone);
+  }
+  LexicalTermBatch::Document& counted = batch->docs_[doc_index];
   Doc doc;
   doc.fields = r;
   doc.fields.account.clear();
   doc.depth = UriDepth(r.uri);
-  // Every occurrence as (term id, field), sorted: runs of one term are its
-  // frequencies per field (no hash map per document).
-  std::vector<std::pair<uint32_t, int>> occurrences;
-  std::array<uint32_t, kLexicalFields> len{};
-  for (int c = 0; c < kLexicalFields; ++c) {
-    len[c] = static_cast<uint32_t>(field_terms[c].size());
-    occurrences.reserve(occurrences.size() + field_terms[c].size());
-    for (const std::string& term : field_terms[c]) {
-      if (term.size() > kMaxTermBytes) continue;
-      occurrences.emplace_back(TermId(term), c);
+  doc.terms = std::move(counted.terms);
+  // Terms are in order of first occurrence: new terms get their ids in the
+  // order adding the tokens one by one gives them.
+  for (TermFreq& t : doc.terms) {
+    uint32_t& id = batch->ids_[t.term];
+    if (id == LexicalTermBatch::kNone) {
+      id = TermId(batch->terms_.Key(t.term));
+      // Room for the batch's postings of the term at once (at least
+      // doubling: batches of a few records must not regrow it each time).
+      std::vector<Posting>& list = postings_[id];
+      const size_t needed = list.size() + batch->terms_.Value(t.term).docs;
+      if (needed > list.capacity()) list.reserve(std::max(needed, 2 * list.capacity()));
     }
+    t.term = id;
   }
-  std::sort(occurrences.begin(), occurrences.end());
-  for (size_t i = 0; i < occurrences.size();) {
-    const uint32_t term = occurrences[i].first;
-    std::array<uint32_t, kLexicalFields> tf{};
-    for (; i < occurrences.size() && occurrences[i].first == term; ++i) {
-      ++tf[occurrences[i].second];
-    }
-    doc.terms.push_back({term, {Saturate(tf[0]), Saturate(tf[1]), Saturate(tf[2])}});
-  }
-  Append(std::move(doc), len);
+  Append(std::move(doc), counted.len);
   Index(static_cast<uint32_t>(docs_.size() - 1));
 }
 
@@ -158,7 +175,7 @@ void LexicalPartition::Index(uint32_t slot) {
   state.alive = true;
   for (const TermFreq& t : doc.terms) {
     postings_[t.term].push_back({slot, t.tf});
-    ++df_[t.term];
+    ++dict_.Value(t.term);
   }
   postings_total_ += doc.terms.size();
   for (int c = 0; c < kLexicalFields; ++c) total_len_[c] += state.len[c];
@@ -176,7 +193,7 @@ bool LexicalPartition::Remove(uint64_t key) {
   Doc& doc = docs_[slot];
   SlotState& state = slots_[slot];
   state.alive = false;
-  for (const TermFreq& t : doc.terms) --df_[t.term];
+  for (const TermFreq& t : doc.terms) --dict_.Value(t.term);
   dead_postings_ += doc.terms.size();
   for (int c = 0; c < kLexicalFields; ++c) total_len_[c] -= state.len[c];
   // by_uri_ and by_parent_ keep the dead slot until Compact() (removing it
@@ -208,7 +225,7 @@ void LexicalPartition::Compact() {
   docs_ = std::move(docs);
   slots_ = std::move(slots);
   for (auto& list : postings_) list.clear();
-  std::fill(df_.begin(), df_.end(), 0);
+  for (size_t term = 0; term < dict_.size(); ++term) dict_.Value(term) = 0;
   slot_of_.clear();
   by_uri_.clear();
   by_parent_.clear();
@@ -216,7 +233,20 @@ void LexicalPartition::Compact() {
   dead_postings_ = 0;
   postings_total_ = 0;
   total_len_ = {};
-  for (uint32_t slot = 0; slot < docs_.size(); ++slot) Index(slot);
+  IndexFrom(0);
+}
+
+void LexicalPartition::IndexFrom(uint32_t first) {
+  // Push-back growth of every list would copy each about twice, and the
+  // discarded blocks are most of the allocator's work.
+  std::vector<uint32_t> added(postings_.size(), 0);
+  for (size_t slot = first; slot < docs_.size(); ++slot) {
+    for (const TermFreq& t : docs_[slot].terms) ++added[t.term];
+  }
+  for (size_t term = 0; term < postings_.size(); ++term) {
+    if (added[term] > 0) postings_[term].reserve(postings_[term].size() + added[term]);
+  }
+  for (auto slot = first; slot < docs_.size(); ++slot) Index(slot);
 }
 
 namespace {
@@ -324,9 +354,9 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
     if (phrase.empty() || !seen.insert(phrase).second) continue;
     std::vector<uint32_t> ids;
     for (const std::string& term : phrase) {
-      auto it = dict_.find(term);
-      if (it == dict_.end() || df_[it->second] == 0) break;
-      ids.push_back(it->second);
+      const size_t id = dict_.IndexOf(term);
+      if (id == FlatStringMap<uint32_t>::npos || dict_.Value(id) == 0) break;
+      ids.push_back(static_cast<uint32_t>(id));
     }
     if (ids.size() != phrase.size()) continue;  // a term no live document has
     Cursor cursor;
@@ -334,7 +364,7 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
     if (ids.size() == 1) {
       cursor.shared = &postings_[ids[0]];
       cursor.term = ids[0];
-      df = df_[ids[0]];
+      df = dict_.Value(ids[0]);
     } else {
       // Live documents holding every term; per field the least frequent one.
       std::vector<const std::vector<Posting>*> lists;
@@ -477,9 +507,20 @@ uint64_t LexicalPartition::Count(const RecordFilter& filter) const {
   return n;
 }
 
-void LexicalPartition::Save(ByteBuilder* out) const {
+void LexicalPartition::Save(FileWriter* file) const {
+  // Written through a bounded buffer: the partition's bytes are never all
+  // in memory at once (and the buffer's pages are reused, not faulted in).
+  constexpr size_t kChunkBytes = 64 << 10;
+  ByteBuilder chunk;
+  ByteBuilder* const out = &chunk;
+  // Hands the buffer to the file once it holds `at_least` bytes (>= 1).
+  auto spill = [&](size_t at_least) {
+    if (chunk.bytes().size() < at_least) return;
+    file->PutBytes(chunk.bytes().data(), chunk.bytes().size());
+    chunk.Clear();
+  };
   // Terms that live documents use, renumbered densely.
-  std::vector<uint32_t> remap(term_text_.size(), std::numeric_limits<uint32_t>::max());
+  std::vector<uint32_t> remap(dict_.size(), std::numeric_limits<uint32_t>::max());
   std::vector<uint32_t> used;
   for (size_t slot = 0; slot < docs_.size(); ++slot) {
     if (!slots_[slot].alive) continue;
@@ -491,7 +532,10 @@ void LexicalPartition::Save(ByteBuilder* out) const {
     }
   }
   out->U32(static_cast<uint32_t>(used.size()));
-  for (uint32_t term : used) out->String(term_text_[term]);
+  for (uint32_t term : used) {
+    out->String(dict_.Key(term));
+    spill(kChunkBytes);
+  }
   out->U64(live_);
   for (size_t slot = 0; slot < docs_.size(); ++slot) {
     if (!slots_[slot].alive) continue;
@@ -512,7 +556,9 @@ void LexicalPartition::Save(ByteBuilder* out) const {
       out->U32(remap[t.term]);
       out->Raw(t.tf.data(), sizeof(t.tf));
     }
+    spill(kChunkBytes);
   }
+  spill(1);
 }
 
 bool LexicalPartition::Load(ByteCursor* in) {
@@ -555,13 +601,15 @@ bool LexicalPartition::Load(ByteCursor* in) {
         return false;
       }
     }
-    std::sort(doc.terms.begin(), doc.terms.end(),
-              [](const TermFreq& a, const TermFreq& b) { return a.term < b.term; });
-    if (slot_of_.contains(r.key)) return false;
     doc.depth = UriDepth(r.uri);
     Append(std::move(doc), len);
-    Index(static_cast<uint32_t>(docs_.size() - 1));
   }
+  // A key twice is malformed (slot_of_ holds the loaded keys: Load starts empty).
+  const auto first = static_cast<uint32_t>(docs_.size() - count);
+  for (auto slot = first; slot < docs_.size(); ++slot) {
+    if (!slot_of_.emplace(slots_[slot].key, slot).second) return false;
+  }
+  IndexFrom(first);
   return true;
 }
 

@@ -46,6 +46,8 @@
 #include "index/index_file.h"
 #include "index/vector_index.h"
 #include "storage/record.h"
+#include "text/flat_string_map.h"
+#include "text/tokenizer.h"
 
 namespace skald {
 
@@ -60,12 +62,75 @@ struct Bm25Params {
 // One query word: its terms (one for a plain word, more for a phrase).
 using LexicalPhrase = std::vector<std::string>;
 
+class LexicalPartition;
+
+// A term's frequencies in one document, per field (saturated at 65535).
+struct LexicalTermFreq {
+  uint32_t term = 0;
+  std::array<uint16_t, kLexicalFields> tf{};
+};
+
+// The terms of a batch of documents, counted per document and field: what
+// LexicalPartition::Add indexes. The tokenizer fills it (it is the
+// TermSink of Tokenizer::ForEachTerm) outside the index's lock, so that
+// the lock is held only to give each distinct term its partition term id
+// and append postings. Each term's text is kept once per batch: a term
+// repeated across the batch's documents is looked up in a partition once
+// per batch, not once per token, and no string is made per token.
+//
+// Thread safety: none; a value owned by one caller.
+class LexicalTermBatch final : public TermSink {
+ public:
+  // Starts the next document (documents are numbered 0, 1, ... in order).
+  // REQUIRES: the previous one ended.
+  void BeginDocument();
+  // The field of the terms that follow (title 0, abstract 1, body 2).
+  // REQUIRES: a document begun; 0 <= field < kLexicalFields.
+  void BeginField(int field) { field_ = field; }
+  // One token of the current field. REQUIRES: a document begun.
+  void Term(std::string_view term) override;
+  // Ends the current document.
+  void EndDocument();
+
+  size_t documents() const { return docs_.size(); }
+  // Tokens of `field` in document `doc`, repeats and overlong terms counted.
+  uint32_t length(size_t doc, int field) const { return docs_[doc].len[field]; }
+
+ private:
+  friend class LexicalPartition;
+  static constexpr uint32_t kNone = 0xFFFFFFFF;
+  struct LastSeen {        // per batch term
+    uint32_t doc = kNone;  // the last document that holds it
+    uint32_t pos = 0;      // its index in current_ while that document is counted
+    uint32_t docs = 0;     // documents of the batch that hold it
+  };
+  struct Document {
+    // Its distinct terms in order of first occurrence, `term` a batch term
+    // (insertion index in terms_) until LexicalPartition::Add takes them.
+    std::vector<LexicalTermFreq> terms;
+    std::array<uint32_t, kLexicalFields> len{};
+  };
+
+  FlatStringMap<LastSeen> terms_;
+  std::vector<Document> docs_;
+  // The counts of the document being counted, copied to its own exactly
+  // sized vector when it ends: one growing buffer for all documents.
+  std::vector<LexicalTermFreq> current_;
+  int field_ = 0;
+  // Batch term -> term id in the partition ids_for_ (kNone: not looked up
+  // yet), kept by LexicalPartition::Add across the documents it adds.
+  const LexicalPartition* ids_for_ = nullptr;
+  std::vector<uint32_t> ids_;
+};
+
 class LexicalPartition {
  public:
-  // Adds a document; `field_terms[c]` are the terms of field c in order
-  // (one per token). REQUIRES: no live document with r.key in this partition.
-  void Add(const RecordFields& r, const std::array<std::vector<std::string>, kLexicalFields>&
-                                      field_terms);
+  // Adds document `doc` of `batch` (taking its terms), with the filter
+  // fields `r`. Term ids are given in the order the terms first occur, as
+  // adding the tokens one by one would. REQUIRES: no live document with
+  // r.key in this partition; doc < batch->documents(), each added once; the
+  // batch complete (no Term() after its first Add).
+  void Add(const RecordFields& r, LexicalTermBatch* batch, size_t doc);
   // Removes the document with id `key`; false when there is none.
   bool Remove(uint64_t key);
 
@@ -94,15 +159,13 @@ class LexicalPartition {
   void Compact();
 
   // Serialization of the live documents (the postings are rebuilt on load).
-  void Save(ByteBuilder* out) const;
+  // Writes them into the section open in `out` (a bounded buffer at a time).
+  void Save(FileWriter* out) const;
   // False when `in` is malformed; the partition is then unusable.
   bool Load(ByteCursor* in);
 
  private:
-  struct TermFreq {
-    uint32_t term = 0;
-    std::array<uint16_t, kLexicalFields> tf{};
-  };
+  using TermFreq = LexicalTermFreq;
   struct Posting {
     uint32_t slot = 0;
     std::array<uint16_t, kLexicalFields> tf{};
@@ -110,7 +173,7 @@ class LexicalPartition {
   struct Doc {
     RecordFields fields;  // account left empty (the partition's)
     int depth = 0;        // UriDepth(fields.uri)
-    std::vector<TermFreq> terms;  // sorted by term
+    std::vector<TermFreq> terms;  // each term once, in no particular order
   };
   // What scoring reads of every document a posting list brings, kept apart
   // from Doc in a dense array (24 bytes a slot): a search walks postings in
@@ -128,21 +191,18 @@ class LexicalPartition {
   // Appends a document (not yet live) with its field lengths.
   void Append(Doc doc, const std::array<uint32_t, kLexicalFields>& len);
   void Index(uint32_t slot);  // postings, df, lengths and node maps of a new live slot
+  // Index() of every slot from `first` on, each posting list grown once.
+  void IndexFrom(uint32_t first);
   // `check_scopes` false: the caller knows the document is in a scope.
   bool Matches(const Doc& doc, const CompiledFilter& filter, bool check_scopes = true) const;
   // Candidate slots of the scope plan, or false when it does not apply.
   bool ScopeCandidates(const RecordFilter& filter, size_t limit,
                        std::vector<uint32_t>* slots) const;
 
-  // Looked up by string_view without building a string (one per token).
-  struct TermHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, uint32_t, TermHash, std::equal_to<>> dict_;
-  std::vector<std::string> term_text_;           // by term id
+  // Term text -> live documents holding it (df); the insertion index is
+  // the term id. Open addressing, texts in one arena (flat_string_map.h).
+  FlatStringMap<uint32_t> dict_;
   std::vector<std::vector<Posting>> postings_;   // by term id, slot ascending
-  std::vector<uint32_t> df_;                     // live documents per term id
   std::vector<Doc> docs_;                        // by slot
   std::vector<SlotState> slots_;                 // by slot, beside docs_
   std::unordered_map<uint64_t, uint32_t> slot_of_;  // live key -> slot

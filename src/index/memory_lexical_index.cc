@@ -48,6 +48,98 @@ std::vector<LexicalPhrase> QueryPhrases(const Tokenizer& tokenizer, std::string_
   return phrases;
 }
 
+// The little-endian fields of ByteBuilder over a byte sink's Put(data, n):
+// a log entry is streamed twice (sized and checksummed, then written)
+// instead of being built in memory, where the texts of a batch would be
+// copied whole, twice.
+template <typename Sink>
+class FieldSink {
+ public:
+  void U8(uint8_t v) { Bytes(&v, 1); }
+  void U32(uint32_t v) { Bytes(&v, 4); }
+  void U64(uint64_t v) { Bytes(&v, 8); }
+  void I64(int64_t v) { Bytes(&v, 8); }
+  void String(std::string_view s) {
+    U32(static_cast<uint32_t>(s.size()));
+    Bytes(s.data(), s.size());
+  }
+
+ private:
+  void Bytes(const void* data, size_t n) { static_cast<Sink*>(this)->Put(data, n); }
+};
+
+// The length and CRC-32C of an entry, without its bytes.
+class EntryChecksum : public FieldSink<EntryChecksum> {
+ public:
+  void Put(const void* data, size_t n) {
+    crc_ = Crc32c(crc_, data, n);
+    size_ += n;
+  }
+  uint32_t crc() const { return crc_; }
+  uint64_t size() const { return size_; }
+
+ private:
+  uint32_t crc_ = 0;
+  uint64_t size_ = 0;
+};
+
+// Writes to the log through a small buffer of fixed capacity (its pages
+// are reused, never faulted in anew); a large piece (a file's text) goes to
+// the file as it is.
+class EntryStream : public FieldSink<EntryStream> {
+ public:
+  explicit EntryStream(WritableFile* file) : file_(file) { buffer_.reserve(kBufferBytes); }
+  void Put(const void* data, size_t n) {
+    if (!status_.ok()) return;
+    if (buffer_.size() + n > kBufferBytes) Flush();
+    if (n >= kBufferBytes) {
+      if (status_.ok()) status_ = file_->Append(std::string_view(static_cast<const char*>(data), n));
+      return;
+    }
+    buffer_.append(static_cast<const char*>(data), n);
+  }
+  // Writes what is buffered; the first error of any write.
+  Status Finish() {
+    Flush();
+    return status_;
+  }
+
+ private:
+  static constexpr size_t kBufferBytes = 64 << 10;
+  void Flush() {
+    if (status_.ok() && !buffer_.empty()) status_ = file_->Append(buffer_);
+    buffer_.clear();
+  }
+  WritableFile* const file_;
+  std::string buffer_;
+  Status status_;
+};
+
+template <typename Out>
+void PutRecord(Out* b, const RecordFields& r, const LexicalText& text) {
+  b->U64(r.key);
+  b->String(r.account);
+  b->String(r.uri);
+  b->U8(static_cast<uint8_t>(std::clamp(r.level, 0, 255)));
+  b->U8(static_cast<uint8_t>(r.context_type));
+  b->String(r.owner);
+  b->U32(static_cast<uint32_t>(r.tags.size()));
+  for (const std::string& tag : r.tags) b->String(tag);
+  b->I64(r.created_ns);
+  b->I64(r.updated_ns);
+  b->String(text.title);
+  b->String(text.abstract);
+  b->String(text.body);
+}
+
+// An upsert log entry.
+template <typename Out>
+void PutUpsert(Out* b, std::span<const RecordFields> records, std::span<const LexicalText> texts) {
+  b->U8(kUpsert);
+  b->U32(static_cast<uint32_t>(records.size()));
+  for (size_t i = 0; i < records.size(); ++i) PutRecord(b, records[i], texts[i]);
+}
+
 class MemoryLexicalIndex final : public LexicalIndex {
  public:
   MemoryLexicalIndex(const LexicalIndexOptions& options, std::unique_ptr<Tokenizer> owned)
@@ -90,12 +182,15 @@ class MemoryLexicalIndex final : public LexicalIndex {
   }
 
  private:
-  using FieldTerms = std::array<std::vector<std::string>, kLexicalFields>;
-
-  FieldTerms Tokenize(const LexicalText& text) const;
+  // Counts the terms of `text` as the next document of `batch`.
+  void CountTerms(const LexicalText& text, LexicalTermBatch* batch) const;
   // REQUIRES: mu_ held exclusively.
-  void ApplyUpsert(const RecordFields& r, const FieldTerms& terms);
+  void ApplyUpsert(const RecordFields& r, LexicalTermBatch* batch, size_t doc);
   bool ApplyDelete(uint64_t id);
+  // Appends one entry of `size` bytes with CRC-32C `crc`, framed, that
+  // write(stream) puts. REQUIRES: mu_ held exclusively.
+  template <typename Write>
+  Status AppendLog(uint64_t size, uint32_t crc, Write&& write);
   Status AppendLog(const ByteBuilder& entry);
   Status WriteSnapshot();
   // Truncates the log to its header for `generation`.
@@ -117,27 +212,13 @@ class MemoryLexicalIndex final : public LexicalIndex {
 
   mutable std::shared_mutex mu_;
   std::map<std::string, LexicalPartition, std::less<>> partitions_;  // by account; guarded by mu_
-  std::unordered_map<uint64_t, std::string> account_of_;  // live key -> account; guarded
+  // Live key -> its partition (an element of partitions_, which are never
+  // erased but by Init); guarded.
+  std::unordered_map<uint64_t, LexicalPartition*> partition_of_;
   uint64_t generation_ = 0;                   // of the snapshot and the log; guarded
   std::unique_ptr<WritableFile> log_;         // guarded
   uint64_t log_bytes_ = 0;                    // guarded
 };
-
-void PutRecord(ByteBuilder* b, const RecordFields& r, const LexicalText& text) {
-  b->U64(r.key);
-  b->String(r.account);
-  b->String(r.uri);
-  b->U8(static_cast<uint8_t>(std::clamp(r.level, 0, 255)));
-  b->U8(static_cast<uint8_t>(r.context_type));
-  b->String(r.owner);
-  b->U32(static_cast<uint32_t>(r.tags.size()));
-  for (const std::string& tag : r.tags) b->String(tag);
-  b->I64(r.created_ns);
-  b->I64(r.updated_ns);
-  b->String(text.title);
-  b->String(text.abstract);
-  b->String(text.body);
-}
 
 bool GetRecord(ByteCursor* in, RecordFields* r, LexicalText* text) {
   std::string_view s;
@@ -163,66 +244,69 @@ bool GetRecord(ByteCursor* in, RecordFields* r, LexicalText* text) {
          str(&text->abstract) && str(&text->body);
 }
 
-MemoryLexicalIndex::FieldTerms MemoryLexicalIndex::Tokenize(const LexicalText& text) const {
-  FieldTerms terms;
-  std::vector<Token> tokens;
+void MemoryLexicalIndex::CountTerms(const LexicalText& text, LexicalTermBatch* batch) const {
+  batch->BeginDocument();
   const std::string* fields[kLexicalFields] = {&text.title, &text.abstract, &text.body};
   for (int c = 0; c < kLexicalFields; ++c) {
-    tokens.clear();
-    tokenizer_->Tokenize(*fields[c], &tokens);
-    terms[c].reserve(tokens.size());
-    for (Token& t : tokens) terms[c].push_back(std::move(t.term));
+    batch->BeginField(c);
+    tokenizer_->ForEachTerm(*fields[c], batch);
   }
-  return terms;
+  batch->EndDocument();
 }
 
-void MemoryLexicalIndex::ApplyUpsert(const RecordFields& r, const FieldTerms& terms) {
+void MemoryLexicalIndex::ApplyUpsert(const RecordFields& r, LexicalTermBatch* batch, size_t doc) {
   ApplyDelete(r.key);
-  partitions_[r.account].Add(r, terms);
-  account_of_[r.key] = r.account;
+  LexicalPartition& part = partitions_[r.account];
+  part.Add(r, batch, doc);
+  partition_of_[r.key] = &part;
 }
 
 bool MemoryLexicalIndex::ApplyDelete(uint64_t id) {
-  auto it = account_of_.find(id);
-  if (it == account_of_.end()) return false;
-  auto part = partitions_.find(it->second);
-  account_of_.erase(it);
-  if (part == partitions_.end()) return false;
-  part->second.Remove(id);
-  if (part->second.NeedsCompaction()) part->second.Compact();
+  auto it = partition_of_.find(id);
+  if (it == partition_of_.end()) return false;
+  LexicalPartition& part = *it->second;
+  partition_of_.erase(it);
+  part.Remove(id);
+  if (part.NeedsCompaction()) part.Compact();
   return true;
 }
 
-Status MemoryLexicalIndex::AppendLog(const ByteBuilder& entry) {
+template <typename Write>
+Status MemoryLexicalIndex::AppendLog(uint64_t size, uint32_t crc, Write&& write) {
   // No log (the disk was full at open or at the last snapshot): a snapshot
   // of what is in memory starts one.
   if (!log_) SKALD_RETURN_IF_ERROR(WriteSnapshot());
-  ByteBuilder framed;
-  framed.U32(static_cast<uint32_t>(entry.bytes().size()));
-  framed.U32(Crc32c(0, entry.bytes().data(), entry.bytes().size()));
-  framed.Raw(entry.bytes().data(), entry.bytes().size());
-  SKALD_RETURN_IF_ERROR(log_->Append(framed.bytes()));
+  EntryStream stream(log_.get());
+  stream.U32(static_cast<uint32_t>(size));
+  stream.U32(crc);
+  write(&stream);
+  SKALD_RETURN_IF_ERROR(stream.Finish());
   if (options_.sync) SKALD_RETURN_IF_ERROR(log_->Sync());
-  log_bytes_ += framed.bytes().size();
+  log_bytes_ += 8 + size;
   return Status::Ok();
+}
+
+Status MemoryLexicalIndex::AppendLog(const ByteBuilder& entry) {
+  const std::string& bytes = entry.bytes();
+  return AppendLog(bytes.size(), Crc32c(0, bytes.data(), bytes.size()),
+                   [&](EntryStream* stream) { stream->Put(bytes.data(), bytes.size()); });
 }
 
 Status MemoryLexicalIndex::Upsert(std::span<const RecordFields> records,
                                   std::span<const LexicalText> texts) {
   SKALD_RETURN_IF_ERROR(CheckUpsertArguments(records, texts));
   if (records.empty()) return Status::Ok();
-  ByteBuilder entry;
-  entry.U8(kUpsert);
-  entry.U32(static_cast<uint32_t>(records.size()));
-  std::vector<FieldTerms> terms;
-  terms.reserve(records.size());
-  for (size_t i = 0; i < records.size(); ++i) {
-    PutRecord(&entry, records[i], texts[i]);
-    terms.push_back(Tokenize(texts[i]));  // outside the lock: most of the cost
-  }
+  // Outside the lock: the tokenizing (most of the cost) and the log
+  // entry's checksum.
+  LexicalTermBatch batch;
+  for (const LexicalText& text : texts) CountTerms(text, &batch);
+  EntryChecksum checksum;
+  PutUpsert(&checksum, records, texts);
   std::unique_lock lock(mu_);
-  SKALD_RETURN_IF_ERROR(AppendLog(entry));
-  for (size_t i = 0; i < records.size(); ++i) ApplyUpsert(records[i], terms[i]);
+  SKALD_RETURN_IF_ERROR(AppendLog(checksum.size(), checksum.crc(), [&](EntryStream* stream) {
+    PutUpsert(stream, records, texts);
+  }));
+  for (size_t i = 0; i < records.size(); ++i) ApplyUpsert(records[i], &batch, i);
   return Status::Ok();
 }
 
@@ -311,11 +395,9 @@ Status MemoryLexicalIndex::WriteSnapshot() {
   SKALD_RETURN_IF_ERROR(file->EndSection());
   for (auto& [account, part] : partitions_) {
     if (part.NeedsCompaction()) part.Compact();
-    ByteBuilder body;
-    body.String(account);
-    part.Save(&body);
     file->BeginSection(kPartitionTag);
-    file->PutBytes(body.bytes().data(), body.bytes().size());
+    file->PutString(account);
+    part.Save(file.get());
     SKALD_RETURN_IF_ERROR(file->EndSection());
   }
   SKALD_RETURN_IF_ERROR(file->Commit());
@@ -391,9 +473,7 @@ Result<bool> MemoryLexicalIndex::Load() {
     LexicalPartition& part = partitions_[std::string(account)];
     if (!part.Load(&in) || in.remaining() != 0) return false;
     bool unique = true;
-    part.ForEachKey([&](uint64_t key) {
-      unique = account_of_.emplace(key, std::string(account)).second && unique;
-    });
+    part.ForEachKey([&](uint64_t key) { unique = partition_of_.emplace(key, &part).second && unique; });
     if (!unique) return false;  // a record in two accounts
   }
   if (!reader.Finish().ok()) return false;
@@ -430,9 +510,9 @@ Status MemoryLexicalIndex::ReplayEntry(std::string_view payload) {
       return Status::Corruption("bad log record");
     }
   }
-  for (uint32_t i = 0; i < n; ++i) {
-    ApplyUpsert(records[i], Tokenize(texts[i]));
-  }
+  LexicalTermBatch batch;
+  for (const LexicalText& text : texts) CountTerms(text, &batch);
+  for (uint32_t i = 0; i < n; ++i) ApplyUpsert(records[i], &batch, i);
   return Status::Ok();
 }
 
@@ -485,7 +565,7 @@ Status MemoryLexicalIndex::Init() {
     spdlog::warn("lexical index {} is unusable (corrupt, other version or tokenizer): rebuilding",
                  options_.path);
     partitions_.clear();
-    account_of_.clear();
+    partition_of_.clear();
     applied_seq_ = 0;
     generation_ = 0;
     was_reset_ = true;

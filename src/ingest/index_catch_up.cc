@@ -86,25 +86,28 @@ Status IndexCatchUp::CatchUpLexical() {
     std::vector<uint64_t> deletes;
     std::vector<RecordFields> records;
     std::vector<LexicalText> texts;
-    for (const Record& r : batch) {
+    records.reserve(batch.size());
+    texts.reserve(batch.size());
+    for (Record& r : batch) {
       if (r.deleted) {
         deletes.push_back(r.key);
         continue;
       }
-      records.push_back(r);  // its RecordFields
       LexicalText text;
       std::string_view uri = r.uri;
       text.title = std::string(BaseName(uri));
-      if (r.level == 1) {
-        text.body = r.abstract;
-      } else {
-        text.abstract = r.abstract;
-      }
       if (r.level == 2 && uri.size() > 9) {
         // BM25 over the whole file text, not only its summary.
         Result<std::string> body = content_->ReadFile(r.account, uri.substr(9));
         if (body.ok()) text.body = std::move(*body);
       }
+      // The batch is ours: its strings are moved, not copied.
+      if (r.level == 1) {
+        text.body = std::move(r.abstract);
+      } else {
+        text.abstract = std::move(r.abstract);
+      }
+      records.push_back(std::move(static_cast<RecordFields&>(r)));
       texts.push_back(std::move(text));
     }
     if (!deletes.empty()) {

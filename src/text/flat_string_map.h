@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -31,14 +32,22 @@ class FlatStringMap {
     arena_.clear();
   }
 
+  static constexpr size_t npos = static_cast<size_t>(-1);
+
   // The value of `key`, or null.
   const V* Find(std::string_view key) const {
-    if (slots_.empty()) return nullptr;
+    const size_t index = IndexOf(key);
+    return index == npos ? nullptr : &values_[index];
+  }
+
+  // The insertion index of `key`, or npos.
+  size_t IndexOf(std::string_view key) const {
+    if (slots_.empty()) return npos;
     uint64_t hash = Hash(key);
     for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
-      if (s.index == 0) return nullptr;
-      if (s.hash == hash && Key(s.index - 1) == key) return &values_[s.index - 1];
+      if (s.index == 0) return npos;
+      if (s.hash == hash && Equal(Key(s.index - 1), key)) return s.index - 1;
     }
   }
 
@@ -52,7 +61,7 @@ class FlatStringMap {
     for (;; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.index == 0) break;
-      if (s.hash == hash && Key(s.index - 1) == key) {
+      if (s.hash == hash && Equal(Key(s.index - 1), key)) {
         if (inserted != nullptr) *inserted = false;
         return s.index - 1;
       }
@@ -79,6 +88,28 @@ class FlatStringMap {
     uint64_t hash = 0;
     uint32_t index = 0;  // 1 + insertion index; 0 = empty
   };
+
+  // a == b, inline for the short keys these maps hold (words): memcmp is a
+  // call per lookup. Two overlapping loads cover 4..16 bytes.
+  static bool Equal(std::string_view a, std::string_view b) {
+    const size_t n = a.size();
+    if (n != b.size()) return false;
+    if (n >= 8 && n <= 16) {
+      return Load<uint64_t>(a.data()) == Load<uint64_t>(b.data()) &&
+             Load<uint64_t>(a.data() + n - 8) == Load<uint64_t>(b.data() + n - 8);
+    }
+    if (n >= 4 && n < 8) {
+      return Load<uint32_t>(a.data()) == Load<uint32_t>(b.data()) &&
+             Load<uint32_t>(a.data() + n - 4) == Load<uint32_t>(b.data() + n - 4);
+    }
+    return a == b;
+  }
+  template <typename T>
+  static T Load(const char* p) {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+  }
 
   static uint64_t Hash(std::string_view key) {
     // Spread the bits the slot index is taken from.

@@ -141,6 +141,20 @@ class IcuTokenizer final : public Tokenizer {
   std::string Name() const override { return name_; }
 
   void Tokenize(std::string_view text, std::vector<Token>* out) const override {
+    EachTerm(text, [out](std::string_view term, uint32_t begin, uint32_t end) {
+      out->push_back(Token{std::string(term), begin, end});
+    });
+  }
+
+  void ForEachTerm(std::string_view text, TermSink* sink) const override {
+    EachTerm(text, [sink](std::string_view term, uint32_t, uint32_t) { sink->Term(term); });
+  }
+
+ private:
+  // Calls emit(term, begin, end) for every token of `text`, in order; `term`
+  // is valid only during the call (it may point into the per-thread memo).
+  template <typename Emit>
+  void EachTerm(std::string_view text, Emit&& emit) const {
     if (text.size() > kMaxInputBytes) text = text.substr(0, kMaxInputBytes);
     if (text.empty()) return;
     ThreadScratch& scratch = Scratch();
@@ -150,7 +164,7 @@ class IcuTokenizer final : public Tokenizer {
       std::string_view word = text.substr(begin, end - begin);
       if (word.size() > ThreadScratch::kMaxMemoWordBytes) {
         std::optional<std::string> term = Term(word, scratch);
-        if (term) out->push_back(Token{std::move(*term), begin, end});
+        if (term) emit(std::string_view(*term), begin, end);
         return;
       }
       const std::optional<std::string>* known = memo.Find(word);
@@ -159,7 +173,7 @@ class IcuTokenizer final : public Tokenizer {
         std::optional<std::string> term = Term(word, scratch);
         known = &(memo[word] = std::move(term));
       }
-      if (*known) out->push_back(Token{**known, begin, end});
+      if (*known) emit(std::string_view(**known), begin, end);
     };
     if (IsAscii(text)) {
       // The same segments as ICU's, found without it (ascii_words.h).
@@ -186,7 +200,6 @@ class IcuTokenizer final : public Tokenizer {
     // The iterator keeps a pointer to `text`; it is reset before any reuse.
   }
 
- private:
   // The term of one word segment, or nullopt when it yields none.
   std::optional<std::string> Term(std::string_view word, ThreadScratch& scratch) const {
     std::string term;

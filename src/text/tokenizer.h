@@ -30,6 +30,14 @@ struct Token {
   uint32_t end = 0;    // one past its last byte
 };
 
+// Receives the terms of a text one at a time (Tokenizer::ForEachTerm).
+class TermSink {
+ public:
+  virtual ~TermSink() = default;
+  // One term, in text order. `term` is valid only during the call.
+  virtual void Term(std::string_view term) = 0;
+};
+
 struct TokenizerOptions {
   // Snowball stemming for words in Latin script (English stemmer). Words in
   // other scripts are never stemmed.
@@ -58,6 +66,17 @@ class Tokenizer {
   // kMaxTermBytes after normalization are dropped (base64 blobs and the like).
   // Inputs longer than kMaxInputBytes are tokenized up to that length only.
   virtual void Tokenize(std::string_view text, std::vector<Token>* out) const = 0;
+
+  // Calls sink->Term(t.term) for every token t that Tokenize would append,
+  // in the same order, without building the tokens (no string per token):
+  // for callers that need the terms only. The default calls Tokenize.
+  // REQUIRES: the sink does not tokenize on this thread during the call
+  // (the ICU tokenizer's per-thread scratch is in use).
+  virtual void ForEachTerm(std::string_view text, TermSink* sink) const {
+    std::vector<Token> tokens;
+    Tokenize(text, &tokens);
+    for (const Token& t : tokens) sink->Term(t.term);
+  }
 
   static constexpr size_t kMaxTermBytes = 128;
   static constexpr size_t kMaxInputBytes = size_t{1} << 30;  // 1 GiB: offsets fit in int32

@@ -195,6 +195,53 @@ TEST(TokenizerTest, OverlongTermsAreDropped) {
   EXPECT_EQ(Terms(*t, "short " + blob + " words"), (Strings{"short", "word"}));
 }
 
+// ForEachTerm (the lexical index's path) yields exactly Tokenize's terms.
+TEST(TokenizerTest, ForEachTermYieldsTheTokenizeTerms) {
+  struct Collect final : TermSink {
+    Strings terms;
+    void Term(std::string_view term) override { terms.emplace_back(term); }
+  };
+  auto t = Make();
+  const std::string long_word(60, 'z');  // longer than the per-thread memo keeps
+  std::vector<std::string> texts = {
+      "The Running Cats are jumping over the fences.",
+      "Mixed 北京大学 ภาษาไทย café naïve patient\u2019s 12345 " + long_word,
+      "bad \xff bytes " + std::string(Tokenizer::kMaxTermBytes + 1, 'q') + " end",
+      "",
+  };
+  std::mt19937 rng(7);
+  for (int i = 0; i < 200; ++i) {
+    std::string text(rng() % 64, '\0');
+    for (char& c : text) c = static_cast<char>(rng() & 0xFF);
+    texts.push_back(std::move(text));
+  }
+  for (const std::string& text : texts) {
+    Collect collect;
+    t->ForEachTerm(text, &collect);
+    EXPECT_EQ(collect.terms, Terms(*t, text)) << text;
+  }
+}
+
+// A tokenizer that implements only Tokenize gets ForEachTerm from it.
+TEST(TokenizerTest, DefaultForEachTermCallsTokenize) {
+  struct Words final : Tokenizer {
+    std::string Name() const override { return "words"; }
+    void Tokenize(std::string_view text, std::vector<Token>* out) const override {
+      for (std::string_view word : {text.substr(0, 2), text.substr(2)}) {
+        out->push_back(Token{std::string(word), 0, 0});
+      }
+    }
+  };
+  struct Collect final : TermSink {
+    Strings terms;
+    void Term(std::string_view term) override { terms.emplace_back(term); }
+  };
+  Words words;
+  Collect collect;
+  words.ForEachTerm("abcd", &collect);
+  EXPECT_EQ(collect.terms, (Strings{"ab", "cd"}));
+}
+
 TEST(TokenizerTest, ConcurrentUseGivesSameResults) {
   auto t = Make();
   const std::string text = "Concurrent tokenizers 北京 ภาษาไทย running quickly";
