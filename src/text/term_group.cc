@@ -68,14 +68,22 @@ bool IsLower(std::string_view s) {
   });
 }
 
-// Length of the longest keyphrase stop word: longer words are never one.
-size_t LongestStopWord() {
-  static const size_t longest = [] {
-    size_t n = 0;
-    for (std::string_view w : KeyphraseStopWords()) n = std::max(n, w.size());
-    return n;
+// KeyphraseStopWords in a flat map (looked up for most words of every
+// text scanned), with the length of the longest: longer words are never one.
+struct StopWordSet {
+  FlatStringMap<char> words;
+  size_t longest = 0;
+};
+const StopWordSet& StopWords() {
+  static const StopWordSet set = [] {
+    StopWordSet s;
+    for (std::string_view w : KeyphraseStopWords()) {
+      s.words.Insert(w);
+      s.longest = std::max(s.longest, w.size());
+    }
+    return s;
   }();
-  return longest;
+  return set;
 }
 
 // A word that may be part of a keyphrase.
@@ -98,12 +106,13 @@ bool Salient(std::string_view surface) {
                   [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; })) {
     return false;
   }
-  if (surface.size() > LongestStopWord()) return true;
+  const StopWordSet& stop = StopWords();
+  if (surface.size() > stop.longest) return true;
   char lower[64];
   for (size_t i = 0; i < surface.size(); ++i) {
     lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(surface[i])));
   }
-  return !KeyphraseStopWords().count(std::string_view(lower, surface.size()));
+  return stop.words.Find(std::string_view(lower, surface.size())) == nullptr;
 }
 
 // The best of spellings (form, count) given one by one, under "the most
@@ -173,6 +182,9 @@ void TermScanner::Scan(std::string_view text, bool spellings) {
   if (tokenizer == nullptr) return;
   tokens_.clear();
   tokenizer->Tokenize(text, &tokens_);
+  // A unigram and a bigram at most per token: no slot array regrown
+  // (from 16 slots) while the text is scanned.
+  terms_.Reserve(2 * tokens_.size());
   salient_.resize(tokens_.size());
   for (size_t i = 0; i < tokens_.size(); ++i) {
     salient_[i] = Salient(text.substr(tokens_[i].begin, tokens_[i].end - tokens_[i].begin));
@@ -206,8 +218,13 @@ void TermScanner::Scan(std::string_view text, bool spellings) {
 }
 
 std::string_view TermScanner::Display(size_t term) const {
+  const Term& t = terms_.Value(term);
+  if (t.first_form != 0 && t.first_form == t.last_form) {  // one spelling: no contest
+    const Form& form = forms_[t.first_form - 1];
+    return std::string_view(form_bytes_).substr(form.offset, form.size);
+  }
   BestSpelling best(/*prefer_lower=*/true);
-  for (uint32_t f = terms_.Value(term).first_form; f != 0; f = forms_[f - 1].next) {
+  for (uint32_t f = t.first_form; f != 0; f = forms_[f - 1].next) {
     const Form& form = forms_[f - 1];
     best.Offer(std::string_view(form_bytes_).substr(form.offset, form.size), form.count);
   }
@@ -299,6 +316,8 @@ std::vector<size_t> TermGroup::Sources(size_t term) const {
 }
 
 std::string_view TermGroup::KeyphraseSpelling(size_t term) const {
+  const Term& t = terms_.Value(term);
+  if (t.first_form != 0 && t.first_form == t.last_form) return FormText(forms_[t.first_form - 1]);
   BestSpelling best(/*prefer_lower=*/true);
   for (uint32_t f = terms_.Value(term).first_form; f != 0; f = forms_[f - 1].next) {
     best.Offer(FormText(forms_[f - 1]), forms_[f - 1].count);
@@ -307,6 +326,8 @@ std::string_view TermGroup::KeyphraseSpelling(size_t term) const {
 }
 
 std::string_view TermGroup::WordSpelling(size_t term) const {
+  const Term& t = terms_.Value(term);
+  if (t.first_form != 0 && t.first_form == t.last_form) return FormText(forms_[t.first_form - 1]);
   BestSpelling best(/*prefer_lower=*/false);
   for (uint32_t f = terms_.Value(term).first_form; f != 0; f = forms_[f - 1].next) {
     best.Offer(FormText(forms_[f - 1]), forms_[f - 1].count);
