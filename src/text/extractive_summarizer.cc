@@ -96,7 +96,9 @@ double CountWords(std::string_view text) {
 std::string LeadingSentences(std::string_view text, double max_words) {
   std::string out;
   double words = 0;
-  for (std::string_view sentence : SentencesOf(text)) {
+  for (size_t pos = 0;;) {
+    std::string_view sentence = NextSentence(text, &pos);
+    if (sentence.empty()) break;
     double w = CountWords(sentence);
     if (!out.empty() && words + w > max_words) break;
     // Sentences ending in a full-width mark are written without a space.

@@ -149,6 +149,9 @@ TermKeys TermStatistics::KeysOf(std::string_view text) {
   TermScanner& scan = ThreadScanner();
   scan.Scan(text, false);
   TermKeys keys;
+  size_t bytes = 0;
+  for (size_t i = 0; i < scan.size(); ++i) bytes += scan.Key(i).size();
+  keys.bytes.reserve(bytes);
   keys.ends.reserve(scan.size());
   keys.hashes.reserve(scan.size());
   for (size_t i = 0; i < scan.size(); ++i) {

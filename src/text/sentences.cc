@@ -6,16 +6,9 @@
 #include <cctype>
 #include <string>
 
-#include "common/strings.h"
 #include "text/text_util.h"
 
 namespace skald {
-
-size_t Utf8CharLength(std::string_view s, size_t i) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  size_t len = b < 0xC0 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-  return len > 1 && s.size() - i >= len && IsValidUtf8(s.substr(i, len)) ? len : 1;
-}
 
 size_t SentenceEndAt(std::string_view s, size_t i) {
   char c = s[i];
@@ -44,31 +37,32 @@ size_t SentenceEndAt(std::string_view s, size_t i) {
   return 0;
 }
 
-std::vector<std::string_view> SentencesOf(std::string_view text) {
-  std::vector<std::string_view> sentences;
-  size_t start = 0;
-  for (size_t i = 0; i < text.size(); i += Utf8CharLength(text, i)) {
+std::string_view NextSentence(std::string_view text, size_t* pos) {
+  size_t start = std::min(*pos, text.size());
+  // A sentence ends where the next character starts, so stepping on from
+  // `start` visits the characters a walk from the text's start would.
+  for (size_t i = start; i < text.size(); i += Utf8CharLength(text, i)) {
     size_t end = SentenceEndAt(text, i);
     if (end == 0) continue;
     std::string_view sentence = TrimSpace(text.substr(start, end - start));
-    if (!sentence.empty()) sentences.push_back(sentence);
     start = end;
+    if (!sentence.empty()) {
+      *pos = end;
+      return sentence;
+    }
   }
-  std::string_view rest = TrimSpace(text.substr(std::min(start, text.size())));
-  if (!rest.empty()) sentences.push_back(rest);
-  return sentences;
+  *pos = text.size();
+  return TrimSpace(text.substr(start));
 }
 
-std::string_view FirstSentence(std::string_view text) {
-  size_t start = 0;
-  for (size_t i = 0; i < text.size(); i += Utf8CharLength(text, i)) {
-    size_t end = SentenceEndAt(text, i);
-    if (end == 0) continue;
-    std::string_view sentence = TrimSpace(text.substr(start, end - start));
-    if (!sentence.empty()) return sentence;
-    start = end;
+std::vector<std::string_view> SentencesOf(std::string_view text) {
+  std::vector<std::string_view> sentences;
+  for (size_t pos = 0;;) {
+    std::string_view sentence = NextSentence(text, &pos);
+    if (sentence.empty()) break;
+    sentences.push_back(sentence);
   }
-  return TrimSpace(text.substr(std::min(start, text.size())));
+  return sentences;
 }
 
 }  // namespace skald

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/strings.h"
+
 namespace skald {
 
 // Full-width sentence ends: 。？！
@@ -18,8 +20,14 @@ inline constexpr std::array<std::string_view, 3> kCjkSentenceEnds = {
     "\xE3\x80\x82", "\xEF\xBC\x9F", "\xEF\xBC\x81"};
 
 // Length in bytes of the character at s[i] (1 for a byte that does not
-// start a well-formed UTF-8 sequence). REQUIRES: i < s.size().
-size_t Utf8CharLength(std::string_view s, size_t i);
+// start a well-formed UTF-8 sequence). REQUIRES: i < s.size(). Inline: the
+// summarizer calls it once per character.
+inline size_t Utf8CharLength(std::string_view s, size_t i) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  if (b < 0xC0) return 1;
+  const size_t len = b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+  return s.size() - i >= len && IsValidUtf8(s.substr(i, len)) ? len : 1;
+}
 
 // If a sentence ends with the character at s[i], the byte offset just past
 // it; else 0. A sentence ends at '.', '!' or '?' followed by white space or
@@ -31,8 +39,15 @@ size_t SentenceEndAt(std::string_view s, size_t i);
 // empty ones left out; the text after the last end is the last sentence.
 std::vector<std::string_view> SentencesOf(std::string_view text);
 
-// The first of SentencesOf(text), "" when there is none: the same, without
-// reading past the first sentence.
-std::string_view FirstSentence(std::string_view text);
+// The sentence of SentencesOf(text) that starts at or after byte `*pos`
+// (0, or where the previous call left it), moving `*pos` past it; "" when
+// none is left. Reads no further than the sentence's end.
+std::string_view NextSentence(std::string_view text, size_t* pos);
+
+// The first of SentencesOf(text), "" when there is none.
+inline std::string_view FirstSentence(std::string_view text) {
+  size_t pos = 0;
+  return NextSentence(text, &pos);
+}
 
 }  // namespace skald
