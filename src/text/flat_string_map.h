@@ -3,11 +3,12 @@
 // FlatStringMap: a hash map from byte strings to values, for the per-token
 // lookups of the tokenizer, the keyphrase code and the hashing embedder.
 // Open addressing over a flat array of 8-byte slots (32 bits of the key's
-// hash and the key's index); each key's bytes live in one arena, and its
-// full hash, place in the arena and value in one vector in insertion order,
-// so a lookup that misses touches one cache line, one that hits two more,
-// and an insert allocates nothing but amortized growth. Iteration is in
-// insertion order.
+// hash and the key's index); each key's full hash, bytes and value are in
+// an entry, entries in insertion order in chunks of 256 and key bytes in
+// blocks, neither of which ever moves: a lookup that misses touches one
+// cache line, one that hits two more, and a growing map (the background's
+// ~10^5 keys) copies no entry and no key. clear() keeps the chunks and
+// blocks for reuse. Iteration is in insertion order.
 //
 // Lookups of many keys overlap their memory accesses when the caller
 // hashes the keys first (Hash), prefetches (Prefetch, then PrefetchKey) and
@@ -17,11 +18,15 @@
 //
 // Thread safety: a value type; const members are safe to call concurrently.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace skald {
@@ -29,14 +34,44 @@ namespace skald {
 template <typename V>
 class FlatStringMap {
  public:
-  size_t size() const { return entries_.size(); }
-  bool empty() const { return entries_.empty(); }
+  FlatStringMap() = default;
+  // Copies keep the keys' insertion order; a moved-from map is empty.
+  FlatStringMap(const FlatStringMap& other) { *this = other; }
+  FlatStringMap& operator=(const FlatStringMap& other) {
+    if (this == &other) return *this;
+    clear();
+    Reserve(other.size());
+    for (size_t i = 0; i < other.size(); ++i) {
+      Value(Insert(other.Key(i), other.HashAt(i))) = other.Value(i);
+    }
+    return *this;
+  }
+  FlatStringMap(FlatStringMap&& other) noexcept { *this = std::move(other); }
+  FlatStringMap& operator=(FlatStringMap&& other) noexcept {
+    if (this == &other) return *this;
+    slots_ = std::move(other.slots_);
+    mask_ = std::exchange(other.mask_, 0);
+    chunks_ = std::move(other.chunks_);
+    size_ = std::exchange(other.size_, 0);
+    blocks_ = std::move(other.blocks_);
+    block_ = std::exchange(other.block_, 0);
+    block_used_ = std::exchange(other.block_used_, 0);
+    other.slots_.clear();
+    other.chunks_.clear();
+    other.blocks_.clear();
+    return *this;
+  }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
 
   void clear() {
     slots_.clear();
     mask_ = 0;
-    entries_.clear();
-    arena_.clear();
+    for (size_t i = 0; i < size_; ++i) At(i).value = V{};
+    size_ = 0;
+    block_ = 0;
+    block_used_ = 0;
   }
 
   // The hash the map files `key` under (for the members taking a hash).
@@ -54,7 +89,7 @@ class FlatStringMap {
     for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
       const Slot s = slots_[i];
       if (s.index == 0) return nullptr;
-      if (s.tag == tag && Matches(s.index - 1, key, hash)) return &entries_[s.index - 1].value;
+      if (s.tag == tag && Matches(s.index - 1, key, hash)) return &At(s.index - 1).value;
     }
   }
   V* Find(std::string_view key, uint64_t hash) {
@@ -75,9 +110,9 @@ class FlatStringMap {
       const Slot s = slots_[i];
       if (s.index == 0) return;
       if (s.tag == tag) {
-        const Entry& e = entries_[s.index - 1];
+        const Entry& e = At(s.index - 1);
         __builtin_prefetch(&e);
-        __builtin_prefetch(arena_.data() + e.offset);
+        __builtin_prefetch(e.key);
         return;
       }
     }
@@ -90,7 +125,7 @@ class FlatStringMap {
     return Insert(key, Hash(key), inserted);
   }
   size_t Insert(std::string_view key, uint64_t hash, bool* inserted = nullptr) {
-    if ((entries_.size() + 1) * 4 > slots_.size() * 3) Grow(entries_.size() + 1);
+    if ((size_ + 1) * 4 > slots_.size() * 3) Grow(size_ + 1);
     const uint32_t tag = Tag(hash);
     size_t i = hash & mask_;
     for (;; i = (i + 1) & mask_) {
@@ -101,30 +136,30 @@ class FlatStringMap {
         return s.index - 1;
       }
     }
-    entries_.push_back(Entry{hash, arena_.size(), key.size(), V{}});
-    arena_.append(key);
-    slots_[i] = Slot{tag, static_cast<uint32_t>(entries_.size())};
+    if (size_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<Entry[]>(kChunk));
+    At(size_) = Entry{hash, StoreKey(key), key.size(), V{}};
+    ++size_;
+    slots_[i] = Slot{tag, static_cast<uint32_t>(size_)};
     if (inserted != nullptr) *inserted = true;
-    return entries_.size() - 1;
+    return size_ - 1;
   }
 
   V& operator[](std::string_view key) { return Value(Insert(key)); }
 
   // Makes room for `keys` keys in all, so that inserting up to that many
-  // moves no slot (and a Prefetch stays useful). Slots only: the entries
-  // grow as they would.
+  // moves no slot (and a Prefetch stays useful).
   void Reserve(size_t keys) {
     if (keys * 4 > slots_.size() * 3) Grow(keys);
   }
 
   // By insertion index (< size()).
   std::string_view Key(size_t index) const {
-    const Entry& e = entries_[index];
-    return std::string_view(arena_).substr(e.offset, e.size);
+    const Entry& e = At(index);
+    return std::string_view(e.key, e.size);
   }
-  uint64_t HashAt(size_t index) const { return entries_[index].hash; }
-  V& Value(size_t index) { return entries_[index].value; }
-  const V& Value(size_t index) const { return entries_[index].value; }
+  uint64_t HashAt(size_t index) const { return At(index).hash; }
+  V& Value(size_t index) { return At(index).value; }
+  const V& Value(size_t index) const { return At(index).value; }
 
  private:
   struct Slot {
@@ -132,18 +167,50 @@ class FlatStringMap {
     uint32_t index = 0;  // 1 + insertion index; 0 = empty
   };
   struct Entry {
-    uint64_t hash;
-    size_t offset;  // of the key in arena_
-    size_t size;
-    V value;
+    uint64_t hash = 0;
+    const char* key = nullptr;  // in blocks_
+    size_t size = 0;
+    V value{};
   };
+  static constexpr size_t kChunkBits = 8;
+  static constexpr size_t kChunk = size_t{1} << kChunkBits;
+  static constexpr size_t kFirstBlock = 1024;
+  static constexpr size_t kMaxBlock = 65536;
 
   static uint32_t Tag(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
 
+  Entry& At(size_t index) { return chunks_[index >> kChunkBits][index & (kChunk - 1)]; }
+  const Entry& At(size_t index) const {
+    return chunks_[index >> kChunkBits][index & (kChunk - 1)];
+  }
+
   bool Matches(size_t index, std::string_view key, uint64_t hash) const {
-    const Entry& e = entries_[index];
-    return e.hash == hash && e.size == key.size() &&
-           std::string_view(arena_).substr(e.offset, e.size) == key;
+    const Entry& e = At(index);
+    return e.hash == hash && e.size == key.size() && std::string_view(e.key, e.size) == key;
+  }
+
+  // A copy of `key`'s bytes that stays where it is.
+  const char* StoreKey(std::string_view key) {
+    if (blocks_.empty() || block_used_ + key.size() > blocks_[block_].second) {
+      // The next block kept by clear() when it is large enough, else a new one.
+      if (!blocks_.empty() && block_ + 1 < blocks_.size() &&
+          blocks_[block_ + 1].second >= key.size()) {
+        ++block_;
+      } else {
+        size_t size = blocks_.empty() ? kFirstBlock
+                                      : std::min(kMaxBlock, 2 * blocks_.back().second);
+        size = std::max(size, key.size());
+        size_t at = blocks_.empty() ? 0 : block_ + 1;
+        blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(at),
+                       {std::make_unique<char[]>(size), size});
+        block_ = at;
+      }
+      block_used_ = 0;
+    }
+    char* out = blocks_[block_].first.get() + block_used_;
+    if (!key.empty()) std::memcpy(out, key.data(), key.size());
+    block_used_ += key.size();
+    return out;
   }
 
   // Slots for at least `keys` keys at a load of at most 3/4.
@@ -152,8 +219,8 @@ class FlatStringMap {
     while (keys * 4 > capacity * 3) capacity *= 2;
     slots_.assign(capacity, Slot{});
     mask_ = capacity - 1;
-    for (size_t v = 0; v < entries_.size(); ++v) {
-      const uint64_t hash = entries_[v].hash;
+    for (size_t v = 0; v < size_; ++v) {
+      const uint64_t hash = At(v).hash;
       size_t i = hash & mask_;
       while (slots_[i].index != 0) i = (i + 1) & mask_;
       slots_[i] = Slot{Tag(hash), static_cast<uint32_t>(v + 1)};
@@ -162,8 +229,12 @@ class FlatStringMap {
 
   std::vector<Slot> slots_;
   size_t mask_ = 0;
-  std::vector<Entry> entries_;
-  std::string arena_;
+  std::vector<std::unique_ptr<Entry[]>> chunks_;
+  size_t size_ = 0;
+  std::vector<std::pair<std::unique_ptr<char[]>, size_t>> blocks_;  // bytes, size
+  size_t block_ = 0;       // the block keys are stored in
+  size_t block_used_ = 0;  // bytes of it used
+
 };
 
 }  // namespace skald

@@ -68,6 +68,26 @@ TEST(FlatStringMapTest, AgreesWithStdMapThroughGrowth) {
     EXPECT_EQ(*found, reference[order[i]]);
   }
   EXPECT_EQ(map.Find("k6000"), nullptr);
+  // Copies and moves keep the order and the values.
+  FlatStringMap<uint32_t> copy = map;
+  FlatStringMap<uint32_t> moved = std::move(map);
+  EXPECT_TRUE(map.empty());  // NOLINT(bugprone-use-after-move): moved-from is empty
+  EXPECT_EQ(map.Find(order[0]), nullptr);
+  for (const FlatStringMap<uint32_t>* m : {&copy, &moved}) {
+    ASSERT_EQ(m->size(), order.size());
+    for (size_t i = 0; i < order.size(); i += 97) {
+      EXPECT_EQ(m->Key(i), order[i]);
+      EXPECT_EQ(*m->Find(order[i]), reference[order[i]]);
+    }
+  }
+  // Cleared, the map reuses its storage and forgets its values.
+  copy.clear();
+  EXPECT_EQ(copy.Find(order[0]), nullptr);
+  EXPECT_EQ(copy.Insert(std::string(70000, 'x')), 0u);  // longer than a key block
+  EXPECT_EQ(copy.Insert(order[1]), 1u);
+  EXPECT_EQ(copy.Value(1), 0u);
+  EXPECT_EQ(copy.Key(0), std::string(70000, 'x'));
+  EXPECT_EQ(copy.Key(1), order[1]);
   EXPECT_EQ(map.Find("absent", FlatStringMap<uint32_t>::Hash("absent")), nullptr);
   // Hints on an empty map do nothing.
   FlatStringMap<uint32_t> none;
