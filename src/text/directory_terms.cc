@@ -8,102 +8,92 @@
 #include <fmt/format.h>
 
 #include "common/strings.h"
-#include "text/flat_string_map.h"
+#include "text/term_group.h"
 #include "text/text_util.h"
 
 namespace skald {
 
-DirectoryWords RankDirectoryWords(std::span<const std::vector<TextTerm>> entry_terms,
-                                  std::span<const std::vector<TextTerm>> lead_terms,
-                                  const TermStatistics* background) {
-  struct Word {
-    std::vector<std::pair<std::string, uint32_t>> forms;  // spelling, count
-    size_t held = 0;
-    double score = 0;
-  };
-  // By key, in order of first occurrence (the insertion index).
-  FlatStringMap<Word> words;
-  for (const std::vector<TextTerm>& terms : entry_terms) {
-    for (const TextTerm& t : terms) {
-      if (t.key.find(' ') != std::string::npos) continue;  // bigrams: their words count
-      Word& w = words[t.key];
-      auto form = std::find_if(w.forms.begin(), w.forms.end(),
-                               [&](const auto& f) { return f.first == t.display; });
-      if (form == w.forms.end()) {
-        w.forms.emplace_back(t.display, t.count);
-      } else {
-        form->second += t.count;
-      }
-      ++w.held;
-    }
-  }
-  const bool use_background = background != nullptr && background->documents() >= entry_terms.size();
+namespace {
+
+// RankDirectoryWords over the texts of `group`, whose terms' document
+// frequencies in `background` are `df` (computed here when empty).
+DirectoryWords RankGroupWords(const TermGroup& group, const TermStatistics* background,
+                              std::span<const uint32_t> df) {
+  const size_t texts = group.texts();
+  const bool use_background = background != nullptr && background->documents() >= texts;
   const double n = use_background ? static_cast<double>(background->documents())
-                                  : static_cast<double>(entry_terms.size());
-  std::vector<double> idf(words.size());
-  for (size_t i = 0; i < words.size(); ++i) {
-    double held = static_cast<double>(words.Value(i).held);
-    double df = use_background ? std::max<double>(held, background->DocumentFrequency(words.Key(i)))
-                               : held;
-    idf[i] = std::log((n + 1) / (df + 0.5)) + (use_background ? 0 : 1);
+                                  : static_cast<double>(texts);
+  std::vector<uint32_t> own_df;
+  if (use_background && df.size() != group.size()) {
+    own_df = group.DocumentFrequencies(*background);
+    df = own_df;
+  }
+  // By term index; only words (no bigram: their words count) are scored.
+  std::vector<double> idf(group.size(), 0), total(group.size(), 0);
+  for (size_t k = 0; k < group.size(); ++k) {
+    if (!group.IsWord(k)) continue;
+    double held = static_cast<double>(group.Held(k));
+    double term_df = use_background ? std::max<double>(held, df[k]) : held;
+    idf[k] = std::log((n + 1) / (term_df + 0.5)) + (use_background ? 0 : 1);
   }
   // Each entry's words with their scores; the directory's score sums them.
-  std::vector<std::vector<std::pair<double, size_t>>> per_entry(entry_terms.size());
-  std::vector<std::string_view> lead;  // sorted
-  for (size_t e = 0; e < entry_terms.size(); ++e) {
-    lead.clear();
-    if (e < lead_terms.size()) {
-      for (const TextTerm& t : lead_terms[e]) lead.push_back(t.key);
-    }
-    std::sort(lead.begin(), lead.end());
-    for (const TextTerm& t : entry_terms[e]) {
-      if (t.key.find(' ') != std::string::npos) continue;  // not a word
-      bool inserted = false;
-      const size_t i = words.Insert(t.key, &inserted);  // there already (the loop above)
-      if (inserted || i >= idf.size()) continue;        // never: kept in step with it
+  std::vector<std::vector<std::pair<double, size_t>>> per_entry(texts);
+  for (size_t e = 0; e < texts; ++e) {
+    for (const TermGroup::TextTermRef& t : group.TermsOf(e)) {
+      if (!group.IsWord(t.term)) continue;
       // A word in more than about a third of the background tells nothing
       // apart (with no background every idf is above 1).
-      if (idf[i] < 1) continue;
-      const bool in_lead = std::binary_search(lead.begin(), lead.end(), std::string_view(t.key));
+      if (idf[t.term] < 1) continue;
       double score = (1 + std::log(static_cast<double>(std::max<uint32_t>(t.count, 1)))) *
-                     idf[i] * idf[i] * (in_lead ? kLeadWordWeight : 1);
-      per_entry[e].push_back({score, i});
-      words.Value(i).score += score;
+                     idf[t.term] * idf[t.term] * (t.in_lead ? kLeadWordWeight : 1);
+      per_entry[e].push_back({score, t.term});
+      total[t.term] += score;
     }
   }
   std::vector<size_t> order;
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (words.Value(i).score > 0) order.push_back(i);
+  for (size_t k = 0; k < group.size(); ++k) {
+    if (total[k] > 0) order.push_back(k);
   }
-  // Deterministic: score, then first occurrence.
+  // Deterministic: score, then first occurrence (term indices are in the
+  // order of first occurrence).
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (words.Value(a).score != words.Value(b).score) {
-      return words.Value(a).score > words.Value(b).score;
-    }
+    if (total[a] != total[b]) return total[a] > total[b];
     return a < b;
   });
   DirectoryWords out;
-  std::vector<size_t> rank(words.size(), 0);
+  std::vector<size_t> rank(group.size(), 0);
+  out.keys.reserve(order.size());
+  out.display.reserve(order.size());
   for (size_t r = 0; r < order.size(); ++r) {
-    Word& w = words.Value(order[r]);
     rank[order[r]] = r;
-    out.keys.emplace_back(words.Key(order[r]));
+    out.keys.emplace_back(group.Key(order[r]));
     // The spelling used most; ties to the smallest, for determinism.
-    auto best = std::min_element(w.forms.begin(), w.forms.end(), [](const auto& a, const auto& b) {
-      return a.second != b.second ? a.second > b.second : a.first < b.first;
-    });
-    out.display.push_back(best->first);
+    out.display.emplace_back(group.WordSpelling(order[r]));
   }
-  out.entries.resize(entry_terms.size());
+  out.entries.resize(texts);
   for (size_t e = 0; e < per_entry.size(); ++e) {
     auto& list = per_entry[e];
     std::sort(list.begin(), list.end(), [&](const auto& a, const auto& b) {
       if (a.first != b.first) return a.first > b.first;
       return rank[a.second] < rank[b.second];
     });
+    out.entries[e].reserve(list.size());
     for (const auto& [score, word] : list) out.entries[e].push_back(rank[word]);
   }
   return out;
+}
+
+}  // namespace
+
+DirectoryWords RankDirectoryWords(std::span<const std::vector<TextTerm>> entry_terms,
+                                  std::span<const std::vector<TextTerm>> lead_terms,
+                                  const TermStatistics* background) {
+  TermGroup group;
+  for (size_t e = 0; e < entry_terms.size(); ++e) {
+    group.AddText(entry_terms[e]);
+    if (e < lead_terms.size()) group.MarkLead(lead_terms[e]);
+  }
+  return RankGroupWords(group, background, {});
 }
 
 std::string SalientWordList(const DirectoryWords& words, size_t max_chars,
@@ -190,21 +180,32 @@ std::string PhraseList(const std::vector<Keyphrase>& phrases, size_t first, size
 DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
                                   std::span<const std::string> leads,
                                   const TermStatistics* background) {
-  std::vector<std::vector<TextTerm>> terms, lead_terms;
-  terms.reserve(all.size());
-  lead_terms.reserve(all.size());
+  // Each entry's text is scanned once, into one group that both the
+  // keyphrases and the words are ranked from; each term's document
+  // frequency is looked up once.
+  thread_local TermScanner scan, lead_scan;
+  TermGroup group;
+  std::string name, text;
   for (size_t i = 0; i < all.size(); ++i) {
     const EntrySummary& e = all[i];
-    std::string name = OneLine(e.name);
+    name = OneLine(e.name);
     std::replace_if(name.begin(), name.end(), [](char c) { return c == '_' || c == '-'; }, ' ');
     if (size_t dot = name.rfind('.'); !e.is_dir && dot != std::string::npos && dot > 0) {
       name.resize(dot);
     }
-    terms.push_back(ExtractTerms(name + ". " + e.summary));
-    lead_terms.push_back(ExtractTerms(name + ". " + (i < leads.size() ? leads[i] : "")));
+    text.assign(name).append(". ").append(e.summary);
+    scan.Scan(text, /*spellings=*/true);
+    group.AddText(scan);
+    text.assign(name).append(". ").append(i < leads.size() ? std::string_view(leads[i]) : "");
+    lead_scan.Scan(text, /*spellings=*/false);
+    group.MarkLead(lead_scan);
+  }
+  std::vector<uint32_t> df;
+  if (background != nullptr && background->documents() >= all.size()) {
+    df = group.DocumentFrequencies(*background);
   }
   DirectoryTopics topics;
-  topics.phrases = RankKeyphrasesOfTerms(terms, background, kDirectoryKeyphrases);
+  topics.phrases = RankGroupKeyphrases(group, background, df, kDirectoryKeyphrases);
   if (topics.phrases.empty()) return topics;
   // "Covers " and the final "." take 8 characters.
   std::string list = PhraseList(topics.phrases, 0, kAbstractMaxChars - 8, &topics.in_brief);
@@ -213,7 +214,7 @@ DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
   for (const TextTerm& t : ExtractTerms(list)) {
     if (t.key.find(' ') == std::string::npos) topics.brief_keys.insert(t.key);
   }
-  topics.words = RankDirectoryWords(terms, lead_terms, background);
+  topics.words = RankGroupWords(group, background, df);
   return topics;
 }
 

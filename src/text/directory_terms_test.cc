@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -93,6 +94,58 @@ TEST(EntryWordGroupsTest, EveryEntryBeforeAnySecondWord) {
   std::unordered_set<std::string> everything(words.keys.begin(), words.keys.end());
   EXPECT_EQ(EntryWordGroups(words, 4000, &everything), "");
   EXPECT_EQ(SalientWordList(words, 4000, &everything), "");
+}
+
+// DirectoryTopicsOf scans each entry once into one group; the same ranking
+// from each entry's and lead's ExtractTerms through the public functions.
+TEST(DirectoryTopicsOfTest, RanksAsTheTermFunctions) {
+  const std::vector<std::string> words = {
+      "insulin", "Insulin", "resistance", "DNA", "repair", "yeast", "Yeast", "cells",
+      "telescope", "mirrors", "survey", "comets", "glaciers", "moraines", "the", "and", "of",
+      "caf\xC3\xA9", "M\xC3\xBCller", "well-known", "p53", "2024"};
+  const std::vector<std::string> seps = {" ", " ", " ", ", ", ". ", "-", "; "};
+  std::mt19937_64 rng(3);
+  TermStatistics background;
+  size_t with_words = 0;
+  for (int round = 0; round < 30; ++round) {
+    std::vector<EntrySummary> entries;
+    std::vector<std::string> leads;
+    const size_t n = 1 + rng() % 12;
+    for (size_t i = 0; i < n; ++i) {
+      std::string text;
+      for (size_t w = 0, len = rng() % 30; w < len; ++w) {
+        text += words[rng() % words.size()] + seps[rng() % seps.size()];
+      }
+      background.Add(text);
+      const bool dir = rng() % 2 == 0;
+      entries.push_back({"entry" + std::to_string(i) + (dir ? "" : ".md"), dir, text});
+      size_t end = text.find(". ");
+      leads.push_back(end == std::string::npos ? text : text.substr(0, end + 1));
+    }
+    const TermStatistics* bg = round % 3 == 0 ? nullptr : &background;
+    DirectoryTopics topics = DirectoryTopicsOf(entries, leads, bg);
+
+    std::vector<std::vector<TextTerm>> terms, lead_terms;
+    for (size_t i = 0; i < n; ++i) {
+      std::string name = "entry" + std::to_string(i);
+      terms.push_back(ExtractTerms(name + ". " + entries[i].summary));
+      lead_terms.push_back(ExtractTerms(name + ". " + leads[i]));
+    }
+    std::vector<Keyphrase> phrases = RankKeyphrasesOfTerms(terms, bg, 200);
+    ASSERT_EQ(topics.phrases.size(), phrases.size()) << round;
+    for (size_t i = 0; i < phrases.size(); ++i) {
+      EXPECT_EQ(topics.phrases[i].text, phrases[i].text);
+      EXPECT_EQ(topics.phrases[i].score, phrases[i].score);
+      EXPECT_EQ(topics.phrases[i].sources, phrases[i].sources);
+    }
+    if (topics.brief.empty()) continue;
+    with_words += topics.words.keys.empty() ? 0 : 1;
+    DirectoryWords expected = RankDirectoryWords(terms, lead_terms, bg);
+    EXPECT_EQ(topics.words.keys, expected.keys) << round;
+    EXPECT_EQ(topics.words.display, expected.display) << round;
+    EXPECT_EQ(topics.words.entries, expected.entries) << round;
+  }
+  EXPECT_GT(with_words, 15u);  // the words were compared
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "text/directory_terms.h"
 #include "text/keyphrases.h"
 #include "text/summarizer.h"
+#include "text/sentences.h"
 #include "text/text_util.h"
 
 namespace skald {
@@ -48,64 +49,17 @@ constexpr size_t kSectionHeadChars = 40;
 constexpr size_t kSubjectKeyphrases = 3;
 constexpr size_t kSubjectScanBytes = 16384;
 
-// Length in bytes of the character at s[i] (1 for a byte that does not
-// start a well-formed UTF-8 sequence).
-size_t CharLength(std::string_view s, size_t i) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  size_t len = b < 0xC0 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
-  return len > 1 && s.size() - i >= len && IsValidUtf8(s.substr(i, len)) ? len : 1;
-}
-
 size_t CountChars(std::string_view s) {
   size_t n = 0;
-  for (size_t i = 0; i < s.size(); i += CharLength(s, i)) ++n;
+  for (size_t i = 0; i < s.size(); i += Utf8CharLength(s, i)) ++n;
   return n;
 }
 
 // Byte offset just past the first `chars` characters of `s`.
 size_t PrefixBytes(std::string_view s, size_t chars) {
   size_t i = 0;
-  for (size_t n = 0; i < s.size() && n < chars; ++n) i += CharLength(s, i);
+  for (size_t n = 0; i < s.size() && n < chars; ++n) i += Utf8CharLength(s, i);
   return i;
-}
-
-std::string_view TrimSpace(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-// Full-width sentence ends: 。？！
-constexpr std::array<std::string_view, 3> kCjkSentenceEnds = {"\xE3\x80\x82", "\xEF\xBC\x9F",
-                                                              "\xEF\xBC\x81"};
-
-// If a sentence ends with the character at s[i], the byte offset just past
-// it; else 0.
-size_t SentenceEndAt(std::string_view s, size_t i) {
-  char c = s[i];
-  if (c == '.' || c == '!' || c == '?') {
-    if (i + 1 < s.size() && !IsSpace(s[i + 1])) return 0;
-    if (c == '.') {
-      // Not after a number ("3. Data model"), an initial ("J. Smith") or an
-      // abbreviation with inner dots ("e.g. this").
-      size_t start = i;
-      while (start > 0 && !IsSpace(s[start - 1])) --start;
-      std::string_view word = s.substr(start, i - start);
-      bool number = !word.empty() && word.find_first_not_of("0123456789.") == std::string::npos;
-      bool initial = word.size() == 1 && std::isalpha(static_cast<unsigned char>(word[0]));
-      bool abbreviation = word.find('.') != std::string_view::npos;
-      for (size_t k = 0, run = 0; k < word.size() && abbreviation; ++k) {
-        run = word[k] == '.' ? 0 : run + 1;
-        abbreviation = run <= 2;  // "e.g", "i.e", "U.S"; not "file.txt"
-      }
-      if (number || initial || abbreviation) return 0;
-    }
-    return i + 1;
-  }
-  for (std::string_view end : kCjkSentenceEnds) {
-    if (s.substr(i, end.size()) == end) return i + end.size();
-  }
-  return 0;
 }
 
 bool EndsSentence(std::string_view s) {
@@ -116,29 +70,13 @@ bool EndsSentence(std::string_view s) {
                      [&](std::string_view end) { return s.ends_with(end); });
 }
 
-// Splits collapsed text into sentences (each keeps its terminator).
-std::vector<std::string_view> SplitSentences(std::string_view text) {
-  std::vector<std::string_view> sentences;
-  size_t start = 0;
-  for (size_t i = 0; i < text.size(); i += CharLength(text, i)) {
-    size_t end = SentenceEndAt(text, i);
-    if (end == 0) continue;
-    std::string_view sentence = TrimSpace(text.substr(start, end - start));
-    if (!sentence.empty()) sentences.push_back(sentence);
-    start = end;
-  }
-  std::string_view rest = TrimSpace(text.substr(std::min(start, text.size())));
-  if (!rest.empty()) sentences.push_back(rest);
-  return sentences;
-}
-
 // Words of `text` for the summary length budget: white-space separated
 // words, and half a word per CJK character (scripts written without spaces).
 double CountWords(std::string_view text) {
   double words = 0;
   bool in_word = false;
   for (size_t i = 0; i < text.size();) {
-    size_t len = CharLength(text, i);
+    size_t len = Utf8CharLength(text, i);
     const auto b0 = static_cast<unsigned char>(text[i]);
     if (len == 3 && b0 >= 0xE3 && b0 <= 0xED) {  // U+3000–U+DFFF: CJK, kana, Hangul
       words += 0.5;
@@ -158,7 +96,9 @@ double CountWords(std::string_view text) {
 std::string LeadingSentences(std::string_view text, double max_words) {
   std::string out;
   double words = 0;
-  for (std::string_view sentence : SplitSentences(text)) {
+  for (size_t pos = 0;;) {
+    std::string_view sentence = NextSentence(text, &pos);
+    if (sentence.empty()) break;
     double w = CountWords(sentence);
     if (!out.empty() && words + w > max_words) break;
     // Sentences ending in a full-width mark are written without a space.
@@ -487,8 +427,8 @@ std::string BriefDescription(std::span<const EntrySummary> entries, size_t total
     for (const EntrySummary& e : entries) {
       std::string summary = CollapseSpace(e.summary);
       if (summary.empty()) continue;
-      std::vector<std::string_view> sentences = SplitSentences(summary);
-      std::string piece(sentences.empty() ? summary : sentences.front());
+      std::string_view first = FirstSentence(summary);
+      std::string piece(first.empty() ? std::string_view(summary) : first);
       if (!NamesEntry(piece, e.name)) {
         piece = fmt::format("{}{}: {}", OneLine(e.name), e.is_dir ? "/" : "", piece);
       }
@@ -538,8 +478,7 @@ DirectoryTopics Topics(std::span<const EntrySummary> all, const TermStatistics* 
   leads.reserve(all.size());
   for (const EntrySummary& e : all) {
     std::string summary = CollapseSpace(e.summary);
-    std::vector<std::string_view> sentences = SplitSentences(summary);
-    leads.emplace_back(sentences.empty() ? "" : sentences.front());
+    leads.emplace_back(FirstSentence(summary));
   }
   return DirectoryTopicsOf(all, leads, background);
 }
@@ -640,8 +579,8 @@ class ExtractiveSummarizer final : public Summarizer {
         continue;
       }
       // The leading sentence when it fits, else the entry's key terms.
-      std::vector<std::string_view> sentences = SplitSentences(summaries[i]);
-      if (!sentences.empty() && CountChars(sentences.front()) <= cap) {
+      std::string_view first = FirstSentence(summaries[i]);
+      if (!first.empty() && CountChars(first) <= cap) {
         summaries[i] = TruncateGeneratedText(summaries[i], cap);
         continue;
       }
@@ -671,7 +610,7 @@ std::string TruncateGeneratedText(std::string_view text, size_t max_chars) {
   if (limit == text.size()) return std::string(text);
   // The last sentence end within the limit.
   size_t sentence_end = 0;
-  for (size_t i = 0; i < limit; i += CharLength(text, i)) {
+  for (size_t i = 0; i < limit; i += Utf8CharLength(text, i)) {
     size_t end = SentenceEndAt(text, i);
     if (end != 0 && end <= limit) sentence_end = end;
   }

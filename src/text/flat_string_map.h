@@ -2,19 +2,31 @@
 
 // FlatStringMap: a hash map from byte strings to values, for the per-token
 // lookups of the tokenizer, the keyphrase code and the hashing embedder.
-// Open addressing over a flat slot array that holds each key's hash; keys
-// live in one arena and values in one vector in insertion order, so a lookup
-// that misses touches one cache line and an insert allocates nothing but
-// amortized growth. Iteration is in insertion order.
+// Open addressing over a flat array of 8-byte slots (32 bits of the key's
+// hash and the key's index); each key's full hash, bytes and value are in
+// an entry, entries in insertion order in chunks of 256 and key bytes in
+// blocks, neither of which ever moves: a lookup that misses touches one
+// cache line, one that hits two more, and a growing map (the background's
+// ~10^5 keys) copies no entry and no key. clear() keeps the chunks and
+// blocks for reuse. Iteration is in insertion order.
+//
+// Lookups of many keys overlap their memory accesses when the caller
+// hashes the keys first (Hash), prefetches (Prefetch, then PrefetchKey) and
+// then finds or inserts with the hash (Find/Insert with a hash): a map of
+// ~10^5 keys (the background document frequencies) misses the cache on
+// nearly every lookup.
 //
 // Thread safety: a value type; const members are safe to call concurrently.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace skald {
@@ -22,72 +34,174 @@ namespace skald {
 template <typename V>
 class FlatStringMap {
  public:
-  size_t size() const { return values_.size(); }
-  bool empty() const { return values_.empty(); }
+  FlatStringMap() = default;
+  // Copies keep the keys' insertion order; a moved-from map is empty.
+  FlatStringMap(const FlatStringMap& other) { *this = other; }
+  FlatStringMap& operator=(const FlatStringMap& other) {
+    if (this == &other) return *this;
+    clear();
+    Reserve(other.size());
+    for (size_t i = 0; i < other.size(); ++i) {
+      Value(Insert(other.Key(i), other.HashAt(i))) = other.Value(i);
+    }
+    return *this;
+  }
+  FlatStringMap(FlatStringMap&& other) noexcept { *this = std::move(other); }
+  FlatStringMap& operator=(FlatStringMap&& other) noexcept {
+    if (this == &other) return *this;
+    slots_ = std::move(other.slots_);
+    mask_ = std::exchange(other.mask_, 0);
+    chunks_ = std::move(other.chunks_);
+    size_ = std::exchange(other.size_, 0);
+    blocks_ = std::move(other.blocks_);
+    block_ = std::exchange(other.block_, 0);
+    block_used_ = std::exchange(other.block_used_, 0);
+    other.slots_.clear();
+    other.chunks_.clear();
+    other.blocks_.clear();
+    return *this;
+  }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
 
   void clear() {
     slots_.clear();
-    keys_.clear();
-    values_.clear();
-    arena_.clear();
+    mask_ = 0;
+    for (size_t i = 0; i < size_; ++i) At(i).value = V{};
+    size_ = 0;
+    block_ = 0;
+    block_used_ = 0;
+  }
+
+  // The hash the map files `key` under (for the members taking a hash).
+  static uint64_t Hash(std::string_view key) {
+    // Spread the bits the slot index is taken from.
+    uint64_t h = std::hash<std::string_view>{}(key);
+    return h ^ (h >> 29);
   }
 
   static constexpr size_t npos = static_cast<size_t>(-1);
 
-  // The value of `key`, or null.
-  const V* Find(std::string_view key) const {
-    const size_t index = IndexOf(key);
-    return index == npos ? nullptr : &values_[index];
-  }
-
   // The insertion index of `key`, or npos.
   size_t IndexOf(std::string_view key) const {
     if (slots_.empty()) return npos;
-    uint64_t hash = Hash(key);
+    const uint64_t hash = Hash(key);
+    const uint32_t tag = Tag(hash);
     for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
+      const Slot s = slots_[i];
       if (s.index == 0) return npos;
-      if (s.hash == hash && Equal(Key(s.index - 1), key)) return s.index - 1;
+      if (s.tag == tag && Matches(s.index - 1, key, hash)) return s.index - 1;
+    }
+  }
+
+  // The value of `key`, or null. With `hash`: REQUIRES hash == Hash(key).
+  const V* Find(std::string_view key) const { return Find(key, Hash(key)); }
+  const V* Find(std::string_view key, uint64_t hash) const {
+    if (slots_.empty()) return nullptr;
+    const uint32_t tag = Tag(hash);
+    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      const Slot s = slots_[i];
+      if (s.index == 0) return nullptr;
+      if (s.tag == tag && Matches(s.index - 1, key, hash)) return &At(s.index - 1).value;
+    }
+  }
+  V* Find(std::string_view key, uint64_t hash) {
+    return const_cast<V*>(static_cast<const FlatStringMap*>(this)->Find(key, hash));
+  }
+
+  // Starts loading the slot a lookup of a key with `hash` reads first.
+  // Only a hint: changes nothing.
+  void Prefetch(uint64_t hash) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
+  }
+  // Starts loading the entry and key bytes of the first key filed under
+  // `hash` (after Prefetch(hash), once its slot is loaded). Only a hint.
+  void PrefetchKey(uint64_t hash) const {
+    if (slots_.empty()) return;
+    const uint32_t tag = Tag(hash);
+    for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      const Slot s = slots_[i];
+      if (s.index == 0) return;
+      if (s.tag == tag) {
+        const Entry& e = At(s.index - 1);
+        __builtin_prefetch(&e);
+        __builtin_prefetch(e.key);
+        return;
+      }
     }
   }
 
   // The insertion index of `key` (0, 1, ... in order of first insertion),
   // inserting it with a value-initialized V when absent; `*inserted` (if
-  // given) tells whether it was.
+  // given) tells whether it was. With `hash`: REQUIRES hash == Hash(key).
   size_t Insert(std::string_view key, bool* inserted = nullptr) {
-    if ((values_.size() + 1) * 4 > slots_.size() * 3) Grow();
-    uint64_t hash = Hash(key);
+    return Insert(key, Hash(key), inserted);
+  }
+  size_t Insert(std::string_view key, uint64_t hash, bool* inserted = nullptr) {
+    if ((size_ + 1) * 4 > slots_.size() * 3) Grow(size_ + 1);
+    const uint32_t tag = Tag(hash);
     size_t i = hash & mask_;
     for (;; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
+      const Slot s = slots_[i];
       if (s.index == 0) break;
-      if (s.hash == hash && Equal(Key(s.index - 1), key)) {
+      if (s.tag == tag && Matches(s.index - 1, key, hash)) {
         if (inserted != nullptr) *inserted = false;
         return s.index - 1;
       }
     }
-    keys_.push_back({arena_.size(), key.size()});
-    arena_.append(key);
-    values_.emplace_back();
-    slots_[i] = Slot{hash, static_cast<uint32_t>(values_.size())};
+    if (size_ == chunks_.size() * kChunk) chunks_.push_back(std::make_unique<Entry[]>(kChunk));
+    At(size_) = Entry{hash, StoreKey(key), key.size(), V{}};
+    ++size_;
+    slots_[i] = Slot{tag, static_cast<uint32_t>(size_)};
     if (inserted != nullptr) *inserted = true;
-    return values_.size() - 1;
+    return size_ - 1;
   }
 
-  V& operator[](std::string_view key) { return values_[Insert(key)]; }
+  V& operator[](std::string_view key) { return Value(Insert(key)); }
+
+  // Makes room for `keys` keys in all, so that inserting up to that many
+  // moves no slot (and a Prefetch stays useful).
+  void Reserve(size_t keys) {
+    if (keys * 4 > slots_.size() * 3) Grow(keys);
+  }
 
   // By insertion index (< size()).
   std::string_view Key(size_t index) const {
-    return std::string_view(arena_).substr(keys_[index].first, keys_[index].second);
+    const Entry& e = At(index);
+    return std::string_view(e.key, e.size);
   }
-  V& Value(size_t index) { return values_[index]; }
-  const V& Value(size_t index) const { return values_[index]; }
+  uint64_t HashAt(size_t index) const { return At(index).hash; }
+  V& Value(size_t index) { return At(index).value; }
+  const V& Value(size_t index) const { return At(index).value; }
 
  private:
   struct Slot {
-    uint64_t hash = 0;
+    uint32_t tag = 0;    // the hash's upper 32 bits
     uint32_t index = 0;  // 1 + insertion index; 0 = empty
   };
+  struct Entry {
+    uint64_t hash = 0;
+    const char* key = nullptr;  // in blocks_
+    size_t size = 0;
+    V value{};
+  };
+  static constexpr size_t kChunkBits = 8;
+  static constexpr size_t kChunk = size_t{1} << kChunkBits;
+  static constexpr size_t kFirstBlock = 1024;
+  static constexpr size_t kMaxBlock = 65536;
+
+  static uint32_t Tag(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
+
+  Entry& At(size_t index) { return chunks_[index >> kChunkBits][index & (kChunk - 1)]; }
+  const Entry& At(size_t index) const {
+    return chunks_[index >> kChunkBits][index & (kChunk - 1)];
+  }
+
+  bool Matches(size_t index, std::string_view key, uint64_t hash) const {
+    const Entry& e = At(index);
+    return e.hash == hash && Equal(std::string_view(e.key, e.size), key);
+  }
 
   // a == b, inline for the short keys these maps hold (words): memcmp is a
   // call per lookup. Two overlapping loads cover 4..16 bytes.
@@ -111,29 +225,51 @@ class FlatStringMap {
     return v;
   }
 
-  static uint64_t Hash(std::string_view key) {
-    // Spread the bits the slot index is taken from.
-    uint64_t h = std::hash<std::string_view>{}(key);
-    return h ^ (h >> 29);
+  // A copy of `key`'s bytes that stays where it is.
+  const char* StoreKey(std::string_view key) {
+    if (blocks_.empty() || block_used_ + key.size() > blocks_[block_].second) {
+      // The next block kept by clear() when it is large enough, else a new one.
+      if (!blocks_.empty() && block_ + 1 < blocks_.size() &&
+          blocks_[block_ + 1].second >= key.size()) {
+        ++block_;
+      } else {
+        size_t size = blocks_.empty() ? kFirstBlock
+                                      : std::min(kMaxBlock, 2 * blocks_.back().second);
+        size = std::max(size, key.size());
+        size_t at = blocks_.empty() ? 0 : block_ + 1;
+        blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(at),
+                       {std::make_unique<char[]>(size), size});
+        block_ = at;
+      }
+      block_used_ = 0;
+    }
+    char* out = blocks_[block_].first.get() + block_used_;
+    if (!key.empty()) std::memcpy(out, key.data(), key.size());
+    block_used_ += key.size();
+    return out;
   }
 
-  void Grow() {
+  // Slots for at least `keys` keys at a load of at most 3/4.
+  void Grow(size_t keys) {
     size_t capacity = slots_.empty() ? 16 : slots_.size() * 2;
+    while (keys * 4 > capacity * 3) capacity *= 2;
     slots_.assign(capacity, Slot{});
     mask_ = capacity - 1;
-    for (size_t v = 0; v < values_.size(); ++v) {
-      uint64_t hash = Hash(Key(v));
+    for (size_t v = 0; v < size_; ++v) {
+      const uint64_t hash = At(v).hash;
       size_t i = hash & mask_;
       while (slots_[i].index != 0) i = (i + 1) & mask_;
-      slots_[i] = Slot{hash, static_cast<uint32_t>(v + 1)};
+      slots_[i] = Slot{Tag(hash), static_cast<uint32_t>(v + 1)};
     }
   }
 
   std::vector<Slot> slots_;
   size_t mask_ = 0;
-  std::vector<std::pair<size_t, size_t>> keys_;  // offset and length in arena_
-  std::vector<V> values_;
-  std::string arena_;
+  std::vector<std::unique_ptr<Entry[]>> chunks_;
+  size_t size_ = 0;
+  std::vector<std::pair<std::unique_ptr<char[]>, size_t>> blocks_;  // bytes, size
+  size_t block_ = 0;       // the block keys are stored in
+  size_t block_used_ = 0;  // bytes of it used
 };
 
 }  // namespace skald

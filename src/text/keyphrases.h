@@ -33,6 +33,9 @@ namespace skald {
 struct TermKeys {
   std::string bytes;           // the keys one after another
   std::vector<uint32_t> ends;  // end offset in `bytes` of each key
+  // FlatStringMap's Hash of each key (taken on the same thread); empty:
+  // Add hashes the keys itself.
+  std::vector<uint64_t> hashes;
 };
 
 // How many of a set of texts each term occurs in.
@@ -46,8 +49,18 @@ class TermStatistics {
   size_t documents() const { return documents_; }
   // Documents holding `key` (a term key of ExtractTerms), 0 if none.
   uint32_t DocumentFrequency(std::string_view key) const;
+  // DocumentFrequency of every keys[i] into out[i], `hashes[i]` being
+  // FlatStringMap's Hash of keys[i]: the same answers, with the cache
+  // misses of the lookups overlapped (a background holds ~10^5 keys).
+  // REQUIRES: hashes.size() == out.size() == keys.size().
+  void DocumentFrequencies(std::span<const std::string_view> keys,
+                           std::span<const uint64_t> hashes, std::span<uint32_t> out) const;
 
  private:
+  // Counts one document's distinct keys (key(i), hash(i) for i < n).
+  template <typename KeyAt, typename HashAt>
+  void CountDocument(size_t n, const KeyAt& key, const HashAt& hash);
+
   size_t documents_ = 0;
   FlatStringMap<uint32_t> frequency_;
 };

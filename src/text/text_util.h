@@ -17,6 +17,13 @@ inline bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
+// `s` without the white space (IsSpace) at either end.
+inline std::string_view TrimSpace(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
 // `text` with every run of white space (IsSpace) replaced by one space and
 // none left at either end; all other bytes are copied unchanged.
 std::string CollapseSpace(std::string_view text);

@@ -1,0 +1,160 @@
+#pragma once
+
+// The term bookkeeping behind keyphrases.h and directory_terms.h (internal
+// to skald_text): TermScanner finds the distinct terms of one text (what
+// ExtractTerms returns), TermGroup gathers the terms of a group of texts (a
+// directory's entries) once, for both the keyphrase ranking and the
+// directory words. Spellings are kept in arenas, not one std::string each,
+// and each term's hash is kept beside it, so that the document frequencies
+// of a group's terms are looked up in the background in one batch
+// (TermStatistics::DocumentFrequencies) whose cache misses overlap.
+//
+// Thread safety: value types (no internal locking).
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "text/flat_string_map.h"
+#include "text/keyphrases.h"
+#include "text/tokenizer.h"
+
+namespace skald {
+
+// The distinct terms of one text (ExtractTerms: unigrams and bigrams of
+// salient words), in order of first occurrence, with their counts and,
+// when asked for, their spellings.
+class TermScanner {
+ public:
+  // Scans `text` (forgetting the previous text); with `spellings`, the
+  // spelling of each occurrence is kept too. No term when the tokenizer
+  // cannot be loaded.
+  void Scan(std::string_view text, bool spellings);
+
+  size_t size() const { return terms_.size(); }
+  std::string_view Key(size_t term) const { return terms_.Key(term); }
+  uint64_t HashAt(size_t term) const { return terms_.HashAt(term); }
+  uint32_t Count(size_t term) const { return terms_.Value(term).count; }
+  // Whether `key` (with hash FlatStringMap<>::Hash(key)) is a term of the text.
+  bool Contains(std::string_view key, uint64_t hash) const {
+    return terms_.Find(key, hash) != nullptr;
+  }
+  // The spelling shown for a term (ExtractTerms' `display`): the one used
+  // most; ties go to a lower-case one, then to the smallest. "" without
+  // spellings.
+  std::string_view Display(size_t term) const;
+
+ private:
+  struct Term {
+    uint32_t count = 0;
+    uint32_t first_form = 0;  // 1 + index into forms_ (0: none), then by `next`
+    uint32_t last_form = 0;
+  };
+  struct Form {
+    size_t offset;  // in form_bytes_
+    size_t size;
+    uint32_t count;
+    uint32_t next;  // 1 + index of the term's next spelling; 0: last
+  };
+  void Add(std::string_view key, uint32_t times, bool spellings);
+
+  FlatStringMap<Term> terms_;
+  std::vector<Form> forms_;
+  std::string form_bytes_;
+  std::vector<Token> tokens_;
+  std::vector<char> salient_;
+  std::string key_, form_;
+};
+
+// The terms of a group of texts (text 0, 1, ... in the order added): per
+// term its occurrences, the texts holding it and its spellings (each text's
+// Display with the text's count, merged), and per text its terms.
+class TermGroup {
+ public:
+  // One text's term in the group.
+  struct TextTermRef {
+    uint32_t term;   // index in the group
+    uint32_t count;  // occurrences in the text
+    bool in_lead;    // MarkLead found it in the text's lead
+  };
+
+  // Adds the terms of `scan` (scanned with spellings) as the next text.
+  void AddText(const TermScanner& scan);
+  // Adds `terms` (ExtractTerms of a text) as the next text.
+  void AddText(std::span<const TextTerm> terms);
+  // Marks the terms of the last text added that `lead` (a scan of the
+  // text's lead) holds.
+  void MarkLead(const TermScanner& lead);
+  // The same with the lead's terms given (ExtractTerms of the lead).
+  void MarkLead(std::span<const TextTerm> lead);
+
+  size_t texts() const { return text_ends_.size(); }
+  size_t size() const { return terms_.size(); }
+  std::string_view Key(size_t term) const { return terms_.Key(term); }
+  uint64_t HashAt(size_t term) const { return terms_.HashAt(term); }
+  // A single word, not a bigram.
+  bool IsWord(size_t term) const { return terms_.Value(term).word; }
+  uint32_t Count(size_t term) const { return terms_.Value(term).count; }
+  // How many texts hold the term.
+  size_t Held(size_t term) const { return terms_.Value(term).held; }
+  // The texts holding the term, increasing.
+  std::vector<size_t> Sources(size_t term) const;
+  // The keyphrase spelling (RankKeyphrases): the most used; ties go to a
+  // lower-case one, then to the smallest.
+  std::string_view KeyphraseSpelling(size_t term) const;
+  // The word spelling (RankDirectoryWords): the most used; ties go to the
+  // smallest.
+  std::string_view WordSpelling(size_t term) const;
+  // The terms of text `text`, in its order of first occurrence.
+  std::span<const TextTermRef> TermsOf(size_t text) const {
+    size_t begin = text == 0 ? 0 : text_ends_[text - 1];
+    return std::span<const TextTermRef>(refs_).subspan(begin, text_ends_[text] - begin);
+  }
+
+  // Every term's document frequency in `background`, by term index.
+  std::vector<uint32_t> DocumentFrequencies(const TermStatistics& background) const;
+
+ private:
+  struct Term {
+    uint32_t count = 0;
+    uint32_t held = 0;
+    bool word = false;
+    uint32_t first_form = 0;  // 1 + index into forms_, then by `next`
+    uint32_t last_form = 0;
+    uint32_t first_source = 0;  // 1 + index into sources_, then by `next`
+    uint32_t last_source = 0;
+  };
+  struct Form {
+    size_t offset;  // in form_bytes_
+    size_t size;
+    uint32_t count;
+    uint32_t next;
+  };
+  struct Source {
+    uint32_t text;
+    uint32_t next;
+  };
+  void Add(std::string_view key, uint64_t hash, std::string_view display, uint32_t count);
+  std::string_view FormText(const Form& f) const {
+    return std::string_view(form_bytes_).substr(f.offset, f.size);
+  }
+
+  FlatStringMap<Term> terms_;
+  std::vector<Form> forms_;
+  std::string form_bytes_;
+  std::vector<Source> sources_;
+  std::vector<TextTermRef> refs_;
+  std::vector<size_t> text_ends_;  // end of each text's refs in refs_
+};
+
+// RankKeyphrases over the texts of `group` (every term's document
+// frequency in `df` when `df` is not empty; REQUIRES: then background is
+// not null and df.size() == group.size()).
+std::vector<Keyphrase> RankGroupKeyphrases(const TermGroup& group,
+                                           const TermStatistics* background,
+                                           std::span<const uint32_t> df, size_t limit);
+
+}  // namespace skald
