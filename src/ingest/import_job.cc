@@ -110,8 +110,15 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   stage_options.fetch.allow_private_networks = services.allow_private_networks;
   stage_options.archive = import_options.archive;
   // The staging directory (a download, an expanded archive) goes when the
-  // plan is made, whatever the outcome: the plan holds the contents.
+  // job ends, whatever the outcome (the plan holds the contents). Not
+  // before the tree is written: ext4 skips inodes freed moments ago while
+  // it allocates new ones, and removing thousands of staged files just
+  // before creating as many content files made that write 2x slower.
   RemoveStaging(stage_options.staging_dir);  // left by an interrupted attempt
+  struct StagingRemover {
+    const std::string& dir;
+    ~StagingRemover() { RemoveStaging(dir); }
+  } remove_staging_at_end{stage_options.staging_dir};
   Result<ImportPlan> planned = [&]() -> Result<ImportPlan> {
     if (!url.empty() || IsArchiveName(payload.value("display_name", ""))) {
       if (stage_options.staging_dir.empty()) {
@@ -127,7 +134,6 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
     StageTimings::Scope timed(&timings, "parse_split");
     return PlanImport(staged.path, staged.display_name, import_options);
   }();
-  RemoveStaging(stage_options.staging_dir);
   SKALD_ASSIGN_OR_RETURN(ImportPlan plan, std::move(planned));
 
   // Write the tree: directories, then files in batches of one content

@@ -21,7 +21,7 @@ namespace skald {
 
 struct StageOptions {
   // Directory the source may be expanded into; created when needed. The
-  // caller removes it (RemoveStaging) once the plan is made.
+  // caller removes it (RemoveStaging) when it no longer needs it.
   std::string staging_dir;
   FetchOptions fetch;
   ArchiveLimits archive;

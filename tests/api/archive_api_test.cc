@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "tests/api/api_fixture.h"
@@ -56,7 +57,16 @@ class ArchiveApiTest : public ApiTest {
     const std::string error = task["error"].is_string() ? task["error"].get<std::string>() : "";
     EXPECT_NE(error.find(words), std::string::npos) << task.dump();
     EXPECT_EQ(error.find(workspace_->path()), std::string::npos) << "host path in " << error;
+    ExpectNoStaging();
     ExpectHealthy();
+  }
+
+  // A finished import (completed or failed) leaves no staged copy behind.
+  void ExpectNoStaging() {
+    const std::filesystem::path staging = workspace_->Sub("temp/import");
+    std::error_code ec;
+    EXPECT_TRUE(!std::filesystem::exists(staging, ec) || std::filesystem::is_empty(staging, ec))
+        << "staging left under temp/import";
   }
 
   TempDir scratch_;  // archives are written here before they are uploaded
@@ -67,6 +77,7 @@ TEST_F(ArchiveApiTest, ZipOfANestedFolderImportsAsATreeAndIsFindable) {
   EXPECT_EQ(added.value("root_uri", ""), "viking://resources/handbook") << added.dump();
   Json task = WaitForTask(added.value("task_id", ""));
   ASSERT_EQ(task.value("status", ""), "completed") << task.dump();
+  ExpectNoStaging();
   EXPECT_EQ(FilesUnder("viking://resources/handbook"),
             (std::vector<std::string>{"viking://resources/handbook/README.md",
                                       "viking://resources/handbook/guide/deep/more/notes.md",
