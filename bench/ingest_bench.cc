@@ -22,7 +22,8 @@
 // "small" = 5,000 files of 1.5 KiB in 50 directories, "large" = 500 files
 // of 64 KiB in 10 directories (each split into sections).
 //
-// The generated source is flushed to disk (sync) before the timed import.
+// The heap is set up as in the `skald` binary (common/heap.h). The
+// generated source is flushed to disk (sync) before the timed import.
 // Removing a previous run's directory right before a run (as this bench
 // does with --dir) can make the kernel's inode allocation slower for a
 // while (ext4 skips inodes freed in the last seconds, longer while their
@@ -44,6 +45,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "common/heap.h"
 #include "skald/db.h"
 #include "synthetic_text.h"
 
@@ -228,6 +230,8 @@ int Run(const Config& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // As the `skald` binary runs (common/heap.h): what a user of it gets.
+  skald::KeepFreedHeapForReuse();
   Config c;
   bool suite = false;
   for (int i = 1; i < argc; ++i) {
