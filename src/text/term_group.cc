@@ -11,6 +11,22 @@ namespace skald {
 
 namespace {
 
+// Appends spelling `text` (seen `count` times) to `term`'s list of forms:
+// its bytes to `bytes`, the form to `forms`, linked after the term's last.
+template <typename Form, typename Term>
+void AppendForm(std::vector<Form>* forms, std::string* bytes, Term* term, std::string_view text,
+                uint32_t count) {
+  forms->push_back(Form{bytes->size(), text.size(), count, 0});
+  bytes->append(text);
+  const auto added = static_cast<uint32_t>(forms->size());
+  if (term->last_form != 0) {
+    (*forms)[term->last_form - 1].next = added;
+  } else {
+    term->first_form = added;
+  }
+  term->last_form = added;
+}
+
 // Words that carry no topic: function words and the generic vocabulary of
 // documents. Lower-case; matched against a word's lower-cased spelling.
 const std::unordered_set<std::string_view>& KeyphraseStopWords() {
@@ -163,15 +179,7 @@ void TermScanner::Add(std::string_view key, uint32_t times, bool spellings) {
       return;
     }
   }
-  forms_.push_back(Form{form_bytes_.size(), form_.size(), times, 0});
-  form_bytes_ += form_;
-  const auto added = static_cast<uint32_t>(forms_.size());
-  if (term.last_form != 0) {
-    forms_[term.last_form - 1].next = added;
-  } else {
-    term.first_form = added;
-  }
-  term.last_form = added;
+  AppendForm(&forms_, &form_bytes_, &term, form_, times);
 }
 
 void TermScanner::Scan(std::string_view text, bool spellings) {
@@ -249,17 +257,7 @@ void TermGroup::Add(std::string_view key, uint64_t hash, std::string_view displa
       break;
     }
   }
-  if (!known) {
-    forms_.push_back(Form{form_bytes_.size(), display.size(), count, 0});
-    form_bytes_.append(display);
-    const auto added = static_cast<uint32_t>(forms_.size());
-    if (term.last_form != 0) {
-      forms_[term.last_form - 1].next = added;
-    } else {
-      term.first_form = added;
-    }
-    term.last_form = added;
-  }
+  if (!known) AppendForm(&forms_, &form_bytes_, &term, display, count);
   // A text's terms are distinct: each text is a term's source once.
   sources_.push_back(Source{text, 0});
   const auto source = static_cast<uint32_t>(sources_.size());
@@ -316,20 +314,18 @@ std::vector<size_t> TermGroup::Sources(size_t term) const {
 }
 
 std::string_view TermGroup::KeyphraseSpelling(size_t term) const {
-  const Term& t = terms_.Value(term);
-  if (t.first_form != 0 && t.first_form == t.last_form) return FormText(forms_[t.first_form - 1]);
-  BestSpelling best(/*prefer_lower=*/true);
-  for (uint32_t f = terms_.Value(term).first_form; f != 0; f = forms_[f - 1].next) {
-    best.Offer(FormText(forms_[f - 1]), forms_[f - 1].count);
-  }
-  return best.best();
+  return Spelling(term, /*prefer_lower=*/true);
 }
 
 std::string_view TermGroup::WordSpelling(size_t term) const {
+  return Spelling(term, /*prefer_lower=*/false);
+}
+
+std::string_view TermGroup::Spelling(size_t term, bool prefer_lower) const {
   const Term& t = terms_.Value(term);
   if (t.first_form != 0 && t.first_form == t.last_form) return FormText(forms_[t.first_form - 1]);
-  BestSpelling best(/*prefer_lower=*/false);
-  for (uint32_t f = terms_.Value(term).first_form; f != 0; f = forms_[f - 1].next) {
+  BestSpelling best(prefer_lower);
+  for (uint32_t f = t.first_form; f != 0; f = forms_[f - 1].next) {
     best.Offer(FormText(forms_[f - 1]), forms_[f - 1].count);
   }
   return best.best();

@@ -118,6 +118,8 @@ class TermGroup {
   std::vector<uint32_t> DocumentFrequencies(const TermStatistics& background) const;
 
  private:
+  // KeyphraseSpelling (prefer_lower) and WordSpelling: the form BestSpelling picks.
+  std::string_view Spelling(size_t term, bool prefer_lower) const;
   struct Term {
     uint32_t count = 0;
     uint32_t held = 0;
