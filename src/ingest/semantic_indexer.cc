@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "common/hash.h"
+#include "common/two_threads.h"
 #include "common/strings.h"
 #include "ingest/sidecar.h"
 #include "ingest/source_import.h"
@@ -28,20 +29,6 @@
 
 namespace skald {
 namespace {
-
-// Runs `work` (which takes items from a shared counter until none is left)
-// on this thread and, for more than one item on a machine with a second
-// core, on a helper thread beside it.
-template <typename Work>
-void RunOnTwoThreads(size_t items, Work& work) {
-  if (items > 1 && std::thread::hardware_concurrency() >= 2) {
-    std::thread helper(work);
-    work();
-    helper.join();
-  } else {
-    work();
-  }
-}
 
 constexpr std::string_view kScheme = "viking://";
 constexpr std::string_view kTruncatedMarker = "\n...(truncated for embedding)";

@@ -11,9 +11,9 @@
 #include <optional>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "common/strings.h"
+#include "common/two_threads.h"
 #include "ingest/parser.h"
 #include "ingest/text_encoding.h"
 #include "uri/glob_pattern.h"
@@ -281,13 +281,7 @@ class Planner {
                                            &parts[i - begin]);
         }
       };
-      if (end - begin > 1 && std::thread::hardware_concurrency() >= 2) {
-        std::thread helper(work);
-        work();
-        helper.join();
-      } else {
-        work();
-      }
+      RunOnTwoThreads(end - begin, work);
       for (size_t i = begin; i < end; ++i) {
         if (!items[i].warning.empty()) {
           plan_->warnings.push_back(items[i].warning);
