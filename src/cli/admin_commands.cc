@@ -18,11 +18,6 @@ std::string UserPath(const AdminRequest& r) {
   return AccountPath(r.account_id) + "/users/" + PercentEncode(r.user_id);
 }
 
-std::string Scalar(const Json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  return DumpJson(v);
-}
-
 }  // namespace
 
 AdminHttpCall AdminToHttp(const AdminRequest& r) {
@@ -109,11 +104,11 @@ Result<Json> RunAdminOnDb(Db& db, const Identity& who, const AdminRequest& r) {
 
 void RenderAdmin(const Json& result, std::ostream& out) {
   if (result.is_object()) {
-    for (const auto& [key, value] : result.items()) out << key << ": " << Scalar(value) << '\n';
+    for (const auto& [key, value] : result.items()) out << key << ": " << ScalarText(value) << '\n';
     return;
   }
   if (!result.is_array()) {
-    out << Scalar(result) << '\n';
+    out << ScalarText(result) << '\n';
     return;
   }
   if (result.empty()) {
@@ -128,7 +123,7 @@ void RenderAdmin(const Json& result, std::ostream& out) {
   out << '\n';
   for (const Json& row : result) {
     for (size_t i = 0; i < columns.size(); ++i) {
-      out << (i ? "\t" : "") << (row.contains(columns[i]) ? Scalar(row[columns[i]]) : "");
+      out << (i ? "\t" : "") << (row.contains(columns[i]) ? ScalarText(row[columns[i]]) : "");
     }
     out << '\n';
   }

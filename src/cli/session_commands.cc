@@ -76,11 +76,6 @@ Result<Json> MessagesArray(const SessionRequest& r) {
   return messages;
 }
 
-std::string Scalar(const Json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  return DumpJson(v);
-}
-
 }  // namespace
 
 Result<SessionHttpCall> SessionToHttp(const SessionRequest& r) {
@@ -261,20 +256,20 @@ void RenderSession(const Json& result, std::ostream& out) {
     if (result.empty()) out << "(none)\n";
     for (const Json& item : result) {
       if (item.is_object() && item.contains("decision")) {  // extract: decision, type, uri, text
-        out << Scalar(item["decision"]) << '\t' << Scalar(item.value("memory_type", Json(""))) << '\t'
-            << Scalar(item.value("uri", Json(""))) << '\t' << Scalar(item.value("text", Json("")))
+        out << ScalarText(item["decision"]) << '\t' << ScalarText(item.value("memory_type", Json(""))) << '\t'
+            << ScalarText(item.value("uri", Json(""))) << '\t' << ScalarText(item.value("text", Json("")))
             << '\n';
       } else if (item.is_object() && item.contains("session_id")) {
-        out << Scalar(item["session_id"]) << '\t' << Scalar(item.value("uri", Json(""))) << '\t'
-            << Scalar(item.value("mod_time", Json(""))) << '\n';
+        out << ScalarText(item["session_id"]) << '\t' << ScalarText(item.value("uri", Json(""))) << '\t'
+            << ScalarText(item.value("mod_time", Json(""))) << '\n';
       } else {
-        out << Scalar(item) << '\n';
+        out << ScalarText(item) << '\n';
       }
     }
     return;
   }
   if (!result.is_object()) {
-    out << Scalar(result) << '\n';
+    out << ScalarText(result) << '\n';
     return;
   }
   if (result.contains("latest_archive_overview")) {  // context: the text first
@@ -287,10 +282,10 @@ void RenderSession(const Json& result, std::ostream& out) {
       }
       out << "[" << m.value("role", "") << "] " << text << '\n';
     }
-    out << "estimatedTokens: " << Scalar(result["estimatedTokens"]) << '\n';
+    out << "estimatedTokens: " << ScalarText(result["estimatedTokens"]) << '\n';
     return;
   }
-  for (const auto& [key, value] : result.items()) out << key << ": " << Scalar(value) << '\n';
+  for (const auto& [key, value] : result.items()) out << key << ": " << ScalarText(value) << '\n';
 }
 
 void AddSessionCommands(CLI::App& app, std::function<int(const SessionRequest&)> execute,

@@ -20,4 +20,9 @@ std::string DumpJson(const Json& value, int indent) {
   return value.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
+std::string ScalarText(const Json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  return DumpJson(value);
+}
+
 }  // namespace skald

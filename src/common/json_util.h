@@ -21,4 +21,7 @@ Result<Json> ParseJson(std::string_view text);
 // Serializes without throwing: invalid UTF-8 in strings is replaced (U+FFFD).
 std::string DumpJson(const Json& value, int indent = -1);
 
+// A string's own text (no quotes); any other value serialized (DumpJson).
+std::string ScalarText(const Json& value);
+
 }  // namespace skald

@@ -29,9 +29,9 @@ struct Ranked {
   }
 };
 
-class TopK {
+class TopPostings {
  public:
-  explicit TopK(int k) : k_(static_cast<size_t>(k)) {}
+  explicit TopPostings(int k) : k_(static_cast<size_t>(k)) {}
   // The score a new document must beat (ties: a smaller id wins).
   bool full() const { return heap_.size() >= k_; }
   double threshold() const { return full() ? heap_.top().score : 0.0; }
@@ -249,7 +249,8 @@ void LexicalPartition::IndexFrom(uint32_t first) {
   for (auto slot = first; slot < docs_.size(); ++slot) Index(slot);
 }
 
-namespace {
+// Named, not anonymous: CompiledFilter (declared in the header) holds these.
+namespace lexical_scope {
 
 // A URI scope with what every check needs computed once per search, with
 // the semantics of the FTS5 index's SQL (lexical_sql.cc): the node itself
@@ -275,11 +276,11 @@ struct CompiledScope {
   }
 };
 
-}  // namespace
+}  // namespace lexical_scope
 
 struct LexicalPartition::CompiledFilter {
   const RecordFilter* filter = nullptr;
-  std::vector<CompiledScope> scopes;
+  std::vector<lexical_scope::CompiledScope> scopes;
 
   explicit CompiledFilter(const RecordFilter& f) : filter(&f) {
     for (const UriScope& scope : f.uri_scopes) scopes.emplace_back(scope);
@@ -307,7 +308,7 @@ bool LexicalPartition::Matches(const Doc& doc, const CompiledFilter& compiled,
   if (r.created_ns < f.created_min || r.created_ns > f.created_max) return false;
   if (r.updated_ns < f.updated_min || r.updated_ns > f.updated_max) return false;
   if (compiled.scopes.empty() || !check_scopes) return true;
-  for (const CompiledScope& scope : compiled.scopes) {
+  for (const lexical_scope::CompiledScope& scope : compiled.scopes) {
     if (scope.Contains(r.uri, doc.depth)) return true;
   }
   return false;
@@ -413,7 +414,7 @@ void LexicalPartition::Search(const std::vector<LexicalPhrase>& phrases,
   };
 
   const CompiledFilter compiled(filter);
-  TopK top(k);
+  TopPostings top(k);
   std::vector<uint32_t> candidates;
   if (ScopeCandidates(filter, total_postings / 4, &candidates)) {
     // Candidates ascend, so each posting list is walked forward once; a

@@ -22,9 +22,9 @@ namespace skald {
 
 namespace {
 
-constexpr char kFileKind[] = "skald-lexical-memory";
+constexpr char kMemoryFileKind[] = "skald-lexical-memory";
 // Bump on any change to what the snapshot or the log holds.
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kMemoryFormatVersion = 1;
 constexpr uint32_t kHeadTag = SectionTag("LXHD");
 constexpr uint32_t kPartitionTag = SectionTag("LXPT");
 constexpr char kLogMagic[8] = {'S', 'K', 'L', 'X', 'L', 'O', 'G', '1'};
@@ -385,8 +385,8 @@ Status MemoryLexicalIndex::WriteSnapshot() {
                          FileWriter::Create(options_.path, env_));
   file->BeginSection(kHeadTag);
   ByteBuilder head;
-  head.String(kFileKind);
-  head.U32(kFormatVersion);
+  head.String(kMemoryFileKind);
+  head.U32(kMemoryFormatVersion);
   head.String(tokenizer_name_);
   head.I64(applied_seq_.load());
   head.U64(generation);
@@ -453,11 +453,11 @@ Result<bool> MemoryLexicalIndex::Load() {
   int64_t seq = 0;
   uint64_t generation = 0;
   if (!head.String(&kind, 256)) return false;
-  if (kind != kFileKind) {
+  if (kind != kMemoryFileKind) {
     return Status::FailedPrecondition(
         "the lexical index file is not a Skald memory lexical index; refusing to reset it");
   }
-  if (!head.U32(&format) || format != kFormatVersion || !head.String(&tokenizer, 4096) ||
+  if (!head.U32(&format) || format != kMemoryFormatVersion || !head.String(&tokenizer, 4096) ||
       tokenizer != tokenizer_name_ || !head.I64(&seq) || !head.U64(&generation) ||
       !head.U32(&parts)) {
     return false;

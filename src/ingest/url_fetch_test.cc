@@ -55,7 +55,7 @@ class LoopbackServer {
   std::thread thread_;
 };
 
-std::string Slurp(const std::string& path) {
+std::string SlurpFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
@@ -102,7 +102,7 @@ TEST(UrlFetchTest, FetchesFromLoopbackOnlyWhenAllowed) {
   auto file = FetchUrl(server.Url("/guide.md"), tmp.Sub("b"), options);
   ASSERT_TRUE(file.ok()) << file.status().ToString();
   EXPECT_EQ(file->name, "guide.md");
-  EXPECT_EQ(Slurp(file->path), "# Guide\n\nFetched over HTTP.\n");
+  EXPECT_EQ(SlurpFile(file->path), "# Guide\n\nFetched over HTTP.\n");
 
   auto page = FetchUrl(server.Url("/page"), tmp.Sub("c"), options);
   ASSERT_TRUE(page.ok()) << page.status().ToString();

@@ -14,7 +14,7 @@
 namespace skald {
 namespace {
 
-EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
+EnvLookup FakeEnvOf(std::map<std::string, std::string> vars) {
   return [vars = std::move(vars)](const std::string& name) -> std::optional<std::string> {
     auto it = vars.find(name);
     if (it == vars.end()) return std::nullopt;
@@ -46,7 +46,7 @@ class ConfigLookupTest : public ::testing::Test {
 TEST_F(ConfigLookupTest, FlagWinsOverEnvironmentAndHome) {
   ConfigSource source;
   auto config =
-      LoadServerConfig(flag_, FakeEnv({{"SKALD_CONFIG", env_file_}, {"HOME", home_}}), &source);
+      LoadServerConfig(flag_, FakeEnvOf({{"SKALD_CONFIG", env_file_}, {"HOME", home_}}), &source);
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->server.port, 1001);
   EXPECT_EQ(source.origin, "--config");
@@ -56,7 +56,7 @@ TEST_F(ConfigLookupTest, FlagWinsOverEnvironmentAndHome) {
 TEST_F(ConfigLookupTest, EnvironmentWinsOverHome) {
   ConfigSource source;
   auto config =
-      LoadServerConfig("", FakeEnv({{"SKALD_CONFIG", env_file_}, {"HOME", home_}}), &source);
+      LoadServerConfig("", FakeEnvOf({{"SKALD_CONFIG", env_file_}, {"HOME", home_}}), &source);
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->server.port, 1002);
   EXPECT_EQ(source.origin, "$SKALD_CONFIG");
@@ -64,7 +64,7 @@ TEST_F(ConfigLookupTest, EnvironmentWinsOverHome) {
 
 TEST_F(ConfigLookupTest, HomeFileIsUsedWhenNothingElseIsGiven) {
   ConfigSource source;
-  auto config = LoadServerConfig("", FakeEnv({{"SKALD_CONFIG", ""}, {"HOME", home_}}), &source);
+  auto config = LoadServerConfig("", FakeEnvOf({{"SKALD_CONFIG", ""}, {"HOME", home_}}), &source);
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->server.port, 1003);
   EXPECT_EQ(source.origin, "~/.skald/skald.conf");
@@ -72,7 +72,7 @@ TEST_F(ConfigLookupTest, HomeFileIsUsedWhenNothingElseIsGiven) {
 
 TEST_F(ConfigLookupTest, NoFileAnywhereMeansBuiltInDefaults) {
   ConfigSource source;
-  auto config = LoadServerConfig("", FakeEnv({{"HOME", dir_.path() + "/nobody"}}), &source);
+  auto config = LoadServerConfig("", FakeEnvOf({{"HOME", dir_.path() + "/nobody"}}), &source);
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->server.port, 1933);
   EXPECT_EQ(source.path, "");
@@ -80,13 +80,13 @@ TEST_F(ConfigLookupTest, NoFileAnywhereMeansBuiltInDefaults) {
 }
 
 TEST_F(ConfigLookupTest, AMissingExplicitFileIsAnErrorNotTheNextCandidate) {
-  auto flag = LoadServerConfig(dir_.path() + "/missing.conf", FakeEnv({{"HOME", home_}}));
+  auto flag = LoadServerConfig(dir_.path() + "/missing.conf", FakeEnvOf({{"HOME", home_}}));
   ASSERT_FALSE(flag.ok());
   EXPECT_EQ(flag.status().code(), StatusCode::kNotFound);
   EXPECT_NE(flag.status().message().find("--config"), std::string::npos);
 
   auto env = LoadServerConfig(
-      "", FakeEnv({{"SKALD_CONFIG", dir_.path() + "/missing.conf"}, {"HOME", home_}}));
+      "", FakeEnvOf({{"SKALD_CONFIG", dir_.path() + "/missing.conf"}, {"HOME", home_}}));
   ASSERT_FALSE(env.ok());
   EXPECT_NE(env.status().message().find("$SKALD_CONFIG"), std::string::npos);
 }
@@ -94,7 +94,7 @@ TEST_F(ConfigLookupTest, AMissingExplicitFileIsAnErrorNotTheNextCandidate) {
 TEST_F(ConfigLookupTest, VariablesInTheFoundFileAreExpandedFromTheSameEnvironment) {
   WriteFile(env_file_, R"({"server": {"port": "${PORT}"}, "storage": {"workspace": "$WS/x"}})");
   auto config = LoadServerConfig(
-      "", FakeEnv({{"SKALD_CONFIG", env_file_}, {"PORT", "4321"}, {"WS", "/srv"}}));
+      "", FakeEnvOf({{"SKALD_CONFIG", env_file_}, {"PORT", "4321"}, {"WS", "/srv"}}));
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->server.port, 4321);
   EXPECT_EQ(config->storage.workspace, "/srv/x");
@@ -103,7 +103,7 @@ TEST_F(ConfigLookupTest, VariablesInTheFoundFileAreExpandedFromTheSameEnvironmen
 TEST(ConfigExpansionTest, AnUnsetVariableIsAnErrorNamingIt) {
   for (const char* text : {R"({"server": {"root_api_key": "${ROOT_KEY}"}})",
                            R"({"server": {"root_api_key": "$ROOT_KEY"}})"}) {
-    auto config = ParseConfig(text, FakeEnv({}));
+    auto config = ParseConfig(text, FakeEnvOf({}));
     ASSERT_FALSE(config.ok()) << text;
     EXPECT_EQ(config.status().code(), StatusCode::kInvalidArgument);
     EXPECT_NE(config.status().message().find("\"ROOT_KEY\" is not set"), std::string::npos)
@@ -112,7 +112,7 @@ TEST(ConfigExpansionTest, AnUnsetVariableIsAnErrorNamingIt) {
 }
 
 TEST(ConfigExpansionTest, DoubleDollarIsALiteralDollar) {
-  auto config = ParseConfig(R"({"storage": {"workspace": "/data/$$HOME"}})", FakeEnv({}));
+  auto config = ParseConfig(R"({"storage": {"workspace": "/data/$$HOME"}})", FakeEnvOf({}));
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_EQ(config->storage.workspace, "/data/$HOME");
 }
@@ -124,7 +124,7 @@ TEST(ConfigOpsKeysTest, AccessLogAndMetricsAreOnByDefaultAndCanBeTurnedOff) {
 
   auto config = ParseConfig(
       R"({"server": {"access_log": false, "observability": {"metrics": {"enabled": false}}}})",
-      FakeEnv({}));
+      FakeEnvOf({}));
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   EXPECT_FALSE(config->server.access_log);
   EXPECT_FALSE(config->server.metrics_enabled);
@@ -132,10 +132,10 @@ TEST(ConfigOpsKeysTest, AccessLogAndMetricsAreOnByDefaultAndCanBeTurnedOff) {
 
 TEST(ConfigOpsKeysTest, ObservabilityRejectsUnknownSubsections) {
   auto config =
-      ParseConfig(R"({"server": {"observability": {"metrix": {"enabled": true}}}})", FakeEnv({}));
+      ParseConfig(R"({"server": {"observability": {"metrix": {"enabled": true}}}})", FakeEnvOf({}));
   ASSERT_FALSE(config.ok());
   EXPECT_NE(config.status().message().find("server.observability.metrix"), std::string::npos);
-  auto typed = ParseConfig(R"({"server": {"access_log": "loud"}})", FakeEnv({}));
+  auto typed = ParseConfig(R"({"server": {"access_log": "loud"}})", FakeEnvOf({}));
   ASSERT_FALSE(typed.ok());
   EXPECT_NE(typed.status().message().find("server.access_log"), std::string::npos);
 }

@@ -8,7 +8,7 @@
 namespace skald {
 namespace {
 
-Identity Caller(std::string user, Role role) {
+Identity AccessCaller(std::string user, Role role) {
   Identity id;
   id.account = "acme";
   id.user = std::move(user);
@@ -69,7 +69,7 @@ const Row kMatrix[] = {
 
 TEST(AccessTest, MatrixForUserAndRoot) {
   for (Role role : {Role::kUser, Role::kAdmin}) {
-    Identity alice = Caller("alice", role);
+    Identity alice = AccessCaller("alice", role);
     for (const Row& row : kMatrix) {
       VikingUri uri = U(row.uri);
       EXPECT_EQ(IsAccessible(alice, uri), row.user_read) << row.uri;
@@ -78,7 +78,7 @@ TEST(AccessTest, MatrixForUserAndRoot) {
       EXPECT_EQ(CheckDeleteAccess(alice, uri).ok(), row.user_delete) << row.uri;
     }
   }
-  Identity root = Caller("default", Role::kRoot);
+  Identity root = AccessCaller("default", Role::kRoot);
   for (const Row& row : kMatrix) {
     VikingUri uri = U(row.uri);
     EXPECT_TRUE(IsAccessible(root, uri)) << row.uri;
@@ -89,21 +89,21 @@ TEST(AccessTest, MatrixForUserAndRoot) {
 }
 
 TEST(AccessTest, UnlistedNamespacesFailClosed) {
-  Identity alice = Caller("alice", Role::kUser);
+  Identity alice = AccessCaller("alice", Role::kUser);
   EXPECT_FALSE(IsAccessible(alice, VikingUri::FromSegments({"_system", "x"})));
   EXPECT_FALSE(IsAccessible(alice, VikingUri::FromSegments({"session", "s1"})));
-  EXPECT_TRUE(IsAccessible(Caller("r", Role::kRoot), VikingUri::FromSegments({"_system"})));
+  EXPECT_TRUE(IsAccessible(AccessCaller("r", Role::kRoot), VikingUri::FromSegments({"_system"})));
 }
 
 TEST(AccessTest, LegacySessionUrisAreNeverWritable) {
   VikingUri session = VikingUri::FromSegments({"session", "s1"});
-  Status s = CheckWriteAccess(Caller("default", Role::kRoot), session);
+  Status s = CheckWriteAccess(AccessCaller("default", Role::kRoot), session);
   EXPECT_EQ(s.code(), StatusCode::kPermissionDenied);
   EXPECT_NE(s.message().find("viking://session/s1"), std::string::npos) << s.message();
 }
 
 TEST(AccessTest, InvisibleAnswersExactlyAsAbsent) {
-  Identity alice = Caller("alice", Role::kUser);
+  Identity alice = AccessCaller("alice", Role::kUser);
   VikingUri bobs = U("viking://user/bob/memories");
   Status absent = AbsentStatus(bobs);
   EXPECT_EQ(absent.code(), StatusCode::kNotFound);
@@ -128,7 +128,7 @@ TEST(AccessTest, InvisibleAnswersExactlyAsAbsent) {
 }
 
 TEST(AccessTest, NamespaceRefusalsStayPermissionDenied) {
-  Identity alice = Caller("alice", Role::kUser);
+  Identity alice = AccessCaller("alice", Role::kUser);
   Status legacy = CheckWriteAccess(alice, U("viking://agent/bot/x"));
   EXPECT_EQ(legacy.code(), StatusCode::kPermissionDenied);
   EXPECT_NE(legacy.message().find("viking://user/{user_id}/peers/bot"), std::string::npos)
@@ -142,7 +142,7 @@ TEST(AccessTest, NamespaceRefusalsStayPermissionDenied) {
   Status own_root = CheckDeleteAccess(alice, U("viking://user/alice"));
   EXPECT_EQ(own_root.code(), StatusCode::kPermissionDenied);
 
-  Status container = CheckDeleteAccess(Caller("r", Role::kRoot), U("viking://user"));
+  Status container = CheckDeleteAccess(AccessCaller("r", Role::kRoot), U("viking://user"));
   EXPECT_EQ(container.code(), StatusCode::kPermissionDenied);
   EXPECT_NE(container.message().find("viking://user"), std::string::npos);
   ASSERT_EQ(container.details().size(), 1u);
@@ -157,7 +157,7 @@ std::vector<std::string> Strs(const std::vector<VikingUri>& uris) {
 
 TEST(AccessTest, VisibleSubtreesNarrowWalksToTheCallersParts) {
   using V = std::vector<std::string>;
-  Identity alice = Caller("alice", Role::kUser);
+  Identity alice = AccessCaller("alice", Role::kUser);
   EXPECT_EQ(Strs(VisibleSubtrees(alice, U("viking://"))),
             (V{"viking://resources", "viking://agent", "viking://user/alice",
                "viking://temp/alice"}));
@@ -188,15 +188,15 @@ TEST(AccessTest, VisibleSubtreesNarrowWalksToTheCallersParts) {
       EXPECT_TRUE(in_part) << row.uri;
     }
   }
-  Identity root = Caller("default", Role::kRoot);
+  Identity root = AccessCaller("default", Role::kRoot);
   EXPECT_EQ(Strs(VisibleSubtrees(root, U("viking://"))), (V{"viking://"}));
   EXPECT_EQ(Strs(VisibleSubtrees(root, U("viking://user"))), (V{"viking://user"}));
 }
 
 TEST(AccessTest, OwnedObjects) {
-  Identity alice = Caller("alice", Role::kUser);
-  Identity admin = Caller("alice", Role::kAdmin);
-  Identity root = Caller("default", Role::kRoot);
+  Identity alice = AccessCaller("alice", Role::kUser);
+  Identity admin = AccessCaller("alice", Role::kAdmin);
+  Identity root = AccessCaller("default", Role::kRoot);
   EXPECT_TRUE(CanSeeOwned(alice, "acme", "alice"));
   EXPECT_FALSE(CanSeeOwned(alice, "acme", "bob"));
   EXPECT_FALSE(CanSeeOwned(alice, "globex", "alice"));

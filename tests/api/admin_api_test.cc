@@ -10,7 +10,7 @@
 namespace skald::apitest {
 namespace {
 
-constexpr const char* kRootKey = "root-key-for-the-admin-api-tests";
+constexpr const char* kAdminRootKey = "root-key-for-the-admin-api-tests";
 constexpr const char* kMissing = "Missing API Key when resolving identity.";
 constexpr const char* kInvalid = "Invalid API Key";
 
@@ -25,7 +25,7 @@ class AdminApiTest : public ::testing::Test {
     workspace_ = std::make_unique<TempDir>();
     config_dir_ = std::make_unique<TempDir>();
     const std::string config = config_dir_->Sub("skald.conf");
-    std::ofstream(config) << Json{{"server", {{"root_api_key", kRootKey}}}}.dump();
+    std::ofstream(config) << Json{{"server", {{"root_api_key", kAdminRootKey}}}}.dump();
     server_ = SkaldProcess::Start(workspace_->path(), {"--config", config});
     ASSERT_NE(server_, nullptr);
     client_ = server_->NewClient();
@@ -46,7 +46,7 @@ class AdminApiTest : public ::testing::Test {
     return ToReply(client_->Post(path, headers, text, "application/json"));
   }
   Reply Root(const std::string& method, const std::string& path, const Json& body = Json()) {
-    return Send(method, path, KeyHeader(kRootKey), body);
+    return Send(method, path, KeyHeader(kAdminRootKey), body);
   }
   // Creates `account` with `admin` and returns the admin's key.
   std::string CreateAccount(const std::string& account, const std::string& admin) {
@@ -103,7 +103,7 @@ TEST_F(AdminApiTest, MissingEmptyMalformedAndWrongKeysAre401) {
   ExpectError(Send("GET", path, KeyHeader("")), 401, "UNAUTHENTICATED", kMissing);
   ExpectError(Send("GET", path, KeyHeader("not-a-key")), 401, "UNAUTHENTICATED", kInvalid);
   ExpectError(Send("GET", path, KeyHeader("YQ.YQ.YWJj")), 401, "UNAUTHENTICATED", kInvalid);
-  ExpectError(Send("GET", path, BearerHeader(std::string(kRootKey) + "x")), 401,
+  ExpectError(Send("GET", path, BearerHeader(std::string(kAdminRootKey) + "x")), 401,
               "UNAUTHENTICATED", kInvalid);
   // Identity headers alone are not an identity in api_key mode.
   ExpectError(Send("GET", path, {{"X-OpenViking-Account", "default"},
@@ -118,14 +118,14 @@ TEST_F(AdminApiTest, MissingEmptyMalformedAndWrongKeysAre401) {
 
 TEST_F(AdminApiTest, RootKeyIsRefusedOnDataRoutesAndAllowedOnTasksAndAdmin) {
   ExpectError(Root("GET", "/api/v1/fs/ls?uri=viking://resources"), 403, "PERMISSION_DENIED");
-  ExpectError(Send("POST", "/api/v1/content/write", BearerHeader(kRootKey),
+  ExpectError(Send("POST", "/api/v1/content/write", BearerHeader(kAdminRootKey),
                    {{"uri", "viking://resources/x.md"}, {"content", "x"}}),
               403, "PERMISSION_DENIED");
   Reply tasks = Root("GET", "/api/v1/tasks");
   EXPECT_EQ(tasks.status, 200) << tasks.raw;
-  Reply accounts = Send("GET", "/api/v1/admin/accounts", BearerHeader(kRootKey));
+  Reply accounts = Send("GET", "/api/v1/admin/accounts", BearerHeader(kAdminRootKey));
   EXPECT_EQ(accounts.status, 200) << accounts.raw;
-  Reply health = Send("GET", "/health", KeyHeader(kRootKey));
+  Reply health = Send("GET", "/health", KeyHeader(kAdminRootKey));
   EXPECT_EQ(health.json.value("role", ""), "root") << health.raw;
 }
 
@@ -320,19 +320,19 @@ TEST_F(AdminApiTest, TrustedModeBehindAGateway) {
   // root key must come with every request.
   TempDir trusted_workspace;
   const std::string config = config_dir_->Sub("trusted.conf");
-  std::ofstream(config) << Json{{"server", {{"auth_mode", "trusted"}, {"root_api_key", kRootKey}}}}
+  std::ofstream(config) << Json{{"server", {{"auth_mode", "trusted"}, {"root_api_key", kAdminRootKey}}}}
                                .dump();
   auto trusted = SkaldProcess::Start(trusted_workspace.path(), {"--config", config});
   ASSERT_NE(trusted, nullptr);
   auto client = trusted->NewClient();
-  const httplib::Headers alice = {{"X-API-Key", kRootKey},
+  const httplib::Headers alice = {{"X-API-Key", kAdminRootKey},
                                   {"X-OpenViking-Account", "acme"},
                                   {"X-OpenViking-User", "alice"}};
   const std::string ls = "/api/v1/fs/ls?uri=viking://resources";
   ExpectError(ToReply(client->Get(ls, {{"X-OpenViking-Account", "acme"},
                                        {"X-OpenViking-User", "alice"}})),
               401, "UNAUTHENTICATED", kMissing);
-  ExpectError(ToReply(client->Get(ls, KeyHeader(kRootKey))), 400, "INVALID_ARGUMENT");
+  ExpectError(ToReply(client->Get(ls, KeyHeader(kAdminRootKey))), 400, "INVALID_ARGUMENT");
   EXPECT_EQ(ToReply(client->Get(ls, alice)).status, 200);
   httplib::Headers as_root_role = alice;
   as_root_role.emplace("X-OpenViking-Role", "root");
@@ -342,14 +342,14 @@ TEST_F(AdminApiTest, TrustedModeBehindAGateway) {
   EXPECT_EQ(health.json.value("user_id", ""), "alice") << health.raw;
 
   // The admin API works with the root key and shows no keys.
-  Reply made = ToReply(client->Post("/api/v1/admin/accounts", KeyHeader(kRootKey),
+  Reply made = ToReply(client->Post("/api/v1/admin/accounts", KeyHeader(kAdminRootKey),
                                     Json{{"account_id", "globex"}, {"admin_user_id", "gina"}}.dump(),
                                     "application/json"));
   ASSERT_EQ(made.status, 200) << made.raw;
   EXPECT_EQ(made.json["result"].value("account_id", ""), "globex");
   EXPECT_FALSE(made.json["result"].contains("user_key")) << made.raw;
   // The account used through the headers is listed too.
-  Reply accounts = ToReply(client->Get("/api/v1/admin/accounts", KeyHeader(kRootKey)));
+  Reply accounts = ToReply(client->Get("/api/v1/admin/accounts", KeyHeader(kAdminRootKey)));
   ASSERT_EQ(accounts.status, 200) << accounts.raw;
   EXPECT_EQ(accounts.json["result"].size(), 3u) << accounts.raw;
   client.reset();

@@ -7,7 +7,7 @@
 namespace skald {
 namespace {
 
-const char* kNs =
+const char* kSheetNs =
     "xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" "
     "xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\"";
 
@@ -16,18 +16,18 @@ std::string Workbook(const std::string& sheet_data, const std::string& second = 
   std::string rels = "<Relationship Id=\"rId1\" Type=\"worksheet\" Target=\"worksheets/sheet1.xml\"/>"
                      "<Relationship Id=\"rId3\" Type=\"sharedStrings\" Target=\"sharedStrings.xml\"/>";
   testing::ZipEntries entries = {
-      {"xl/sharedStrings.xml", std::string("<sst ") + kNs +
+      {"xl/sharedStrings.xml", std::string("<sst ") + kSheetNs +
                                    "><si><t>Item</t></si><si><t>Cost</t></si><si><r><t>Ser</t></r><r><t>vers</t></r></si></sst>"},
-      {"xl/worksheets/sheet1.xml", std::string("<worksheet ") + kNs + "><sheetData>" + sheet_data +
+      {"xl/worksheets/sheet1.xml", std::string("<worksheet ") + kSheetNs + "><sheetData>" + sheet_data +
                                        "</sheetData></worksheet>"},
   };
   if (!second.empty()) {
     sheets += "<sheet name=\"Notes\" sheetId=\"2\" r:id=\"rId2\"/>";
     rels += "<Relationship Id=\"rId2\" Type=\"worksheet\" Target=\"worksheets/sheet2.xml\"/>";
-    entries.emplace_back("xl/worksheets/sheet2.xml", std::string("<worksheet ") + kNs + "><sheetData>" +
+    entries.emplace_back("xl/worksheets/sheet2.xml", std::string("<worksheet ") + kSheetNs + "><sheetData>" +
                                                          second + "</sheetData></worksheet>");
   }
-  entries.emplace_back("xl/workbook.xml", std::string("<workbook ") + kNs + "><sheets>" + sheets +
+  entries.emplace_back("xl/workbook.xml", std::string("<workbook ") + kSheetNs + "><sheets>" + sheets +
                                               "</sheets></workbook>");
   entries.emplace_back("xl/_rels/workbook.xml.rels",
                        "<Relationships xmlns=\"http://schemas.openxmlformats.org/package/2006/relationships\">" +
