@@ -113,7 +113,6 @@ struct TermFeatures {
 constexpr size_t kRememberedTerms = 1 << 16;
 
 struct Scratch {
-  std::vector<Token> tokens;
   std::vector<size_t> starts;  // code point starts of one marked term
   std::string marked;
   FeatureCounts features;
@@ -188,23 +187,26 @@ class HashingEmbedder final : public Embedder {
 
   std::vector<float> EmbedOne(const std::string& text, Scratch* s) const {
     std::vector<float> vec(static_cast<size_t>(dimension_), 0.0f);
-    s->tokens.clear();
     s->features.Clear();
     if (s->terms.size() > kRememberedTerms) {
       s->terms.clear();
       s->grams.clear();
     }
-    tokenizer_->Tokenize(text, &s->tokens);
-    s->token_terms.resize(s->tokens.size());
-    for (size_t i = 0; i < s->tokens.size(); ++i) {
-      s->token_terms[i] = FeaturesOf(s, s->tokens[i].term);
-    }
+    // Each token's features, by index in s->terms (no string per token).
+    struct Sink final : TermSink {
+      explicit Sink(Scratch* scratch) : s(scratch) {}
+      void Term(std::string_view term) override { s->token_terms.push_back(FeaturesOf(s, term)); }
+      Scratch* s;
+    } sink(s);
+    s->token_terms.clear();
+    tokenizer_->ForEachTerm(text, &sink);
+    const size_t tokens = s->token_terms.size();
     // Per token: its unigram, the bigram with the next token, its char
     // 3-grams (this order fixes the float sums below).
-    for (size_t i = 0; i < s->tokens.size(); ++i) {
+    for (size_t i = 0; i < tokens; ++i) {
       const TermFeatures& f = s->terms.Value(s->token_terms[i]);
       s->features.Add(f.unigram, kUnigramWeight);
-      if (i + 1 < s->tokens.size()) {
+      if (i + 1 < tokens) {
         const uint64_t next = s->terms.Value(s->token_terms[i + 1]).unigram;
         s->features.Add(Mix(f.unigram * 31 + next + kBigramSeed), kBigramWeight);
       }

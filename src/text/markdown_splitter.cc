@@ -106,6 +106,14 @@ TextStats Measure(std::string_view s) {
   TextStats stats;
   uint32_t cp;
   for (size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x80) {
+      // ASCII, most of most texts: one character, white space or not.
+      ++i;
+      ++stats.chars;
+      if (b > 0x20 || !IsUnicodeSpace(b)) ++stats.other;
+      continue;
+    }
     i += DecodeChar(s, i, &cp);
     ++stats.chars;
     if (cp == kInvalidChar) {
