@@ -1,5 +1,7 @@
 #include "cli/task_wait.h"
 
+#include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include "cli/output.h"
@@ -12,6 +14,10 @@ std::string Field(const Json& task, std::string_view key) {
   auto it = task.find(key);
   return it != task.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
+
+// The first pause between polls; each next one is twice as long, up to
+// the caller's interval.
+constexpr int kFirstPauseMs = 10;
 
 }  // namespace
 
@@ -32,6 +38,8 @@ Result<TaskWaitOutcome> WaitForTask(Backend& backend, const std::string& task_id
     if (progress_is_tty && drew) progress << "\r\033[2K" << std::flush;
   };
   TaskWaitOutcome outcome;
+  std::chrono::milliseconds pause =
+      std::min(poll_interval, std::chrono::milliseconds(kFirstPauseMs));
   while (true) {
     Result<Json> task = backend.GetTask(task_id);
     if (!task.ok()) {
@@ -57,7 +65,8 @@ Result<TaskWaitOutcome> WaitForTask(Backend& backend, const std::string& task_id
       outcome.timed_out = true;
       break;
     }
-    std::this_thread::sleep_for(poll_interval);
+    std::this_thread::sleep_for(pause);
+    pause = std::min(poll_interval, pause * 2);
   }
   clear();
   return outcome;

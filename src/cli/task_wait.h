@@ -25,8 +25,10 @@ struct TaskWaitOutcome {
 // True for "completed", "failed" and "cancelled".
 bool IsFinalTaskStatus(std::string_view status);
 
-// Polls backend.GetTask(task_id) every `poll_interval` until the task's
-// status is final or `timeout` (when set) has passed, writing "<status>:
+// Polls backend.GetTask(task_id) until the task's status is final or
+// `timeout` (when set) has passed — first after 10 ms, the pause doubling up
+// to `poll_interval`, so a short task is not kept waiting for a whole
+// interval — writing "<status>:
 // <stage>" to `progress`: one line rewritten in place when `progress_is_tty`,
 // else one line per change. The progress line is cleared (TTY) before
 // returning. An error from GetTask ends the wait with that error.
