@@ -3,6 +3,7 @@
 // the job queue seen through the API: strings only here, at the edge.
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "service/db_impl.h"
 #include "uri/access.h"
@@ -104,7 +105,14 @@ Result<RmResult> DbImpl::Rm(const Identity& who, std::string_view uri_text, bool
   std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
   SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, uri));
-  return writer_->Rm(who, uri, recursive);
+  SKALD_ASSIGN_OR_RETURN(RmResult removed, writer_->Rm(who, uri, recursive));
+  // After the removal, not in its transaction: a crash in between leaves
+  // the links of a node that is gone (a node made again at that URI would
+  // show them), as before this step existed.
+  if (Status st = relations_->DropTree(who.account, uri.str()); !st.ok()) {
+    spdlog::warn("rm {}: its relations stay: {}", uri.str(), st.ToString());
+  }
+  return removed;
 }
 
 Result<MvResult> DbImpl::Mv(const Identity& who, std::string_view from_text,
@@ -116,7 +124,13 @@ Result<MvResult> DbImpl::Mv(const Identity& who, std::string_view from_text,
   SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, from));
   SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, to));
   SKALD_RETURN_IF_ERROR(CheckNotReserved(to));
-  return writer_->Mv(who, from, to);
+  SKALD_ASSIGN_OR_RETURN(MvResult moved, writer_->Mv(who, from, to));
+  // After the move, not in its transaction: a crash in between leaves the
+  // links under the old URI, as before this step existed.
+  if (Status st = relations_->MoveTree(who.account, from.str(), to.str()); !st.ok()) {
+    spdlog::warn("mv {} {}: its relations stay behind: {}", from.str(), to.str(), st.ToString());
+  }
+  return moved;
 }
 
 Result<CpResult> DbImpl::Cp(const Identity& who, std::string_view from_text,

@@ -80,4 +80,20 @@ Status RelationOps::Unlink(std::string_view account, std::string_view from, std:
   return Status::Ok();
 }
 
+Status RelationOps::DropTree(std::string_view account, std::string_view uri) {
+  std::lock_guard<std::mutex> lock(mu_);
+  SKALD_ASSIGN_OR_RETURN(uint64_t dropped, catalog_->DeleteMetaTree(MetaKey(account, uri)));
+  (void)dropped;
+  return Status::Ok();
+}
+
+Status RelationOps::MoveTree(std::string_view account, std::string_view from,
+                             std::string_view to) {
+  std::lock_guard<std::mutex> lock(mu_);
+  SKALD_ASSIGN_OR_RETURN(uint64_t moved,
+                         catalog_->MoveMetaTree(MetaKey(account, from), MetaKey(account, to)));
+  (void)moved;
+  return Status::Ok();
+}
+
 }  // namespace skald

@@ -4,11 +4,12 @@
 // relates to those, because ..."). The links of a node are a list of entries
 // {id, uris, reason, created_at}, as OpenViking keeps them; Relations()
 // flattens them to one (uri, reason) per linked URI. They are kept in the
-// catalog's meta table under "relations/<account>/<node URI>". Unlike
-// OpenViking's per-node `.relations.json`, they do not follow a moved node
-// and outlive a deleted one (docs/api.md, Differences); deleting the account
-// deletes them (Catalog::PurgeAccount). Skald never reads them for retrieval,
-// and Db::Relations shows a caller only the linked URIs they may see.
+// catalog's meta table under "relations/<account>/<node URI>". Like
+// OpenViking's per-node `.relations.json`, a node's links follow it when it
+// moves (MoveTree) and go when it is removed (DropTree); links *to* a moved
+// or removed node are left as they are. Deleting the account deletes them
+// (Catalog::PurgeAccount). Skald never reads them for retrieval, and
+// Db::Relations shows a caller only the linked URIs they may see.
 //
 // URIs arrive resolved and access-checked (DbImpl): this class only keeps
 // the lists. Thread safety: safe for concurrent use; one mutex serializes
@@ -37,6 +38,11 @@ class RelationOps {
   // Removes `to` from the first entry that names it; an entry left without
   // URIs goes. Nothing to remove is Ok.
   Status Unlink(std::string_view account, std::string_view from, std::string_view to);
+
+  // The nodes at and below `uri` were removed: their links go.
+  Status DropTree(std::string_view account, std::string_view uri);
+  // The nodes at and below `from` moved to `to`: their links follow them.
+  Status MoveTree(std::string_view account, std::string_view from, std::string_view to);
 
  private:
   Catalog* const catalog_;

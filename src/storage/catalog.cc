@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "common/strings.h"
@@ -456,6 +457,52 @@ Status Catalog::SetMeta(std::string_view key, std::string_view value) {
   if (!s.prepared()) return SqlError(impl_->writer, "set meta");
   s.Bind(1, key).Bind(2, value);
   return s.Run("set meta");
+}
+
+// The keys of a meta tree: `prefix` itself, and the range ["prefix/",
+// "prefix0") ('0' follows '/' in byte order), which is every key that
+// starts with "prefix/".
+constexpr const char* kMetaTreeWhere = "key = ?1 OR (key >= ?1 || '/' AND key < ?1 || '0')";
+
+Result<uint64_t> Catalog::DeleteMetaTree(std::string_view prefix) {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  sqlite3* db = impl_->writer;
+  Stmt s(db, fmt::format("DELETE FROM meta WHERE {}", kMetaTreeWhere));
+  if (!s.prepared()) return SqlError(db, "delete meta tree");
+  s.Bind(1, prefix);
+  SKALD_RETURN_IF_ERROR(s.Run("delete meta tree"));
+  return static_cast<uint64_t>(sqlite3_changes(db));
+}
+
+Result<uint64_t> Catalog::MoveMetaTree(std::string_view from, std::string_view to) {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  sqlite3* db = impl_->writer;
+  uint64_t moved = 0;
+  Status st = InTransaction(db, [&]() -> Status {
+    std::vector<std::pair<std::string, std::string>> rows;
+    {
+      Stmt s(db, fmt::format("SELECT key, value FROM meta WHERE {}", kMetaTreeWhere));
+      if (!s.prepared()) return SqlError(db, "move meta tree");
+      s.Bind(1, from);
+      int rc;
+      while ((rc = s.Step()) == SQLITE_ROW) rows.emplace_back(s.Text(0), s.Text(1));
+      if (rc != SQLITE_DONE) return SqlError(db, "move meta tree");
+    }
+    Stmt del(db, fmt::format("DELETE FROM meta WHERE {}", kMetaTreeWhere));
+    if (!del.prepared()) return SqlError(db, "move meta tree");
+    del.Bind(1, from);
+    SKALD_RETURN_IF_ERROR(del.Run("move meta tree"));
+    for (const auto& [key, value] : rows) {
+      Stmt put(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
+      if (!put.prepared()) return SqlError(db, "move meta tree");
+      put.Bind(1, std::string(to) + key.substr(from.size())).Bind(2, value);
+      SKALD_RETURN_IF_ERROR(put.Run("move meta tree"));
+    }
+    moved = rows.size();
+    return Status::Ok();
+  });
+  if (!st.ok()) return st;
+  return moved;
 }
 
 }  // namespace skald

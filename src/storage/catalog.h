@@ -370,6 +370,15 @@ class Catalog {
   // Workspace metadata (key/value).
   Result<std::optional<std::string>> GetMeta(std::string_view key);
   Status SetMeta(std::string_view key, std::string_view value);
+  // Metadata keys named like paths: the tree of `prefix` is the key
+  // `prefix` and every key that starts with `prefix` + "/".
+  // Deletes the tree of `prefix`; returns how many keys went.
+  Result<uint64_t> DeleteMetaTree(std::string_view prefix);
+  // Renames the tree of `from` to the tree of `to` (`from` + rest becomes
+  // `to` + rest) in one transaction; a key already at a new name is
+  // replaced. Returns how many keys moved. REQUIRES: `to` is not in the tree
+  // of `from`.
+  Result<uint64_t> MoveMetaTree(std::string_view from, std::string_view to);
 
  private:
   Catalog();

@@ -77,6 +77,32 @@ TEST_F(CatalogTest, MoveSubtreeRekeysDescendants) {
   EXPECT_TRUE(catalog_->Get("a", "resources/d-y")->has_value());
 }
 
+// Meta trees: the key itself and the keys below it ("k/..."), never a
+// sibling that merely starts with the same bytes ("k-2", "k0").
+TEST_F(CatalogTest, MetaTreesMoveAndGoWholeAndAlone) {
+  for (const char* key : {"t/a", "t/a/b", "t/a/b/c", "t/a-2", "t/a0", "t/ab", "t/b"}) {
+    ASSERT_TRUE(catalog_->SetMeta(key, std::string("v:") + key).ok());
+  }
+  ASSERT_TRUE(catalog_->SetMeta("t/z/b", "replaced").ok());
+  Result<uint64_t> moved = catalog_->MoveMetaTree("t/a", "t/z");
+  ASSERT_TRUE(moved.ok()) << moved.status().ToString();
+  EXPECT_EQ(*moved, 3u);
+  EXPECT_FALSE(catalog_->GetMeta("t/a")->has_value());
+  EXPECT_FALSE(catalog_->GetMeta("t/a/b/c")->has_value());
+  EXPECT_EQ(**catalog_->GetMeta("t/z"), "v:t/a");
+  EXPECT_EQ(**catalog_->GetMeta("t/z/b"), "v:t/a/b");  // the old key there is replaced
+  EXPECT_EQ(**catalog_->GetMeta("t/z/b/c"), "v:t/a/b/c");
+  for (const char* kept : {"t/a-2", "t/a0", "t/ab", "t/b"}) {
+    EXPECT_EQ(**catalog_->GetMeta(kept), std::string("v:") + kept) << kept;
+  }
+  Result<uint64_t> dropped = catalog_->DeleteMetaTree("t/z");
+  ASSERT_TRUE(dropped.ok());
+  EXPECT_EQ(*dropped, 3u);
+  EXPECT_FALSE(catalog_->GetMeta("t/z/b")->has_value());
+  EXPECT_EQ(**catalog_->GetMeta("t/b"), "v:t/b");
+  EXPECT_EQ(*catalog_->DeleteMetaTree("t/none"), 0u);
+}
+
 TEST_F(CatalogTest, DeleteSubtreeCountsRows) {
   auto n = catalog_->DeleteSubtree("a", "resources/d");
   ASSERT_TRUE(n.ok());

@@ -316,6 +316,47 @@ TEST_F(CompatApiTest, CpCopiesFilesAndTrees) {
   EXPECT_EQ(missing.status, 404) << missing.raw;
 }
 
+// A node's links follow it when it moves and go when it is removed, as
+// OpenViking's .relations.json does inside the node; links to it stay.
+TEST_F(CompatApiTest, RelationsFollowAMoveAndGoWithARemoval) {
+  const std::string a = Root() + "/rel-a";
+  const std::string child = a + "/inner";
+  const std::string target = Root() + "/rel-target";
+  const std::string moved = Root() + "/rel-moved";
+  Mkdir(a);
+  Mkdir(child);
+  Mkdir(target);
+  Mkdir(Root() + "/rel-a-sibling");
+  for (const std::string& from : {a, child, Root() + "/rel-a-sibling"}) {
+    ASSERT_EQ(PostJson("/api/v1/relations/link",
+                       {{"from_uri", from}, {"to_uris", target}, {"reason", "see"}})
+                  .status,
+              200);
+  }
+  ASSERT_EQ(PostJson("/api/v1/relations/link", {{"from_uri", target}, {"to_uris", a}}).status, 200);
+  const Json to_target = Json{{{"uri", target}, {"reason", "see"}}};
+
+  Reply mv = PostJson("/api/v1/fs/mv", {{"from_uri", a}, {"to_uri", moved}});
+  ASSERT_EQ(mv.status, 200) << mv.raw;
+  EXPECT_EQ(Get("/api/v1/relations?uri=" + Q(moved)).json["result"], to_target);
+  EXPECT_EQ(Get("/api/v1/relations?uri=" + Q(moved + "/inner")).json["result"], to_target);
+  EXPECT_EQ(Get("/api/v1/relations?uri=" + Q(Root() + "/rel-a-sibling")).json["result"],
+            to_target);
+  // A new node at the old URI starts with no links.
+  Mkdir(a);
+  EXPECT_EQ(Get("/api/v1/relations?uri=" + Q(a)).json["result"], Json::array());
+  // Links to the moved node are the linking node's: they stay as written.
+  EXPECT_EQ(Get("/api/v1/relations?uri=" + Q(target)).json["result"],
+            (Json{{{"uri", a}, {"reason", ""}}}));
+
+  Reply rm = Delete("/api/v1/fs?uri=" + Q(moved) + "&recursive=true");
+  ASSERT_EQ(rm.status, 200) << rm.raw;
+  Mkdir(moved);
+  Mkdir(moved + "/inner");
+  EXPECT_EQ(Get("/api/v1/relations?uri=" + Q(moved)).json["result"], Json::array());
+  EXPECT_EQ(Get("/api/v1/relations?uri=" + Q(moved + "/inner")).json["result"], Json::array());
+}
+
 // OpenViking's relations routes (its SDK's link/unlink/relations and its API
 // tests): link one or several targets with a reason, list, unlink.
 TEST_F(CompatApiTest, RelationsLinkListUnlink) {
