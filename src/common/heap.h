@@ -12,7 +12,8 @@ namespace skald {
 // it are free, so work that allocates and frees a few hundred KiB per step
 // (zlib's state for each archive entry, per-batch buffers of an import)
 // pays a brk(2) and freshly zeroed pages every time: zipping and uploading
-// 5,000 files spent 2.5 of 3.5 s there, and an import ~15% of its CPU.
+// 5,000 files spent 2.5 of 3.5 s there (an import's CPU changed by less
+// than the noise of the measurement).
 // Up to 64 MiB of freed heap is kept for reuse instead. Setting it turns
 // off glibc's sliding mmap threshold, so the threshold is set too (to that
 // sliding threshold's ceiling): blocks under 32 MiB come from the heap and

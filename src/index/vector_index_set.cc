@@ -165,9 +165,7 @@ void VectorIndexSet::LinkerLoop() {
       if (stopping_.load()) break;
       // Whole again: saved now (a failed save is retried by the next save).
       std::lock_guard catch_up_lock(catch_up_mu_);
-      if (entry->index->pending_links() == 0 &&
-          (entry->saved_seq != entry->index->applied_seq() ||
-           entry->saved_changes != entry->changes.load())) {
+      if (entry->index->pending_links() == 0 && entry->Unsaved()) {
         (void)SaveEntry(account, entry);
       }
     }
@@ -357,8 +355,7 @@ Status VectorIndexSet::SaveChanged(bool skip_pending_links) {
     std::lock_guard lock(mu_);
     for (auto& [account, entry] : entries_) {
       if (skip_pending_links && linker_.joinable() && entry->index->pending_links() > 0) continue;
-      if (entry->saved_seq != entry->index->applied_seq() ||
-          entry->saved_changes != entry->changes.load()) {
+      if (entry->Unsaved()) {
         todo.emplace_back(account, entry.get());
       }
     }

@@ -121,6 +121,10 @@ class VectorIndexSet {
     int64_t saved_seq = -1;  // applied_seq at the last save (-1 = never saved)
     uint64_t saved_changes = 0;
     std::atomic<uint64_t> changes{0};  // writes applied since creation
+    // Changed since its last save. REQUIRES: catch_up_mu_ held.
+    bool Unsaved() const {
+      return saved_seq != index->applied_seq() || saved_changes != changes.load();
+    }
   };
 
   VectorIndexSet(VectorIndexSetOptions options, Catalog* catalog);

@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <span>
-#include <thread>
 
 #include "common/hash.h"
+#include "common/two_threads.h"
 #include "index/vector_index_set.h"
 #include "ingest/index_catch_up.h"
 #include "ingest/semantic_indexer.h"
@@ -43,14 +43,10 @@ Result<std::vector<ContentAttr>> WriteFilesOnTwoThreads(
     ContentStore* content, std::string_view account,
     std::span<const ContentStore::FileWrite> batch) {
   constexpr size_t kSplitFrom = 64;
-  if (batch.size() < kSplitFrom || std::thread::hardware_concurrency() < 2) {
-    return content->WriteFiles(account, batch);
-  }
-  const size_t half = batch.size() / 2;
-  Result<std::vector<ContentAttr>> second = Status::Internal("not run");
-  std::thread helper([&] { second = content->WriteFiles(account, batch.subspan(half)); });
-  Result<std::vector<ContentAttr>> first = content->WriteFiles(account, batch.subspan(0, half));
-  helper.join();
+  if (batch.size() < kSplitFrom || !HasSecondCore()) return content->WriteFiles(account, batch);
+  auto [first, second] = OnTwoHalves(batch, [&](std::span<const ContentStore::FileWrite> part) {
+    return content->WriteFiles(account, part);
+  });
   if (!first.ok() || !second.ok()) {
     Status failed = !first.ok() ? first.status() : second.status();
     bool other_written = !first.ok() ? second.ok() : first.ok();

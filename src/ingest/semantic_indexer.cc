@@ -4,13 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <map>
 #include <optional>
 #include <set>
 #include <span>
-#include <thread>
 
 #include "common/hash.h"
 #include "common/two_threads.h"
@@ -361,11 +359,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     SKALD_RETURN_IF_ERROR(CheckStop());
     size_t end = std::min(files.size(), begin + kFileChunk);
     std::vector<FileOutcome> outcomes(end - begin);
-    std::atomic<size_t> next{begin};
-    auto work = [&] {
-      for (size_t i = next++; i < end; i = next++) summarize(files[i], &outcomes[i - begin]);
-    };
-    RunOnTwoThreads(end - begin, work);
+    ForEachOnTwoThreads(begin, end, [&](size_t i) { summarize(files[i], &outcomes[i - begin]); });
     for (size_t i = begin; i < end; ++i) {
       FileOutcome& outcome = outcomes[i - begin];
       SKALD_RETURN_IF_ERROR(outcome.status);
@@ -418,14 +412,10 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     size_t end = begin + 1;
     while (end < order.size() && depth(order[end]) == depth(order[begin])) ++end;
     std::vector<DirOutcome> outcomes(end - begin);
-    std::atomic<size_t> next{begin};
-    auto work = [&] {
-      for (size_t i = next++; i < end; i = next++) {
-        StageTimings::Scope timed(options_.timings, "summarize_dirs");
-        outcomes[i - begin] = SummarizeDirectory(account, *order[i], *pending);
-      }
-    };
-    RunOnTwoThreads(end - begin, work);
+    ForEachOnTwoThreads(begin, end, [&](size_t i) {
+      StageTimings::Scope timed(options_.timings, "summarize_dirs");
+      outcomes[i - begin] = SummarizeDirectory(account, *order[i], *pending);
+    });
     StageTimings::Scope sidecar_timed(options_.timings, "sidecar_write");
     std::vector<ContentStore::FileWrite> writes;
     for (DirOutcome& outcome : outcomes) {
@@ -696,17 +686,13 @@ Result<std::vector<std::vector<float>>> SemanticIndexer::EmbedTexts(
   // built-in one computes on the calling thread, so a large chunk is split
   // over two threads (one request's worth of batching is not at stake).
   constexpr size_t kSplitFrom = 64;
-  if (embedder_->provider() != "hashing" || texts.size() < kSplitFrom ||
-      std::thread::hardware_concurrency() < 2) {
+  if (embedder_->provider() != "hashing" || texts.size() < kSplitFrom || !HasSecondCore()) {
     return embedder_->Embed(texts, EmbedKind::kDocument);
   }
-  size_t half = texts.size() / 2;
-  std::span<const std::string> all(texts);
-  Result<std::vector<std::vector<float>>> second = Status::Internal("not run");
-  std::thread helper([&] { second = embedder_->Embed(all.subspan(half), EmbedKind::kDocument); });
-  Result<std::vector<std::vector<float>>> first =
-      embedder_->Embed(all.subspan(0, half), EmbedKind::kDocument);
-  helper.join();
+  auto [first, second] =
+      OnTwoHalves(std::span<const std::string>(texts), [&](std::span<const std::string> part) {
+        return embedder_->Embed(part, EmbedKind::kDocument);
+      });
   SKALD_RETURN_IF_ERROR(first.status());
   SKALD_RETURN_IF_ERROR(second.status());
   std::vector<std::vector<float>> out = std::move(*first);

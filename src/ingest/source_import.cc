@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -271,17 +270,12 @@ class Planner {
       const size_t end = std::min(items.size(), begin + kFilesAtOnce);
       std::vector<FilePart> parts(end - begin);
       std::vector<Status> results(end - begin);
-      std::atomic<size_t> next{begin};
-      auto work = [&] {
-        for (size_t i = next++; i < end; i = next++) {
-          const WalkItem& item = items[i];
-          if (!item.warning.empty()) continue;
-          results[i - begin] = ReadContent(item.path, item.path.filename().string(),
-                                           item.rel_source, item.rel_dir, /*single=*/false,
-                                           &parts[i - begin]);
-        }
-      };
-      RunOnTwoThreads(end - begin, work);
+      ForEachOnTwoThreads(begin, end, [&](size_t i) {
+        const WalkItem& item = items[i];
+        if (!item.warning.empty()) return;
+        results[i - begin] = ReadContent(item.path, item.path.filename().string(), item.rel_source,
+                                         item.rel_dir, /*single=*/false, &parts[i - begin]);
+      });
       for (size_t i = begin; i < end; ++i) {
         if (!items[i].warning.empty()) {
           plan_->warnings.push_back(items[i].warning);

@@ -464,14 +464,23 @@ Status Catalog::SetMeta(std::string_view key, std::string_view value) {
 // starts with "prefix/".
 constexpr const char* kMetaTreeWhere = "key = ?1 OR (key >= ?1 || '/' AND key < ?1 || '0')";
 
-Result<uint64_t> Catalog::DeleteMetaTree(std::string_view prefix) {
-  std::lock_guard<std::mutex> lock(impl_->write_mu);
-  sqlite3* db = impl_->writer;
+namespace {
+
+// Deletes the meta tree of `prefix` on the writer `db`; returns how many
+// keys went. REQUIRES: the catalog's write_mu held.
+Result<uint64_t> DeleteMetaTreeLocked(sqlite3* db, std::string_view prefix) {
   Stmt s(db, fmt::format("DELETE FROM meta WHERE {}", kMetaTreeWhere));
   if (!s.prepared()) return SqlError(db, "delete meta tree");
   s.Bind(1, prefix);
   SKALD_RETURN_IF_ERROR(s.Run("delete meta tree"));
   return static_cast<uint64_t>(sqlite3_changes(db));
+}
+
+}  // namespace
+
+Result<uint64_t> Catalog::DeleteMetaTree(std::string_view prefix) {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  return DeleteMetaTreeLocked(impl_->writer, prefix);
 }
 
 Result<uint64_t> Catalog::MoveMetaTree(std::string_view from, std::string_view to) {
@@ -488,10 +497,8 @@ Result<uint64_t> Catalog::MoveMetaTree(std::string_view from, std::string_view t
       while ((rc = s.Step()) == SQLITE_ROW) rows.emplace_back(s.Text(0), s.Text(1));
       if (rc != SQLITE_DONE) return SqlError(db, "move meta tree");
     }
-    Stmt del(db, fmt::format("DELETE FROM meta WHERE {}", kMetaTreeWhere));
-    if (!del.prepared()) return SqlError(db, "move meta tree");
-    del.Bind(1, from);
-    SKALD_RETURN_IF_ERROR(del.Run("move meta tree"));
+    SKALD_ASSIGN_OR_RETURN(uint64_t deleted, DeleteMetaTreeLocked(db, from));
+    (void)deleted;  // the rows read above
     for (const auto& [key, value] : rows) {
       Stmt put(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
       if (!put.prepared()) return SqlError(db, "move meta tree");
