@@ -16,6 +16,7 @@
 #include "common/hash.h"
 #include "common/two_threads.h"
 #include "index/vector_index_set.h"
+#include "ingest/file_bodies.h"
 #include "ingest/index_catch_up.h"
 #include "ingest/semantic_indexer.h"
 #include "ingest/source_import.h"
@@ -138,6 +139,9 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   // its root (`to`) is synced: what it no longer holds is removed.
   uint64_t written = 0;
   uint64_t unchanged = 0;
+  // The plan's bytes, lent to the indexing below (it need not read back
+  // what was just written).
+  FileBodies bodies(who.account);
   uint64_t removed = 0;
   TreeChanges synced;
   {
@@ -204,6 +208,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       auto it = before.find(path);
       const CatalogNode* existing = it == before.end() ? nullptr : &it->second;
       std::string hash = Sha256Hex(file.content);
+      bodies.Add(path, file.content, hash);
       if (existing && !existing->is_dir && existing->hash == hash) {
         ++unchanged;
         synced.unchanged_files.push_back(path);
@@ -250,7 +255,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   }
   // The indexes take the records up as they are written, beside the
   // summaries and embeddings still to come.
-  IndexCatchUp::Follower follower(services.indexes, &timings);
+  IndexCatchUp::Follower follower(services.indexes, &timings, &bodies);
   SemanticIndexerOptions indexer_options;
   indexer_options.max_input_tokens = services.embedding_max_input_tokens;
   indexer_options.lock_timeout_ms = services.lock_timeout_ms;
@@ -259,6 +264,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   indexer_options.model_summarizer = services.model_summarizer;
   indexer_options.timings = &timings;
   indexer_options.records_written = [&follower] { follower.Notify(); };
+  indexer_options.file_bodies = &bodies;
   SemanticIndexer indexer(services.content, services.catalog, services.locks, services.embedder,
                           services.summarizer, indexer_options);
   SKALD_ASSIGN_OR_RETURN(IndexStats stats,

@@ -13,10 +13,10 @@
 
 namespace skald {
 
-Status IndexCatchUp::CatchUpIndexes(StageTimings* timings) {
+Status IndexCatchUp::CatchUpIndexes(StageTimings* timings, FileBodies* bodies) {
   if (!vectors_) {
     StageTimings::Scope timed(timings, "lexical_index");
-    return CatchUpLexical();
+    return CatchUpLexical(bodies);
   }
   // The two indexes are independent (each reads the catalog's changes
   // itself): update them side by side, on two cores.
@@ -27,15 +27,15 @@ Status IndexCatchUp::CatchUpIndexes(StageTimings* timings) {
     vector_status = applied.status();
   });
   StageTimings::Scope lexical_timed(timings, "lexical_index");
-  Status lexical_status = CatchUpLexical();
+  Status lexical_status = CatchUpLexical(bodies);
   lexical_timed.Stop();
   vector_thread.join();
   SKALD_RETURN_IF_ERROR(vector_status);
   return lexical_status;
 }
 
-IndexCatchUp::Follower::Follower(IndexCatchUp* owner, StageTimings* timings)
-    : owner_(owner), timings_(timings), thread_([this] { Run(); }) {}
+IndexCatchUp::Follower::Follower(IndexCatchUp* owner, StageTimings* timings, FileBodies* bodies)
+    : owner_(owner), timings_(timings), bodies_(bodies), thread_([this] { Run(); }) {}
 
 IndexCatchUp::Follower::~Follower() { Stop(); }
 
@@ -56,7 +56,7 @@ void IndexCatchUp::Follower::Run() {
       notified_ = false;
     }
     // A failure is not final: Finish catches up again and reports.
-    if (Status st = owner_->CatchUpIndexes(timings_); !st.ok()) {
+    if (Status st = owner_->CatchUpIndexes(timings_, bodies_); !st.ok()) {
       spdlog::warn("background index catch-up: {}", st.ToString());
     }
   }
@@ -73,10 +73,10 @@ void IndexCatchUp::Follower::Stop() {
 
 Status IndexCatchUp::Follower::Finish() {
   Stop();
-  return owner_->CatchUpIndexes(timings_);
+  return owner_->CatchUpIndexes(timings_, bodies_);
 }
 
-Status IndexCatchUp::CatchUpLexical() {
+Status IndexCatchUp::CatchUpLexical(FileBodies* bodies) {
   std::lock_guard<std::mutex> lock(lexical_mu_);
   int64_t seq = lexical_->applied_seq();
   while (true) {
@@ -98,8 +98,14 @@ Status IndexCatchUp::CatchUpLexical() {
       text.title = std::string(BaseName(uri));
       if (r.level == 2 && uri.size() > 9) {
         // BM25 over the whole file text, not only its summary.
-        Result<std::string> body = content_->ReadFile(r.account, uri.substr(9));
-        if (body.ok()) text.body = std::move(*body);
+        std::optional<std::string_view> lent;
+        if (bodies != nullptr) lent = bodies->TakeRecordBody(r.seq);
+        if (lent) {
+          text.body = std::string(*lent);
+        } else if (Result<std::string> body = content_->ReadFile(r.account, uri.substr(9));
+                   body.ok()) {
+          text.body = std::move(*body);
+        }
       }
       // The batch is ours: its strings are moved, not copied.
       if (r.level == 1) {

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "index/lexical_index.h"
+#include "ingest/file_bodies.h"
 #include "ingest/stage_timings.h"
 #include "index/vector_index_set.h"
 #include "skald/status.h"
@@ -36,9 +37,11 @@ class IndexCatchUp {
 
   // Brings the vector and lexical indexes up to the catalog, side by side.
   // `timings` (null = none) receives "vector_index" and "lexical_index".
-  Status CatchUpIndexes(StageTimings* timings = nullptr);
-  // Brings only the lexical index up to the catalog.
-  Status CatchUpLexical();
+  // File texts of records noted in `bodies` (null = none) are taken from
+  // there instead of the content store.
+  Status CatchUpIndexes(StageTimings* timings = nullptr, FileBodies* bodies = nullptr);
+  // Brings only the lexical index up to the catalog (`bodies` as above).
+  Status CatchUpLexical(FileBodies* bodies = nullptr);
 
   // Indexing off a job's hot path: a thread that brings the indexes up to
   // the catalog whenever the job says it wrote records (Notify), while the
@@ -53,9 +56,9 @@ class IndexCatchUp {
   // the owner.
   class Follower {
    public:
-    // Starts the thread. `owner` (and `timings`, null = none) must outlive
-    // the follower.
-    Follower(IndexCatchUp* owner, StageTimings* timings);
+    // Starts the thread. `owner` (and `timings` and `bodies`, null = none)
+    // must outlive the follower; `bodies` lends the job's file texts.
+    Follower(IndexCatchUp* owner, StageTimings* timings, FileBodies* bodies = nullptr);
     // Stops the thread without the final catch-up (the job failed).
     ~Follower();
     Follower(const Follower&) = delete;
@@ -72,6 +75,7 @@ class IndexCatchUp {
 
     IndexCatchUp* const owner_;
     StageTimings* const timings_;
+    FileBodies* const bodies_;
     std::mutex mu_;
     std::condition_variable wake_;
     bool notified_ = false;  // GUARDED_BY(mu_)

@@ -13,6 +13,8 @@
 #include "common/hash.h"
 #include "common/two_threads.h"
 #include "common/strings.h"
+#include "ingest/file_bodies.h"
+#include "ingest/semantic_indexer_pending.h"
 #include "ingest/sidecar.h"
 #include "ingest/source_import.h"
 #include "ingest/stage_timings.h"
@@ -30,11 +32,9 @@ namespace {
 
 constexpr std::string_view kScheme = "viking://";
 constexpr std::string_view kTruncatedMarker = "\n...(truncated for embedding)";
-// Records written per catalog transaction.
-constexpr size_t kUpsertChunk = 512;
 // File records waiting for vectors that are embedded and written before
 // the next files are summarized.
-constexpr size_t kEarlyFlush = kUpsertChunk;
+constexpr size_t kEarlyFlush = semantic_indexer_internal::kUpsertChunk;
 
 // A namespace root or a node below it, outside sessions, with no hidden
 // segment. Namespace roots are summarized too: hierarchical retrieval
@@ -103,27 +103,6 @@ Status SemanticIndexerOptions::Validate() const {
   if (lock_timeout_ms < 0) return Status::InvalidArgument("lock_timeout_ms must be >= 0");
   return Status::Ok();
 }
-
-// Records waiting for vectors, with the text each one embeds, and the
-// summaries computed so far (a directory's children are looked up here
-// before falling back to the catalog).
-struct SemanticIndexer::Pending {
-  std::vector<Record> records;
-  std::vector<std::string> texts;
-  // Per record: the node's path and, for files, the SHA-256 of the bytes
-  // that were summarized ("" for directories). Checked again before the
-  // records are written, so a file changed or removed meanwhile never gets
-  // its old record back.
-  std::vector<std::string> node_paths;
-  std::vector<std::string> source_hashes;
-  std::vector<bool> inherit_tags;  // keep the stored record's tags
-  std::map<std::string, std::string, std::less<>> summaries;  // path -> file summary / dir L0
-  // False: vectors are computed again, not taken from the cache.
-  bool use_cache = true;
-  // Term document frequencies over the file summaries of this pass: the
-  // background a directory's salient terms are ranked against.
-  TermStatistics background;
-};
 
 // What summarizing one directory produced (SummarizeDirectory); its sidecar
 // locks are held until the outcome is dropped.
@@ -327,32 +306,39 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     std::string hash;
   };
   auto summarize = [&](const CatalogNode& file, FileOutcome* out) {
-    StageTimings::Scope read_timed(options_.timings, "content_read");
-    Result<std::string> bytes = content_->ReadFile(account, file.path);
-    read_timed.Stop();
-    if (!bytes.ok()) {
-      out->skip = bytes.status().code() == StatusCode::kNotFound;  // deleted meanwhile
-      if (!out->skip) out->status = bytes.status();
-      return;
+    // The bytes: lent by the import that just wrote them, or read back.
+    const FileBodies::Body* lent =
+        options_.file_bodies ? options_.file_bodies->Find(account, file.path) : nullptr;
+    std::string read;
+    if (lent == nullptr) {
+      StageTimings::Scope read_timed(options_.timings, "content_read");
+      Result<std::string> bytes = content_->ReadFile(account, file.path);
+      if (!bytes.ok()) {
+        out->skip = bytes.status().code() == StatusCode::kNotFound;  // deleted meanwhile
+        if (!out->skip) out->status = bytes.status();
+        return;
+      }
+      read = std::move(*bytes);
     }
-    if (!LooksLikeText(*bytes)) {
+    const std::string_view bytes = lent ? lent->bytes : read;
+    if (!LooksLikeText(bytes)) {
       out->skip = out->binary = true;
       return;
     }
     StageTimings::Scope summarize_timed(options_.timings, "summarize_files");
     std::string name(BaseName(file.path));
     Result<std::string> summary =
-        SummarizerFor(file.path, summarizer_, options_.model_summarizer)->SummarizeFile(name, *bytes);
+        SummarizerFor(file.path, summarizer_, options_.model_summarizer)->SummarizeFile(name, bytes);
     if (!summary.ok()) {
       out->status = summary.status();
       return;
     }
     out->summary = std::move(*summary);
     out->summary_terms = TermStatistics::KeysOf(out->summary);
-    out->text = std::string(TokenBudgetPrefix(*bytes, options_.max_input_tokens));
-    if (out->text.size() < bytes->size()) out->text += kTruncatedMarker;
+    out->text = std::string(TokenBudgetPrefix(bytes, options_.max_input_tokens));
+    if (out->text.size() < bytes.size()) out->text += kTruncatedMarker;
     if (Trim(out->text).empty()) out->text = name;
-    out->hash = Sha256Hex(*bytes);
+    out->hash = lent ? lent->sha256_hex : Sha256Hex(bytes);
   };
   constexpr size_t kFileChunk = 64;
   for (size_t begin = 0; begin < files.size(); begin += kFileChunk) {
@@ -582,164 +568,6 @@ SemanticIndexer::DirOutcome SemanticIndexer::SummarizeDirectory(std::string_view
   }();
   out.status = std::move(st);
   return out;
-}
-
-Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexStats* stats,
-                              const IndexProgress& progress) {
-  const std::string embedder_name = embedder_->Name();
-  const size_t total = pending->records.size();
-  const bool cache = embedder_->worth_caching();
-  std::vector<Record> changed;
-  std::vector<std::pair<std::string, std::string>> changed_sources;  // node path, source hash
-  for (size_t begin = 0; begin < total; begin += static_cast<size_t>(options_.embed_chunk)) {
-    SKALD_RETURN_IF_ERROR(CheckStop());
-    size_t end = std::min(total, begin + static_cast<size_t>(options_.embed_chunk));
-    if (progress) progress(fmt::format("embedding {}/{}", begin, total));
-    StageTimings::Scope embed_timed(options_.timings, "embedding");
-    std::vector<std::string> hashes;
-    if (cache) {
-      for (size_t i = begin; i < end; ++i) hashes.push_back(Sha256Hex(pending->texts[i]));
-    }
-    std::vector<std::optional<std::vector<float>>> cached(end - begin);
-    if (cache && pending->use_cache) {
-      SKALD_ASSIGN_OR_RETURN(cached, catalog_->GetCachedEmbeddings(account, embedder_name, hashes));
-    }
-    std::vector<size_t> missing;
-    std::vector<std::string> missing_texts;
-    for (size_t i = begin; i < end; ++i) {
-      auto& hit = cached[i - begin];
-      if (hit && static_cast<int>(hit->size()) == embedder_->Dimension()) {
-        pending->records[i].vector = std::move(*hit);
-        ++stats->cache_hits;
-      } else {
-        missing.push_back(i);
-        missing_texts.push_back(pending->texts[i]);
-      }
-    }
-    if (!missing.empty()) {
-      SKALD_ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors, EmbedTexts(missing_texts));
-      if (vectors.size() != missing.size()) {
-        return Status::Internal(fmt::format("embedder {} returned {} vectors for {} texts",
-                                            embedder_name, vectors.size(), missing.size()));
-      }
-      if (cache) {
-        std::vector<std::string> missing_hashes;
-        for (size_t i : missing) missing_hashes.push_back(hashes[i - begin]);
-        SKALD_RETURN_IF_ERROR(
-            catalog_->PutCachedEmbeddings(account, embedder_name, missing_hashes, vectors));
-      }
-      for (size_t j = 0; j < missing.size(); ++j) {
-        pending->records[missing[j]].vector = std::move(vectors[j]);
-      }
-      stats->texts_embedded += missing.size();
-    }
-    embed_timed.Stop();
-    StageTimings::Scope record_timed(options_.timings, "record_write");
-    // Keep only records that differ from what the catalog has.
-    std::map<std::string, std::vector<Record>> existing_by_uri;
-    for (size_t i = begin; i < end; ++i) {
-      Record& record = pending->records[i];
-      record.embedder = embedder_name;
-      auto it = existing_by_uri.find(record.uri);
-      if (it == existing_by_uri.end()) {
-        SKALD_ASSIGN_OR_RETURN(std::vector<Record> existing,
-                               catalog_->GetRecordsByUri(account, record.uri, true));
-        it = existing_by_uri.emplace(record.uri, std::move(existing)).first;
-      }
-      if (pending->inherit_tags[i]) {
-        for (const Record& old : it->second) {
-          if (old.id == record.id) record.tags = old.tags;
-        }
-      }
-      bool same = false;
-      for (const Record& old : it->second) {
-        if (old.id == record.id && old.level == record.level && old.abstract == record.abstract &&
-            old.tags == record.tags && old.embedder == record.embedder &&
-            old.vector == record.vector && old.context_type == record.context_type &&
-            old.owner == record.owner) {
-          same = true;
-        }
-      }
-      if (same) {
-        ++stats->records_unchanged;
-      } else {
-        changed.push_back(std::move(record));
-        changed_sources.emplace_back(pending->node_paths[i], pending->source_hashes[i]);
-      }
-    }
-    if (changed.size() >= kUpsertChunk || end == total) {
-      SKALD_RETURN_IF_ERROR(WriteCurrentRecords(account, &changed, &changed_sources, stats));
-    }
-  }
-  if (progress) progress(fmt::format("embedding {}/{}", total, total));
-  pending->records.clear();
-  pending->texts.clear();
-  pending->node_paths.clear();
-  pending->source_hashes.clear();
-  pending->inherit_tags.clear();
-  return Status::Ok();
-}
-
-Result<std::vector<std::vector<float>>> SemanticIndexer::EmbedTexts(
-    const std::vector<std::string>& texts) {
-  // HTTP embedders batch and parallelize their requests themselves; the
-  // built-in one computes on the calling thread, so a large chunk is split
-  // over two threads (one request's worth of batching is not at stake).
-  constexpr size_t kSplitFrom = 64;
-  if (embedder_->provider() != "hashing" || texts.size() < kSplitFrom || !HasSecondCore()) {
-    return embedder_->Embed(texts, EmbedKind::kDocument);
-  }
-  auto [first, second] =
-      OnTwoHalves(std::span<const std::string>(texts), [&](std::span<const std::string> part) {
-        return embedder_->Embed(part, EmbedKind::kDocument);
-      });
-  SKALD_RETURN_IF_ERROR(first.status());
-  SKALD_RETURN_IF_ERROR(second.status());
-  std::vector<std::vector<float>> out = std::move(*first);
-  for (std::vector<float>& v : *second) out.push_back(std::move(v));
-  return out;
-}
-
-Status SemanticIndexer::CheckStop() const {
-  if (options_.stop != nullptr && options_.stop->load()) {
-    return Status::Unavailable("indexing interrupted by shutdown; the job runs again later");
-  }
-  return Status::Ok();
-}
-
-Status SemanticIndexer::WriteCurrentRecords(
-    std::string_view account, std::vector<Record>* records,
-    std::vector<std::pair<std::string, std::string>>* sources, IndexStats* stats) {
-  if (records->empty()) return Status::Ok();
-  // Under exact locks on the nodes (writes and deletes of them wait), keep
-  // only records whose node is still what was summarized.
-  std::vector<PathLockRequest> requests;
-  std::set<std::string> seen;
-  for (const auto& [path, hash] : *sources) {
-    if (seen.insert(path).second) requests.push_back({std::string(account), path, PathLockKind::kExact});
-  }
-  PathLockGuard guard;
-  SKALD_RETURN_IF_ERROR(
-      locks_->Acquire(requests, std::chrono::milliseconds(options_.lock_timeout_ms), &guard));
-  std::vector<Record> current;
-  for (size_t i = 0; i < records->size(); ++i) {
-    const auto& [path, hash] = (*sources)[i];
-    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, catalog_->Get(account, path));
-    bool is_file = !hash.empty();
-    bool valid = node && node->is_dir != is_file && (!is_file || node->hash == hash);
-    if (valid) {
-      current.push_back(std::move((*records)[i]));
-    } else {
-      ++stats->records_stale;
-    }
-  }
-  records->clear();
-  sources->clear();
-  if (current.empty()) return Status::Ok();
-  stats->records_written += current.size();
-  SKALD_RETURN_IF_ERROR(catalog_->UpsertRecords(account, &current));
-  if (options_.records_written) options_.records_written();
-  return Status::Ok();
 }
 
 }  // namespace skald

@@ -40,6 +40,7 @@ namespace skald {
 class Catalog;
 class ContentStore;
 class Embedder;
+class FileBodies;
 class PathLockManager;
 class StageTimings;
 class Summarizer;
@@ -75,6 +76,10 @@ struct SemanticIndexerOptions {
   // indexing thread): a job's background index catch-up starts on them
   // while the rest is summarized and embedded (IndexCatchUp::Follower).
   std::function<void()> records_written;
+  // When set, files found here are summarized from these bytes instead of
+  // being read back, and the file records written from them are noted for
+  // the index catch-up (ingest/file_bodies.h). Borrowed.
+  FileBodies* file_bodies = nullptr;
 
   Status Validate() const;
 };

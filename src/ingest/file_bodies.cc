@@ -1,0 +1,29 @@
+#include "ingest/file_bodies.h"
+
+namespace skald {
+
+void FileBodies::Add(std::string path, std::string_view bytes, std::string sha256_hex) {
+  by_path_.insert_or_assign(std::move(path), Body{bytes, std::move(sha256_hex)});
+}
+
+const FileBodies::Body* FileBodies::Find(std::string_view account, std::string_view path) const {
+  if (account != account_) return nullptr;
+  auto it = by_path_.find(path);
+  return it == by_path_.end() ? nullptr : &it->second;
+}
+
+void FileBodies::NoteRecord(int64_t seq, const Body* body) {
+  std::lock_guard<std::mutex> lock(mu_);
+  by_seq_[seq] = body->bytes;
+}
+
+std::optional<std::string_view> FileBodies::TakeRecordBody(int64_t seq) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_seq_.find(seq);
+  if (it == by_seq_.end()) return std::nullopt;
+  std::string_view bytes = it->second;
+  by_seq_.erase(it);
+  return bytes;
+}
+
+}  // namespace skald

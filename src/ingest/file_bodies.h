@@ -1,0 +1,67 @@
+#pragma once
+
+// FileBodies: the bytes an import holds in memory for the files it has just
+// written, lent to the two readers that would otherwise read them back from
+// the content store:
+//
+//   - the semantic indexer summarizes and embeds a file from its bytes here
+//     (and takes its content hash from here, computed once by the import);
+//   - the index catch-up takes the file text of a level-2 record it applies
+//     from here, when that record is exactly one the indexer wrote from these
+//     bytes (noted by the record's change sequence number, which any later
+//     change of the record replaces).
+//
+// Either reader falls back to the content store for anything not here, so
+// lending is only ever a saving: the catalog stays the source of truth.
+//
+// Thread safety: Add before sharing; then Find is safe for concurrent use,
+// and so are NoteRecord and TakeRecordBody. The bytes are borrowed: their
+// owner keeps them until the object is gone.
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace skald {
+
+class FileBodies {
+ public:
+  struct Body {
+    std::string_view bytes;
+    std::string sha256_hex;  // of `bytes`
+  };
+
+  // Bodies of files of `account`.
+  explicit FileBodies(std::string account) : account_(std::move(account)) {}
+  FileBodies(const FileBodies&) = delete;
+  FileBodies& operator=(const FileBodies&) = delete;
+
+  // The bytes of the file at `path` (URI path without scheme).
+  void Add(std::string path, std::string_view bytes, std::string sha256_hex);
+
+  // The body of `path` of `account`, or null.
+  const Body* Find(std::string_view account, std::string_view path) const;
+
+  // The level-2 record with change sequence number `seq` was written from
+  // the body of `path` (REQUIRES: Find(account, path) non-null).
+  void NoteRecord(int64_t seq, const Body* body);
+
+  // The bytes the record `seq` was written from, if it was noted; each is
+  // handed out once.
+  std::optional<std::string_view> TakeRecordBody(int64_t seq);
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  const std::string account_;
+  std::unordered_map<std::string, Body, Hash, std::equal_to<>> by_path_;  // fixed once shared
+  std::mutex mu_;
+  std::unordered_map<int64_t, std::string_view> by_seq_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace skald

@@ -1,0 +1,194 @@
+// The semantic indexer's second half: the summarized records are embedded
+// (through the embedding cache) and written, those whose node is unchanged,
+// in catalog transactions of kUpsertChunk.
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <span>
+
+#include "common/hash.h"
+#include "common/two_threads.h"
+#include "ingest/file_bodies.h"
+#include "ingest/semantic_indexer.h"
+#include "ingest/semantic_indexer_pending.h"
+#include "ingest/stage_timings.h"
+#include "model/embedder.h"
+#include "storage/catalog.h"
+#include "storage/path_lock.h"
+
+namespace skald {
+
+using semantic_indexer_internal::kUpsertChunk;
+
+Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexStats* stats,
+                              const IndexProgress& progress) {
+  const std::string embedder_name = embedder_->Name();
+  const size_t total = pending->records.size();
+  const bool cache = embedder_->worth_caching();
+  std::vector<Record> changed;
+  std::vector<std::pair<std::string, std::string>> changed_sources;  // node path, source hash
+  for (size_t begin = 0; begin < total; begin += static_cast<size_t>(options_.embed_chunk)) {
+    SKALD_RETURN_IF_ERROR(CheckStop());
+    size_t end = std::min(total, begin + static_cast<size_t>(options_.embed_chunk));
+    if (progress) progress(fmt::format("embedding {}/{}", begin, total));
+    StageTimings::Scope embed_timed(options_.timings, "embedding");
+    std::vector<std::string> hashes;
+    if (cache) {
+      for (size_t i = begin; i < end; ++i) hashes.push_back(Sha256Hex(pending->texts[i]));
+    }
+    std::vector<std::optional<std::vector<float>>> cached(end - begin);
+    if (cache && pending->use_cache) {
+      SKALD_ASSIGN_OR_RETURN(cached, catalog_->GetCachedEmbeddings(account, embedder_name, hashes));
+    }
+    std::vector<size_t> missing;
+    std::vector<std::string> missing_texts;
+    for (size_t i = begin; i < end; ++i) {
+      auto& hit = cached[i - begin];
+      if (hit && static_cast<int>(hit->size()) == embedder_->Dimension()) {
+        pending->records[i].vector = std::move(*hit);
+        ++stats->cache_hits;
+      } else {
+        missing.push_back(i);
+        missing_texts.push_back(pending->texts[i]);
+      }
+    }
+    if (!missing.empty()) {
+      SKALD_ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors, EmbedTexts(missing_texts));
+      if (vectors.size() != missing.size()) {
+        return Status::Internal(fmt::format("embedder {} returned {} vectors for {} texts",
+                                            embedder_name, vectors.size(), missing.size()));
+      }
+      if (cache) {
+        std::vector<std::string> missing_hashes;
+        for (size_t i : missing) missing_hashes.push_back(hashes[i - begin]);
+        SKALD_RETURN_IF_ERROR(
+            catalog_->PutCachedEmbeddings(account, embedder_name, missing_hashes, vectors));
+      }
+      for (size_t j = 0; j < missing.size(); ++j) {
+        pending->records[missing[j]].vector = std::move(vectors[j]);
+      }
+      stats->texts_embedded += missing.size();
+    }
+    embed_timed.Stop();
+    StageTimings::Scope record_timed(options_.timings, "record_write");
+    // Keep only records that differ from what the catalog has.
+    std::map<std::string, std::vector<Record>> existing_by_uri;
+    for (size_t i = begin; i < end; ++i) {
+      Record& record = pending->records[i];
+      record.embedder = embedder_name;
+      auto it = existing_by_uri.find(record.uri);
+      if (it == existing_by_uri.end()) {
+        SKALD_ASSIGN_OR_RETURN(std::vector<Record> existing,
+                               catalog_->GetRecordsByUri(account, record.uri, true));
+        it = existing_by_uri.emplace(record.uri, std::move(existing)).first;
+      }
+      if (pending->inherit_tags[i]) {
+        for (const Record& old : it->second) {
+          if (old.id == record.id) record.tags = old.tags;
+        }
+      }
+      bool same = false;
+      for (const Record& old : it->second) {
+        if (old.id == record.id && old.level == record.level && old.abstract == record.abstract &&
+            old.tags == record.tags && old.embedder == record.embedder &&
+            old.vector == record.vector && old.context_type == record.context_type &&
+            old.owner == record.owner) {
+          same = true;
+        }
+      }
+      if (same) {
+        ++stats->records_unchanged;
+      } else {
+        changed.push_back(std::move(record));
+        changed_sources.emplace_back(pending->node_paths[i], pending->source_hashes[i]);
+      }
+    }
+    if (changed.size() >= kUpsertChunk || end == total) {
+      SKALD_RETURN_IF_ERROR(WriteCurrentRecords(account, &changed, &changed_sources, stats));
+    }
+  }
+  if (progress) progress(fmt::format("embedding {}/{}", total, total));
+  pending->records.clear();
+  pending->texts.clear();
+  pending->node_paths.clear();
+  pending->source_hashes.clear();
+  pending->inherit_tags.clear();
+  return Status::Ok();
+}
+
+Result<std::vector<std::vector<float>>> SemanticIndexer::EmbedTexts(
+    const std::vector<std::string>& texts) {
+  // HTTP embedders batch and parallelize their requests themselves; the
+  // built-in one computes on the calling thread, so a large chunk is split
+  // over two threads (one request's worth of batching is not at stake).
+  constexpr size_t kSplitFrom = 64;
+  if (embedder_->provider() != "hashing" || texts.size() < kSplitFrom || !HasSecondCore()) {
+    return embedder_->Embed(texts, EmbedKind::kDocument);
+  }
+  auto [first, second] =
+      OnTwoHalves(std::span<const std::string>(texts), [&](std::span<const std::string> part) {
+        return embedder_->Embed(part, EmbedKind::kDocument);
+      });
+  SKALD_RETURN_IF_ERROR(first.status());
+  SKALD_RETURN_IF_ERROR(second.status());
+  std::vector<std::vector<float>> out = std::move(*first);
+  for (std::vector<float>& v : *second) out.push_back(std::move(v));
+  return out;
+}
+
+Status SemanticIndexer::CheckStop() const {
+  if (options_.stop != nullptr && options_.stop->load()) {
+    return Status::Unavailable("indexing interrupted by shutdown; the job runs again later");
+  }
+  return Status::Ok();
+}
+
+Status SemanticIndexer::WriteCurrentRecords(
+    std::string_view account, std::vector<Record>* records,
+    std::vector<std::pair<std::string, std::string>>* sources, IndexStats* stats) {
+  if (records->empty()) return Status::Ok();
+  // Under exact locks on the nodes (writes and deletes of them wait), keep
+  // only records whose node is still what was summarized.
+  std::vector<PathLockRequest> requests;
+  std::set<std::string> seen;
+  for (const auto& [path, hash] : *sources) {
+    if (seen.insert(path).second) requests.push_back({std::string(account), path, PathLockKind::kExact});
+  }
+  PathLockGuard guard;
+  SKALD_RETURN_IF_ERROR(
+      locks_->Acquire(requests, std::chrono::milliseconds(options_.lock_timeout_ms), &guard));
+  std::vector<Record> current;
+  std::vector<const FileBodies::Body*> lent;  // per record of `current`: its file's lent bytes
+  for (size_t i = 0; i < records->size(); ++i) {
+    const auto& [path, hash] = (*sources)[i];
+    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, catalog_->Get(account, path));
+    bool is_file = !hash.empty();
+    bool valid = node && node->is_dir != is_file && (!is_file || node->hash == hash);
+    if (valid) {
+      const FileBodies::Body* body =
+          is_file && options_.file_bodies ? options_.file_bodies->Find(account, path) : nullptr;
+      lent.push_back(body != nullptr && body->sha256_hex == hash ? body : nullptr);
+      current.push_back(std::move((*records)[i]));
+    } else {
+      ++stats->records_stale;
+    }
+  }
+  records->clear();
+  sources->clear();
+  if (current.empty()) return Status::Ok();
+  stats->records_written += current.size();
+  SKALD_RETURN_IF_ERROR(catalog_->UpsertRecords(account, &current));
+  // Before the catch-up is told: the text of each file record written from
+  // lent bytes is taken from them, not read back.
+  for (size_t i = 0; i < current.size(); ++i) {
+    if (lent[i] != nullptr && current[i].level == 2) {
+      options_.file_bodies->NoteRecord(current[i].seq, lent[i]);
+    }
+  }
+  if (options_.records_written) options_.records_written();
+  return Status::Ok();
+}
+
+}  // namespace skald
