@@ -3,13 +3,18 @@
 namespace skald {
 
 void FileBodies::Add(std::string path, std::string_view bytes, std::string sha256_hex) {
-  by_path_.insert_or_assign(std::move(path), Body{bytes, std::move(sha256_hex)});
+  by_path_.insert_or_assign(std::move(path), Body{bytes, std::move(sha256_hex), std::nullopt});
 }
 
 const FileBodies::Body* FileBodies::Find(std::string_view account, std::string_view path) const {
   if (account != account_) return nullptr;
   auto it = by_path_.find(path);
   return it == by_path_.end() ? nullptr : &it->second;
+}
+
+void FileBodies::SetPrepared(std::string_view path, Prepared prepared) {
+  auto it = by_path_.find(path);
+  if (it != by_path_.end()) it->second.prepared = std::move(prepared);
 }
 
 void FileBodies::NoteRecord(int64_t seq, const Body* body) {

@@ -5,7 +5,9 @@
 // the content store:
 //
 //   - the semantic indexer summarizes and embeds a file from its bytes here
-//     (and takes its content hash from here, computed once by the import);
+//     (and takes its content hash from here, computed once by the import),
+//     or takes what it computed ahead from them (`prepared`:
+//     SemanticIndexer::PrepareFiles, beside the import's tree write);
 //   - the index catch-up takes the file text of a level-2 record it applies
 //     from here, when that record is exactly one the indexer wrote from these
 //     bytes (noted by the record's change sequence number, which any later
@@ -15,8 +17,10 @@
 // lending is only ever a saving: the catalog stays the source of truth.
 //
 // Thread safety: Add before sharing; then Find is safe for concurrent use,
-// and so are NoteRecord and TakeRecordBody. The bytes are borrowed: their
-// owner keeps them until the object is gone.
+// and so are NoteRecord and TakeRecordBody. SetPrepared may run beside Find
+// of other paths, and must be done (its thread joined) before the indexer
+// reads the path. The bytes are borrowed: their owner keeps them until the
+// object is gone.
 
 #include <cstdint>
 #include <mutex>
@@ -24,14 +28,24 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
+
+#include "text/keyphrases.h"
 
 namespace skald {
 
 class FileBodies {
  public:
+  // What the indexer computes for a file, computed ahead from its bytes.
+  struct Prepared {
+    std::string summary;
+    TermKeys summary_terms;      // TermStatistics::KeysOf(summary)
+    std::vector<float> vector;   // of the text the indexer embeds; empty: none ahead
+  };
   struct Body {
     std::string_view bytes;
     std::string sha256_hex;  // of `bytes`
+    std::optional<Prepared> prepared;
   };
 
   // Bodies of files of `account`.
@@ -44,6 +58,9 @@ class FileBodies {
 
   // The body of `path` of `account`, or null.
   const Body* Find(std::string_view account, std::string_view path) const;
+
+  // Sets what was computed ahead for `path` (REQUIRES: added).
+  void SetPrepared(std::string_view path, Prepared prepared);
 
   // The level-2 record with change sequence number `seq` was written from
   // the body of `path` (REQUIRES: Find(account, path) non-null).

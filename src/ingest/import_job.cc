@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <span>
+#include <thread>
 
 #include "common/hash.h"
 #include "common/two_threads.h"
@@ -144,6 +146,35 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   FileBodies bodies(who.account);
   uint64_t removed = 0;
   TreeChanges synced;
+  // The indexes take the records up as they are written, beside the
+  // summaries and embeddings still to come.
+  IndexCatchUp::Follower follower(services.indexes, &timings, &bodies);
+  SemanticIndexerOptions indexer_options;
+  indexer_options.max_input_tokens = services.embedding_max_input_tokens;
+  indexer_options.lock_timeout_ms = services.lock_timeout_ms;
+  indexer_options.tags = strings("tags");
+  indexer_options.stop = context.stop_flag();
+  indexer_options.model_summarizer = services.model_summarizer;
+  indexer_options.timings = &timings;
+  indexer_options.records_written = [&follower] { follower.Notify(); };
+  indexer_options.file_bodies = &bodies;
+  SemanticIndexer indexer(services.content, services.catalog, services.locks, services.embedder,
+                          services.summarizer, indexer_options);
+  // While the tree is written (file creation and durability barriers, which
+  // leave a core idle), a thread summarizes and embeds ahead the files to be
+  // indexed (SemanticIndexer::PrepareFiles). Stopped and joined before the
+  // indexer runs, and on every way out.
+  std::vector<std::string> to_prepare;
+  std::atomic<bool> stop_preparing{false};
+  std::thread preparer;
+  struct PreparerJoiner {
+    std::atomic<bool>& stop;
+    std::thread& thread;
+    ~PreparerJoiner() {
+      stop.store(true);
+      if (thread.joinable()) thread.join();
+    }
+  } join_preparer{stop_preparing, preparer};
   {
     PathLockGuard guard;
     SKALD_RETURN_IF_ERROR(
@@ -197,19 +228,19 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       batch_meta.clear();
       return Status::Ok();
     };
+    // What to write: files whose bytes differ from what is there.
     std::vector<std::string> paths(plan.files.size());
+    std::vector<std::string> hashes(plan.files.size());
+    std::vector<size_t> to_write;  // indexes in plan.files
     for (size_t i = 0; i < plan.files.size(); ++i) {
-      if (context.stopping()) {
-        return Status::Unavailable("import interrupted by shutdown; it runs again later");
-      }
       const ImportFile& file = plan.files[i];
       paths[i] = fmt::format("{}/{}", root.path(), file.path);
       const std::string& path = paths[i];
       auto it = before.find(path);
       const CatalogNode* existing = it == before.end() ? nullptr : &it->second;
-      std::string hash = Sha256Hex(file.content);
-      bodies.Add(path, file.content, hash);
-      if (existing && !existing->is_dir && existing->hash == hash) {
+      hashes[i] = Sha256Hex(file.content);
+      bodies.Add(path, file.content, hashes[i]);
+      if (existing && !existing->is_dir && existing->hash == hashes[i]) {
         ++unchanged;
         synced.unchanged_files.push_back(path);
         continue;
@@ -218,11 +249,22 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
         return Status::FailedPrecondition(
             fmt::format("viking://{} is a directory, cannot write a file there", path));
       }
-      batch.push_back({path, file.content});
-      batch_meta.emplace_back(existing, std::move(hash));
+      to_write.push_back(i);
+      to_prepare.push_back(path);
+    }
+    preparer = std::thread(
+        [&] { indexer.PrepareFiles(who.account, to_prepare, stop_preparing); });
+    for (size_t n = 0; n < to_write.size(); ++n) {
+      if (context.stopping()) {
+        return Status::Unavailable("import interrupted by shutdown; it runs again later");
+      }
+      const size_t i = to_write[n];
+      auto it = before.find(paths[i]);
+      batch.push_back({paths[i], plan.files[i].content});
+      batch_meta.emplace_back(it == before.end() ? nullptr : &it->second, std::move(hashes[i]));
       if (batch.size() >= kImportCommitEvery) {
         SKALD_RETURN_IF_ERROR(write_batch());
-        stage(fmt::format("writing files {}/{}", i + 1, plan.files.size()));
+        stage(fmt::format("writing files {}/{}", n + 1, to_write.size()));
       }
     }
     SKALD_RETURN_IF_ERROR(write_batch());
@@ -253,20 +295,10 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       synced.removed = std::move(gone);
     }
   }
-  // The indexes take the records up as they are written, beside the
-  // summaries and embeddings still to come.
-  IndexCatchUp::Follower follower(services.indexes, &timings, &bodies);
-  SemanticIndexerOptions indexer_options;
-  indexer_options.max_input_tokens = services.embedding_max_input_tokens;
-  indexer_options.lock_timeout_ms = services.lock_timeout_ms;
-  indexer_options.tags = strings("tags");
-  indexer_options.stop = context.stop_flag();
-  indexer_options.model_summarizer = services.model_summarizer;
-  indexer_options.timings = &timings;
-  indexer_options.records_written = [&follower] { follower.Notify(); };
-  indexer_options.file_bodies = &bodies;
-  SemanticIndexer indexer(services.content, services.catalog, services.locks, services.embedder,
-                          services.summarizer, indexer_options);
+  // Everything the tree write left for indexing was prepared (or is no
+  // longer being prepared) before the indexer reads it.
+  stop_preparing.store(true);
+  if (preparer.joinable()) preparer.join();
   SKALD_ASSIGN_OR_RETURN(IndexStats stats,
                          indexer.IndexChanges(who.account, root.path(), synced, stage));
   stage("updating indexes");

@@ -287,6 +287,94 @@ Result<IndexStats> SemanticIndexer::RefreshAncestors(std::string_view account,
   return stats;
 }
 
+void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view path,
+                                    FileOutcome* out) const {
+  // The bytes: lent by the import that just wrote them, or read back.
+  const FileBodies::Body* lent =
+      options_.file_bodies ? options_.file_bodies->Find(account, path) : nullptr;
+  std::string read;
+  if (lent == nullptr) {
+    StageTimings::Scope read_timed(options_.timings, "content_read");
+    Result<std::string> bytes = content_->ReadFile(account, path);
+    if (!bytes.ok()) {
+      out->skip = bytes.status().code() == StatusCode::kNotFound;  // deleted meanwhile
+      if (!out->skip) out->status = bytes.status();
+      return;
+    }
+    read = std::move(*bytes);
+  }
+  const std::string_view bytes = lent ? lent->bytes : read;
+  if (!LooksLikeText(bytes)) {
+    out->skip = out->binary = true;
+    return;
+  }
+  StageTimings::Scope summarize_timed(options_.timings, "summarize_files");
+  std::string name(BaseName(path));
+  if (lent != nullptr && lent->prepared) {
+    out->summary = lent->prepared->summary;
+    out->summary_terms = lent->prepared->summary_terms;
+    out->vector = lent->prepared->vector;
+  } else {
+    Result<std::string> summary =
+        SummarizerFor(path, summarizer_, options_.model_summarizer)->SummarizeFile(name, bytes);
+    if (!summary.ok()) {
+      out->status = summary.status();
+      return;
+    }
+    out->summary = std::move(*summary);
+    out->summary_terms = TermStatistics::KeysOf(out->summary);
+  }
+  out->text = std::string(TokenBudgetPrefix(bytes, options_.max_input_tokens));
+  if (out->text.size() < bytes.size()) out->text += kTruncatedMarker;
+  if (Trim(out->text).empty()) out->text = name;
+  out->hash = lent ? lent->sha256_hex : Sha256Hex(bytes);
+}
+
+void SemanticIndexer::PrepareFiles(std::string_view account, const std::vector<std::string>& paths,
+                                   const std::atomic<bool>& stop) {
+  if (options_.file_bodies == nullptr || options_.model_summarizer != nullptr) return;
+  StageTimings::Scope timed(options_.timings, "prepare_files");
+  // Vectors ahead only from the built-in embedder: it computes on this
+  // thread, while an HTTP embedder batches better at indexing time, and
+  // the embedding cache is consulted then.
+  const bool embed = embedder_->provider() == "hashing" && !embedder_->worth_caching();
+  constexpr size_t kBatch = 16;
+  const size_t total = std::min(paths.size(), kPrepareAhead);
+  for (size_t begin = 0; begin < total && !stop.load(std::memory_order_relaxed);
+       begin += kBatch) {
+    const size_t end = std::min(total, begin + kBatch);
+    std::vector<FileOutcome> outcomes(end - begin);
+    std::vector<std::string> texts;
+    std::vector<size_t> embedded;  // index in `outcomes` of each of `texts`
+    for (size_t i = begin; i < end; ++i) {
+      FileOutcome& out = outcomes[i - begin];
+      if (options_.file_bodies->Find(account, paths[i]) == nullptr) continue;
+      SummarizeFile(account, paths[i], &out);
+      if (!out.status.ok() || out.skip) continue;
+      if (embed) {
+        texts.push_back(out.text);
+        embedded.push_back(i - begin);
+      }
+    }
+    if (!texts.empty()) {
+      Result<std::vector<std::vector<float>>> vectors =
+          embedder_->Embed(texts, EmbedKind::kDocument);
+      if (vectors.ok() && vectors->size() == texts.size()) {
+        for (size_t j = 0; j < texts.size(); ++j) {
+          outcomes[embedded[j]].vector = std::move((*vectors)[j]);
+        }
+      }
+    }
+    for (size_t i = begin; i < end; ++i) {
+      FileOutcome& out = outcomes[i - begin];
+      if (!out.status.ok() || out.skip || out.summary.empty()) continue;
+      options_.file_bodies->SetPrepared(
+          paths[i], FileBodies::Prepared{std::move(out.summary), std::move(out.summary_terms),
+                                         std::move(out.vector)});
+    }
+  }
+}
+
 Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<CatalogNode>& files,
                                    const std::vector<CatalogNode>& dirs, bool own_tags,
                                    Pending* pending, IndexStats* stats,
@@ -296,56 +384,14 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
   const bool inherit = !own_tags || options_.tags.empty();
   // Files: summary (abstract) + the text to embed, computed on two threads
   // (summarizers are safe for concurrent use), then taken in file order.
-  struct FileOutcome {
-    Status status;
-    bool skip = false;  // deleted meanwhile, or not text
-    bool binary = false;
-    std::string summary;
-    TermKeys summary_terms;  // counted into the background on the caller's thread
-    std::string text;
-    std::string hash;
-  };
-  auto summarize = [&](const CatalogNode& file, FileOutcome* out) {
-    // The bytes: lent by the import that just wrote them, or read back.
-    const FileBodies::Body* lent =
-        options_.file_bodies ? options_.file_bodies->Find(account, file.path) : nullptr;
-    std::string read;
-    if (lent == nullptr) {
-      StageTimings::Scope read_timed(options_.timings, "content_read");
-      Result<std::string> bytes = content_->ReadFile(account, file.path);
-      if (!bytes.ok()) {
-        out->skip = bytes.status().code() == StatusCode::kNotFound;  // deleted meanwhile
-        if (!out->skip) out->status = bytes.status();
-        return;
-      }
-      read = std::move(*bytes);
-    }
-    const std::string_view bytes = lent ? lent->bytes : read;
-    if (!LooksLikeText(bytes)) {
-      out->skip = out->binary = true;
-      return;
-    }
-    StageTimings::Scope summarize_timed(options_.timings, "summarize_files");
-    std::string name(BaseName(file.path));
-    Result<std::string> summary =
-        SummarizerFor(file.path, summarizer_, options_.model_summarizer)->SummarizeFile(name, bytes);
-    if (!summary.ok()) {
-      out->status = summary.status();
-      return;
-    }
-    out->summary = std::move(*summary);
-    out->summary_terms = TermStatistics::KeysOf(out->summary);
-    out->text = std::string(TokenBudgetPrefix(bytes, options_.max_input_tokens));
-    if (out->text.size() < bytes.size()) out->text += kTruncatedMarker;
-    if (Trim(out->text).empty()) out->text = name;
-    out->hash = lent ? lent->sha256_hex : Sha256Hex(bytes);
-  };
   constexpr size_t kFileChunk = 64;
   for (size_t begin = 0; begin < files.size(); begin += kFileChunk) {
     SKALD_RETURN_IF_ERROR(CheckStop());
     size_t end = std::min(files.size(), begin + kFileChunk);
     std::vector<FileOutcome> outcomes(end - begin);
-    ForEachOnTwoThreads(begin, end, [&](size_t i) { summarize(files[i], &outcomes[i - begin]); });
+    ForEachOnTwoThreads(begin, end, [&](size_t i) {
+      SummarizeFile(account, files[i].path, &outcomes[i - begin]);
+    });
     for (size_t i = begin; i < end; ++i) {
       FileOutcome& outcome = outcomes[i - begin];
       SKALD_RETURN_IF_ERROR(outcome.status);
@@ -368,6 +414,9 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
         pending->background.Add(outcome.summary_terms);
       }
       pending->summaries[file.path] = std::move(outcome.summary);
+      if (!outcome.vector.empty()) {
+        pending->prepared_vectors[pending->records.size()] = std::move(outcome.vector);
+      }
       pending->records.push_back(std::move(record));
       pending->texts.push_back(std::move(outcome.text));
       pending->node_paths.push_back(file.path);

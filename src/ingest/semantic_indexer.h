@@ -140,6 +140,19 @@ class SemanticIndexer {
   Result<IndexStats> Reembed(std::string_view account, std::vector<Record> records,
                              const IndexProgress& progress = nullptr);
 
+  // Computes ahead, on the calling thread, what indexing the files at
+  // `paths` lent in options_.file_bodies will need: each summary and its
+  // terms, and with the built-in embedder each vector (FileBodies::Prepared).
+  // Meant for a thread beside an import's tree write, which leaves a core
+  // idle: it returns once `stop` is set (after the batch at hand), after
+  // kPrepareAhead files, or when all are done. Does nothing with a model
+  // summarizer (its calls stay in indexing order). Errors are not kept: a
+  // file not prepared is simply summarized when it is indexed.
+  void PrepareFiles(std::string_view account, const std::vector<std::string>& paths,
+                    const std::atomic<bool>& stop);
+  // Files prepared ahead at most (bounds what waits in memory).
+  static constexpr size_t kPrepareAhead = 16384;
+
   // Re-summarizes the ancestors of `path` only (after a delete or a move).
   Result<IndexStats> RefreshAncestors(std::string_view account, std::string_view path);
 
@@ -149,6 +162,11 @@ class SemanticIndexer {
  private:
   struct Pending;
   struct DirOutcome;
+  struct FileOutcome;
+  // The summary of the file at `path` and the text to embed, from the bytes
+  // lent in options_.file_bodies (what was prepared from them, if any) or
+  // read back. Safe to call for several files at once.
+  void SummarizeFile(std::string_view account, std::string_view path, FileOutcome* out) const;
   // `own_tags`: the nodes belong to the indexed tree (options_.tags apply);
   // false for its ancestors, which keep their stored tags.
   Status IndexNodes(std::string_view account, const std::vector<CatalogNode>& files,

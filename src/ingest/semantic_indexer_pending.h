@@ -38,9 +38,23 @@ struct SemanticIndexer::Pending {
   std::map<std::string, std::string, std::less<>> summaries;  // path -> file summary / dir L0
   // False: vectors are computed again, not taken from the cache.
   bool use_cache = true;
+  // Vectors computed ahead (FileBodies::Prepared), by index in `records`.
+  std::map<size_t, std::vector<float>> prepared_vectors;
   // Term document frequencies over the file summaries of this pass: the
   // background a directory's salient terms are ranked against.
   TermStatistics background;
+};
+
+// One file summarized (SemanticIndexer::SummarizeFile).
+struct SemanticIndexer::FileOutcome {
+  Status status;
+  bool skip = false;  // deleted meanwhile, or not text
+  bool binary = false;
+  std::string summary;
+  TermKeys summary_terms;  // counted into the background on the caller's thread
+  std::string text;        // what is embedded
+  std::string hash;        // SHA-256 of the bytes summarized
+  std::vector<float> vector;  // computed ahead; empty: embedded later
 };
 
 }  // namespace skald

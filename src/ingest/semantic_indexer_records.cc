@@ -45,6 +45,12 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
     std::vector<size_t> missing;
     std::vector<std::string> missing_texts;
     for (size_t i = begin; i < end; ++i) {
+      auto ahead = pending->prepared_vectors.find(i);
+      if (ahead != pending->prepared_vectors.end()) {
+        pending->records[i].vector = std::move(ahead->second);
+        ++stats->texts_embedded;
+        continue;
+      }
       auto& hit = cached[i - begin];
       if (hit && static_cast<int>(hit->size()) == embedder_->Dimension()) {
         pending->records[i].vector = std::move(*hit);
@@ -111,6 +117,7 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
   }
   if (progress) progress(fmt::format("embedding {}/{}", total, total));
   pending->records.clear();
+  pending->prepared_vectors.clear();
   pending->texts.clear();
   pending->node_paths.clear();
   pending->source_hashes.clear();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <thread>
@@ -326,6 +328,70 @@ TEST_F(SemanticIndexerTest, LentBytesAreSummarizedAndIndexedWithoutReadingBack) 
     ASSERT_EQ(hits.size(), 1u) << word;
     EXPECT_EQ(hits[0].id, files[uri].key) << word;
   }
+}
+
+// What PrepareFiles computes ahead is what indexing would compute (the
+// same summary, the same vector), and indexing takes it instead of
+// computing again: a prepared summary replaced by a marker is what the
+// record says. A stop set from the start prepares nothing.
+TEST_F(SemanticIndexerTest, FilesPreparedAheadGiveTheSameRecords) {
+  ASSERT_TRUE(content_->MakeDir("acct", "").ok());
+  Dir("resources");
+  Dir("resources/ahead");
+  FileBodies bodies("acct");
+  std::vector<std::string> texts, paths;
+  for (int i = 0; i < 20; ++i) {  // past one preparing batch
+    texts.push_back("# Report " + std::to_string(i) + "\n\nThe moraine survey " +
+                    std::to_string(i) + " mapped glacier retreat.\n");
+    paths.push_back("resources/ahead/r" + std::to_string(i) + ".md");
+  }
+  for (size_t i = 0; i < texts.size(); ++i) {
+    File(paths[i], texts[i]);
+    bodies.Add(paths[i], texts[i], Sha256Hex(texts[i]));
+  }
+  SemanticIndexerOptions options;
+  options.file_bodies = &bodies;
+  SemanticIndexer indexer(content_.get(), catalog_.get(), &locks_, embedder_.get(),
+                          summarizer_.get(), options);
+  std::atomic<bool> stopped{true};
+  indexer.PrepareFiles("acct", paths, stopped);
+  EXPECT_FALSE(bodies.Find("acct", paths[0])->prepared.has_value());
+  std::atomic<bool> go{false};
+  indexer.PrepareFiles("acct", paths, go);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const FileBodies::Body* body = bodies.Find("acct", paths[i]);
+    ASSERT_TRUE(body->prepared.has_value()) << paths[i];
+    auto summary = summarizer_->SummarizeFile("r" + std::to_string(i) + ".md", texts[i]);
+    ASSERT_TRUE(summary.ok());
+    EXPECT_EQ(body->prepared->summary, *summary);
+    auto vectors = embedder_->Embed(std::vector<std::string>{texts[i]}, EmbedKind::kDocument);
+    ASSERT_TRUE(vectors.ok());
+    EXPECT_EQ(body->prepared->vector, vectors->front()) << paths[i];
+  }
+  FileBodies::Prepared marked = *bodies.Find("acct", paths[3])->prepared;
+  marked.summary = "Prepared ahead marker.";
+  bodies.SetPrepared(paths[3], marked);
+
+  auto stats = indexer.IndexTree("acct", "resources/ahead");
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->files, paths.size());
+  EXPECT_EQ(stats->texts_embedded, paths.size() + 2u * 2);  // files, ahead/ and resources/
+  size_t checked = 0;
+  for (const Record& r : Records()) {
+    if (r.level != 2) continue;
+    const std::string path = r.uri.substr(std::string("viking://").size());
+    const size_t i = std::find(paths.begin(), paths.end(), path) - paths.begin();
+    ASSERT_LT(i, paths.size()) << r.uri;
+    auto vectors = embedder_->Embed(std::vector<std::string>{texts[i]}, EmbedKind::kDocument);
+    EXPECT_EQ(r.vector, vectors->front()) << r.uri;
+    if (i == 3) {
+      EXPECT_EQ(r.abstract, "Prepared ahead marker.");
+    } else {
+      EXPECT_EQ(r.abstract, bodies.Find("acct", path)->prepared->summary) << r.uri;
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, paths.size());
 }
 
 TEST_F(SemanticIndexerTest, UnchangedTreeWritesNothingTheSecondTime) {
