@@ -16,7 +16,6 @@
 #include <thread>
 
 #include "common/hash.h"
-#include "common/two_threads.h"
 #include "index/vector_index_set.h"
 #include "ingest/file_bodies.h"
 #include "ingest/index_catch_up.h"
@@ -37,28 +36,6 @@ constexpr size_t kImportCommitEvery = 256;
 
 // parse_mode "no_split": section limits above any file's size.
 constexpr int kNoSplitLimit = 1 << 29;
-
-// ContentStore::WriteFiles of `batch`, its two halves side by side: file
-// creation is kernel work that runs on both cores (files of different
-// directories do not contend). On an error the files of the other half may
-// be written: the status then says that content changed.
-Result<std::vector<ContentAttr>> WriteFilesOnTwoThreads(
-    ContentStore* content, std::string_view account,
-    std::span<const ContentStore::FileWrite> batch) {
-  constexpr size_t kSplitFrom = 64;
-  if (batch.size() < kSplitFrom || !HasSecondCore()) return content->WriteFiles(account, batch);
-  auto [first, second] = OnTwoHalves(batch, [&](std::span<const ContentStore::FileWrite> part) {
-    return content->WriteFiles(account, part);
-  });
-  if (!first.ok() || !second.ok()) {
-    Status failed = !first.ok() ? first.status() : second.status();
-    bool other_written = !first.ok() ? second.ok() : first.ok();
-    return other_written ? MarkContentChanged(std::move(failed)) : failed;
-  }
-  std::vector<ContentAttr> attrs = std::move(*first);
-  attrs.insert(attrs.end(), second->begin(), second->end());
-  return attrs;
-}
 
 }  // namespace
 

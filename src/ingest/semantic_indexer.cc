@@ -159,6 +159,7 @@ Result<IndexStats> SemanticIndexer::IndexTree(std::string_view account, std::str
                          AncestorDirs(*catalog_, account, path));
   SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, false, &pending, &stats, progress));
   SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, progress));
+  SKALD_RETURN_IF_ERROR(FinishWrites(&pending, &stats));
   return stats;
 }
 
@@ -235,6 +236,7 @@ Result<IndexStats> SemanticIndexer::IndexChanges(std::string_view account, std::
                          AncestorDirs(*catalog_, account, root));
   SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, false, &pending, &stats, progress));
   SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, progress));
+  SKALD_RETURN_IF_ERROR(FinishWrites(&pending, &stats));
   return stats;
 }
 
@@ -273,6 +275,7 @@ Result<IndexStats> SemanticIndexer::Reembed(std::string_view account, std::vecto
     pending.records.push_back(std::move(record));
   }
   SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, progress));
+  SKALD_RETURN_IF_ERROR(FinishWrites(&pending, &stats));
   return stats;
 }
 
@@ -284,6 +287,7 @@ Result<IndexStats> SemanticIndexer::RefreshAncestors(std::string_view account,
   Pending pending;
   SKALD_RETURN_IF_ERROR(IndexNodes(account, {}, ancestors, false, &pending, &stats, nullptr));
   SKALD_RETURN_IF_ERROR(Flush(account, &pending, &stats, nullptr));
+  SKALD_RETURN_IF_ERROR(FinishWrites(&pending, &stats));
   return stats;
 }
 
@@ -458,7 +462,8 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       for (const auto& [path, text] : outcome.writes) writes.push_back({path, text});
     }
     if (!writes.empty()) {
-      SKALD_ASSIGN_OR_RETURN(std::vector<ContentAttr> attrs, content_->WriteFiles(account, writes));
+      SKALD_ASSIGN_OR_RETURN(std::vector<ContentAttr> attrs,
+                             WriteFilesOnTwoThreads(content_, account, writes));
       std::vector<CatalogNode> nodes;
       size_t w = 0;
       for (DirOutcome& outcome : outcomes) {

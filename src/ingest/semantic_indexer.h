@@ -177,8 +177,20 @@ class SemanticIndexer {
   // Safe to call for several directories at once.
   DirOutcome SummarizeDirectory(std::string_view account, const CatalogNode& dir,
                                 const Pending& pending);
+  struct RecordBatch;
+  class RecordWriter;
+  // Embeds the pending records, then hands them to the pass's record writer
+  // (started at the first call), which writes them on its own thread while
+  // the pass goes on; clears them. An error of an earlier batch's write is
+  // returned here.
   Status Flush(std::string_view account, Pending* pending, IndexStats* stats,
                const IndexProgress& progress);
+  // Waits until every record handed to the writer is written; returns the
+  // writer's first error and adds its counts to `stats`.
+  Status FinishWrites(Pending* pending, IndexStats* stats);
+  // Keeps the records of `batch` that differ from the catalog's and writes
+  // them (WriteCurrentRecords), in transactions of kUpsertChunk.
+  Status WriteBatch(std::string_view account, RecordBatch* batch, IndexStats* stats);
   // Embeds `texts` as documents (the built-in embedder on two threads).
   Result<std::vector<std::vector<float>>> EmbedTexts(const std::vector<std::string>& texts);
   // Unavailable once options_.stop is set.

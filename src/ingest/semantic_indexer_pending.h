@@ -4,13 +4,19 @@
 // and semantic_indexer_records.cc, which embeds and writes the records):
 // what a pass has summarized and not yet written.
 
+#include <condition_variable>
 #include <cstddef>
+#include <deque>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ingest/semantic_indexer.h"
+#include "skald/status.h"
 #include "storage/record.h"
 #include "text/keyphrases.h"
 
@@ -21,6 +27,54 @@ namespace semantic_indexer_internal {
 constexpr size_t kUpsertChunk = 512;
 
 }  // namespace semantic_indexer_internal
+
+// Embedded records on their way to the catalog, with their sources (as in
+// Pending).
+struct SemanticIndexer::RecordBatch {
+  std::vector<Record> records;
+  std::vector<std::string> node_paths;
+  std::vector<std::string> source_hashes;
+  std::vector<bool> inherit_tags;
+};
+
+// Writes a pass's embedded records (WriteBatch) on a thread of its own, in
+// the order they are handed over, while the pass summarizes and embeds what
+// comes next: the record writes (catalog lookups, path locks, SQLite
+// transactions) no longer wait in line with the rest. At most kQueued
+// batches wait; Write blocks beyond that.
+//
+// Thread safety: Write and Finish from the pass's thread only.
+class SemanticIndexer::RecordWriter {
+ public:
+  static constexpr size_t kQueued = 2;
+
+  RecordWriter(SemanticIndexer* indexer, std::string account);
+  // Writes what was handed over, then stops the thread.
+  ~RecordWriter();
+  RecordWriter(const RecordWriter&) = delete;
+  RecordWriter& operator=(const RecordWriter&) = delete;
+
+  // Queues `batch`; returns the first error of the batches written so far
+  // (then `batch` is dropped).
+  Status Write(RecordBatch batch);
+  // Waits until everything queued is written; returns the first error and
+  // adds the counts of the writes to `stats`.
+  Status Finish(IndexStats* stats);
+
+ private:
+  void Run();
+
+  SemanticIndexer* const indexer_;
+  const std::string account_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<RecordBatch> queue_;  // GUARDED_BY(mu_)
+  bool busy_ = false;              // GUARDED_BY(mu_): a batch is being written
+  bool stop_ = false;              // GUARDED_BY(mu_)
+  Status error_;                   // GUARDED_BY(mu_): the first one
+  IndexStats stats_;               // GUARDED_BY(mu_)
+  std::thread thread_;
+};
 
 // Records waiting for vectors, with the text each one embeds, and the
 // summaries computed so far (a directory's children are looked up here
@@ -43,6 +97,9 @@ struct SemanticIndexer::Pending {
   // Term document frequencies over the file summaries of this pass: the
   // background a directory's salient terms are ranked against.
   TermStatistics background;
+  // Writes what Flush embedded (null until the first Flush); declared last,
+  // so that it is done before the rest goes.
+  std::unique_ptr<RecordWriter> writer;
 };
 
 // One file summarized (SemanticIndexer::SummarizeFile).

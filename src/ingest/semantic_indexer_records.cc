@@ -4,7 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <span>
 
@@ -27,8 +30,6 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
   const std::string embedder_name = embedder_->Name();
   const size_t total = pending->records.size();
   const bool cache = embedder_->worth_caching();
-  std::vector<Record> changed;
-  std::vector<std::pair<std::string, std::string>> changed_sources;  // node path, source hash
   for (size_t begin = 0; begin < total; begin += static_cast<size_t>(options_.embed_chunk)) {
     SKALD_RETURN_IF_ERROR(CheckStop());
     size_t end = std::min(total, begin + static_cast<size_t>(options_.embed_chunk));
@@ -78,19 +79,49 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
       stats->texts_embedded += missing.size();
     }
     embed_timed.Stop();
-    StageTimings::Scope record_timed(options_.timings, "record_write");
+  }
+  if (progress) progress(fmt::format("embedding {}/{}", total, total));
+  RecordBatch batch;
+  batch.records = std::move(pending->records);
+  for (Record& record : batch.records) record.embedder = embedder_name;
+  batch.node_paths = std::move(pending->node_paths);
+  batch.source_hashes = std::move(pending->source_hashes);
+  batch.inherit_tags = std::move(pending->inherit_tags);
+  pending->records.clear();
+  pending->prepared_vectors.clear();
+  pending->texts.clear();
+  pending->node_paths.clear();
+  pending->source_hashes.clear();
+  pending->inherit_tags.clear();
+  if (batch.records.empty()) return Status::Ok();
+  if (!pending->writer) pending->writer = std::make_unique<RecordWriter>(this, std::string(account));
+  return pending->writer->Write(std::move(batch));
+}
+
+Status SemanticIndexer::FinishWrites(Pending* pending, IndexStats* stats) {
+  if (!pending->writer) return Status::Ok();
+  return pending->writer->Finish(stats);
+}
+
+Status SemanticIndexer::WriteBatch(std::string_view account, RecordBatch* batch,
+                                   IndexStats* stats) {
+  StageTimings::Scope record_timed(options_.timings, "record_write");
+  std::vector<Record> changed;
+  std::vector<std::pair<std::string, std::string>> changed_sources;  // node path, source hash
+  const size_t total = batch->records.size();
+  for (size_t begin = 0; begin < total; begin += kUpsertChunk) {
+    const size_t end = std::min(total, begin + kUpsertChunk);
     // Keep only records that differ from what the catalog has.
     std::map<std::string, std::vector<Record>> existing_by_uri;
     for (size_t i = begin; i < end; ++i) {
-      Record& record = pending->records[i];
-      record.embedder = embedder_name;
+      Record& record = batch->records[i];
       auto it = existing_by_uri.find(record.uri);
       if (it == existing_by_uri.end()) {
         SKALD_ASSIGN_OR_RETURN(std::vector<Record> existing,
                                catalog_->GetRecordsByUri(account, record.uri, true));
         it = existing_by_uri.emplace(record.uri, std::move(existing)).first;
       }
-      if (pending->inherit_tags[i]) {
+      if (batch->inherit_tags[i]) {
         for (const Record& old : it->second) {
           if (old.id == record.id) record.tags = old.tags;
         }
@@ -108,21 +139,66 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
         ++stats->records_unchanged;
       } else {
         changed.push_back(std::move(record));
-        changed_sources.emplace_back(pending->node_paths[i], pending->source_hashes[i]);
+        changed_sources.emplace_back(batch->node_paths[i], batch->source_hashes[i]);
       }
     }
-    if (changed.size() >= kUpsertChunk || end == total) {
-      SKALD_RETURN_IF_ERROR(WriteCurrentRecords(account, &changed, &changed_sources, stats));
-    }
+    SKALD_RETURN_IF_ERROR(WriteCurrentRecords(account, &changed, &changed_sources, stats));
   }
-  if (progress) progress(fmt::format("embedding {}/{}", total, total));
-  pending->records.clear();
-  pending->prepared_vectors.clear();
-  pending->texts.clear();
-  pending->node_paths.clear();
-  pending->source_hashes.clear();
-  pending->inherit_tags.clear();
   return Status::Ok();
+}
+
+SemanticIndexer::RecordWriter::RecordWriter(SemanticIndexer* indexer, std::string account)
+    : indexer_(indexer), account_(std::move(account)), thread_([this] { Run(); }) {}
+
+SemanticIndexer::RecordWriter::~RecordWriter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+Status SemanticIndexer::RecordWriter::Write(RecordBatch batch) {
+  std::unique_lock<std::mutex> lock(mu_);
+  changed_.wait(lock, [&] { return queue_.size() < kQueued || !error_.ok(); });
+  if (!error_.ok()) return error_;
+  queue_.push_back(std::move(batch));
+  changed_.notify_all();
+  return Status::Ok();
+}
+
+Status SemanticIndexer::RecordWriter::Finish(IndexStats* stats) {
+  std::unique_lock<std::mutex> lock(mu_);
+  changed_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  stats->records_written += stats_.records_written;
+  stats->records_unchanged += stats_.records_unchanged;
+  stats->records_stale += stats_.records_stale;
+  stats_ = IndexStats{};
+  return error_;
+}
+
+void SemanticIndexer::RecordWriter::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    changed_.wait(lock, [&] { return !queue_.empty() || stop_; });
+    if (queue_.empty()) return;  // stopping, and nothing left
+    RecordBatch batch = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    const bool failed = !error_.ok();
+    lock.unlock();
+    IndexStats counts;
+    // After an error nothing more is written: the pass fails with it.
+    Status st = failed ? Status::Ok() : indexer_->WriteBatch(account_, &batch, &counts);
+    lock.lock();
+    if (!st.ok() && error_.ok()) error_ = std::move(st);
+    stats_.records_written += counts.records_written;
+    stats_.records_unchanged += counts.records_unchanged;
+    stats_.records_stale += counts.records_stale;
+    busy_ = false;
+    changed_.notify_all();
+  }
 }
 
 Result<std::vector<std::vector<float>>> SemanticIndexer::EmbedTexts(

@@ -137,6 +137,15 @@ class ContentStore {
   virtual Result<uint64_t> CleanLeftovers() = 0;
 };
 
+// content->WriteFiles(account, writes), its two halves side by side on two
+// threads when there are enough files and a second core: file creation is
+// kernel work that runs on both cores (files of different directories do
+// not contend). The contract of WriteFiles, except that on an error the
+// files of the other half may be written (the Status then says so).
+Result<std::vector<ContentAttr>> WriteFilesOnTwoThreads(
+    ContentStore* content, std::string_view account,
+    std::span<const ContentStore::FileWrite> writes);
+
 struct LocalContentStoreOptions {
   // Root directory; accounts live in <root>/<account>/.
   std::string root;

@@ -20,6 +20,7 @@
 #include "common/file_util.h"
 #include "common/hash.h"
 #include "common/strings.h"
+#include "common/two_threads.h"
 #include "storage/content_store.h"
 #include "storage/disk_reserve.h"
 
@@ -397,6 +398,24 @@ class LocalContentStore final : public ContentStore {
 
 Status MarkContentChanged(Status st) {
   return std::move(st).WithDetail(std::string(kContentChangedDetail), "true");
+}
+
+Result<std::vector<ContentAttr>> WriteFilesOnTwoThreads(
+    ContentStore* content, std::string_view account,
+    std::span<const ContentStore::FileWrite> writes) {
+  constexpr size_t kSplitFrom = 64;
+  if (writes.size() < kSplitFrom || !HasSecondCore()) return content->WriteFiles(account, writes);
+  auto [first, second] = OnTwoHalves(writes, [&](std::span<const ContentStore::FileWrite> part) {
+    return content->WriteFiles(account, part);
+  });
+  if (!first.ok() || !second.ok()) {
+    Status failed = !first.ok() ? first.status() : second.status();
+    bool other_written = !first.ok() ? second.ok() : first.ok();
+    return other_written ? MarkContentChanged(std::move(failed)) : failed;
+  }
+  std::vector<ContentAttr> attrs = std::move(*first);
+  attrs.insert(attrs.end(), second->begin(), second->end());
+  return attrs;
 }
 
 bool ContentChangedDespiteError(const Status& st) {
