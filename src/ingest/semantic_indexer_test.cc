@@ -479,5 +479,29 @@ TEST_F(SemanticIndexerTest, FilesChangedOrRemovedWhileIndexingGetNoStaleRecord) 
   }
 }
 
+// A record write that fails on the writer's thread (here: the node's lock
+// is held elsewhere past the timeout) fails the pass with its error, and the
+// indexer works again once the lock is free.
+TEST_F(SemanticIndexerTest, ARecordWriteErrorFailsThePass) {
+  MakeTree();
+  PathLockGuard held;
+  ASSERT_TRUE(locks_
+                  .Acquire({{"acct", "resources/kb/intro.md", PathLockKind::kExact}},
+                           std::chrono::milliseconds(0), &held)
+                  .ok());
+  SemanticIndexerOptions options;
+  options.lock_timeout_ms = 20;
+  SemanticIndexer indexer(content_.get(), catalog_.get(), &locks_, embedder_.get(),
+                          summarizer_.get(), options);
+  auto failed = indexer.IndexTree("acct", "resources/kb");
+  ASSERT_FALSE(failed.ok());
+  held = PathLockGuard();
+  auto stats = indexer.IndexTree("acct", "resources/kb");
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  size_t files = 0;
+  for (const Record& r : Records()) files += r.level == 2 ? 1 : 0;
+  EXPECT_EQ(files, 3u);
+}
+
 }  // namespace
 }  // namespace skald
