@@ -81,7 +81,7 @@ Status IndexCatchUp::CatchUpLexical(FileBodies* bodies) {
   int64_t seq = lexical_->applied_seq();
   while (true) {
     SKALD_ASSIGN_OR_RETURN(std::vector<Record> batch,
-                           catalog_->RecordsChangedSince(seq, 1000));
+                           catalog_->RecordsChangedSince(seq, 1000, /*with_vectors=*/false));
     if (batch.empty()) return Status::Ok();
     std::vector<uint64_t> deletes;
     std::vector<RecordFields> records;

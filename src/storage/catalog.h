@@ -197,7 +197,10 @@ class Catalog {
 
   // Records of every account changed after `after_seq`, tombstones included,
   // in sequence order, at most `limit` of them (catch-up of indexes).
-  Result<std::vector<Record>> RecordsChangedSince(int64_t after_seq, int limit);
+  // `with_vectors` false leaves Record::vector empty (the lexical index
+  // needs none), which saves reading each record's vector.
+  Result<std::vector<Record>> RecordsChangedSince(int64_t after_seq, int limit,
+                                                  bool with_vectors = true);
 
   // Highest change sequence number assigned so far (0 when none).
   Result<int64_t> MaxRecordSeq();

@@ -216,10 +216,13 @@ Status Catalog::ScanRecords(std::string_view account, bool include_deleted,
   return Status::Ok();
 }
 
-Result<std::vector<Record>> Catalog::RecordsChangedSince(int64_t after_seq, int limit) {
+Result<std::vector<Record>> Catalog::RecordsChangedSince(int64_t after_seq, int limit,
+                                                         bool with_vectors) {
   Impl::Lease lease(impl_.get());
   Stmt s(lease.db(),
-         fmt::format("SELECT {} FROM records WHERE seq > ? ORDER BY seq LIMIT ?", kRecordColumns));
+         fmt::format("SELECT {} FROM records AS r WHERE r.seq > ? ORDER BY r.seq LIMIT ?",
+                     QualifiedRecordColumns(with_vectors)),
+         lease.stmts());
   if (!s.prepared()) return SqlError(lease.db(), "records since");
   s.Bind(1, after_seq).Bind(2, int64_t{limit});
   return ReadRecords(lease.db(), s, "records since");

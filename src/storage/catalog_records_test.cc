@@ -48,6 +48,20 @@ TEST_F(RecordsTest, UpsertAssignsKeysAndSequence) {
   EXPECT_EQ(seen[0].vector, (std::vector<float>{5, 6}));
   EXPECT_EQ(seen[0].tags, std::vector<std::string>{"lang=en"});
   EXPECT_EQ(seen[0].account, "acct");
+  // The change feed, with and without the vectors.
+  auto full = catalog_->RecordsChangedSince(0, 100);
+  auto light = catalog_->RecordsChangedSince(0, 100, /*with_vectors=*/false);
+  ASSERT_TRUE(full.ok() && light.ok());
+  ASSERT_EQ(full->size(), 2u);
+  ASSERT_EQ(light->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_FALSE((*full)[i].vector.empty());
+    EXPECT_TRUE((*light)[i].vector.empty());
+    EXPECT_EQ((*light)[i].key, (*full)[i].key);
+    EXPECT_EQ((*light)[i].seq, (*full)[i].seq);
+    EXPECT_EQ((*light)[i].abstract, (*full)[i].abstract);
+    EXPECT_EQ((*light)[i].tags, (*full)[i].tags);
+  }
 }
 
 TEST_F(RecordsTest, DeletesLeaveTombstonesForCatchUp) {
