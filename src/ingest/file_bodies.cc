@@ -17,6 +17,16 @@ void FileBodies::SetPrepared(std::string_view path, Prepared prepared) {
   if (it != by_path_.end()) it->second.prepared = std::move(prepared);
 }
 
+std::optional<FileBodies::Prepared> FileBodies::TakePrepared(std::string_view account,
+                                                            std::string_view path) {
+  if (account != account_) return std::nullopt;
+  auto it = by_path_.find(path);
+  if (it == by_path_.end() || !it->second.prepared) return std::nullopt;
+  std::optional<Prepared> taken = std::move(it->second.prepared);
+  it->second.prepared.reset();
+  return taken;
+}
+
 void FileBodies::NoteRecord(int64_t seq, const Body* body) {
   std::lock_guard<std::mutex> lock(mu_);
   by_seq_[seq] = body->bytes;

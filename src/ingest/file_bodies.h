@@ -61,6 +61,9 @@ class FileBodies {
 
   // Sets what was computed ahead for `path` (REQUIRES: added).
   void SetPrepared(std::string_view path, Prepared prepared);
+  // What was computed ahead for `path` of `account`, moved out (nullopt when
+  // nothing was). Safe beside Find and TakePrepared of other paths.
+  std::optional<Prepared> TakePrepared(std::string_view account, std::string_view path);
 
   // The level-2 record with change sequence number `seq` was written from
   // the body of `path` (REQUIRES: Find(account, path) non-null).

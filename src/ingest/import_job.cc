@@ -210,6 +210,9 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
     std::vector<std::string> hashes(plan.files.size());
     std::vector<size_t> to_write;  // indexes in plan.files
     for (size_t i = 0; i < plan.files.size(); ++i) {
+      if (context.stopping()) {
+        return Status::Unavailable("import interrupted by shutdown; it runs again later");
+      }
       const ImportFile& file = plan.files[i];
       paths[i] = fmt::format("{}/{}", root.path(), file.path);
       const std::string& path = paths[i];
@@ -229,8 +232,10 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       to_write.push_back(i);
       to_prepare.push_back(path);
     }
-    preparer = std::thread(
-        [&] { indexer.PrepareFiles(who.account, to_prepare, stop_preparing); });
+    if (!to_prepare.empty() && indexer.PreparesAhead()) {
+      preparer = std::thread(
+          [&] { indexer.PrepareFiles(who.account, to_prepare, stop_preparing); });
+    }
     for (size_t n = 0; n < to_write.size(); ++n) {
       if (context.stopping()) {
         return Status::Unavailable("import interrupted by shutdown; it runs again later");

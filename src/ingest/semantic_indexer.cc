@@ -32,8 +32,8 @@ namespace {
 
 constexpr std::string_view kScheme = "viking://";
 constexpr std::string_view kTruncatedMarker = "\n...(truncated for embedding)";
-// File records waiting for vectors that are embedded and written before
-// the next files are summarized.
+// File records waiting for vectors that are embedded and handed to the
+// record writer before the next files are summarized.
 constexpr size_t kEarlyFlush = semantic_indexer_internal::kUpsertChunk;
 
 // A namespace root or a node below it, outside sessions, with no hidden
@@ -314,10 +314,12 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
   }
   StageTimings::Scope summarize_timed(options_.timings, "summarize_files");
   std::string name(BaseName(path));
-  if (lent != nullptr && lent->prepared) {
-    out->summary = lent->prepared->summary;
-    out->summary_terms = lent->prepared->summary_terms;
-    out->vector = lent->prepared->vector;
+  std::optional<FileBodies::Prepared> prepared;
+  if (lent != nullptr) prepared = options_.file_bodies->TakePrepared(account, path);
+  if (prepared) {
+    out->summary = std::move(prepared->summary);
+    out->summary_terms = std::move(prepared->summary_terms);
+    out->vector = std::move(prepared->vector);
   } else {
     Result<std::string> summary =
         SummarizerFor(path, summarizer_, options_.model_summarizer)->SummarizeFile(name, bytes);
@@ -336,7 +338,7 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
 
 void SemanticIndexer::PrepareFiles(std::string_view account, const std::vector<std::string>& paths,
                                    const std::atomic<bool>& stop) {
-  if (options_.file_bodies == nullptr || options_.model_summarizer != nullptr) return;
+  if (!PreparesAhead()) return;
   StageTimings::Scope timed(options_.timings, "prepare_files");
   // Vectors ahead only from the built-in embedder: it computes on this
   // thread, while an HTTP embedder batches better at indexing time, and
@@ -448,6 +450,8 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
                    [&](const CatalogNode* a, const CatalogNode* b) { return depth(a) > depth(b); });
   for (size_t begin = 0; begin < order.size();) {
     SKALD_RETURN_IF_ERROR(CheckStop());
+    // A record write that failed fails the pass before more sidecars are written.
+    if (pending->writer) SKALD_RETURN_IF_ERROR(pending->writer->Error());
     size_t end = begin + 1;
     while (end < order.size() && depth(order[end]) == depth(order[begin])) ++end;
     std::vector<DirOutcome> outcomes(end - begin);

@@ -73,8 +73,9 @@ struct SemanticIndexerOptions {
   // When set, receives the time of each stage (borrowed; ingest/stage_timings.h).
   StageTimings* timings = nullptr;
   // When set, called after each catalog transaction of records (on the
-  // indexing thread): a job's background index catch-up starts on them
-  // while the rest is summarized and embedded (IndexCatchUp::Follower).
+  // pass's record writer thread): a job's background index catch-up starts
+  // on them while the rest is summarized and embedded
+  // (IndexCatchUp::Follower).
   std::function<void()> records_written;
   // When set, files found here are summarized from these bytes instead of
   // being read back, and the file records written from them are noted for
@@ -150,6 +151,11 @@ class SemanticIndexer {
   // file not prepared is simply summarized when it is indexed.
   void PrepareFiles(std::string_view account, const std::vector<std::string>& paths,
                     const std::atomic<bool>& stop);
+  // Whether PrepareFiles would prepare anything (file bodies lent, no model
+  // summarizer).
+  bool PreparesAhead() const {
+    return options_.file_bodies != nullptr && options_.model_summarizer == nullptr;
+  }
   // Files prepared ahead at most (bounds what waits in memory).
   static constexpr size_t kPrepareAhead = 16384;
 

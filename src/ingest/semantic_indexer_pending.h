@@ -60,6 +60,8 @@ class SemanticIndexer::RecordWriter {
   // Waits until everything queued is written; returns the first error and
   // adds the counts of the writes to `stats`.
   Status Finish(IndexStats* stats);
+  // The first error of the batches written so far (without waiting).
+  Status Error();
 
  private:
   void Run();

@@ -110,6 +110,8 @@ Status SemanticIndexer::WriteBatch(std::string_view account, RecordBatch* batch,
   std::vector<std::pair<std::string, std::string>> changed_sources;  // node path, source hash
   const size_t total = batch->records.size();
   for (size_t begin = 0; begin < total; begin += kUpsertChunk) {
+    // A shutdown does not wait for the rest (the job runs again later).
+    SKALD_RETURN_IF_ERROR(CheckStop());
     const size_t end = std::min(total, begin + kUpsertChunk);
     // Keep only records that differ from what the catalog has.
     std::map<std::string, std::vector<Record>> existing_by_uri;
@@ -166,6 +168,11 @@ Status SemanticIndexer::RecordWriter::Write(RecordBatch batch) {
   queue_.push_back(std::move(batch));
   changed_.notify_all();
   return Status::Ok();
+}
+
+Status SemanticIndexer::RecordWriter::Error() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
 }
 
 Status SemanticIndexer::RecordWriter::Finish(IndexStats* stats) {

@@ -4,8 +4,10 @@
 // split, content write, catalog write, summaries, embedding, records, index
 // catch-up, ...), for the task's result and bench/ingest_bench.
 //
-// Stages that run on several threads at once add up each thread's time, so
-// the stages of a job can sum to more than its wall time.
+// Stages that run on several threads at once add up each thread's time, and
+// some stages run beside others (prepare_files beside the tree write,
+// record_write beside the summaries, the index catch-ups beside all of
+// them), so the stages of a job can sum to more than its wall time.
 //
 // Thread safety: safe for concurrent use.
 
