@@ -30,7 +30,8 @@ Result<std::unique_ptr<WorkspaceLock>> WorkspaceLock::Acquire(const std::string&
     if (err == EWOULDBLOCK) {
       std::string pid = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "unknown";
       while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-      spdlog::warn("workspace {} is in use by another process (pid {})", workspace, pid);
+      // Not logged: the caller reports the error (the CLI and serve name the
+      // workspace), and a second line saying the same helped no one.
       return Status::Unavailable(fmt::format(
           "workspace is in use by another process (pid {} holds its LOCK file)", pid));
     }

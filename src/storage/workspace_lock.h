@@ -15,8 +15,9 @@ namespace skald {
 
 class WorkspaceLock {
  public:
-  // Unavailable "workspace is in use by another process (pid N): DIR" when
-  // another process holds it.
+  // Unavailable "workspace is in use by another process (pid N holds its
+  // LOCK file)" when another process holds it (not logged: the caller
+  // reports it).
   static Result<std::unique_ptr<WorkspaceLock>> Acquire(const std::string& workspace);
   ~WorkspaceLock();
   WorkspaceLock(const WorkspaceLock&) = delete;
