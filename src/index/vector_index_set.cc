@@ -141,6 +141,25 @@ void VectorIndexSet::WakeLinker() {
   linker_cv_.notify_one();
 }
 
+VectorIndexSet::LinkHold& VectorIndexSet::LinkHold::operator=(LinkHold&& other) noexcept {
+  if (this != &other) {
+    Release();
+    set_ = std::exchange(other.set_, nullptr);
+  }
+  return *this;
+}
+
+void VectorIndexSet::LinkHold::Release() {
+  if (set_ == nullptr) return;
+  if (set_->link_holds_.fetch_sub(1) == 1) set_->WakeLinker();
+  set_ = nullptr;
+}
+
+VectorIndexSet::LinkHold VectorIndexSet::HoldLinks() {
+  link_holds_.fetch_add(1);
+  return LinkHold(this);
+}
+
 void VectorIndexSet::LinkerLoop() {
   // The lowest priority (Linux: nice is per thread): links take the CPU
   // that imports and searches leave idle.
@@ -160,7 +179,12 @@ void VectorIndexSet::LinkerLoop() {
       for (auto& [account, entry] : entries_) entries.emplace_back(account, entry.get());
     }
     for (auto& [account, entry] : entries) {
-      while (!stopping_.load() && entry->index->LinkPending(kLinkStep) > 0) {
+      // Under a hold, only what would bring an upsert near its limit.
+      const uint64_t held_limit =
+          static_cast<uint64_t>(options_.index.hnsw.max_unlinked) / 2;
+      while (!stopping_.load() &&
+             !(link_holds_.load() > 0 && entry->index->pending_links() <= held_limit) &&
+             entry->index->LinkPending(kLinkStep) > 0) {
       }
       if (stopping_.load()) break;
       // Whole again: saved now (a failed save is retried by the next save).

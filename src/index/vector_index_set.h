@@ -25,6 +25,12 @@
 // so the linking takes the cores an import leaves idle instead of holding
 // the import up; that thread saves an index once it is whole again.
 //
+// Bulk loads: while a LinkHold is out (HoldLinks()), that thread links only
+// what exceeds half of max_unlinked, so a bulk import keeps both cores and
+// an upsert never reaches the limit that makes it link inline; the rest is
+// linked once the last hold is released. Searches meanwhile score the
+// unlinked records exactly, as at any other time.
+//
 // Thread safety: safe for concurrent use. ForAccount() returns a pointer that
 // stays valid for the set's lifetime (indexes are never dropped or replaced
 // after Open); searches on it may run concurrently with CatchUp() and SaveAll().
@@ -37,6 +43,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "index/vector_index.h"
@@ -72,6 +79,23 @@ struct IndexOpenReport {
 
 class VectorIndexSet {
  public:
+  // Defers background linking while it lives (see "Bulk loads" above).
+  // Movable; releasing the last hold wakes the linker.
+  class LinkHold {
+   public:
+    LinkHold() = default;
+    explicit LinkHold(VectorIndexSet* set) : set_(set) {}
+    LinkHold(LinkHold&& other) noexcept : set_(std::exchange(other.set_, nullptr)) {}
+    LinkHold& operator=(LinkHold&& other) noexcept;
+    LinkHold(const LinkHold&) = delete;
+    LinkHold& operator=(const LinkHold&) = delete;
+    ~LinkHold() { Release(); }
+    void Release();
+
+   private:
+    VectorIndexSet* set_ = nullptr;
+  };
+
   // REQUIRES: `catalog` outlives the set.
   static Result<std::unique_ptr<VectorIndexSet>> Open(const VectorIndexSetOptions& options,
                                                       Catalog* catalog);
@@ -96,6 +120,8 @@ class VectorIndexSet {
   Status SaveLinked();
   // Records of every index waiting for links (VectorIndex::pending_links).
   uint64_t PendingLinks() const;
+  // A hold on background linking for a bulk load (see "Bulk loads").
+  LinkHold HoldLinks();
 
   // Compacts every index whose tombstones exceed `max_deleted_fraction` of its
   // slots (searches and catch-up continue meanwhile). Returns how many were
@@ -152,6 +178,7 @@ class VectorIndexSet {
   std::condition_variable linker_cv_;
   bool linker_wake_ = false;  // GUARDED_BY(linker_mu_)
   bool linker_stop_ = false;  // GUARDED_BY(linker_mu_)
+  std::atomic<int> link_holds_{0};
   std::atomic<bool> stopping_{false};
   std::thread linker_;
 };

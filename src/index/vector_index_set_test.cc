@@ -191,6 +191,44 @@ TEST_F(VectorIndexSetTest, TheBackgroundLinkerLinksAndSavesWhatCatchUpLeft) {
   EXPECT_TRUE(Findable(reopened.get(), "acme", 150));
 }
 
+// Under a LinkHold (a bulk import), the linker leaves new records unlinked
+// up to half of max_unlinked, links only what exceeds that, and links the
+// rest (and saves) once the last hold goes.
+TEST_F(VectorIndexSetTest, AHoldDefersLinkingUpToHalfTheLimit) {
+  options_.index.hnsw.max_unlinked = 1000;
+  auto set = OpenSet();
+  ASSERT_TRUE(set);
+  auto wait_until = [&](auto done) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!done() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  };
+  VectorIndexSet::LinkHold hold = set->HoldLinks();
+  VectorIndexSet::LinkHold second = set->HoldLinks();
+  Add("acme", 0, 300);
+  ASSERT_TRUE(set->CatchUp().ok());
+  // Unheld, 300 records of 8 dimensions link within milliseconds.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(set->PendingLinks(), 300u);
+  EXPECT_TRUE(Findable(set.get(), "acme", 150));  // searched exactly meanwhile
+  Add("acme", 300, 700);
+  ASSERT_TRUE(set->CatchUp().ok());
+  wait_until([&] { return set->PendingLinks() <= 500; });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_LE(set->PendingLinks(), 500u);
+  EXPECT_GT(set->PendingLinks(), 400u);  // no further than the limit (steps of 64)
+  hold.Release();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_GT(set->PendingLinks(), 400u);  // one hold is still out
+  const std::string path = VectorIndexSet::PathFor(options_.dir, "acme");
+  { VectorIndexSet::LinkHold released = std::move(second); }
+  wait_until([&] { return set->PendingLinks() == 0 && std::filesystem::exists(path); });
+  EXPECT_EQ(set->PendingLinks(), 0u);
+  EXPECT_TRUE(std::filesystem::exists(path));  // saved once whole
+  EXPECT_TRUE(Findable(set.get(), "acme", 650));
+}
+
 TEST_F(VectorIndexSetTest, FlippedByteIsReportedAndRebuilt) {
   Add("acme", 0, 200);
   { ASSERT_TRUE(OpenSet()); }

@@ -111,6 +111,10 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
     return PlanImport(staged.path, staged.display_name, import_options);
   }();
   SKALD_ASSIGN_OR_RETURN(ImportPlan plan, std::move(planned));
+  // A bulk load: the vectors it adds are linked into the graph after it
+  // (they are searched exactly meanwhile), so the import keeps both cores.
+  VectorIndexSet::LinkHold hold_links;
+  if (services.vectors && plan.files.size() > 1) hold_links = services.vectors->HoldLinks();
 
   // Write the tree: directories, then files in batches of one content
   // write (one durability barrier) and one catalog transaction each; files
