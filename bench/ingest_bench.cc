@@ -2,8 +2,9 @@
 // facade on embedded defaults (hashing embedder, extractive summaries).
 //
 //   ingest_bench [--files N] [--size BYTES] [--dirs D] [--queries Q] [--dir PATH] [--no-sync]
-//                [--lexical-index fts5|memory] [--hits FILE]
+//                [--lexical-index fts5|memory] [--hits FILE] [--link-during-import]
 //   ingest_bench --suite [--dir PATH] [--no-sync] [--lexical-index fts5|memory]
+//                [--link-during-import]
 //
 // Generates N markdown files of about BYTES each in D directories (words
 // drawn from a fixed vocabulary with a Zipf-like skew, so BM25 and the
@@ -17,6 +18,10 @@
 // default): with "memory" the import's lexical stage skips SQLite FTS5.
 // --hits writes every find's query and ranked hits (URI, level, score) to
 // FILE, to compare two builds' search results.
+// --link-during-import opens the workspace as the embedded CLI does
+// (DbOptions::link_after_imports off): the vector linker runs during the
+// import instead of after it, and the close has less left to link. Compare
+// job + close against a run without it.
 //
 // --suite runs the two standard imports one after the other, without finds:
 // "small" = 5,000 files of 1.5 KiB in 50 directories, "large" = 500 files
@@ -99,6 +104,7 @@ struct Config {
   std::string dir = "/tmp/skald-ingest-bench";
   std::string lexical_index;  // "" = Skald's default
   std::string hits;  // file for the finds' hits; "" = none
+  bool link_during_import = false;  // DbOptions::link_after_imports = false
 };
 
 // Prints the stage shares of the newest add_resource task of `who`.
@@ -125,9 +131,11 @@ void PrintStages(skald::Db& db, const skald::Identity& who) {
 // One import (and its finds); returns the exit code.
 int Run(const Config& c) {
   std::string lexical = c.lexical_index.empty() ? "" : " --lexical-index " + c.lexical_index;
-  std::printf("command: ingest_bench --files %d --size %zu --dirs %d --queries %d --dir %s%s%s%s\n",
-              c.files, c.size, c.dirs, c.queries, c.dir.c_str(), c.sync ? "" : " --no-sync",
-              c.find_only ? " --find-only" : "", lexical.c_str());
+  std::printf(
+      "command: ingest_bench --files %d --size %zu --dirs %d --queries %d --dir %s%s%s%s%s\n",
+      c.files, c.size, c.dirs, c.queries, c.dir.c_str(), c.sync ? "" : " --no-sync",
+      c.find_only ? " --find-only" : "", lexical.c_str(),
+      c.link_during_import ? " --link-during-import" : "");
   const int files = c.files;
   const size_t size = c.size;
   const int dirs = c.dirs;
@@ -157,6 +165,7 @@ int Run(const Config& c) {
   skald::DbOptions options;
   options.workspace = dir + "/ws";
   options.sync_writes = sync;
+  options.link_after_imports = !c.link_during_import;
   if (!c.lexical_index.empty()) options.retrieval.lexical_index = c.lexical_index;
   auto db = skald::Db::Open(options);
   if (!db.ok()) {
@@ -246,6 +255,7 @@ int main(int argc, char** argv) {
     else if (a == "--find-only") c.find_only = true;
     else if (a == "--suite") suite = true;
     else if (a == "--lexical-index") c.lexical_index = next();
+    else if (a == "--link-during-import") c.link_during_import = true;
     else if (a == "--hits") c.hits = next();
     else {
       std::fprintf(stderr, "unknown argument %s\n", a.c_str());

@@ -74,6 +74,13 @@ struct DbOptions {
   // link-local addresses (config `allow_private_networks`). Off, a URL whose
   // host resolves to any such address, or redirects to one, is refused.
   bool allow_private_networks = false;
+  // An import of many files leaves linking its vectors into the graph until
+  // it ends (VectorIndexSet::HoldLinks), so it keeps both cores; a server
+  // then links them in the background. A process that closes right after
+  // its import (the embedded CLI) turns it off: the close would have to
+  // link them all on one thread, where during the import the linker fills
+  // the cores' idle moments.
+  bool link_after_imports = true;
 
   Status Validate() const;
 };

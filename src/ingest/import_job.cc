@@ -112,9 +112,12 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   }();
   SKALD_ASSIGN_OR_RETURN(ImportPlan plan, std::move(planned));
   // A bulk load: the vectors it adds are linked into the graph after it
-  // (they are searched exactly meanwhile), so the import keeps both cores.
+  // (they are searched exactly meanwhile), so the import keeps both cores
+  // (DbOptions::link_after_imports).
   VectorIndexSet::LinkHold hold_links;
-  if (services.vectors && plan.files.size() > 1) hold_links = services.vectors->HoldLinks();
+  if (services.vectors && services.link_after_imports && plan.files.size() > 1) {
+    hold_links = services.vectors->HoldLinks();
+  }
 
   // Write the tree: directories, then files in batches of one content
   // write (one durability barrier) and one catalog transaction each; files

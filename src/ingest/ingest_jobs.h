@@ -68,6 +68,8 @@ struct IngestServices {
   std::string staging_root;
   // DbOptions::allow_private_networks, for URL sources.
   bool allow_private_networks = false;
+  // DbOptions::link_after_imports.
+  bool link_after_imports = true;
 };
 
 // Registers the handlers of add_resource, index, refresh, reindex and

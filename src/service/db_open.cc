@@ -282,6 +282,7 @@ Status DbImpl::StartBackground() {
     ingest.lock_timeout_ms = options_.lock_timeout_ms;
     ingest.staging_root = options_.workspace + "/temp/import";
     ingest.allow_private_networks = options_.allow_private_networks;
+    ingest.link_after_imports = options_.link_after_imports;
     // No job runs yet: what an interrupted import left in staging goes.
     if (Status cleared = env_->RemoveTree(ingest.staging_root); !cleared.ok()) {
       spdlog::warn("cannot clear {}: {}", ingest.staging_root, cleared.ToString());
