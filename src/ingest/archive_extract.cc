@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -45,8 +46,14 @@ struct ArchiveCloser {
 
 struct FdCloser {
   int fd = -1;
-  ~FdCloser() {
+  FdCloser() = default;
+  explicit FdCloser(int f) : fd(f) {}
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+  ~FdCloser() { Reset(-1); }
+  void Reset(int f) {
     if (fd >= 0) ::close(fd);
+    fd = f;
   }
 };
 
@@ -87,10 +94,99 @@ Result<std::string> SafeRelativePath(std::string_view raw) {
   return Join(parts, "/");
 }
 
+Status WriteError(std::string_view name, std::string_view reason) {
+  return Status::IOError(fmt::format("cannot expand the archive entry '{}': {}", name, reason));
+}
+
+// Where DiskSink puts the entries: files under `dest`.
+class DiskSink {
+ public:
+  explicit DiskSink(fs::path dest) : dest_(std::move(dest)) {}
+
+  Status Dir(const std::string& rel, std::string_view name) {
+    std::error_code ec;
+    fs::create_directories(dest_ / fs::path(rel), ec);
+    if (ec) return WriteError(name, ec.message());
+    return Status::Ok();
+  }
+
+  Status BeginFile(const std::string& rel, std::string_view name) {
+    const fs::path target = dest_ / fs::path(rel);
+    std::error_code ec;
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) return WriteError(name, ec.message());
+    // Nothing in dest_ is a link (none is ever made), and O_NOFOLLOW keeps
+    // it so; a repeated entry replaces the earlier one.
+    out_.Reset(
+        ::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (out_.fd < 0) return WriteError(name, std::strerror(errno));
+    return Status::Ok();
+  }
+
+  Status Write(const void* block, size_t size, uint64_t offset, std::string_view name) {
+    if (::pwrite(out_.fd, block, size, static_cast<off_t>(offset)) != static_cast<ssize_t>(size)) {
+      return WriteError(name, std::strerror(errno));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  const fs::path dest_;
+  FdCloser out_;
+};
+
+// Where MemorySink puts the entries: a MemoryTree.
+class MemorySink {
+ public:
+  explicit MemorySink(MemoryTree* tree) : tree_(tree) {}
+
+  Status Dir(const std::string& rel, std::string_view name) {
+    if (tree_->files.count(rel) > 0) return Clash(name);
+    return AddParents(rel + "/", name);
+  }
+
+  Status BeginFile(const std::string& rel, std::string_view name) {
+    if (tree_->dirs.count(rel) > 0) return Clash(name);
+    SKALD_RETURN_IF_ERROR(AddParents(rel, name));
+    current_ = &tree_->files[rel];
+    current_->clear();  // a repeated entry replaces the earlier one
+    return Status::Ok();
+  }
+
+  Status Write(const void* block, size_t size, uint64_t offset, std::string_view /*name*/) {
+    if (offset + size > current_->size()) current_->resize(offset + size);
+    std::memcpy(current_->data() + offset, block, size);
+    return Status::Ok();
+  }
+
+ private:
+  // Names every directory above `rel` (each prefix ending before a '/').
+  Status AddParents(const std::string& rel, std::string_view name) {
+    for (size_t slash = rel.find('/'); slash != std::string::npos;
+         slash = rel.find('/', slash + 1)) {
+      std::string dir = rel.substr(0, slash);
+      if (tree_->files.count(dir) > 0) return Clash(name);
+      tree_->dirs.insert(std::move(dir));
+    }
+    return Status::Ok();
+  }
+
+  static Status Clash(std::string_view name) {
+    return Status::InvalidArgument(fmt::format(
+        "the archive entry '{}' makes one path both a file and a directory", name));
+  }
+
+  MemoryTree* const tree_;
+  std::string* current_ = nullptr;
+};
+
+// Reads every entry of `a` into `Sink` (DiskSink, MemorySink), checking each
+// entry and the limits as it goes.
+template <class Sink>
 class Extractor {
  public:
-  Extractor(const ArchiveLimits& limits, const fs::path& dest, uint64_t archive_bytes)
-      : limits_(limits), dest_(dest), archive_bytes_(std::max<uint64_t>(archive_bytes, 1)) {}
+  Extractor(const ArchiveLimits& limits, Sink* sink, uint64_t archive_bytes)
+      : limits_(limits), sink_(sink), archive_bytes_(std::max<uint64_t>(archive_bytes, 1)) {}
 
   Status Run(archive* a) {
     archive_entry* entry = nullptr;
@@ -127,21 +223,12 @@ class Extractor {
     if (rel.empty() || rel == "__MACOSX" || rel.rfind("__MACOSX/", 0) == 0) {
       return Status::Ok();  // the root itself; macOS resource forks
     }
-    fs::path target = dest_ / fs::path(rel);
-    std::error_code ec;
     if (type == AE_IFDIR) {
-      fs::create_directories(target, ec);
-      if (ec) return WriteError(name, ec.message());
+      SKALD_RETURN_IF_ERROR(sink_->Dir(rel, name));
       ++stats_.directories;
       return Status::Ok();
     }
-    fs::create_directories(target.parent_path(), ec);
-    if (ec) return WriteError(name, ec.message());
-    // Nothing in dest_ is a link (none is ever made), and O_NOFOLLOW keeps
-    // it so; a repeated entry replaces the earlier one.
-    FdCloser out{
-        ::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)};
-    if (out.fd < 0) return WriteError(name, std::strerror(errno));
+    SKALD_RETURN_IF_ERROR(sink_->BeginFile(rel, name));
     ++stats_.files;
     const void* block = nullptr;
     size_t size = 0;
@@ -157,9 +244,7 @@ class Extractor {
       // counted like data.
       const uint64_t end = static_cast<uint64_t>(offset) + size;
       SKALD_RETURN_IF_ERROR(Count(end > written_in_entry_ ? end - written_in_entry_ : 0));
-      if (::pwrite(out.fd, block, size, offset) != static_cast<ssize_t>(size)) {
-        return WriteError(name, std::strerror(errno));
-      }
+      SKALD_RETURN_IF_ERROR(sink_->Write(block, size, static_cast<uint64_t>(offset), name));
       written_in_entry_ = std::max(written_in_entry_, end);
     }
     written_in_entry_ = 0;
@@ -191,17 +276,38 @@ class Extractor {
         what));
   }
 
-  static Status WriteError(std::string_view name, std::string_view reason) {
-    return Status::IOError(fmt::format("cannot expand the archive entry '{}': {}", name, reason));
-  }
-
   const ArchiveLimits& limits_;
-  const fs::path dest_;
+  Sink* const sink_;
   const uint64_t archive_bytes_;
   ArchiveStats stats_;
   uint64_t entries_ = 0;
   uint64_t written_in_entry_ = 0;
 };
+
+// Opens the archive at `archive_path` and reads all of it into `sink`.
+template <class Sink>
+Result<ArchiveStats> ReadInto(const std::string& archive_path, const ArchiveLimits& limits,
+                              Sink* sink) {
+  SKALD_RETURN_IF_ERROR(limits.Validate());
+  // Opened here (not by libarchive) so that no message carries the path.
+  FdCloser in{::open(archive_path.c_str(), O_RDONLY | O_CLOEXEC)};
+  struct stat st {};
+  if (in.fd < 0 || ::fstat(in.fd, &st) != 0) {
+    spdlog::warn("archive: cannot open {}: {}", archive_path, std::strerror(errno));
+    return Status::IOError("cannot open the archive");
+  }
+  std::unique_ptr<archive, ArchiveCloser> a(archive_read_new());
+  if (!a) return Status::ResourceExhausted("out of memory opening the archive");
+  archive_read_support_format_zip(a.get());
+  archive_read_support_format_tar(a.get());
+  archive_read_support_filter_gzip(a.get());
+  archive_read_support_filter_bzip2(a.get());
+  archive_read_support_filter_xz(a.get());
+  if (archive_read_open_fd(a.get(), in.fd, 64 * 1024) != ARCHIVE_OK) return Corrupt(a.get());
+  Extractor<Sink> extractor(limits, sink, static_cast<uint64_t>(st.st_size));
+  SKALD_RETURN_IF_ERROR(extractor.Run(a.get()));
+  return extractor.stats();
+}
 
 }  // namespace
 
@@ -223,30 +329,21 @@ std::string ArchiveStem(std::string_view name) {
 Result<ArchiveStats> ExtractArchive(const std::string& archive_path, const std::string& dest_dir,
                                     const ArchiveLimits& limits) {
   SKALD_RETURN_IF_ERROR(limits.Validate());
-  // Opened here (not by libarchive) so that no message carries the path.
-  FdCloser in{::open(archive_path.c_str(), O_RDONLY | O_CLOEXEC)};
-  struct stat st {};
-  if (in.fd < 0 || ::fstat(in.fd, &st) != 0) {
-    spdlog::warn("archive: cannot open {}: {}", archive_path, std::strerror(errno));
-    return Status::IOError("cannot open the archive");
-  }
   std::error_code ec;
   fs::create_directories(dest_dir, ec);
   if (ec) {
     spdlog::warn("archive: cannot create {}: {}", dest_dir, ec.message());
     return Status::IOError(fmt::format("cannot create the staging directory: {}", ec.message()));
   }
-  std::unique_ptr<archive, ArchiveCloser> a(archive_read_new());
-  if (!a) return Status::ResourceExhausted("out of memory opening the archive");
-  archive_read_support_format_zip(a.get());
-  archive_read_support_format_tar(a.get());
-  archive_read_support_filter_gzip(a.get());
-  archive_read_support_filter_bzip2(a.get());
-  archive_read_support_filter_xz(a.get());
-  if (archive_read_open_fd(a.get(), in.fd, 64 * 1024) != ARCHIVE_OK) return Corrupt(a.get());
-  Extractor extractor(limits, fs::path(dest_dir), static_cast<uint64_t>(st.st_size));
-  SKALD_RETURN_IF_ERROR(extractor.Run(a.get()));
-  return extractor.stats();
+  DiskSink sink{fs::path(dest_dir)};
+  return ReadInto(archive_path, limits, &sink);
+}
+
+Result<MemoryTree> ReadArchive(const std::string& archive_path, const ArchiveLimits& limits) {
+  MemoryTree tree;
+  MemorySink sink(&tree);
+  SKALD_ASSIGN_OR_RETURN(tree.stats, ReadInto(archive_path, limits, &sink));
+  return tree;
 }
 
 }  // namespace skald

@@ -1,9 +1,8 @@
 #pragma once
 
 // Safe expansion of an uploaded or fetched archive (.zip, .tar, .tar.gz,
-// .tgz, .tar.bz2, .tar.xz) into a private staging directory, with
-// libarchive, so that the directory import (source_import.h) can plan it as
-// a tree.
+// .tgz, .tar.bz2, .tar.xz) with libarchive: into memory, for the import to
+// plan as a tree (source_import.h), or into a private staging directory.
 //
 // An archive is refused as a whole (InvalidArgument, the message naming the
 // entry and the reason) when any entry
@@ -21,6 +20,8 @@
 // destinations.
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -63,5 +64,20 @@ std::string ArchiveStem(std::string_view name);
 // expanded so far stays in dest_dir: the caller removes the directory.
 Result<ArchiveStats> ExtractArchive(const std::string& archive_path, const std::string& dest_dir,
                                     const ArchiveLimits& limits);
+
+// An archive read into memory: its files by path relative to the archive
+// root ('/'-separated, no empty, "." or ".." segment) and every directory
+// it names or holds files in.
+struct MemoryTree {
+  std::map<std::string, std::string> files;
+  std::set<std::string> dirs;
+  ArchiveStats stats;
+};
+
+// Reads the archive at `archive_path` into memory, with ExtractArchive's
+// checks and limits (it holds up to limits.max_total_bytes); an entry that
+// makes one path both a file and a directory is InvalidArgument. Nothing is
+// written to disk, so an import planned from it has no copy to write back.
+Result<MemoryTree> ReadArchive(const std::string& archive_path, const ArchiveLimits& limits);
 
 }  // namespace skald

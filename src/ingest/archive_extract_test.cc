@@ -162,14 +162,90 @@ TEST(SourceStageTest, ArchiveIsPlannedAsATree) {
   auto staged = StageSource("", tmp.Sub("upload_1.zip"), "docs.zip", options);
   ASSERT_TRUE(staged.ok()) << staged.status().ToString();
   EXPECT_EQ(staged->display_name, "docs");
-  auto plan = PlanImport(staged->path, staged->display_name, ImportOptions{});
+  // Read into memory: nothing is expanded to disk.
+  ASSERT_TRUE(staged->tree.has_value());
+  EXPECT_FALSE(fs::exists(options.staging_dir));
+  auto plan = PlanStaged(std::move(*staged), ImportOptions{});
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   std::vector<std::string> paths;
   for (const ImportFile& f : plan->files) paths.push_back(f.path);
   EXPECT_EQ(paths,
             (std::vector<std::string>{"README.md", "guide/deep/more/notes.md", "guide/intro.md"}));
-  RemoveStaging(options.staging_dir);
-  EXPECT_FALSE(fs::exists(options.staging_dir));
+  EXPECT_EQ(plan->root_name, "docs");
+}
+
+// An archive is planned exactly as the same files in a folder on disk:
+// the same order, names, contents, skipped entries and warnings.
+TEST(SourceStageTest, TheArchivePlanIsTheFolderPlan) {
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"a/x.md", "# X\n\nunder a\n"},
+      {"a-b/y.md", "# Y\n\nunder a-b (sorts before a/ as a full path)\n"},
+      {"a.md", "# A file beside a folder of its stem\n"},
+      {"B.md", "# Upper case sorts first\n"},
+      {".hidden/z.md", "# hidden\n"},
+      {"c/.h.md", "# hidden file\n"},
+      {"node_modules/m.md", "# ignored folder\n"},
+      {"c/d.txt", "plain text\n"},
+      {"c/latin1.txt", "caf\xe9 cr\xe8me br\xfbl\xe9"
+                        "e, encore et encore\n"},
+      {"c/empty.md", ""},
+      {"c/blob.bin", std::string("\x00\x01\x02\xff", 4)},
+  };
+  TempDir tmp;
+  std::vector<ArchiveItem> items;
+  for (const auto& [path, bytes] : files) {
+    items.push_back(ArchiveItem::File(path, bytes));
+    fs::create_directories(fs::path(tmp.Sub("folder/docs/" + path)).parent_path());
+    std::ofstream(tmp.Sub("folder/docs/" + path), std::ios::binary) << bytes;
+  }
+  items.push_back(ArchiveItem::Dir("empty/"));
+  fs::create_directories(tmp.Sub("folder/docs/empty"));
+  ASSERT_TRUE(WriteTestArchive(tmp.Sub("docs.zip"), ArchiveFormat::kZip, items));
+  auto from_disk = PlanImport(tmp.Sub("folder/docs"), "", ImportOptions{});
+  ASSERT_TRUE(from_disk.ok()) << from_disk.status().ToString();
+  StageOptions options;
+  options.staging_dir = tmp.Sub("stage");
+  auto staged = StageSource("", tmp.Sub("docs.zip"), "docs.zip", options);
+  ASSERT_TRUE(staged.ok()) << staged.status().ToString();
+  auto from_archive = PlanStaged(std::move(*staged), ImportOptions{});
+  ASSERT_TRUE(from_archive.ok()) << from_archive.status().ToString();
+  EXPECT_EQ(from_archive->root_name, from_disk->root_name);
+  EXPECT_EQ(from_archive->dirs, from_disk->dirs);
+  EXPECT_EQ(from_archive->warnings, from_disk->warnings);
+  EXPECT_EQ(from_archive->source_files, from_disk->source_files);
+  EXPECT_EQ(from_archive->source_bytes, from_disk->source_bytes);
+  ASSERT_EQ(from_archive->files.size(), from_disk->files.size());
+  for (size_t i = 0; i < from_disk->files.size(); ++i) {
+    EXPECT_EQ(from_archive->files[i].path, from_disk->files[i].path);
+    EXPECT_EQ(from_archive->files[i].content, from_disk->files[i].content);
+  }
+  EXPECT_EQ(from_disk->files.front().path, "B.md");
+  EXPECT_GE(from_disk->warnings.size(), 2u);  // the empty and the binary file
+}
+
+// A path that an archive makes both a file and a directory cannot be read
+// into one tree; a repeated entry replaces the earlier one, as on disk.
+TEST(ArchiveExtractTest, ReadIntoMemoryRefusesAFileThatIsAlsoADirectory) {
+  TempDir tmp;
+  ASSERT_TRUE(WriteTestArchive(tmp.Sub("clash.tar"), ArchiveFormat::kTar,
+                               {ArchiveItem::File("a", "file"), ArchiveItem::File("a/b.md", "x")}));
+  auto clash = ReadArchive(tmp.Sub("clash.tar"), ArchiveLimits{});
+  ASSERT_FALSE(clash.ok());
+  EXPECT_EQ(clash.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(clash.status().message().find("both a file and a directory"), std::string::npos)
+      << clash.status().ToString();
+  ASSERT_TRUE(WriteTestArchive(tmp.Sub("clash2.tar"), ArchiveFormat::kTar,
+                               {ArchiveItem::File("d/b.md", "x"), ArchiveItem::File("d", "f")}));
+  EXPECT_FALSE(ReadArchive(tmp.Sub("clash2.tar"), ArchiveLimits{}).ok());
+
+  ASSERT_TRUE(WriteTestArchive(tmp.Sub("twice.tar"), ArchiveFormat::kTar,
+                               {ArchiveItem::File("n.md", "the first, longer version"),
+                                ArchiveItem::File("n.md", "second")}));
+  auto twice = ReadArchive(tmp.Sub("twice.tar"), ArchiveLimits{});
+  ASSERT_TRUE(twice.ok()) << twice.status().ToString();
+  ASSERT_EQ(twice->files.size(), 1u);
+  EXPECT_EQ(twice->files.at("n.md"), "second");
+  EXPECT_EQ(twice->stats.files, 2u);
 }
 
 TEST(SourceStageTest, ASingleTopFolderIsTheRoot) {
@@ -182,7 +258,7 @@ TEST(SourceStageTest, ASingleTopFolderIsTheRoot) {
   options.staging_dir = tmp.Sub("stage");
   auto staged = StageSource("", tmp.Sub("a.tar.gz"), "docs.tar.gz", options);
   ASSERT_TRUE(staged.ok()) << staged.status().ToString();
-  auto plan = PlanImport(staged->path, staged->display_name, ImportOptions{});
+  auto plan = PlanStaged(std::move(*staged), ImportOptions{});
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   ASSERT_EQ(plan->files.size(), 2u);
   EXPECT_EQ(plan->files[0].path, "a.md");

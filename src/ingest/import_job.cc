@@ -85,30 +85,29 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   }
   stage_options.fetch.allow_private_networks = services.allow_private_networks;
   stage_options.archive = import_options.archive;
-  // The staging directory (a download, an expanded archive) goes when the
-  // job ends, whatever the outcome (the plan holds the contents). Not
-  // before the tree is written: ext4 skips inodes freed moments ago while
-  // it allocates new ones, and removing thousands of staged files just
-  // before creating as many content files made that write 2x slower.
+  // The staging directory (a download) goes when the job ends, whatever
+  // the outcome (the plan holds the contents). Archives are read into
+  // memory, never expanded to disk: their copy cost the tree write up to
+  // 0.6 s of a 4 s import (the durability barriers flushed it too).
   RemoveStaging(stage_options.staging_dir);  // left by an interrupted attempt
   struct StagingRemover {
     const std::string& dir;
     ~StagingRemover() { RemoveStaging(dir); }
   } remove_staging_at_end{stage_options.staging_dir};
   Result<ImportPlan> planned = [&]() -> Result<ImportPlan> {
-    if (!url.empty() || IsArchiveName(payload.value("display_name", ""))) {
-      if (stage_options.staging_dir.empty()) {
-        return Status::FailedPrecondition(
-            "this database has no staging area for URLs and archives");
-      }
-      stage(url.empty() ? "expanding the archive" : "fetching");
+    if (!url.empty() && stage_options.staging_dir.empty()) {
+      return Status::FailedPrecondition("this database has no staging area for URLs");
+    }
+    if (!url.empty()) stage("fetching");
+    if (url.empty() && IsArchiveName(payload.value("display_name", ""))) {
+      stage("reading the archive");
     }
     SKALD_ASSIGN_OR_RETURN(
         StagedSource staged,
         StageSource(url, source_path, payload.value("display_name", ""), stage_options));
     stage("parsing");
     StageTimings::Scope timed(&timings, "parse_split");
-    return PlanImport(staged.path, staged.display_name, import_options);
+    return PlanStaged(std::move(staged), import_options);
   }();
   SKALD_ASSIGN_OR_RETURN(ImportPlan plan, std::move(planned));
   // A bulk load: the vectors it adds are linked into the graph after it

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -56,6 +57,13 @@ std::string LowerExtension(const fs::path& path) {
 // Errors name no path: the caller names the file by its source-relative
 // name, and the host path (an upload's lives in the workspace) stays in the
 // server log.
+// The bytes of a file held in memory, moved out; its first `limit` bytes
+// only when limit > 0 (as ReadLocalFile).
+std::string TakeHeld(std::string* held, size_t limit) {
+  if (limit > 0 && held->size() > limit) return held->substr(0, limit);
+  return std::move(*held);
+}
+
 // At most `limit` bytes (0 = all).
 Result<std::string> ReadLocalFile(const fs::path& path, size_t limit = 0) {
   std::ifstream in(path, std::ios::binary);
@@ -98,6 +106,7 @@ struct WalkItem {
   fs::path path;
   std::string rel_source;
   std::string rel_dir;
+  std::string* bytes = nullptr;  // a file held in memory (MemoryTree): taken, not read
 };
 
 // Files read and split side by side, then committed; a bound on what the
@@ -135,13 +144,15 @@ class Planner {
   // is this one file, so a split document fills the root directory itself.
   // Documents with a parser (ingest/parser.h) become Markdown and take the
   // Markdown path; text that is not UTF-8 is transcoded or repaired.
-  // Safe to call from several threads at once.
-  Status ReadContent(const fs::path& path, const std::string& name, std::string_view rel_source,
-                     std::string_view rel_dir, bool single, FilePart* out) const {
+  // `held`: the file's bytes in memory (moved from), instead of `path`.
+  // Safe to call from several threads at once (on different files).
+  Status ReadContent(const fs::path& path, std::string* held, const std::string& name,
+                     std::string_view rel_source, std::string_view rel_dir, bool single,
+                     FilePart* out) const {
     // A file that cannot be read (permissions, removed during the walk) is
     // named in a warning; the rest of the import goes on.
     std::error_code ec;
-    uint64_t size = fs::file_size(path, ec);
+    uint64_t size = held != nullptr ? held->size() : fs::file_size(path, ec);
     if (ec) {
       out->warnings.push_back(fmt::format("{}: skipped ({})", rel_source, ec.message()));
       return Status::Ok();
@@ -163,7 +174,8 @@ class Planner {
                                           rel_source, size, options_.max_file_bytes));
       return Status::Ok();
     }
-    Result<std::string> read = ReadLocalFile(path, head_only);
+    Result<std::string> read = held != nullptr ? TakeHeld(held, head_only)
+                                               : ReadLocalFile(path, head_only);
     if (!read.ok()) {
       out->warnings.push_back(fmt::format("{}: skipped ({})", rel_source, read.status().message()));
       return Status::Ok();
@@ -273,7 +285,9 @@ class Planner {
       ForEachOnTwoThreads(begin, end, [&](size_t i) {
         const WalkItem& item = items[i];
         if (!item.warning.empty()) return;
-        results[i - begin] = ReadContent(item.path, item.path.filename().string(), item.rel_source,
+        const std::string name = item.bytes != nullptr ? std::string(BaseName(item.rel_source))
+                                                       : item.path.filename().string();
+        results[i - begin] = ReadContent(item.path, item.bytes, name, item.rel_source,
                                          item.rel_dir, /*single=*/false, &parts[i - begin]);
       });
       for (size_t i = begin; i < end; ++i) {
@@ -285,6 +299,19 @@ class Planner {
         SKALD_RETURN_IF_ERROR(Commit(std::move(parts[i - begin])));
       }
     }
+    return Status::Ok();
+  }
+
+  // The walk's files read into the plan, which is then finished;
+  // InvalidArgument naming the source (`name`) when it holds no text.
+  Status ReadWalked(const std::vector<WalkItem>& items, std::string_view name) {
+    SKALD_RETURN_IF_ERROR(ReadAll(items));
+    if (plan_->files.empty()) {
+      return Status::InvalidArgument(fmt::format(
+          "nothing to import from {}: no text files found ({} files looked at)", name,
+          plan_->source_files));
+    }
+    FinishDirs();
     return Status::Ok();
   }
 
@@ -359,6 +386,39 @@ class Planner {
       }
       ++plan_->source_files;
       if (Wanted(child_source)) items->push_back(WalkItem{{}, entry.path(), child_source, rel_dir});
+    }
+    return Status::Ok();
+  }
+
+  // The files of `tree` below `dir` ("" = the root; its resource path
+  // `rel_dir`, its source path `rel_source`), as Walk finds those of a
+  // directory on disk: in name order, hidden entries and ignored
+  // directories left out. `children` lists each directory's entries.
+  Status WalkHeld(MemoryTree* tree, const std::map<std::string, std::map<std::string, bool>>& children,
+                  const std::string& dir, const std::string& rel_source, const std::string& rel_dir,
+                  std::vector<WalkItem>* items) {
+    auto listed = children.find(dir);
+    if (listed == children.end()) return Status::Ok();
+    for (const auto& [name, is_dir] : listed->second) {
+      if (name.empty() || name[0] == '.') continue;  // hidden entries, as on disk
+      std::string child = JoinPath(dir, name);
+      std::string child_source = JoinPath(rel_source, name);
+      if (is_dir) {
+        if (IgnoredDir(name)) continue;
+        SKALD_RETURN_IF_ERROR(WalkHeld(tree, children, child, child_source,
+                                       JoinPath(rel_dir, SegmentFor(name)), items));
+        continue;
+      }
+      if (plan_->source_files >= options_.max_files) {
+        return Status::ResourceExhausted(fmt::format(
+            "the archive has more than {} files; import it in parts", options_.max_files));
+      }
+      ++plan_->source_files;
+      if (Wanted(child_source)) {
+        WalkItem item{{}, {}, child_source, rel_dir};
+        item.bytes = &tree->files.find(child)->second;
+        items->push_back(std::move(item));
+      }
     }
     return Status::Ok();
   }
@@ -453,7 +513,8 @@ Result<ImportPlan> PlanImport(const std::string& source_path, std::string_view d
     ++plan.source_files;
     plan.root_name = SegmentFor(StemOf(name));
     FilePart part;
-    SKALD_RETURN_IF_ERROR(planner.ReadContent(path, name, name, "", /*single=*/true, &part));
+    SKALD_RETURN_IF_ERROR(
+        planner.ReadContent(path, nullptr, name, name, "", /*single=*/true, &part));
     SKALD_RETURN_IF_ERROR(planner.Commit(std::move(part)));
     if (plan.files.empty()) {
       return Status::InvalidArgument(fmt::format(
@@ -470,13 +531,30 @@ Result<ImportPlan> PlanImport(const std::string& source_path, std::string_view d
   plan.root_name = SegmentFor(name);
   std::vector<WalkItem> items;
   SKALD_RETURN_IF_ERROR(planner.Walk(path, "", "", &items));
-  SKALD_RETURN_IF_ERROR(planner.ReadAll(items));
-  if (plan.files.empty()) {
-    return Status::InvalidArgument(fmt::format(
-        "nothing to import from {}: no text files found ({} files looked at)", name,
-        plan.source_files));
-  }
-  planner.FinishDirs();
+  SKALD_RETURN_IF_ERROR(planner.ReadWalked(items, name));
+  return plan;
+}
+
+Result<ImportPlan> PlanImport(MemoryTree tree, std::string_view root_name,
+                              const ImportOptions& options) {
+  SKALD_RETURN_IF_ERROR(options.Validate());
+  // Each directory's entries by name (true: a directory), as a listing of
+  // the expanded tree on disk would give them.
+  std::map<std::string, std::map<std::string, bool>> children;
+  auto add = [&](const std::string& path, bool is_dir) {
+    const size_t slash = path.rfind('/');
+    const std::string parent = slash == std::string::npos ? "" : path.substr(0, slash);
+    children[parent][path.substr(slash == std::string::npos ? 0 : slash + 1)] = is_dir;
+  };
+  for (const std::string& dir : tree.dirs) add(dir, true);
+  for (const auto& [path, bytes] : tree.files) add(path, false);
+  ImportPlan plan;
+  Planner planner(options, &plan);
+  SKALD_RETURN_IF_ERROR(planner.Compile());
+  plan.root_name = SegmentFor(root_name);
+  std::vector<WalkItem> items;
+  SKALD_RETURN_IF_ERROR(planner.WalkHeld(&tree, children, "", "", "", &items));
+  SKALD_RETURN_IF_ERROR(planner.ReadWalked(items, root_name));
   return plan;
 }
 

@@ -18,8 +18,8 @@
 // transcoded (ICU's charset detection) or repaired (U+FFFD), with a
 // warning. Binary files and formats without a parser (archives inside a
 // directory, legacy .doc/.xls/.ppt) are skipped with a warning naming them.
-// (An archive that is the source itself is expanded before it is planned:
-// source_stage.h.) Directory
+// (An archive that is the source itself is read into memory and planned
+// from there: source_stage.h.) Directory
 // imports skip hidden entries, symbolic links, empty files, files larger
 // than max_file_bytes and well-known build/vendor directories.
 //
@@ -81,6 +81,12 @@ struct ImportPlan {
 // NotFound when the path does not exist; InvalidArgument for other kinds of
 // files (devices, sockets) or a directory with nothing importable.
 Result<ImportPlan> PlanImport(const std::string& source_path, std::string_view display_name,
+                              const ImportOptions& options);
+
+// Plans the files of `tree` (an archive read into memory: ReadArchive) as
+// PlanImport plans a directory holding them, with root name `root_name`.
+// The plan takes the files' bytes from the tree (moved, not copied).
+Result<ImportPlan> PlanImport(MemoryTree tree, std::string_view root_name,
                               const ImportOptions& options);
 
 // A name usable as one URI segment: `name` itself when valid, else
