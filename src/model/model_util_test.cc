@@ -126,6 +126,32 @@ TEST(TokenBudgetTest, TruncationKeepsHeadAndTailWithinBudget) {
   EXPECT_EQ(TokenBudgetPrefix("数据库", 2), "\xE6\x95\xB0");  // 1.5 fits, 3 does not
 }
 
+// The prefix is the longest one within the budget, for texts of the
+// heaviest code points (2 units a byte) too, where a short text is returned
+// whole without being decoded.
+TEST(TokenBudgetTest, PrefixIsTheLongestThatFits) {
+  const std::vector<std::string> texts = {
+      std::string(40, 'a'), "数据库索引数据库索引数据库", "\xF0\x9F\x98\x80\xF0\x9F\x98\x81"
+      "ab\xF0\x9F\x98\x82",
+      "caf\xC3\xA9 \xE6\x95\xB0" "x\xFF\xFE" "y", "한국어 텍스트 ok"};
+  auto next_len = [](std::string_view rest) -> size_t {
+    const auto b = static_cast<unsigned char>(rest[0]);
+    const size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 1;
+    return n <= rest.size() ? n : 1;
+  };
+  for (const std::string& text : texts) {
+    for (int64_t budget = 1; budget <= 48; ++budget) {
+      const std::string_view prefix = TokenBudgetPrefix(text, budget);
+      EXPECT_LE(EstimateTokens(prefix), budget) << text << " @" << budget;
+      if (prefix.size() < text.size()) {
+        const std::string_view rest = std::string_view(text).substr(prefix.size());
+        const std::string_view longer = std::string_view(text).substr(0, prefix.size() + next_len(rest));
+        EXPECT_GT(EstimateTokens(longer), budget) << text << " @" << budget;
+      }
+    }
+  }
+}
+
 class FakeReranker final : public Reranker {
  public:
   std::string provider() const override { return "fake"; }

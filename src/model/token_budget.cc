@@ -95,6 +95,9 @@ int64_t EstimateTokens(std::string_view text) {
 std::string_view TokenBudgetPrefix(std::string_view text, int64_t max_tokens) {
   if (max_tokens <= 0) return text.substr(0, 0);
   const int64_t max_units = max_tokens * 4;
+  // No code point weighs more than 2 units per byte (Units: 6 for 3 bytes,
+  // 8 for 4), so a text this short fits without being decoded.
+  if (static_cast<int64_t>(text.size()) <= max_units / 2) return text;
   int64_t units = 0;
   for (size_t i = 0; i < text.size();) {
     size_t len = 1;
