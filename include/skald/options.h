@@ -78,8 +78,8 @@ struct DbOptions {
   // it ends (VectorIndexSet::HoldLinks), so it keeps both cores; a server
   // then links them in the background. A process that closes right after
   // its import (the embedded CLI) turns it off: the close would have to
-  // link them all on one thread, where during the import the linker fills
-  // the cores' idle moments.
+  // link them all after the import, where during it the linker fills the
+  // cores' idle moments.
   bool link_after_imports = true;
 
   Status Validate() const;

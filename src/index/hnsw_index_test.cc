@@ -256,7 +256,8 @@ TEST_F(HnswIndexTest, UnlinkedRecordsAreFoundAndLinkedLater) {
   std::vector<float> data = MixtureData(kN + kQueries, kDim, 25, 21);
   queries_.assign(data.begin() + kN * kDim, data.end());
   // Three batches: the first two wait (2,000 <= 3,000), the third would
-  // leave 5,000 and so links every one of them itself.
+  // leave 4,000 (1,000 were linked meanwhile) and so links the oldest
+  // 1,000 itself.
   auto upsert = [&](uint64_t from, uint64_t to) {
     std::vector<RecordFields> batch;
     std::vector<float> v;
@@ -292,9 +293,11 @@ TEST_F(HnswIndexTest, UnlinkedRecordsAreFoundAndLinkedLater) {
   ASSERT_FALSE(hits.empty());
   EXPECT_EQ(hits[0].id, 1500u);
   for (size_t i = 1; i < hits.size(); ++i) EXPECT_NE(hits[i].id, 1500u);
-  // Past max_unlinked the writer links everything.
+  // Past max_unlinked the writer links what passes it.
   upsert(2000, kN);
-  EXPECT_EQ(index_->pending_links(), 0u);
+  EXPECT_EQ(index_->pending_links(), 3000u);
+  EXPECT_GE(MeanRecall({}, 10), 0.95);
+  EXPECT_EQ(index_->LinkPending(kN), 3000u);
   EXPECT_EQ(index_->LinkPending(100), 0u);
   EXPECT_GE(MeanRecall({}, 10), 0.95);
 }

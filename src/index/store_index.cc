@@ -64,8 +64,10 @@ void StoreIndex::ApplyUpsert(Generation* gen, std::span<const RecordFields> reco
   }
   const uint32_t slots = gen->store.slots();
   if (slots - LinkedSlots(*gen) > DeferredLinks()) {
+    // Only what passes the limit (the oldest first): the bound holds, and
+    // the writer waits for its own excess, not for everything waiting.
     std::lock_guard link_lock(link_mu_);
-    LinkThrough(gen, slots);
+    LinkThrough(gen, slots - DeferredLinks());
   }
 }
 

@@ -20,7 +20,8 @@
 //    keep it alive (shared_ptr).
 //  * Linking (HNSW: into the graph) may lag the appends: slots [0, linked)
 //    are linked, the rest wait for LinkPending() — up to DeferredLinks() of
-//    them; an upsert that would leave more links them all. Linking holds
+//    them; an upsert that would leave more links the oldest of them until
+//    DeferredLinks() are left. Linking holds
 //    link_mu_, not write_mu_, so appends go on meanwhile; SearchIn scores
 //    the unlinked slots of its snapshot exactly.
 //

@@ -198,7 +198,8 @@ struct HnswParams {
   // Seed of the level generator (builds are deterministic for one thread).
   uint64_t seed = 0x5eed;
   // Records an upsert may leave unlinked for LinkPending() to link later
-  // (a writer that would leave more links them all itself). 0 = every
+  // (a writer that would leave more links the oldest itself until this
+  // many are left). 0 = every
   // upsert links its records before it returns. Until linked, a record is
   // scored exactly by every search, so the more are left, the slower a
   // search gets meanwhile (~16k 512-d records: a few ms).

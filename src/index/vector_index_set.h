@@ -27,9 +27,10 @@
 //
 // Bulk loads: while a LinkHold is out (HoldLinks()), that thread links only
 // what exceeds half of max_unlinked, so a bulk import keeps both cores and
-// an upsert never reaches the limit that makes it link inline; the rest is
-// linked once the last hold is released. Searches meanwhile score the
-// unlinked records exactly, as at any other time.
+// keeps half of the limit as room before an upsert links inline; the rest
+// is linked once the last hold is released. Searches meanwhile score the
+// unlinked records exactly, as at any other time. A hold covers every
+// account.
 //
 // Thread safety: safe for concurrent use. ForAccount() returns a pointer that
 // stays valid for the set's lifetime (indexes are never dropped or replaced
@@ -84,7 +85,6 @@ class VectorIndexSet {
   class LinkHold {
    public:
     LinkHold() = default;
-    explicit LinkHold(VectorIndexSet* set) : set_(set) {}
     LinkHold(LinkHold&& other) noexcept : set_(std::exchange(other.set_, nullptr)) {}
     LinkHold& operator=(LinkHold&& other) noexcept;
     LinkHold(const LinkHold&) = delete;
@@ -93,6 +93,8 @@ class VectorIndexSet {
     void Release();
 
    private:
+    friend class VectorIndexSet;
+    explicit LinkHold(VectorIndexSet* set) : set_(set) {}
     VectorIndexSet* set_ = nullptr;
   };
 
@@ -121,7 +123,7 @@ class VectorIndexSet {
   // Records of every index waiting for links (VectorIndex::pending_links).
   uint64_t PendingLinks() const;
   // A hold on background linking for a bulk load (see "Bulk loads").
-  LinkHold HoldLinks();
+  [[nodiscard]] LinkHold HoldLinks();
 
   // Compacts every index whose tombstones exceed `max_deleted_fraction` of its
   // slots (searches and catch-up continue meanwhile). Returns how many were

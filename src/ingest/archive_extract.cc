@@ -72,8 +72,14 @@ Status Corrupt(archive* a) {
       fmt::format("the archive is corrupt or not a zip/tar archive: {}", text));
 }
 
+// Limits of an entry's path, as a file system would set them (and the
+// import's walk recurses once per level).
+constexpr size_t kMaxEntryPathBytes = 4096;
+constexpr size_t kMaxEntryNameBytes = 255;
+constexpr size_t kMaxEntryDepth = 256;
+
 // The entry's path relative to the archive root ("" for the root itself),
-// or InvalidArgument when it would land outside it.
+// or InvalidArgument when it would land outside it or is too long.
 Result<std::string> SafeRelativePath(std::string_view raw) {
   std::string path(raw);
   std::replace(path.begin(), path.end(), '\\', '/');  // zips written on Windows
@@ -84,11 +90,19 @@ Result<std::string> SafeRelativePath(std::string_view raw) {
         raw));
   };
   if (!path.empty() && path.front() == '/') return escapes();
+  auto too_long = [&] {
+    return Status::InvalidArgument(fmt::format(
+        "an archive entry's path is longer than {} bytes, has a name longer than {} bytes or is "
+        "deeper than {} levels; the archive is refused",
+        kMaxEntryPathBytes, kMaxEntryNameBytes, kMaxEntryDepth));
+  };
+  if (path.size() > kMaxEntryPathBytes) return too_long();
   std::vector<std::string> parts;
   for (const std::string& part : Split(path, '/')) {
     if (part.empty() || part == ".") continue;
     if (part == "..") return escapes();
     if (parts.empty() && part.size() >= 2 && part[1] == ':') return escapes();  // "C:"
+    if (part.size() > kMaxEntryNameBytes || parts.size() >= kMaxEntryDepth) return too_long();
     parts.push_back(part);
   }
   return Join(parts, "/");
@@ -110,7 +124,7 @@ class DiskSink {
     return Status::Ok();
   }
 
-  Status BeginFile(const std::string& rel, std::string_view name) {
+  Status BeginFile(const std::string& rel, std::string_view name, uint64_t /*size_hint*/) {
     const fs::path target = dest_ / fs::path(rel);
     std::error_code ec;
     fs::create_directories(target.parent_path(), ec);
@@ -145,11 +159,15 @@ class MemorySink {
     return AddParents(rel + "/", name);
   }
 
-  Status BeginFile(const std::string& rel, std::string_view name) {
+  // `size_hint`: the bytes the entry says it holds, within what the limits
+  // still allow (reserved at once, so the bytes are not copied as they grow).
+  Status BeginFile(const std::string& rel, std::string_view name, uint64_t size_hint) {
     if (tree_->dirs.count(rel) > 0) return Clash(name);
     SKALD_RETURN_IF_ERROR(AddParents(rel, name));
     current_ = &tree_->files[rel];
     current_->clear();  // a repeated entry replaces the earlier one
+    current_->shrink_to_fit();
+    current_->reserve(size_hint);
     return Status::Ok();
   }
 
@@ -160,13 +178,15 @@ class MemorySink {
   }
 
  private:
-  // Names every directory above `rel` (each prefix ending before a '/').
-  Status AddParents(const std::string& rel, std::string_view name) {
-    for (size_t slash = rel.find('/'); slash != std::string::npos;
-         slash = rel.find('/', slash + 1)) {
-      std::string dir = rel.substr(0, slash);
-      if (tree_->files.count(dir) > 0) return Clash(name);
-      tree_->dirs.insert(std::move(dir));
+  // Names every directory above `rel` (each prefix ending before a '/'),
+  // deepest first: one already named has its parents named too.
+  Status AddParents(std::string_view rel, std::string_view name) {
+    for (size_t slash = rel.rfind('/'); slash != std::string_view::npos && slash > 0;
+         slash = rel.rfind('/', slash - 1)) {
+      const std::string_view dir = rel.substr(0, slash);
+      if (tree_->dirs.find(dir) != tree_->dirs.end()) return Status::Ok();
+      if (tree_->files.find(dir) != tree_->files.end()) return Clash(name);
+      tree_->dirs.emplace(dir);
     }
     return Status::Ok();
   }
@@ -228,7 +248,13 @@ class Extractor {
       ++stats_.directories;
       return Status::Ok();
     }
-    SKALD_RETURN_IF_ERROR(sink_->BeginFile(rel, name));
+    const uint64_t declared =
+        archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0
+            ? static_cast<uint64_t>(archive_entry_size(entry))
+            : 0;
+    const uint64_t room =
+        limits_.max_total_bytes > stats_.bytes ? limits_.max_total_bytes - stats_.bytes : 0;
+    SKALD_RETURN_IF_ERROR(sink_->BeginFile(rel, name, std::min(declared, room)));
     ++stats_.files;
     const void* block = nullptr;
     size_t size = 0;
@@ -239,6 +265,10 @@ class Extractor {
       if (r < ARCHIVE_WARN) {
         return Status::InvalidArgument(
             fmt::format("the archive entry '{}' cannot be read: {}", name, Reason(a)));
+      }
+      if (offset < 0) {
+        return Status::InvalidArgument(
+            fmt::format("the archive entry '{}' cannot be read: a negative offset", name));
       }
       // Sparse entries hand out offsets; holes are written as zeros and
       // counted like data.

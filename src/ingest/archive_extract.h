@@ -7,6 +7,8 @@
 // An archive is refused as a whole (InvalidArgument, the message naming the
 // entry and the reason) when any entry
 // - escapes the root: an absolute path, a drive letter, or a ".." component;
+// - has a path longer than 4,096 bytes, a name longer than 255 bytes or
+//   more than 256 levels;
 // - is a symbolic link, a hard link, a device, a FIFO or a socket;
 // and stopped (ResourceExhausted) as soon as what it expands to passes the
 // limits: entries, total uncompressed bytes, or the ratio of uncompressed
@@ -69,15 +71,16 @@ Result<ArchiveStats> ExtractArchive(const std::string& archive_path, const std::
 // root ('/'-separated, no empty, "." or ".." segment) and every directory
 // it names or holds files in.
 struct MemoryTree {
-  std::map<std::string, std::string> files;
-  std::set<std::string> dirs;
+  std::map<std::string, std::string, std::less<>> files;
+  std::set<std::string, std::less<>> dirs;
   ArchiveStats stats;
 };
 
 // Reads the archive at `archive_path` into memory, with ExtractArchive's
-// checks and limits (it holds up to limits.max_total_bytes); an entry that
-// makes one path both a file and a directory is InvalidArgument. Nothing is
-// written to disk, so an import planned from it has no copy to write back.
+// checks and limits (it holds up to limits.max_total_bytes, files the
+// import will skip included); an entry that makes one path both a file and
+// a directory is InvalidArgument (on disk: IOError). Nothing is written to
+// disk, so an import planned from it has no copy to write back.
 Result<MemoryTree> ReadArchive(const std::string& archive_path, const ArchiveLimits& limits);
 
 }  // namespace skald

@@ -223,6 +223,38 @@ TEST(SourceStageTest, TheArchivePlanIsTheFolderPlan) {
   EXPECT_GE(from_disk->warnings.size(), 2u);  // the empty and the binary file
 }
 
+// Entry paths a file system would not take (too long a name or path, too
+// deep) are refused, in memory as on disk.
+TEST(ArchiveExtractTest, OverlongAndOverdeepPathsAreRefused) {
+  std::string deep;
+  for (int i = 0; i < 300; ++i) deep += "d/";
+  const std::vector<std::vector<ArchiveItem>> cases = {
+      {ArchiveItem::File(std::string(300, 'n') + ".md", "x")},
+      {ArchiveItem::File(deep + "f.md", "x")},
+      {ArchiveItem::File(std::string(2100, 'a') + "/" + std::string(2100, 'b') + "/c.md", "x")}};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    TempDir tmp;
+    ASSERT_TRUE(WriteTestArchive(tmp.Sub("a.tar"), ArchiveFormat::kTar, cases[i])) << i;
+    auto read = ReadArchive(tmp.Sub("a.tar"), ArchiveLimits{});
+    ASSERT_FALSE(read.ok()) << i;
+    EXPECT_EQ(read.status().code(), StatusCode::kInvalidArgument) << i;
+    EXPECT_NE(read.status().message().find("the archive is refused"), std::string::npos)
+        << read.status().ToString();
+    EXPECT_FALSE(ExtractArchive(tmp.Sub("a.tar"), tmp.Sub("out"), ArchiveLimits{}).ok()) << i;
+  }
+  // At the limits: accepted.
+  TempDir tmp;
+  std::string at_depth;
+  for (int i = 0; i < 255; ++i) at_depth += "d/";
+  ASSERT_TRUE(WriteTestArchive(tmp.Sub("ok.tar"), ArchiveFormat::kTar,
+                               {ArchiveItem::File(std::string(252, 'n') + ".md", "x"),
+                                ArchiveItem::File(at_depth + "f.md", "y")}));
+  auto read = ReadArchive(tmp.Sub("ok.tar"), ArchiveLimits{});
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(read->files.size(), 2u);
+  EXPECT_EQ(read->dirs.size(), 255u);
+}
+
 // A path that an archive makes both a file and a directory cannot be read
 // into one tree; a repeated entry replaces the earlier one, as on disk.
 TEST(ArchiveExtractTest, ReadIntoMemoryRefusesAFileThatIsAlsoADirectory) {

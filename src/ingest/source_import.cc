@@ -289,6 +289,7 @@ class Planner {
                                                        : item.path.filename().string();
         results[i - begin] = ReadContent(item.path, item.bytes, name, item.rel_source,
                                          item.rel_dir, /*single=*/false, &parts[i - begin]);
+        if (item.bytes != nullptr) std::string().swap(*item.bytes);  // read or skipped: freed
       });
       for (size_t i = begin; i < end; ++i) {
         if (!items[i].warning.empty()) {
