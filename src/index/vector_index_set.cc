@@ -178,10 +178,9 @@ void VectorIndexSet::LinkerLoop() {
       std::lock_guard entries_lock(mu_);
       for (auto& [account, entry] : entries_) entries.emplace_back(account, entry.get());
     }
+    // Under a hold, only what would bring an upsert near its limit.
+    const uint64_t held_limit = static_cast<uint64_t>(options_.index.hnsw.max_unlinked) / 2;
     for (auto& [account, entry] : entries) {
-      // Under a hold, only what would bring an upsert near its limit.
-      const uint64_t held_limit =
-          static_cast<uint64_t>(options_.index.hnsw.max_unlinked) / 2;
       while (!stopping_.load() &&
              !(link_holds_.load() > 0 && entry->index->pending_links() <= held_limit) &&
              entry->index->LinkPending(kLinkStep) > 0) {

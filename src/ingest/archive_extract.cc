@@ -315,10 +315,10 @@ class Extractor {
 };
 
 // Opens the archive at `archive_path` and reads all of it into `sink`.
+// REQUIRES: limits.Validate() is ok.
 template <class Sink>
 Result<ArchiveStats> ReadInto(const std::string& archive_path, const ArchiveLimits& limits,
                               Sink* sink) {
-  SKALD_RETURN_IF_ERROR(limits.Validate());
   // Opened here (not by libarchive) so that no message carries the path.
   FdCloser in{::open(archive_path.c_str(), O_RDONLY | O_CLOEXEC)};
   struct stat st {};
@@ -370,6 +370,7 @@ Result<ArchiveStats> ExtractArchive(const std::string& archive_path, const std::
 }
 
 Result<MemoryTree> ReadArchive(const std::string& archive_path, const ArchiveLimits& limits) {
+  SKALD_RETURN_IF_ERROR(limits.Validate());
   MemoryTree tree;
   MemorySink sink(&tree);
   SKALD_ASSIGN_OR_RETURN(tree.stats, ReadInto(archive_path, limits, &sink));

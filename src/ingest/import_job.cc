@@ -95,11 +95,12 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
     ~StagingRemover() { RemoveStaging(dir); }
   } remove_staging_at_end{stage_options.staging_dir};
   Result<ImportPlan> planned = [&]() -> Result<ImportPlan> {
-    if (!url.empty() && stage_options.staging_dir.empty()) {
-      return Status::FailedPrecondition("this database has no staging area for URLs");
-    }
-    if (!url.empty()) stage("fetching");
-    if (url.empty() && IsArchiveName(payload.value("display_name", ""))) {
+    if (!url.empty()) {
+      if (stage_options.staging_dir.empty()) {
+        return Status::FailedPrecondition("this database has no staging area for URLs");
+      }
+      stage("fetching");
+    } else if (IsArchiveName(payload.value("display_name", ""))) {
       stage("reading the archive");
     }
     SKALD_ASSIGN_OR_RETURN(

@@ -57,13 +57,6 @@ std::string LowerExtension(const fs::path& path) {
 // Errors name no path: the caller names the file by its source-relative
 // name, and the host path (an upload's lives in the workspace) stays in the
 // server log.
-// The bytes of a file held in memory, moved out; its first `limit` bytes
-// only when limit > 0 (as ReadLocalFile).
-std::string TakeHeld(std::string* held, size_t limit) {
-  if (limit > 0 && held->size() > limit) return held->substr(0, limit);
-  return std::move(*held);
-}
-
 // At most `limit` bytes (0 = all).
 Result<std::string> ReadLocalFile(const fs::path& path, size_t limit = 0) {
   std::ifstream in(path, std::ios::binary);
@@ -86,6 +79,13 @@ Result<std::string> ReadLocalFile(const fs::path& path, size_t limit = 0) {
     return Status::IOError("error reading the file");
   }
   return bytes;
+}
+
+// The bytes of a file held in memory, moved out; its first `limit` bytes
+// only when limit > 0 (as ReadLocalFile).
+std::string TakeHeld(std::string* held, size_t limit) {
+  if (limit > 0 && held->size() > limit) return held->substr(0, limit);
+  return std::move(*held);
 }
 
 // What one source file adds to the plan. Made on any thread (the files of
@@ -380,12 +380,7 @@ class Planner {
         continue;
       }
       if (!entry.is_regular_file(ec)) continue;
-      if (plan_->source_files >= options_.max_files) {
-        return Status::ResourceExhausted(fmt::format(
-            "{} has more than {} files; import a smaller directory", dir.string(),
-            options_.max_files));
-      }
-      ++plan_->source_files;
+      SKALD_RETURN_IF_ERROR(CountFound(dir.string(), "import a smaller directory"));
       if (Wanted(child_source)) items->push_back(WalkItem{{}, entry.path(), child_source, rel_dir});
     }
     return Status::Ok();
@@ -410,17 +405,24 @@ class Planner {
                                        JoinPath(rel_dir, SegmentFor(name)), items));
         continue;
       }
-      if (plan_->source_files >= options_.max_files) {
-        return Status::ResourceExhausted(fmt::format(
-            "the archive has more than {} files; import it in parts", options_.max_files));
-      }
-      ++plan_->source_files;
+      SKALD_RETURN_IF_ERROR(CountFound("the archive", "import it in parts"));
       if (Wanted(child_source)) {
         WalkItem item{{}, {}, child_source, rel_dir};
         item.bytes = &tree->files.find(child)->second;
         items->push_back(std::move(item));
       }
     }
+    return Status::Ok();
+  }
+
+  // Counts one more file a walk found against max_files; the error names
+  // the source (`source`) and says what to do (`advice`).
+  Status CountFound(std::string_view source, std::string_view advice) {
+    if (plan_->source_files >= options_.max_files) {
+      return Status::ResourceExhausted(fmt::format("{} has more than {} files; {}", source,
+                                                   options_.max_files, advice));
+    }
+    ++plan_->source_files;
     return Status::Ok();
   }
 

@@ -75,33 +75,10 @@ class FlatStringMap {
   }
 
   // The hash the map files `key` under (for the members taking a hash).
-  // Inline, 8 bytes at a time, with the tail (most keys are words of 4 to
-  // 8 bytes) as two overlapping 4-byte loads; a final mix spreads every
-  // bit, low (the slot) and high (the tag). No call, unlike
-  // std::hash<std::string_view>. Never stored: a value of this process
-  // only.
   static uint64_t Hash(std::string_view key) {
-    const char* p = key.data();
-    size_t n = key.size();
-    uint64_t h = 0x9E3779B97F4A7C15ull * (n + 1);
-    for (; n > 8; p += 8, n -= 8) {
-      uint64_t v;
-      std::memcpy(&v, p, 8);
-      h = (h ^ v) * 0xBF58476D1CE4E5B9ull;
-      h ^= h >> 29;
-    }
-    uint64_t v = 0;
-    if (n >= 4) {
-      v = Load32(p) | (Load32(p + n - 4) << 32);
-    } else if (n > 0) {
-      v = (uint64_t{static_cast<unsigned char>(p[0])} << 16) |
-          (uint64_t{static_cast<unsigned char>(p[n >> 1])} << 8) |
-          static_cast<unsigned char>(p[n - 1]);
-    }
-    h = (h ^ v) * 0x94D049BB133111EBull;
-    h ^= h >> 32;
-    h *= 0xD6E8FEB86659FD93ull;
-    return h ^ (h >> 32);
+    // Spread the bits the slot index is taken from.
+    uint64_t h = std::hash<std::string_view>{}(key);
+    return h ^ (h >> 29);
   }
 
   static constexpr size_t npos = static_cast<size_t>(-1);
@@ -215,11 +192,6 @@ class FlatStringMap {
   static constexpr size_t kMaxBlock = 65536;
 
   static uint32_t Tag(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
-  static uint64_t Load32(const char* p) {
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
 
   Entry& At(size_t index) { return chunks_[index >> kChunkBits][index & (kChunk - 1)]; }
   const Entry& At(size_t index) const {
