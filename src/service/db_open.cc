@@ -293,7 +293,7 @@ Status DbImpl::StartBackground() {
                                      vectors_.get(), runner_->queue(), &maintenance_mu_,
                                      indexing);
   runner_->SetIdleTask([this] {
-    upkeep_->MaybeRunMaintenance();
+    upkeep_->MaybeRunMaintenance(runner_->running_jobs() > 0);
     if (sessions_) sessions_->RunIdleAutoCommits();  // sessions' idle timeouts
   });
 

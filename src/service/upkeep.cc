@@ -9,12 +9,24 @@
 
 namespace skald {
 
-void Upkeep::MaybeRunMaintenance() {
-  constexpr int64_t kEveryNs = int64_t{3600} * 1'000'000'000;
-  int64_t now = EnvOrDefault(options_.env)->NowNanos();
-  int64_t last = last_maintenance_ns_.load();
-  if (now - last < kEveryNs) return;
-  if (!last_maintenance_ns_.compare_exchange_strong(last, now)) return;  // another worker
+bool MaintenanceSchedule::Claim(int64_t now_ns, bool jobs_running) {
+  int64_t last = last_run_ns_.load();
+  if (last != kNever && now_ns - last < kEveryNs) return false;
+  if (jobs_running) {
+    int64_t since = put_off_since_ns_.load();
+    if (since == kNever) {
+      put_off_since_ns_.compare_exchange_strong(since, now_ns);
+      return false;
+    }
+    if (now_ns - since < kEveryNs) return false;
+  }
+  if (!last_run_ns_.compare_exchange_strong(last, now_ns)) return false;  // another caller
+  put_off_since_ns_.store(kNever);
+  return true;
+}
+
+void Upkeep::MaybeRunMaintenance(bool jobs_running) {
+  if (!schedule_.Claim(EnvOrDefault(options_.env)->NowNanos(), jobs_running)) return;
   std::shared_lock<std::shared_mutex> running(maintenance_mu_);
   Status st = RunMaintenance();
   if (!st.ok()) spdlog::warn("maintenance: {}", st.ToString());

@@ -2,8 +2,10 @@
 
 // Upkeep: the workspace's housekeeping and checks.
 //
-// - Maintenance, hourly from an idle job worker (MaybeRunMaintenance, the
-//   JobRunner's idle task): uploads never imported expire after a day
+// - Maintenance, from an idle job worker (MaybeRunMaintenance, the
+//   JobRunner's idle task) at the first idle moment after open and then
+//   hourly, on a schedule (MaintenanceSchedule) that lets it wait while
+//   another worker runs a job: uploads never imported expire after a day
 //   (claimed ones after a week), finished jobs older than a week and
 //   tombstones every index has applied are purged.
 // - Fsck: checks (and with `repair` fixes) the catalog against the content
@@ -18,6 +20,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <shared_mutex>
 #include <vector>
 
@@ -30,6 +33,29 @@
 #include "storage/reconcile.h"
 
 namespace skald {
+
+// When maintenance runs: due at the first ask, then an hour after each run.
+// A due run waits while a job runs (its index saves would take the disk and
+// the cores from an import), but for an hour at most, so that a workspace
+// that is never idle still gets it.
+//
+// Thread safety: safe for concurrent use; of callers that ask at once, one
+// claims the run.
+class MaintenanceSchedule {
+ public:
+  static constexpr int64_t kEveryNs = int64_t{3600} * 1'000'000'000;
+
+  // Whether the caller is to run maintenance now (`now_ns` on the wall
+  // clock; `jobs_running` whether a job runs meanwhile). True claims the
+  // run: the next is due kEveryNs later.
+  bool Claim(int64_t now_ns, bool jobs_running);
+
+ private:
+  static constexpr int64_t kNever = std::numeric_limits<int64_t>::min();
+  std::atomic<int64_t> last_run_ns_{kNever};
+  // When a due run was first put off for a running job; kNever: not put off.
+  std::atomic<int64_t> put_off_since_ns_{kNever};
+};
 
 class Upkeep {
  public:
@@ -46,9 +72,9 @@ class Upkeep {
         maintenance_mu_(*maintenance_mu),
         indexing_(indexing) {}
 
-  // Runs RunMaintenance when the last run is an hour ago (one caller wins
-  // when several workers ask at once); errors are logged.
-  void MaybeRunMaintenance();
+  // Runs RunMaintenance when the schedule says so (`jobs_running`: whether
+  // a job runs meanwhile); errors are logged.
+  void MaybeRunMaintenance(bool jobs_running);
   Status RunMaintenance();
 
   // Db::Fsck.
@@ -66,7 +92,7 @@ class Upkeep {
   JobQueue* const jobs_;
   std::shared_mutex& maintenance_mu_;
   const bool indexing_;
-  std::atomic<int64_t> last_maintenance_ns_{0};
+  MaintenanceSchedule schedule_;
 };
 
 }  // namespace skald

@@ -110,6 +110,11 @@ void JobRunner::WorkerLoop() {
 }
 
 void JobRunner::RunOne(const Job& job) {
+  running_jobs_.fetch_add(1);
+  struct Done {
+    std::atomic<int>* count;
+    ~Done() { count->fetch_sub(1); }
+  } done{&running_jobs_};
   std::shared_lock<std::shared_mutex> running;
   if (options_.job_lock) running = std::shared_lock<std::shared_mutex>(*options_.job_lock);
   JobContext context(this, &job);

@@ -157,7 +157,8 @@ class JobRunner {
   void RegisterHandler(JobKind kind, JobHandler handler);
 
   // Work a worker does when it waited idle_wait and found no job (e.g.
-  // hourly upkeep that throttles itself). REQUIRES: before Start.
+  // hourly upkeep that throttles itself; another worker may be running a
+  // job meanwhile: running_jobs()). REQUIRES: before Start.
   void SetIdleTask(std::function<void()> task);
 
   // Starts `workers` worker threads (0: none; jobs then wait in the queue).
@@ -176,6 +177,10 @@ class JobRunner {
 
   // Number of worker threads started.
   int workers() const { return static_cast<int>(workers_.size()); }
+
+  // Number of jobs the workers run at this moment (a hint: it may change
+  // as soon as it is read).
+  int running_jobs() const { return running_jobs_.load(); }
 
   // Waits until the task ends or `timeout_s` passes (none: a day) and returns
   // the job as last read; a failed task is an Internal error (reason
@@ -210,6 +215,7 @@ class JobRunner {
   std::function<void()> idle_task_;         // fixed before Start
   std::vector<std::thread> workers_;
   std::atomic<bool> stopping_{false};
+  std::atomic<int> running_jobs_{0};
   mutable std::mutex outcomes_mu_;
   std::map<JobKind, JobOutcomeCounts> outcomes_;  // GUARDED_BY(outcomes_mu_)
 };

@@ -315,6 +315,40 @@ TEST_F(JobRunnerTest, WaitIdleReturnsOnceEveryJobIsDone) {
 // While the admission check fails (a full disk), no job is leased and
 // WaitIdle without retries does not wait for the held-back jobs; once it
 // passes, the jobs run.
+// The idle task runs on a worker that found no job; running_jobs() tells
+// it whether another worker is running one (upkeep waits for that).
+TEST_F(JobRunnerTest, TheIdleTaskSeesTheJobsOtherWorkersRun) {
+  JobRunner& runner = MakeRunner();
+  std::atomic<bool> started{false}, release{false};
+  runner.RegisterHandler(JobKind::kAddResource, [&](JobContext&) {
+    started = true;
+    while (!release) std::this_thread::yield();
+    return Status::Ok();
+  });
+  std::atomic<int> idle_busy{0}, idle_free{0};
+  runner.SetIdleTask([&] { ++(runner.running_jobs() > 0 ? idle_busy : idle_free); });
+  auto job = runner.queue()->Enqueue(Spec(JobKind::kAddResource));
+  ASSERT_TRUE(job.ok());
+  runner.Start(2);
+  while (!started) std::this_thread::yield();
+  // The other worker idles meanwhile (its idle wait ends on the clock).
+  for (int i = 0; i < 10'000 && idle_busy.load() < 3; ++i) {
+    clock_.Advance(std::chrono::seconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GE(idle_busy.load(), 3);
+  EXPECT_EQ(idle_free.load(), 0);
+  EXPECT_EQ(runner.running_jobs(), 1);
+  release = true;
+  ASSERT_TRUE(runner.AwaitTask(job->task_id, kLongWaitS).ok());
+  for (int i = 0; i < 10'000 && idle_free.load() < 3; ++i) {
+    clock_.Advance(std::chrono::seconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GE(idle_free.load(), 3);
+  EXPECT_EQ(runner.running_jobs(), 0);
+}
+
 TEST_F(JobRunnerTest, AdmissionHoldsJobsBackUntilItPasses) {
   std::atomic<bool> admit{false};
   std::atomic<int> asked{0};
