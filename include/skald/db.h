@@ -253,6 +253,28 @@ struct SkillResult {
   std::vector<Listed> listed;
 };
 
+// One file or folder of a stored skill (GetSkill with `files`).
+struct SkillFile {
+  std::string name;  // the last segment
+  std::string uri;
+  std::string path;  // relative to the skill directory ("scripts/run.py")
+  bool is_dir = false;
+  // "definition" (SKILL.md), "summary" (the L0/L1 sidecars), "auxiliary"
+  // or "directory".
+  std::string kind;
+  // With `integrity`, for files: the size and SHA-256 (hex) of the bytes.
+  std::optional<int64_t> size;
+  std::string sha256;
+};
+
+// What GetSkill reads besides the skill's name, description and abstract.
+struct SkillReadOptions {
+  bool overview = false;   // L1
+  bool content = false;    // SKILL.md and its SHA-256
+  bool files = false;      // every file and folder under the skill directory
+  bool integrity = false;  // with `files`: sizes, hashes and the revision
+};
+
 // One stored skill.
 struct SkillInfo {
   std::string name;
@@ -261,17 +283,21 @@ struct SkillInfo {
   std::string abstract;  // L0
   std::string overview;  // L1 ("" unless asked for)
   std::string content;   // SKILL.md ("" unless asked for)
+  std::string content_sha256;  // with content
   std::string description;
   std::vector<std::string> tags;
   std::vector<std::string> allowed_tools;
-  std::vector<std::string> files;  // auxiliary files, relative to the skill directory
+  std::vector<SkillFile> files;  // with SkillReadOptions::files
+  // With integrity: the SHA-256 (hex) of the files' manifest, which
+  // changes when any file or folder of the skill does.
+  std::string revision;
 };
 
 // One finding of skill validation.
 struct SkillIssue {
-  std::string code;  // "name_required", "yaml_format", …
+  std::string rule;  // "name_required", "yaml_format", …
   std::string message;
-  std::string field;
+  std::string field;  // "" when the finding is about no one field
 };
 
 // The report of skill validation (POST /api/v1/skills/validate).
@@ -283,6 +309,7 @@ struct SkillValidationReport {
   std::vector<std::string> tags;
   std::vector<std::string> allowed_tools;
   int64_t body_lines = 0;
+  std::string source_path;  // as the request gave it
   std::string skill_dir_name;
   std::vector<SkillIssue> errors;
   std::vector<SkillIssue> warnings;
@@ -479,10 +506,11 @@ class Db {
                                                     std::string_view target_uri,
                                                     int64_t limit) = 0;
   // One skill by name (the caller's own root first, then the agent root,
-  // unless `target_uri` names one); with `include_content` its SKILL.md and
-  // overview too. NotFound when absent.
+  // unless `target_uri` names one), with what `read` asks for. NotFound
+  // when absent.
   virtual Result<SkillInfo> GetSkill(const Identity& who, std::string_view name,
-                                     std::string_view target_uri, bool include_content) = 0;
+                                     std::string_view target_uri,
+                                     const SkillReadOptions& read) = 0;
   // Deletes a skill directory found as GetSkill; returns what it deleted.
   virtual Result<SkillInfo> DeleteSkill(const Identity& who, std::string_view name,
                                         std::string_view target_uri) = 0;

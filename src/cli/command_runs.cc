@@ -247,8 +247,8 @@ int RunAddResource(const GlobalFlags& flags, CommandArgs& a) {
     if (status == "failed" || status == "cancelled") {
       return ReportError(TaskFailure(waited->task), flags);
     }
-    result.erase("task_id");
-    result["queue_status"] = Json{{"task_status", status}};
+    if (status == "completed") result.erase("task_id");
+    result["queue_status"] = QueueStatusJson(status == "completed");
     if (waited->timed_out && embedded) {  // ~EmbeddedBackend waits for it
       std::cerr << "note: task " << task_id << " is still " << status << " after "
                 << *a.add_timeout

@@ -363,11 +363,12 @@ void RenderReindex(const Json& result, std::ostream& out) {
 void RenderAddResource(const Json& result, std::ostream& out) {
   out << "added " << Str(result, "root_uri");
   const std::string task_id = Str(result, "task_id");
-  auto queue = result.is_object() ? result.find("queue_status") : result.end();
-  if (result.is_object() && queue != result.end()) {
-    out << " (" << Str(*queue, "task_status", "unknown") << ")";
-  } else if (!task_id.empty()) {
-    out << " (task " << task_id << "; `skald task " << task_id << "` shows its progress)";
+  const bool waited = result.is_object() && result.contains("queue_status");
+  if (!task_id.empty()) {
+    out << " (" << (waited ? "still running: " : "") << "task " << task_id << "; `skald task "
+        << task_id << "` shows its progress)";
+  } else if (waited) {
+    out << " (completed)";
   }
   out << '\n';
   for (const Json& error : Array(result, "errors")) {

@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "service/json_codec.h"
+
 namespace skald::cli {
 namespace {
 
@@ -174,13 +176,19 @@ TEST(OutputTest, RenderAddResourceShowsTaskOrFinalStatus) {
   EXPECT_EQ(Render(RenderAddResource, started),
             "added viking://resources/doc (task t1; `skald task t1` shows its progress)\n");
   Json waited = {{"root_uri", "viking://resources/doc"},
-                 {"queue_status", {{"task_status", "completed"}}},
+                 {"queue_status", QueueStatusJson(true)},
                  {"errors", Json::array({"bad.bin: skipped"})},
                  {"warnings", Json::array({"empty section"})}};
   EXPECT_EQ(Render(RenderAddResource, waited),
             "added viking://resources/doc (completed)\n"
             "  error: bad.bin: skipped\n"
             "  warning: empty section\n");
+  Json timed_out = {{"root_uri", "viking://resources/doc"},
+                    {"queue_status", QueueStatusJson(false)},
+                    {"task_id", "t2"}};
+  EXPECT_EQ(Render(RenderAddResource, timed_out),
+            "added viking://resources/doc (still running: task t2; `skald task t2` shows its "
+            "progress)\n");
 }
 
 TEST(OutputTest, RenderTasksAndTask) {

@@ -132,8 +132,16 @@ TEST(WireCodecTest, AddResourceResultShape) {
   added.warnings = {"w"};
   Json waited = AddResourceResultToJson(added, /*waited=*/true);
   EXPECT_FALSE(waited.contains("task_id"));
-  EXPECT_EQ(waited["queue_status"], Json({{"task_status", "completed"}}));
+  const Json done = {{"processed", 1}, {"requeue_count", 0}, {"error_count", 0},
+                     {"errors", Json::array()}};
+  EXPECT_EQ(waited["queue_status"], Json({{"Semantic", done}, {"Embedding", done}}));
   EXPECT_EQ(waited["warnings"], Json::array({"w"}));
+  // A wait that timed out: nothing processed yet, and the task to follow.
+  added.task_id = "t1";
+  added.task_status = TaskState::kRunning;
+  Json timed_out = AddResourceResultToJson(added, /*waited=*/true);
+  EXPECT_EQ(timed_out["queue_status"]["Semantic"].value("processed", -1), 0);
+  EXPECT_EQ(timed_out.value("task_id", ""), "t1");
 }
 
 }  // namespace

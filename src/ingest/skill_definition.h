@@ -68,7 +68,7 @@ std::string SkillOverview(const SkillDefinition& skill);
 
 // One finding of ValidateSkillText.
 struct SkillFinding {
-  std::string code;   // e.g. "name_required", "yaml_format"
+  std::string rule;   // e.g. "name_required", "yaml_format"
   std::string message;
   std::string field;  // "name", "description", "content", "data"
 };

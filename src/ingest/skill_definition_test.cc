@@ -169,22 +169,22 @@ TEST(SkillDefinitionTest, ValidationReportsEveryProblem) {
   SkillCheck lax = ValidateSkillText(kSkillMd, /*strict=*/false, "other-dir");
   EXPECT_TRUE(lax.valid);
   ASSERT_EQ(lax.warnings.size(), 1u);
-  EXPECT_EQ(lax.warnings[0].code, "name_matches_directory");
+  EXPECT_EQ(lax.warnings[0].rule, "name_matches_directory");
   SkillCheck strict = ValidateSkillText(kSkillMd, /*strict=*/true, "other-dir");
   EXPECT_FALSE(strict.valid);
   ASSERT_EQ(strict.errors.size(), 1u);
-  EXPECT_EQ(strict.errors[0].code, "name_matches_directory");
+  EXPECT_EQ(strict.errors[0].rule, "name_matches_directory");
 
   SkillCheck empty = ValidateSkillText("---\ntags: [a]\n---\n", false, "");
   EXPECT_FALSE(empty.valid);
   ASSERT_EQ(empty.errors.size(), 2u);
-  EXPECT_EQ(empty.errors[0].code, "name_required");
-  EXPECT_EQ(empty.errors[1].code, "description_required");
+  EXPECT_EQ(empty.errors[0].rule, "name_required");
+  EXPECT_EQ(empty.errors[1].rule, "description_required");
 
   SkillCheck broken = ValidateSkillText("no frontmatter", false, "");
   EXPECT_FALSE(broken.valid);
   ASSERT_EQ(broken.errors.size(), 1u);
-  EXPECT_EQ(broken.errors[0].code, "yaml_format");
+  EXPECT_EQ(broken.errors[0].rule, "yaml_format");
 }
 
 }  // namespace

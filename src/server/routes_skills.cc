@@ -15,10 +15,21 @@ namespace skald::server {
 namespace {
 
 constexpr std::string_view kSkillPrefix = "/api/v1/skills/";
+constexpr std::string_view kVikingScheme = "viking://";
+
+// A target_uri given but empty names no skills root. A route that acts on
+// one skill refuses it rather than fall back to the caller's own root: a
+// delete or an update must not reach a skill the caller did not name.
+Status EmptyTargetError() {
+  return Status::InvalidArgument("target URI cannot be empty: name a skills root or omit it")
+      .WithDetail("field", "target_uri");
+}
 
 // The body of add (POST /api/v1/skills) and update (PUT
 // /api/v1/skills/{name}); nullopt once an error response is written.
-std::optional<SkillRequest> ReadSkillRequest(Call& call, bool* telemetry, bool* summary) {
+// `for_update`: the request names an existing skill (PUT).
+std::optional<SkillRequest> ReadSkillRequest(Call& call, bool for_update, bool* telemetry,
+                                             bool* summary) {
   std::optional<Json> body = call.BodyObject();
   if (!body.has_value()) return std::nullopt;
   ValidationErrors errors;
@@ -27,7 +38,9 @@ std::optional<SkillRequest> ReadSkillRequest(Call& call, bool* telemetry, bool* 
   const std::optional<std::string> temp_id = b.OptionalString("temp_file_id");
   request.wait = b.Bool("wait", false);
   request.timeout_s = b.OptionalFloat("timeout");
-  request.target_uri = b.OptionalString("target_uri").value_or("");
+  const std::optional<std::string> target = b.OptionalString("target_uri");
+  request.target_uri = target.value_or("");
+  const bool empty_target = target.has_value() && Trim(*target).empty();
   if (auto it = body->find("source_metadata");
       it != body->end() && !it->is_null() && !it->is_object()) {
     errors.Add({"body", "source_metadata"}, "Input should be a valid dictionary", "dict_type");
@@ -60,6 +73,10 @@ std::optional<SkillRequest> ReadSkillRequest(Call& call, bool* telemetry, bool* 
   }
   if (!errors.empty()) {
     call.FailValidation(errors);
+    return std::nullopt;
+  }
+  if (empty_target && for_update) {
+    call.Fail(EmptyTargetError());
     return std::nullopt;
   }
   if (has_temp) {
@@ -95,6 +112,7 @@ void AnswerSkillResult(Call& call, const SkillRequest& request, Result<SkillResu
     return call.Ok(listing);
   }
   Json result = SkillResultToJson(*done, request.wait);
+  if (!request.update_name.empty()) result["action"] = "update";
   if (!telemetry) return call.OkExcludeNone(result);
   Json payload = TelemetryPayload(operation, summary, start);
   call.OkExcludeNone(result, &payload);
@@ -106,7 +124,7 @@ void AddSkill(Call& call) {
   const auto start = std::chrono::steady_clock::now();
   bool telemetry = false;
   bool summary = false;
-  std::optional<SkillRequest> request = ReadSkillRequest(call, &telemetry, &summary);
+  std::optional<SkillRequest> request = ReadSkillRequest(call, false, &telemetry, &summary);
   if (!request) return;
   AnswerSkillResult(call, *request, call.db().AddSkill(call.who(), *request), "skills.add_skill",
                     telemetry, summary, start);
@@ -117,7 +135,7 @@ void UpdateSkill(Call& call) {
   const auto start = std::chrono::steady_clock::now();
   bool telemetry = false;
   bool summary = false;
-  std::optional<SkillRequest> request = ReadSkillRequest(call, &telemetry, &summary);
+  std::optional<SkillRequest> request = ReadSkillRequest(call, true, &telemetry, &summary);
   if (!request) return;
   request->update_name = PathParameter(call, kSkillPrefix);
   AnswerSkillResult(call, *request, call.db().AddSkill(call.who(), *request),
@@ -151,46 +169,105 @@ void ListSkills(Call& call) {
   Json out = Json::object();
   RootsJson(call, target, &out);
   out["skills"] = Json::array();
-  for (const SkillInfo& s : *skills) out["skills"].push_back(SkillInfoToJson(s, false));
+  SkillFields fields;
+  fields.abstract = true;
+  for (const SkillInfo& s : *skills) out["skills"].push_back(SkillInfoToJson(s, fields));
   out["total"] = skills->size();
   call.Ok(out);
 }
 
-// GET /api/v1/skills/{name}?target_uri=&include_content=&include_files=true&level=
+// GET /api/v1/skills/{name}?target_uri=&include_content=&include_files=true
+// &include_integrity=false&include_source=false&level=
+// `level` picks one layer (0 abstract, 1 overview, 2 content); without it
+// the abstract and overview come, and the content unless include_content
+// is false. include_content=true adds the content to any level.
 void GetSkill(Call& call) {
   ValidationErrors errors;
   QueryReader q(call.query(), &errors);
-  const std::string target = q.String("target_uri", "");
+  const std::optional<std::string> target = call.query().Get("target_uri");
   const std::optional<int64_t> level = q.OptionalInt("level");
   const bool include_files = q.Bool("include_files", true);
-  (void)q.Bool("include_integrity", false);
+  const bool include_integrity = q.Bool("include_integrity", false);
   (void)q.Bool("include_source", false);
-  const bool include_content = q.Bool("include_content", !level.has_value() || *level >= 1);
-  if (errors.empty() && level.has_value() && (*level < 0 || *level > 2)) {
-    errors.Add({"query", "level"}, "Input should be 0, 1 or 2", "literal_error");
+  std::optional<bool> include_content;
+  if (call.query().Get("include_content").has_value()) {
+    include_content = q.Bool("include_content", false);
   }
   if (!errors.empty()) return call.FailValidation(errors);
-  Result<SkillInfo> skill =
-      call.db().GetSkill(call.who(), PathParameter(call, kSkillPrefix), target, include_content);
+  if (level.has_value() && (*level < 0 || *level > 2)) {
+    return call.Fail(Status::InvalidArgument("Skill show level must be 0, 1, or 2")
+                         .WithDetail("field", "level"));
+  }
+  if (target.has_value() && Trim(*target).empty()) return call.Fail(EmptyTargetError());
+  SkillFields fields;
+  fields.abstract = !level.has_value() || *level == 0;
+  fields.overview = !level.has_value() || *level == 1;
+  fields.content = level == 2 || include_content == true ||
+                   (!level.has_value() && include_content != false);
+  fields.files = include_files;
+  SkillReadOptions read;
+  read.overview = fields.overview;
+  read.content = fields.content;
+  read.files = include_files;
+  read.integrity = include_files && include_integrity;
+  Result<SkillInfo> skill = call.db().GetSkill(call.who(), PathParameter(call, kSkillPrefix),
+                                               target.value_or(""), read);
   if (!skill.ok()) return call.Fail(skill.status());
-  if (level.has_value() && *level < 2) skill->content.clear();
-  if (level.has_value() && *level < 1) skill->overview.clear();
-  call.Ok(SkillInfoToJson(*skill, include_files));
+  call.Ok(SkillInfoToJson(*skill, fields));
 }
 
 // DELETE /api/v1/skills/{name}?target_uri=
 void DeleteSkill(Call& call) {
-  ValidationErrors errors;
-  QueryReader q(call.query(), &errors);
-  const std::string target = q.String("target_uri", "");
-  if (!errors.empty()) return call.FailValidation(errors);
+  const std::optional<std::string> target = call.query().Get("target_uri");
+  if (target.has_value() && Trim(*target).empty()) return call.Fail(EmptyTargetError());
   Result<SkillInfo> gone =
-      call.db().DeleteSkill(call.who(), PathParameter(call, kSkillPrefix), target);
+      call.db().DeleteSkill(call.who(), PathParameter(call, kSkillPrefix), target.value_or(""));
   if (!gone.ok()) return call.Fail(gone.status());
   call.Ok({{"name", gone->name},
            {"uri", gone->uri},
-           {"root_uri", gone->root_uri},
+           {"root_uri", gone->uri},
            {"privacy_deleted", false}});
+}
+
+// The skills root and the skill name of a URI inside a skill:
+// viking://user/{uid}/skills/{name}/... or viking://agent/skills/{name}/...
+bool SkillOfUri(std::string_view uri, std::string* root, std::string* name) {
+  if (!uri.starts_with(kVikingScheme)) return false;
+  const std::vector<std::string> segments = Split(uri.substr(kVikingScheme.size()), '/');
+  size_t at = 0;  // the name's segment
+  if (segments.size() >= 3 && segments[0] == "agent" && segments[1] == "skills") {
+    at = 2;
+  } else if (segments.size() >= 4 && segments[0] == "user" && segments[2] == "skills") {
+    at = 3;
+  } else {
+    return false;
+  }
+  if (segments[at].empty()) return false;
+  *root = std::string(kVikingScheme) + segments[0];
+  for (size_t i = 1; i < at; ++i) *root += "/" + segments[i];
+  *name = segments[at];
+  return true;
+}
+
+// A skill hit as OpenViking's skill routes show it: the hit (uri, level,
+// score, abstract, ...) with the skill it is in: {type, name, root_uri,
+// skill_md_uri, description, tags, allowed_tools}.
+Json SkillHitToJson(Call& call, const MatchedContext& hit) {
+  Json out = MatchedContextToJson(hit);
+  std::string root, name;
+  if (!SkillOfUri(hit.uri, &root, &name)) return out;
+  const std::string dir = root + "/" + name;
+  out["type"] = "skill";
+  out["name"] = name;
+  out["root_uri"] = dir;
+  out["skill_md_uri"] = dir + "/SKILL.md";
+  Result<SkillInfo> skill = call.db().GetSkill(call.who(), name, root, SkillReadOptions());
+  if (skill.ok()) {
+    out["description"] = skill->description;
+    out["tags"] = skill->tags;
+    out["allowed_tools"] = skill->allowed_tools;
+  }
+  return out;
 }
 
 // POST /api/v1/skills/find: {query, limit=10, score_threshold?, level?,
@@ -229,7 +306,9 @@ void FindSkills(Call& call) {
   Json out = Json::object();
   RootsJson(call, target, &out);
   out["skills"] = Json::array();
-  for (const MatchedContext& hit : found->skills) out["skills"].push_back(MatchedContextToJson(hit));
+  for (const MatchedContext& hit : found->skills) {
+    out["skills"].push_back(SkillHitToJson(call, hit));
+  }
   out["total"] = found->skills.size();
   call.Ok(out);
 }
@@ -242,7 +321,7 @@ void ValidateSkill(Call& call) {
   ValidationErrors errors;
   BodyReader b(*body, &errors);
   const bool strict = b.Bool("strict", false);
-  (void)b.OptionalString("source_path");
+  const std::string source_path = b.OptionalString("source_path").value_or("");
   const std::string dir_name = b.OptionalString("skill_dir_name").value_or("");
   (void)b.OptionalString("target_uri");
   b.ForbidExtra({"data", "strict", "source_path", "skill_dir_name", "target_uri"});
@@ -254,6 +333,7 @@ void ValidateSkill(Call& call) {
   Result<SkillValidationReport> report =
       call.db().ValidateSkill(call.who(), data->dump(), strict, dir_name);
   if (!report.ok()) return call.Fail(report.status());
+  report->source_path = source_path;
   call.Ok(SkillValidationToJson(*report));
 }
 

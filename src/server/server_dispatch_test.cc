@@ -78,7 +78,8 @@ class FakeDb : public Db {
   Result<std::vector<SkillInfo>> ListSkills(const Identity&, std::string_view, int64_t) override {
     return failure;
   }
-  Result<SkillInfo> GetSkill(const Identity&, std::string_view, std::string_view, bool) override {
+  Result<SkillInfo> GetSkill(const Identity&, std::string_view, std::string_view,
+                             const SkillReadOptions&) override {
     return failure;
   }
   Result<SkillInfo> DeleteSkill(const Identity&, std::string_view, std::string_view) override {

@@ -196,8 +196,9 @@ class DbImpl final : public Db {
     return skills_->List(who, target_uri, limit);
   }
   Result<SkillInfo> GetSkill(const Identity& who, std::string_view name,
-                             std::string_view target_uri, bool include_content) override {
-    return skills_->Get(who, name, target_uri, include_content);
+                             std::string_view target_uri,
+                             const SkillReadOptions& read) override {
+    return skills_->Get(who, name, target_uri, read);
   }
   Result<SkillInfo> DeleteSkill(const Identity& who, std::string_view name,
                                 std::string_view target_uri) override {

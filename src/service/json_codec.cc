@@ -227,16 +227,16 @@ Json WriteToJson(const WriteResult& result) {
   return out;
 }
 
+Json QueueStatusJson(bool completed) {
+  Json queue = {{"processed", completed ? 1 : 0}, {"requeue_count", 0}, {"error_count", 0},
+                {"errors", Json::array()}};
+  return Json{{"Semantic", queue}, {"Embedding", queue}};
+}
+
 Json WriteToJson(const WriteResult& result, bool waited) {
   Json out = WriteToJson(result);
   if (!waited) return out;
-  // OpenViking's `queue_status` after wait=true: what each queue processed
-  // for this request. Skald runs a write's follow-up as one job (summaries
-  // and embedding together), reported in both queues.
-  int processed = result.vector_status == "completed" ? 1 : 0;
-  Json queue = {{"processed", processed}, {"requeue_count", 0}, {"error_count", 0},
-                {"errors", Json::array()}};
-  out["queue_status"] = Json{{"Semantic", queue}, {"Embedding", queue}};
+  out["queue_status"] = QueueStatusJson(result.vector_status == "completed");
   return out;
 }
 
@@ -406,11 +406,9 @@ Json AddResourceResultToJson(const AddResourceResult& result, bool waited) {
   out["meta"] = Json::object();
   out["errors"] = result.errors;
   if (!result.warnings.empty()) out["warnings"] = result.warnings;
-  if (waited) {
-    out["queue_status"] = Json{{"task_status", TaskStateName(result.task_status)}};
-  } else {
-    out["task_id"] = result.task_id;
-  }
+  if (waited) out["queue_status"] = QueueStatusJson(result.task_status == TaskState::kCompleted);
+  // Without wait, or when the wait timed out: the task to follow.
+  if (!waited || !result.task_id.empty()) out["task_id"] = result.task_id;
   return out;
 }
 
@@ -438,28 +436,46 @@ Json SkillResultToJson(const SkillResult& result, bool waited) {
               {"uri", result.uri},
               {"name", result.name},
               {"auxiliary_files", result.auxiliary_files}};
-  if (waited) {
-    out["queue_status"] = Json{{"task_status", TaskStateName(result.task_status)}};
-  } else {
-    out["task_id"] = result.task_id;
-  }
+  if (waited) out["queue_status"] = QueueStatusJson(result.task_status == TaskState::kCompleted);
+  if (!waited || !result.task_id.empty()) out["task_id"] = result.task_id;
   // Every skill installed (a source may hold several; the fields above
   // are the first's).
   if (!result.installed.empty()) out["installed"] = result.installed;
   return out;
 }
 
-Json SkillInfoToJson(const SkillInfo& skill, bool with_files) {
-  Json out = {{"name", skill.name},
+Json SkillInfoToJson(const SkillInfo& skill, const SkillFields& fields) {
+  // OpenViking names a skill by its directory twice: `uri` and `root_uri`.
+  Json out = {{"type", "skill"},
+              {"name", skill.name},
               {"uri", skill.uri},
-              {"root_uri", skill.root_uri},
+              {"root_uri", skill.uri},
+              {"skill_md_uri", skill.uri + "/SKILL.md"},
               {"description", skill.description},
-              {"abstract", skill.abstract},
               {"tags", skill.tags},
               {"allowed_tools", skill.allowed_tools}};
-  if (!skill.overview.empty()) out["overview"] = skill.overview;
-  if (!skill.content.empty()) out["content"] = skill.content;
-  if (with_files) out["files"] = skill.files;
+  if (fields.abstract) out["abstract"] = skill.abstract;
+  if (fields.overview) out["overview"] = skill.overview;
+  if (fields.content) {
+    out["content"] = skill.content;
+    out["content_sha256"] = skill.content_sha256;
+  }
+  if (fields.files) {
+    out["files"] = Json::array();
+    for (const SkillFile& f : skill.files) {
+      Json file = {{"name", f.name},
+                   {"uri", f.uri},
+                   {"path", f.path},
+                   {"is_dir", f.is_dir},
+                   {"kind", f.kind}};
+      if (f.size) {
+        file["size"] = *f.size;
+        file["sha256"] = f.sha256;
+      }
+      out["files"].push_back(std::move(file));
+    }
+    if (!skill.revision.empty()) out["revision"] = skill.revision;
+  }
   return out;
 }
 
@@ -467,18 +483,20 @@ Json SkillValidationToJson(const SkillValidationReport& report) {
   auto issues = [](const std::vector<SkillIssue>& list) {
     Json out = Json::array();
     for (const SkillIssue& i : list) {
-      out.push_back({{"code", i.code}, {"message", i.message}, {"field", i.field}});
+      Json issue = {{"rule", i.rule}, {"message", i.message}};
+      if (!i.field.empty()) issue["field"] = i.field;
+      out.push_back(std::move(issue));
     }
     return out;
   };
   return {{"valid", report.valid},
           {"strict", report.strict},
-          {"message", report.valid ? "Skill is valid." : "Skill validation failed."},
           {"name", report.name},
           {"description", report.description},
           {"tags", report.tags},
           {"allowed_tools", report.allowed_tools},
           {"body_lines", report.body_lines},
+          {"source_path", report.source_path},
           {"skill_dir_name", report.skill_dir_name},
           {"errors", issues(report.errors)},
           {"warnings", issues(report.warnings)}};

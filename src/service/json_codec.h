@@ -35,6 +35,13 @@ Json MvToJson(const MvResult& result);
 Json WriteToJson(const WriteResult& result);
 // With `waited` (the request had wait=true): plus OpenViking's `queue_status`.
 Json WriteToJson(const WriteResult& result, bool waited);
+
+// OpenViking's `queue_status` after wait=true: what each of its queues
+// (Semantic, Embedding) processed for the request, {processed,
+// requeue_count, error_count, errors}. Skald runs a request's follow-up as
+// one task (summaries and vectors together), reported in both queues:
+// processed 1 once it `completed`. A failed task is an error answer instead.
+Json QueueStatusJson(bool completed);
 // {matches:[uri...], count}
 Json GlobToJson(const GlobResult& result);
 // {matches:[{uri,line,content}], count, match_count, files_scanned}
@@ -62,7 +69,8 @@ Json ContextResultToJson(const ContextResult& result);
 Json TaskInfoToJson(const TaskInfo& task);
 // The add_resource result: {"status":"success", root_uri, temp_uri:"",
 // source_path, meta:{}, errors:[...]} (+"warnings" when any). `waited`
-// (request.wait) adds {"queue_status":{"task_status"}}; otherwise "task_id".
+// (request.wait) adds "queue_status" (QueueStatusJson); "task_id" comes
+// without wait, or when the wait timed out before the task ended.
 Json AddResourceResultToJson(const AddResourceResult& result, bool waited);
 
 // POST /api/v1/content/reindex: {status: "completed"|"accepted", uri,
@@ -72,16 +80,26 @@ Json AddResourceResultToJson(const AddResourceResult& result, bool waited);
 Json ReindexResultToJson(const ReindexResult& result);
 
 // POST /api/v1/skills (and PUT): {"status":"success", root_uri, uri, name,
-// auxiliary_files} + task_id (no wait) or queue_status (waited).
+// auxiliary_files} + queue_status (waited) and task_id (no wait, or the
+// wait timed out), as AddResourceResultToJson.
 Json SkillResultToJson(const SkillResult& result, bool waited);
 
-// One skill of the skill routes: {name, uri, root_uri, description,
-// abstract, tags, allowed_tools} + overview/content (when read) and files
-// (`with_files`).
-Json SkillInfoToJson(const SkillInfo& skill, bool with_files);
+// Which of a skill's optional fields SkillInfoToJson writes.
+struct SkillFields {
+  bool abstract = false;
+  bool overview = false;
+  bool content = false;  // content and content_sha256
+  bool files = false;    // files, and revision when read
+};
 
-// POST /api/v1/skills/validate: {valid, strict, message, name, description,
-// tags, allowed_tools, body_lines, skill_dir_name, errors, warnings}.
+// One skill of the skill routes: {type, name, uri, root_uri (the skill
+// directory, as `uri`), skill_md_uri, description, tags, allowed_tools} +
+// the optional fields `fields` names.
+Json SkillInfoToJson(const SkillInfo& skill, const SkillFields& fields);
+
+// POST /api/v1/skills/validate: {valid, strict, name, description, tags,
+// allowed_tools, body_lines, source_path, skill_dir_name, errors, warnings};
+// each finding is {rule, message, field?}.
 Json SkillValidationToJson(const SkillValidationReport& report);
 
 // Parses a find/search time bound as OpenViking accepts it: a relative age

@@ -1,6 +1,7 @@
 #include "service/skill_ops.h"
 
 #include <algorithm>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 
@@ -9,6 +10,7 @@
 
 #include "common/strings.h"
 #include "common/file_util.h"
+#include "common/hash.h"
 #include "ingest/archive_extract.h"
 #include "ingest/import_job.h"
 #include "ingest/ingest_jobs.h"
@@ -32,6 +34,8 @@ constexpr std::string_view kComponent = "SkillOps";
 // expand to 8 times as much, in at most kMaxSkillFiles entries.
 constexpr uintmax_t kMaxSkillUploadBytes = uintmax_t{10} << 20;
 constexpr uint64_t kMaxSkillFiles = 1000;
+// GetSkill lists at most this many files and folders of a skill.
+constexpr size_t kMaxListedSkillEntries = 10000;
 // How deep in a zip a skill folder may be (a repository's skills/NAME/).
 constexpr int kMaxSkillDepth = 3;
 
@@ -45,8 +49,8 @@ SkillValidationReport ToReport(const SkillCheck& v) {
   r.allowed_tools = v.allowed_tools;
   r.body_lines = static_cast<int64_t>(v.body_lines);
   r.skill_dir_name = v.skill_dir_name;
-  for (const SkillFinding& i : v.errors) r.errors.push_back({i.code, i.message, i.field});
-  for (const SkillFinding& i : v.warnings) r.warnings.push_back({i.code, i.message, i.field});
+  for (const SkillFinding& i : v.errors) r.errors.push_back({i.rule, i.message, i.field});
+  for (const SkillFinding& i : v.warnings) r.warnings.push_back({i.rule, i.message, i.field});
   return r;
 }
 
@@ -260,7 +264,7 @@ Result<SkillResult> SkillOps::Install(const Identity& who, const SkillRequest& r
                  skill.name, request.update_name))
           .WithDetail("field", "name");
     }
-    SKALD_ASSIGN_OR_RETURN(SkillInfo existing, Locate(who, roots, skill.name, false));
+    SKALD_ASSIGN_OR_RETURN(SkillInfo existing, Locate(who, roots, skill.name, SkillReadOptions()));
     SKALD_ASSIGN_OR_RETURN(root, resolver_->Resolve(who, existing.root_uri));
   }
   const VikingUri dir = root.Child(skill.name);
@@ -321,7 +325,7 @@ Result<SkillResult> SkillOps::Install(const Identity& who, const SkillRequest& r
 }
 
 Result<SkillInfo> SkillOps::Locate(const Identity& who, const std::vector<VikingUri>& roots,
-                                   std::string_view name, bool include_content) {
+                                   std::string_view name, const SkillReadOptions& read) {
   SKALD_RETURN_IF_ERROR(ValidateSkillName(name));
   for (const VikingUri& root : roots) {
     const VikingUri dir = root.Child(Trim(name));
@@ -341,23 +345,73 @@ Result<SkillInfo> SkillOps::Locate(const Identity& who, const std::vector<Viking
         info.tags = skill->tags;
         info.allowed_tools = skill->allowed_tools;
       }
-      if (include_content) info.content = *text;
+      if (read.content) {
+        info.content = *text;
+        info.content_sha256 = Sha256Hex(*text);
+      }
     }
-    if (include_content) {
+    if (read.overview) {
       SKALD_ASSIGN_OR_RETURN(std::optional<std::string> overview,
                              files_->Read(who, dir.Child(kOverviewName)));
       if (overview) info.overview = ParseSidecar(*overview).body;
     }
-    SKALD_ASSIGN_OR_RETURN(std::vector<SessionFileEntry> entries, files_->List(who, dir));
-    for (const SessionFileEntry& e : entries) {
-      if (IsSkillMetaFile(e.name)) continue;
-      info.files.push_back(e.is_dir ? e.name + "/" : e.name);
-    }
+    if (read.files) SKALD_RETURN_IF_ERROR(ListSkillFiles(who, dir, read.integrity, &info));
     return info;
   }
   return Status::NotFound(fmt::format("Skill not found: {}", Trim(name)))
       .WithDetail("resource", std::string(Trim(name)))
       .WithDetail("type", "skill");
+}
+
+Status SkillOps::ListSkillFiles(const Identity& who, const VikingUri& dir, bool integrity,
+                                SkillInfo* info) {
+  // Breadth first: (folder, its path relative to the skill).
+  std::deque<std::pair<VikingUri, std::string>> folders = {{dir, ""}};
+  while (!folders.empty()) {
+    auto [folder, prefix] = std::move(folders.front());
+    folders.pop_front();
+    SKALD_ASSIGN_OR_RETURN(std::vector<SessionFileEntry> entries, files_->List(who, folder));
+    for (const SessionFileEntry& e : entries) {
+      if (info->files.size() >= kMaxListedSkillEntries) {
+        return Status::ResourceExhausted(fmt::format(
+            "the skill holds more than {} files and folders", kMaxListedSkillEntries));
+      }
+      SkillFile file;
+      file.name = e.name;
+      file.uri = folder.Child(e.name).str();
+      file.path = prefix + e.name;
+      file.is_dir = e.is_dir;
+      file.kind = e.is_dir                  ? "directory"
+                  : file.path == kSkillFile ? "definition"
+                  : IsSidecarName(e.name)   ? "summary"  // a folder's L0/L1
+                                            : "auxiliary";
+      if (e.is_dir) {
+        folders.emplace_back(folder.Child(e.name), file.path + "/");
+      } else if (integrity) {
+        SKALD_ASSIGN_OR_RETURN(std::optional<std::string> bytes,
+                               files_->Read(who, folder.Child(e.name)));
+        const std::string& data = bytes ? *bytes : std::string();
+        file.size = static_cast<int64_t>(data.size());
+        file.sha256 = Sha256Hex(data);
+      }
+      info->files.push_back(std::move(file));
+    }
+  }
+  std::sort(info->files.begin(), info->files.end(),
+            [](const SkillFile& a, const SkillFile& b) { return a.path < b.path; });
+  if (!integrity) return Status::Ok();
+  // The manifest as OpenViking hashes it: the entries by path, each
+  // {is_dir, path, sha256, size} (null for folders), as compact JSON with
+  // sorted keys and non-ASCII escaped.
+  json manifest = json::array();
+  for (const SkillFile& f : info->files) {
+    manifest.push_back({{"path", f.path},
+                        {"is_dir", f.is_dir},
+                        {"size", f.size ? json(*f.size) : json(nullptr)},
+                        {"sha256", f.is_dir ? json(nullptr) : json(f.sha256)}});
+  }
+  info->revision = Sha256Hex(manifest.dump(-1, ' ', /*ensure_ascii=*/true));
+  return Status::Ok();
 }
 
 Result<std::vector<SkillInfo>> SkillOps::List(const Identity& who, std::string_view target_uri,
@@ -371,7 +425,7 @@ Result<std::vector<SkillInfo>> SkillOps::List(const Identity& who, std::string_v
       if (!e.is_dir || e.name.empty() || e.name[0] == '.') continue;
       if (limit > 0 && static_cast<int64_t>(out.size()) >= limit) return out;
       if (!ValidateSkillName(e.name).ok()) continue;  // not a skill directory
-      SKALD_ASSIGN_OR_RETURN(SkillInfo info, Locate(who, {root}, e.name, false));
+      SKALD_ASSIGN_OR_RETURN(SkillInfo info, Locate(who, {root}, e.name, SkillReadOptions()));
       out.push_back(std::move(info));
     }
   }
@@ -379,15 +433,15 @@ Result<std::vector<SkillInfo>> SkillOps::List(const Identity& who, std::string_v
 }
 
 Result<SkillInfo> SkillOps::Get(const Identity& who, std::string_view name,
-                                std::string_view target_uri, bool include_content) {
+                                std::string_view target_uri, const SkillReadOptions& read) {
   SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> roots, Roots(who, target_uri));
-  return Locate(who, roots, name, include_content);
+  return Locate(who, roots, name, read);
 }
 
 Result<SkillInfo> SkillOps::Delete(const Identity& who, std::string_view name,
                                    std::string_view target_uri) {
   SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> roots, Roots(who, target_uri));
-  SKALD_ASSIGN_OR_RETURN(SkillInfo info, Locate(who, roots, name, false));
+  SKALD_ASSIGN_OR_RETURN(SkillInfo info, Locate(who, roots, name, SkillReadOptions()));
   SKALD_ASSIGN_OR_RETURN(VikingUri dir, resolver_->Resolve(who, info.uri));
   SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, dir));
   std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);

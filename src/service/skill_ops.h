@@ -46,7 +46,7 @@ class SkillOps {
   Result<std::vector<SkillInfo>> List(const Identity& who, std::string_view target_uri,
                                       int64_t limit);
   Result<SkillInfo> Get(const Identity& who, std::string_view name, std::string_view target_uri,
-                        bool include_content);
+                        const SkillReadOptions& read);
   Result<SkillInfo> Delete(const Identity& who, std::string_view name,
                            std::string_view target_uri);
   Result<SkillValidationReport> Validate(std::string_view data_json, bool strict,
@@ -56,9 +56,15 @@ class SkillOps {
   // The skills roots `target_uri` names ("" = the caller's own, then the
   // agent root); InvalidArgument for any other URI.
   Result<std::vector<VikingUri>> Roots(const Identity& who, std::string_view target_uri);
-  // The skill `name` in the first of `roots` that holds it; NotFound otherwise.
+  // The skill `name` in the first of `roots` that holds it, with what
+  // `read` asks for; NotFound otherwise.
   Result<SkillInfo> Locate(const Identity& who, const std::vector<VikingUri>& roots,
-                           std::string_view name, bool include_content);
+                           std::string_view name, const SkillReadOptions& read);
+  // Every file and folder under the skill directory `dir`, by path (at
+  // most kMaxListedSkillEntries); with `integrity` the files' sizes and
+  // hashes, and the manifest's revision into `info`.
+  Status ListSkillFiles(const Identity& who, const VikingUri& dir, bool integrity,
+                        SkillInfo* info);
   // One skill of a source: its SKILL.md, its other files and where the
   // SKILL.md is in the source.
   struct SkillSource {

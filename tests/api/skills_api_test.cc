@@ -52,6 +52,13 @@ class SkillsApiTest : public ApiTest {
     return UploadTemp(ReadBytes(zip), ".tmp123.zip");
   }
 
+  // The `path` of each entry of a skill's `files`, in order.
+  static Json FilePaths(const Json& skill) {
+    Json paths = Json::array();
+    for (const Json& f : skill["files"]) paths.push_back(f.value("path", ""));
+    return paths;
+  }
+
   Json FindSkills(const std::string& query) {
     Reply r = PostJson("/api/v1/search/find",
                        {{"query", query}, {"context_type", "skill"}, {"limit", 10}});
@@ -69,7 +76,8 @@ TEST_F(SkillsApiTest, DictSkillIsStoredSummarizedAndFound) {
   EXPECT_EQ(result.value("root_uri", ""), result.value("uri", ""));
   EXPECT_EQ(result.value("name", ""), "lantern_trim");
   EXPECT_EQ(result.value("auxiliary_files", -1), 0);
-  EXPECT_EQ(result["queue_status"].value("task_status", ""), "completed") << result.dump();
+  EXPECT_EQ(result["queue_status"]["Semantic"].value("processed", 0), 1) << result.dump();
+  EXPECT_FALSE(result.contains("task_id")) << result.dump();
 
   Reply abstract = Get("/api/v1/content/abstract?uri=" +
                        Q("viking://user/default/skills/lantern_trim"));
@@ -162,7 +170,7 @@ TEST_F(SkillsApiTest, SkillMarkdownMcpToolAndUploadAreAccepted) {
   EXPECT_NE(d.value("overview", "").find("- Examples: When is high tide in Brest on Sunday?"),
             std::string::npos)
       << d.dump();
-  EXPECT_EQ(d["files"], Json::array());
+  EXPECT_EQ(FilePaths(d), Json({".abstract.md", ".overview.md", "SKILL.md"})) << d.dump();
   Reply abstract_only = Get("/api/v1/skills/tide-tables?level=0");
   ASSERT_EQ(abstract_only.status, 200);
   EXPECT_FALSE(abstract_only.json["result"].contains("content"));
@@ -181,7 +189,10 @@ TEST_F(SkillsApiTest, ZippedSkillDirectoryKeepsItsAuxiliaryFiles) {
   EXPECT_EQ(added.json["result"].value("auxiliary_files", 0), 2) << added.raw;
   Reply detail = Get("/api/v1/skills/tide-tables");
   ASSERT_EQ(detail.status, 200) << detail.raw;
-  EXPECT_EQ(detail.json["result"]["files"], Json({"reference.md", "scripts/"})) << detail.raw;
+  EXPECT_EQ(FilePaths(detail.json["result"]),
+            Json({".abstract.md", ".overview.md", "SKILL.md", "reference.md", "scripts",
+                  "scripts/.abstract.md", "scripts/.overview.md", "scripts/tide.py"}))
+      << detail.raw;
   Reply script = Get("/api/v1/content/read?uri=" +
                      Q("viking://user/default/skills/tide-tables/scripts/tide.py"));
   ASSERT_EQ(script.status, 200) << script.raw;
@@ -306,7 +317,7 @@ TEST_F(SkillsApiTest, UpdateDeleteAgentRootFindAndValidate) {
                            {{"data", "---\ntags: [x]\n---\nbody"}, {"strict", true}});
   ASSERT_EQ(invalid.status, 200) << invalid.raw;
   EXPECT_FALSE(invalid.json["result"].value("valid", true));
-  EXPECT_EQ(invalid.json["result"]["errors"][0].value("code", ""), "name_required");
+  EXPECT_EQ(invalid.json["result"]["errors"][0].value("rule", ""), "name_required");
   EXPECT_EQ(PostJson("/api/v1/skills/validate", Json::object()).status, 400);
 
   Reply gone = Delete("/api/v1/skills/shared_knots");
@@ -318,6 +329,125 @@ TEST_F(SkillsApiTest, UpdateDeleteAgentRootFindAndValidate) {
   const int escape = Get("/api/v1/skills/..%2Fetc").status;
   EXPECT_TRUE(escape == 400 || escape == 404) << escape;
   ExpectHealthy();
+}
+
+// What OpenViking's own skill API tests read from show, update, delete,
+// validate and find.
+TEST_F(SkillsApiTest, ShowUpdateDeleteAndValidateAnswerAsOpenVikingsTestsExpect) {
+  AddWaiting(kSkillMd);
+  const std::string dir = "viking://user/default/skills/tide-tables";
+  auto show = [&](const std::string& query) {
+    Reply r = Get("/api/v1/skills/tide-tables" + query);
+    EXPECT_EQ(r.status, 200) << query << ": " << r.raw;
+    return r.json["result"];
+  };
+  // By default: abstract, overview and content; files as objects.
+  Json all = show("");
+  EXPECT_EQ(all.value("root_uri", ""), dir);
+  EXPECT_EQ(all.value("uri", ""), dir);
+  EXPECT_EQ(all.value("skill_md_uri", ""), dir + "/SKILL.md");
+  EXPECT_EQ(all.value("type", ""), "skill");
+  for (const char* key : {"abstract", "overview", "content"}) EXPECT_TRUE(all.contains(key)) << key;
+  EXPECT_EQ(all.value("content_sha256", "").size(), 64u);
+  bool definition = false;
+  for (const Json& f : all["files"]) {
+    if (f.value("name", "") == "SKILL.md") {
+      definition = true;
+      EXPECT_EQ(f.value("kind", ""), "definition");
+      EXPECT_EQ(f.value("uri", ""), dir + "/SKILL.md");
+      EXPECT_FALSE(f.value("is_dir", true));
+      EXPECT_FALSE(f.contains("sha256")) << "hashes only with include_integrity";
+    }
+  }
+  EXPECT_TRUE(definition) << all.dump();
+  EXPECT_FALSE(all.contains("revision"));
+  // One level each; include_content adds the content; include_content=false drops only it.
+  auto keys = [](const Json& j) {
+    std::string out;
+    for (const char* key : {"abstract", "overview", "content"}) out += j.contains(key) ? "1" : "0";
+    return out;
+  };
+  EXPECT_EQ(keys(show("?level=0")), "100");
+  EXPECT_EQ(keys(show("?level=1")), "010");
+  EXPECT_EQ(keys(show("?level=2")), "001");
+  EXPECT_EQ(keys(show("?include_content=false")), "110");
+  EXPECT_EQ(keys(show("?level=1&include_content=true")), "011");
+  EXPECT_EQ(Get("/api/v1/skills/tide-tables?level=3").status, 400);
+  // Integrity: each file's size and hash, and a revision that follows the content.
+  Json sealed = show("?level=2&include_files=true&include_integrity=true");
+  ASSERT_EQ(sealed.value("revision", "").size(), 64u) << sealed.dump();
+  for (const Json& f : sealed["files"]) {
+    EXPECT_TRUE(f.value("is_dir", false) ||
+                (f.contains("size") && f.value("sha256", "").size() == 64u))
+        << f.dump();
+    if (f.value("path", "") == "SKILL.md") {
+      EXPECT_EQ(f.value("size", -1), static_cast<int64_t>(sealed.value("content", "").size()));
+      EXPECT_EQ(f.value("sha256", ""), sealed.value("content_sha256", ""));
+    }
+  }
+  EXPECT_EQ(show("?include_integrity=true").value("revision", ""), sealed.value("revision", ""));
+  EXPECT_FALSE(show("?include_files=false").contains("files"));
+
+  // An update says so, and changes the revision.
+  std::string changed = kSkillMd;
+  changed.replace(changed.find("Reads the harbour"), 5, "Parses");
+  Reply updated =
+      Put("/api/v1/skills/tide-tables", Json({{"data", changed}, {"wait", true}}).dump());
+  ASSERT_EQ(updated.status, 200) << updated.raw;
+  EXPECT_EQ(updated.json["result"].value("action", ""), "update") << updated.raw;
+  EXPECT_EQ(updated.json["result"].value("root_uri", ""), dir);
+  EXPECT_NE(show("?include_integrity=true").value("revision", ""), sealed.value("revision", ""));
+  EXPECT_FALSE(AddSkill({{"data", kSkillMd}}).json["result"].contains("action"));
+
+  // An explicit empty target_uri is refused by the routes that act on one
+  // skill, and the skill stays.
+  for (const Reply& r : {Delete("/api/v1/skills/tide-tables?target_uri="),
+                         Get("/api/v1/skills/tide-tables?target_uri="),
+                         Put("/api/v1/skills/tide-tables",
+                             Json({{"data", kSkillMd}, {"target_uri", ""}, {"wait", true}}).dump())}) {
+    EXPECT_EQ(r.status, 400) << r.raw;
+    EXPECT_EQ(r.json["error"].value("code", ""), "INVALID_ARGUMENT") << r.raw;
+  }
+  EXPECT_EQ(Get("/api/v1/skills/tide-tables").status, 200);
+
+  // Find: each hit names its skill.
+  Reply found = PostJson("/api/v1/skills/find", {{"query", "harbour tide almanac"}});
+  ASSERT_EQ(found.status, 200) << found.raw;
+  ASSERT_FALSE(found.json["result"]["skills"].empty()) << found.raw;
+  const Json& hit = found.json["result"]["skills"][0];
+  EXPECT_EQ(hit.value("root_uri", ""), dir) << hit.dump();
+  EXPECT_EQ(hit.value("skill_md_uri", ""), dir + "/SKILL.md");
+  EXPECT_EQ(hit.value("name", ""), "tide-tables");
+  EXPECT_EQ(hit.value("description", ""),
+            "Predict high and low tide times for a harbour from its almanac.");
+  EXPECT_EQ(hit["allowed_tools"], Json({"Almanac", "Calculator"}));
+
+  // Delete answers with the skill's directory.
+  Reply gone = Delete("/api/v1/skills/tide-tables");
+  ASSERT_EQ(gone.status, 200) << gone.raw;
+  EXPECT_EQ(gone.json["result"].value("root_uri", ""), dir);
+  EXPECT_EQ(gone.json["result"].value("uri", ""), dir);
+
+  // Validate: findings carry `rule`; a long body warns in strict mode.
+  Reply missing = PostJson("/api/v1/skills/validate",
+                           {{"data", "---\nname: missing-description\n---\n# Body"}});
+  ASSERT_EQ(missing.status, 200) << missing.raw;
+  EXPECT_EQ(missing.json["result"]["errors"][0].value("rule", ""), "description_required")
+      << missing.raw;
+  std::string long_body;
+  for (int i = 0; i < 501; ++i) long_body += "line " + std::to_string(i) + "\n";
+  Reply longer = PostJson(
+      "/api/v1/skills/validate",
+      {{"data", "---\nname: long-body\ndescription: Valid description\n---\n\n# long-body\n\n" +
+                    long_body},
+       {"skill_dir_name", "long-body"},
+       {"strict", true},
+       {"source_path", "skills/long-body/SKILL.md"}});
+  ASSERT_EQ(longer.status, 200) << longer.raw;
+  EXPECT_TRUE(longer.json["result"].value("valid", false)) << longer.raw;
+  EXPECT_EQ(longer.json["result"]["warnings"][0].value("rule", ""), "body_max_lines")
+      << longer.raw;
+  EXPECT_EQ(longer.json["result"].value("source_path", ""), "skills/long-body/SKILL.md");
 }
 
 }  // namespace

@@ -453,7 +453,7 @@ TEST_F(CliRemoteTest, AddResourceUploadsAndFindFindsItRemote) {
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   Json waited = Json::parse(r.out);
   EXPECT_EQ(waited["root_uri"], "viking://resources/again/lighthouse") << r.out;
-  EXPECT_EQ(waited["queue_status"]["task_status"], "completed") << r.out;
+  EXPECT_EQ(waited["queue_status"]["Semantic"]["processed"], 1) << r.out;
   EXPECT_FALSE(waited.contains("task_id")) << r.out;
   EXPECT_NE(r.err.find("completed"), std::string::npos) << r.err;
 
@@ -509,7 +509,7 @@ TEST_F(CliRemoteTest, AddResourceOfADirectoryUploadsOneZip) {
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   Json added = Json::parse(r.out);
   EXPECT_EQ(added["root_uri"], "viking://resources/field-notes") << r.out;
-  EXPECT_EQ(added["queue_status"]["task_status"], "completed") << r.out;
+  EXPECT_EQ(added["queue_status"]["Semantic"]["processed"], 1) << r.out;
   r = Remote({"find", "puffinbeak", "-u", "viking://resources/field-notes"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_NE(r.out.find("viking://resources/field-notes/birds/sea/puffin.md"), std::string::npos)
@@ -551,7 +551,7 @@ TEST_F(CliRemoteTest, AddSkillFromAFileADirectoryOrText) {
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   Json added = Json::parse(r.out);
   EXPECT_EQ(added["name"], "rope-splice") << r.out;
-  EXPECT_EQ(added["queue_status"]["task_status"], "completed") << r.out;
+  EXPECT_EQ(added["queue_status"]["Semantic"]["processed"], 1) << r.out;
   r = Remote({"--json", "add-skill", "---\nname: knot-check\ndescription: Check a knot\n---\nBody",
               "--wait", "-p", "viking://agent/skills"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
