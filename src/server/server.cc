@@ -461,6 +461,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
     // server ignore Range): never one copy of the content per range.
     // cpp-httplib parsed the ranges into the request it owns and passes here as const.
     if (req.ranges.size() > 1) const_cast<httplib::Request&>(req).ranges.clear();
+    // A request with neither Content-Length nor Transfer-Encoding has no
+    // body (RFC 9112 §6.3), as `curl -X POST URL` sends it; cpp-httplib
+    // would refuse a POST, PUT, PATCH or DELETE so framed with a bare 400.
+    if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
+      const_cast<httplib::Request&>(req).set_header("Content-Length", "0");
+    }
     server::EdgeRefusal refusal;
     switch (gate->Check(req, &refusal)) {
       case server::EdgeGate::Verdict::kPass:

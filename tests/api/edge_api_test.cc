@@ -257,6 +257,22 @@ TEST_F(EdgeApiTest, ChunkedBodyIsCutAtTheCapAndTheServerKeepsAnswering) {
   ExpectHealthy();
 }
 
+// `curl -X POST URL` sends neither Content-Length nor Transfer-Encoding:
+// the request has no body (RFC 9112 §6.3), and the connection stays usable.
+TEST_F(EdgeApiTest, APostWithoutFramingHasAnEmptyBody) {
+  RawSocket sock(server_->port());
+  ASSERT_TRUE(sock.ok());
+  ASSERT_TRUE(sock.Send("POST /api/v1/sessions HTTP/1.1\r\nHost: " + Authority() + "\r\n\r\n"));
+  // (ReadAvailable reads for the whole wait: shorter than the keep-alive.)
+  const std::string reply = sock.ReadAvailable(std::chrono::seconds(1));
+  EXPECT_EQ(RawStatus(reply), 200) << reply.substr(0, 300);
+  EXPECT_NE(reply.find("\"session_id\""), std::string::npos) << reply.substr(0, 300);
+  // The next request on the same connection is answered too.
+  ASSERT_TRUE(sock.Send("GET /health HTTP/1.1\r\nHost: " + Authority() + "\r\n\r\n"));
+  const std::string health = sock.ReadAvailable(std::chrono::seconds(1));
+  EXPECT_EQ(RawStatus(health), 200) << health.substr(0, 300);
+}
+
 TEST_F(EdgeApiTest, CompressedBodiesAreRefusedUnread) {
   const std::string bomb = GzipZeros(size_t{64} << 20);  // 64 MiB of zeros in ~64 KiB
   ASSERT_LT(bomb.size(), size_t{1} << 20);
