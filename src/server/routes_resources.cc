@@ -183,7 +183,9 @@ void AddResource(Call& call) {
       errors.Add({"body"}, "Value error, 'to' and 'parent' cannot be used together", "value_error");
     } else if (has_temp && watch_interval > 0) {
       errors.Add({"body", "watch_interval"},
-                 "Value error, watch_interval > 0 cannot be used with temp_file_id", "value_error");
+                 "Value error, watch_interval > 0 cannot be used with temp_file_id: uploaded "
+                 "content has no source to watch",
+                 "value_error");
     }
   }
   if (!errors.empty()) return call.FailValidation(errors);
@@ -226,6 +228,14 @@ void AddResource(Call& call) {
   Json result = AddResourceResultToJson(*added, request.wait);
   if (!telemetry) return call.OkExcludeNone(result);
   Json payload = TelemetryPayload("resources.add_resource", telemetry_summary, start);
+  if (payload.contains("summary")) {
+    // OpenViking's resource breakdown: the request's time and what it did.
+    payload["summary"]["resource"] = {
+        {"request", {{"duration_ms", payload["summary"]["duration_ms"]}}},
+        {"flags",
+         {{"wait", request.wait}, {"build_index", true}, {"summarize", true},
+          {"watch_enabled", false}}}};
+  }
   call.OkExcludeNone(result, &payload);
 }
 

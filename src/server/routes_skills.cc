@@ -126,7 +126,7 @@ void AddSkill(Call& call) {
   bool summary = false;
   std::optional<SkillRequest> request = ReadSkillRequest(call, false, &telemetry, &summary);
   if (!request) return;
-  AnswerSkillResult(call, *request, call.db().AddSkill(call.who(), *request), "skills.add_skill",
+  AnswerSkillResult(call, *request, call.db().AddSkill(call.who(), *request), "resources.add_skill",
                     telemetry, summary, start);
 }
 
@@ -139,7 +139,7 @@ void UpdateSkill(Call& call) {
   if (!request) return;
   request->update_name = PathParameter(call, kSkillPrefix);
   AnswerSkillResult(call, *request, call.db().AddSkill(call.who(), *request),
-                    "skills.update_skill", telemetry, summary, start);
+                    "skills.update", telemetry, summary, start);
 }
 
 // The roots a listing or find reports: the target when given, else the

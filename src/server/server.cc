@@ -138,6 +138,13 @@ void Call::Fail(const Status& status) {
                   status.ToString(), t_trace.request_id);
   }
   Json error = ErrorToJson(status);
+  if (code == "PROCESSING_ERROR") {
+    // OpenViking turns a failed operation's result into its error answer
+    // (response_from_result) without the null siblings.
+    response_.set_content(ErrorEnvelopeExcludeNone(code, status.message(), &error["details"]),
+                          kJsonType);
+    return;
+  }
   response_.set_content(ErrorEnvelope(code, status.message(), error["details"]), kJsonType);
 }
 

@@ -147,12 +147,22 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
 
   // Placement.
   VikingUri root;
+  std::optional<VikingUri> to;
   if (!request.to.empty()) {
-    SKALD_ASSIGN_OR_RETURN(root, Resolve(who, request.to));
+    SKALD_ASSIGN_OR_RETURN(to, Resolve(who, request.to));
+  }
+  // `to` a resources root itself (viking://resources, viking://~/resources)
+  // places the resource in it under its derived name, as without `to`.
+  const bool to_root = to && IsResourceUri(*to) &&
+                       to->depth() == (to->segments()[0] == "user" ? 3u : 1u);
+  if (to && !to_root) {
+    root = *to;
   } else {
-    SKALD_ASSIGN_OR_RETURN(VikingUri parent,
-                           Resolve(who, request.parent.empty() ? "viking://resources"
-                                                               : std::string_view(request.parent)));
+    SKALD_ASSIGN_OR_RETURN(
+        VikingUri parent,
+        to_root ? Result<VikingUri>(*to)
+                : Resolve(who, request.parent.empty() ? "viking://resources"
+                                                      : std::string_view(request.parent)));
     if (!IsResourceUri(parent)) {
       return Status::InvalidArgument(fmt::format(
                  "parent must be a resource directory (viking://resources/...): {}",

@@ -157,8 +157,11 @@ TEST_F(ArchiveApiTest, WaitOnAFailedArchiveAnswersWithAnError) {
   const std::string id = UploadTemp(ReadBytes(path), "w.zip");
   std::remove(path.c_str());
   Reply r = PostJson("/api/v1/resources", {{"temp_file_id", id}, {"wait", true}, {"timeout", 60}});
-  EXPECT_GE(r.status, 400) << r.raw;
+  EXPECT_EQ(r.status, 500) << r.raw;
+  EXPECT_EQ(r.Code(), "PROCESSING_ERROR") << r.raw;
   EXPECT_NE(r.raw.find("points outside the archive"), std::string::npos) << r.raw;
+  // As OpenViking answers a failed operation: no null siblings.
+  EXPECT_FALSE(r.json.contains("result")) << r.raw;
   ExpectHealthy();
 }
 

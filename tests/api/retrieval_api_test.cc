@@ -236,6 +236,31 @@ TEST_F(RetrievalApiTest, AddResourceValidatesItsBody) {
       "/api/v1/resources",
       {{"temp_file_id", "upload_0123456789abcdef0123456789abcdef.md"}, {"watch_interval", 5}});
   EXPECT_EQ(watch.status, 400) << watch.raw;
+  EXPECT_NE(watch.raw.find("uploaded content"), std::string::npos) << watch.raw;
+}
+
+// `to` a resources root places the resource in it under its derived name,
+// as without `to` (OpenViking's API tests), with or without the slash.
+TEST_F(RetrievalApiTest, AddResourceToTheResourcesRootUsesTheDerivedName) {
+  for (const char* to : {"viking://resources", "viking://resources/"}) {
+    const std::string id = UploadTemp("hello world\n", "upload_temp.txt");
+    Reply added = PostJson("/api/v1/resources", {{"temp_file_id", id},
+                                                 {"source_name", "aa.txt"},
+                                                 {"to", to},
+                                                 {"wait", true},
+                                                 {"telemetry", true}});
+    ASSERT_EQ(added.status, 200) << to << ": " << added.raw;
+    const Json& summary = added.json["telemetry"]["summary"];
+    EXPECT_EQ(summary.value("operation", ""), "resources.add_resource") << added.raw;
+    EXPECT_EQ(summary["resource"]["flags"].value("wait", false), true) << added.raw;
+    const std::string expected = std::string(to) == "viking://resources" ? "viking://resources/aa"
+                                                                         : "viking://resources/aa_1";
+    EXPECT_EQ(added.json["result"].value("root_uri", ""), expected) << added.raw;
+  }
+  // Anything else outside a resources directory is still refused.
+  Reply outside = PostJson("/api/v1/resources", {{"temp_file_id", UploadTemp("x\n", "x.txt")},
+                                                 {"to", "viking://user/default/memories/x"}});
+  EXPECT_EQ(outside.status, 400) << outside.raw;
 }
 
 TEST_F(RetrievalApiTest, TempUploadNeedsAFilePart) {
