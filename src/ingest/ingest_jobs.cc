@@ -72,6 +72,10 @@ void RegisterIngestJobs(const IngestServices& services, JobRunner* runner) {
   runner->RegisterHandler(JobKind::kIndex, [services](JobContext& context) {
     return RunIndexJob(services, context);
   });
+  // A skill's index task is an index job under OpenViking's task type.
+  runner->RegisterHandler(JobKind::kAddSkill, [services](JobContext& context) {
+    return RunIndexJob(services, context);
+  });
   runner->RegisterHandler(JobKind::kRefresh, [services](JobContext& context) {
     return RunRefreshJob(services, context);
   });

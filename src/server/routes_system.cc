@@ -33,11 +33,11 @@ namespace {
 constexpr int64_t kMaxWaitMs = int64_t{24} * 3600 * 1000;
 
 const std::set<std::string>& SemanticKinds() {
-  static const std::set<std::string> kinds = {"add_resource", "index", "refresh"};
+  static const std::set<std::string> kinds = {"add_resource", "index", "refresh", "add_skill"};
   return kinds;
 }
 const std::set<std::string>& EmbeddingKinds() {
-  static const std::set<std::string> kinds = {"index", "reindex"};
+  static const std::set<std::string> kinds = {"index", "reindex", "add_skill"};
   return kinds;
 }
 

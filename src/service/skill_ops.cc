@@ -297,7 +297,7 @@ Result<SkillResult> SkillOps::Install(const Identity& who, const SkillRequest& r
   // SKILL.md last, with the task that indexes the directory (one transaction).
   std::vector<JobSpec> jobs;
   if (std::optional<JobSpec> job =
-          IndexJobFor(who, dir.path(), JobKind::kIndex, kJobPriorityInteractive);
+          IndexJobFor(who, dir.path(), JobKind::kAddSkill, kJobPriorityInteractive);
       job && indexing_) {
     jobs.push_back(std::move(*job));
   }

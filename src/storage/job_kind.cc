@@ -6,7 +6,7 @@
 namespace skald {
 namespace {
 
-constexpr std::array<std::pair<JobKind, std::string_view>, 7> kNames = {{
+constexpr std::array<std::pair<JobKind, std::string_view>, 8> kNames = {{
     {JobKind::kAddResource, "add_resource"},
     {JobKind::kIndex, "index"},
     {JobKind::kRefresh, "refresh"},
@@ -14,11 +14,12 @@ constexpr std::array<std::pair<JobKind, std::string_view>, 7> kNames = {{
     {JobKind::kUserDelete, "user_delete"},
     {JobKind::kSessionCommit, "session_commit"},
     {JobKind::kAdminReindex, "admin_reindex"},
+    {JobKind::kAddSkill, "add_skill"},
 }};
 
 constexpr std::array<JobKind, kNames.size()> kKnown = {
     JobKind::kAddResource, JobKind::kIndex, JobKind::kRefresh, JobKind::kReindex,
-    JobKind::kUserDelete, JobKind::kSessionCommit, JobKind::kAdminReindex};
+    JobKind::kUserDelete, JobKind::kSessionCommit, JobKind::kAdminReindex, JobKind::kAddSkill};
 
 }  // namespace
 

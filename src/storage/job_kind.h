@@ -26,6 +26,7 @@ enum class JobKind {
   kUserDelete,   // "user_delete": remove a deleted user's data (service/account_registry.h)
   kSessionCommit,  // "session_commit": phase 2 of a session commit (session/session_store.h)
   kAdminReindex,   // "admin_reindex": POST /content/reindex of one tree (ingest/reindex_job.h)
+  kAddSkill,       // "add_skill": an `index` of a skill just written (service/skill_ops.h)
   // A stored kind this binary does not know (a job written by a newer
   // version, or a damaged row). Never enqueued; Job::kind_name keeps the
   // stored text for messages.
@@ -33,7 +34,7 @@ enum class JobKind {
 };
 
 // The stored name of `kind` ("add_resource", "index", "refresh", "reindex",
-// "user_delete", "session_commit", "admin_reindex";
+// "user_delete", "session_commit", "admin_reindex", "add_skill";
 // "unknown" for kUnknown, which has no stored name of its own).
 std::string_view JobKindName(JobKind kind);
 

@@ -171,6 +171,10 @@ TEST_F(SkillsApiTest, SkillMarkdownMcpToolAndUploadAreAccepted) {
             std::string::npos)
       << d.dump();
   EXPECT_EQ(FilePaths(d), Json({".abstract.md", ".overview.md", "SKILL.md"})) << d.dump();
+  // Its index task is an add_skill task, as OpenViking names it.
+  Reply tasks = Get("/api/v1/tasks?task_type=add_skill");
+  ASSERT_EQ(tasks.status, 200) << tasks.raw;
+  EXPECT_FALSE(tasks.json["result"].empty()) << tasks.raw;
   Reply abstract_only = Get("/api/v1/skills/tide-tables?level=0");
   ASSERT_EQ(abstract_only.status, 200);
   EXPECT_FALSE(abstract_only.json["result"].contains("content"));
