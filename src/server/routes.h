@@ -54,6 +54,8 @@ class Call {
   // 400 INVALID_ARGUMENT "Invalid request parameters: ..." with
   // details.validation_errors.
   void FailValidation(const ValidationErrors& errors);
+  // Fail, with `details` (typed JSON) instead of the Status's details.
+  void FailWithDetails(const Status& status, const Json& details);
   // Framework-style error (nulls omitted), e.g. 404 NOT_FOUND "Not Found".
   void FailHttp(int http_status, std::string_view code, std::string_view message);
   void SetHeader(const std::string& name, const std::string& value);

@@ -102,7 +102,7 @@ void Write(Call& call) {
   call.OkExcludeNone(result, &payload);
 }
 
-// Body {uri, mode, wait, timeout, dry_run, recursive, tags, tag_mode}
+// Body {uri, mode, wait, timeout, dry_run, recursive, force, tags, tag_mode}
 // (extra="forbid").
 void Reindex(Call& call) {
   std::optional<Json> body = call.BodyObject();
@@ -117,9 +117,12 @@ void Reindex(Call& call) {
   request.timeout_s = b.OptionalFloat("timeout");
   request.dry_run = b.Bool("dry_run", false);
   request.recursive = b.Bool("recursive", true);
+  // Accepted: every mode already redoes each record it covers, changed or not.
+  (void)b.Bool("force", false);
   // Accepted for compatibility; reindexing keeps every record's tags.
   (void)b.OptionalLiteral("tag_mode", {"replace", "append"});
-  b.ForbidExtra({"uri", "mode", "wait", "timeout", "dry_run", "recursive", "tags", "tag_mode"});
+  b.ForbidExtra(
+      {"uri", "mode", "wait", "timeout", "dry_run", "recursive", "force", "tags", "tag_mode"});
   if (!errors.empty()) return call.FailValidation(errors);
 
   Result<ReindexResult> done = call.db().Reindex(call.who(), request);

@@ -151,6 +151,10 @@ void AddResource(Call& call) {
           .value_or("semantic_and_vectors");
   request.tags = PatternList(*body, "tags", &errors);
   (void)b.Literal("tag_mode", "replace", {"replace", "append"});
+  // OpenViking's watch switch and its own scheduler's flag: accepted (Skald
+  // keeps no watches).
+  (void)b.Bool("is_active", true);
+  (void)b.Bool("internal_task", false);
   b.ForbidExtra({"path",
                  "temp_file_id",
                  "add_type",
@@ -172,6 +176,8 @@ void AddResource(Call& call) {
                  "telemetry",
                  "watch_interval",
                  "processing_mode",
+                 "is_active",
+                 "internal_task",
                  "tags",
                  "tag_mode"});
   const bool has_temp = temp_id.has_value() && !temp_id->empty();
@@ -224,6 +230,17 @@ void AddResource(Call& call) {
       return call.Fail(ForgedTempId(request.temp_file_id));
     }
     return call.Fail(status);
+  }
+  if (request.wait && added->task_status != TaskState::kCompleted) {
+    // The wait timed out (OpenViking's 504): the import goes on.
+    const std::string& id = added->task_id;
+    return call.FailWithDetails(
+        Status::DeadlineExceeded(fmt::format(
+            "Waiting for resource import timed out after {}s; this does not cancel or fail the "
+            "background task, which goes on: follow it with `ov task status {}` (GET "
+            "/api/v1/tasks/{})",
+            request.timeout_s.value_or(0.0), id, id)),
+        Json{{"task_id", id}, {"timeout", request.timeout_s.value_or(0.0)}});
   }
   Json result = AddResourceResultToJson(*added, request.wait);
   if (!telemetry) return call.OkExcludeNone(result);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <set>
 
 #include "common/strings.h"
 #include "server/routes.h"
@@ -27,6 +28,15 @@ Status EmptyTargetError() {
 
 // The body of add (POST /api/v1/skills) and update (PUT
 // /api/v1/skills/{name}); nullopt once an error response is written.
+// A one-line `data` naming a file or folder of the caller's machine
+// ("/home/me/skill", "~/skills/x", "./x", "file:///..."), not SKILL.md text.
+bool LooksLikeLocalPath(std::string_view data) {
+  data = Trim(data);
+  if (data.empty() || data.find('\n') != std::string_view::npos) return false;
+  return data.starts_with('/') || data.starts_with("~/") || data == "~" ||
+         data.starts_with("./") || data.starts_with("../") || data.starts_with("file://");
+}
+
 // `for_update`: the request names an existing skill (PUT).
 std::optional<SkillRequest> ReadSkillRequest(Call& call, bool for_update, bool* telemetry,
                                              bool* summary) {
@@ -77,6 +87,14 @@ std::optional<SkillRequest> ReadSkillRequest(Call& call, bool for_update, bool* 
   }
   if (empty_target && for_update) {
     call.Fail(EmptyTargetError());
+    return std::nullopt;
+  }
+  if (!has_temp && data->is_string() && LooksLikeLocalPath(data->get<std::string>())) {
+    call.Fail(Status::PermissionDenied(
+                  "the server does not read local paths: upload the skill (POST "
+                  "/api/v1/resources/temp_upload, then its temp_file_id) or send its SKILL.md "
+                  "text")
+                  .WithDetail("resource", data->get<std::string>()));
     return std::nullopt;
   }
   if (has_temp) {
@@ -157,12 +175,14 @@ void RootsJson(const Call& call, const std::string& target, Json* out) {
 void ListSkills(Call& call) {
   ValidationErrors errors;
   QueryReader q(call.query(), &errors);
-  const int64_t limit = q.Int("node_limit", 1000);
+  // 0: the default (OpenViking's API tests list every skill with it).
+  int64_t limit = q.Int("node_limit", 1000);
   const std::string target = q.String("target_uri", "");
-  if (errors.empty() && limit < 1) {
-    errors.Add({"query", "node_limit"}, "Input should be greater than or equal to 1",
+  if (errors.empty() && limit < 0) {
+    errors.Add({"query", "node_limit"}, "Input should be greater than or equal to 0",
                "greater_than_equal");
   }
+  if (limit == 0) limit = 1000;
   if (!errors.empty()) return call.FailValidation(errors);
   Result<std::vector<SkillInfo>> skills = call.db().ListSkills(call.who(), target, limit);
   if (!skills.ok()) return call.Fail(skills.status());
@@ -306,10 +326,15 @@ void FindSkills(Call& call) {
   Json out = Json::object();
   RootsJson(call, target, &out);
   out["skills"] = Json::array();
+  // One hit per skill (its best; hits come best first), as a listing of
+  // skills: two files of one skill are one answer.
+  std::set<std::string> seen;
   for (const MatchedContext& hit : found->skills) {
-    out["skills"].push_back(SkillHitToJson(call, hit));
+    Json skill = SkillHitToJson(call, hit);
+    if (!seen.insert(skill.value("root_uri", hit.uri)).second) continue;
+    out["skills"].push_back(std::move(skill));
   }
-  out["total"] = found->skills.size();
+  out["total"] = out["skills"].size();
   call.Ok(out);
 }
 

@@ -155,6 +155,12 @@ void Call::FailValidation(const ValidationErrors& errors) {
                         kJsonType);
 }
 
+void Call::FailWithDetails(const Status& status, const Json& details) {
+  const std::string code = WireErrorCode(status);
+  response_.status = HttpStatusFor(status, code);
+  response_.set_content(ErrorEnvelope(code, status.message(), details), kJsonType);
+}
+
 void Call::FailHttp(int http_status, std::string_view code, std::string_view message) {
   response_.status = http_status;
   response_.set_content(ErrorEnvelopeExcludeNone(code, message), kJsonType);

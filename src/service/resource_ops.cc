@@ -49,6 +49,11 @@ bool IsResourceUri(const VikingUri& uri) {
   return s.size() >= 3 && s[0] == "user" && s[2] == "resources";
 }
 
+// viking://resources or viking://user/{uid}/resources itself.
+bool IsResourcesRoot(const VikingUri& uri) {
+  return IsResourceUri(uri) && uri.depth() == (uri.segments()[0] == "user" ? 3u : 1u);
+}
+
 }  // namespace
 
 Result<UploadRef> FindUpload(const std::string& workspace, const Identity& who,
@@ -153,9 +158,9 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   }
   // `to` a resources root itself (viking://resources, viking://~/resources)
   // places the resource in it under its derived name, as without `to`.
-  const bool to_root = to && IsResourceUri(*to) &&
-                       to->depth() == (to->segments()[0] == "user" ? 3u : 1u);
-  if (to && !to_root) {
+  const bool to_root = to && IsResourcesRoot(*to);
+  const bool derived_name = !to || to_root;
+  if (!derived_name) {
     root = *to;
   } else {
     SKALD_ASSIGN_OR_RETURN(
@@ -174,7 +179,9 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
       return Status::InvalidArgument(fmt::format("parent is a file: {}", parent.str()))
           .WithReason("INVALID_URI");
     }
-    if (!parent_node && !request.parent.empty() && !request.create_parent) {
+    // A resources root is always there to add to (made on first use).
+    if (!parent_node && !request.parent.empty() && !request.create_parent &&
+        !IsResourcesRoot(parent)) {
       return Status::NotFound(fmt::format(
                  "parent directory does not exist: {} (set create_parent to create it)",
                  parent.str()))
@@ -229,7 +236,7 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
         Lock({{who.account, std::string(root.path()), PathLockKind::kTree}}, &guard));
     // Another import may have taken the derived name since it was chosen.
     SKALD_ASSIGN_OR_RETURN(auto taken, catalog_->Get(who.account, root.path()));
-    if (taken && request.to.empty()) {
+    if (taken && derived_name) {
       root = root.Parent().Child(fmt::format("{}_{}", root_name, n));
       continue;
     }

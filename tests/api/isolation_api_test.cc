@@ -297,6 +297,35 @@ TEST_F(IsolationApiTest, TasksAndUploadsBelongToTheirUser) {
   EXPECT_EQ(mine.status, 200) << mine.raw;
 }
 
+// A user's own resources root is there to add to on first use, named
+// through the home alias (OpenViking's API tests).
+TEST_F(IsolationApiTest, AUsersFirstResourceGoesIntoTheirOwnResourcesRoot) {
+  httplib::MultipartFormDataItems items = {{"file", "# Short docs\n\nHow to file a report.\n",
+                                            "user_short_docs.md", "text/markdown"}};
+  httplib::Result up = client_->Post("/api/v1/resources/temp_upload", KeyHeaders(alice_), items);
+  ASSERT_TRUE(up);
+  ASSERT_EQ(up->status, 200) << up->body;
+  const std::string upload_id = Json::parse(up->body)["result"].value("temp_file_id", "");
+  Reply added = Send("POST", "/api/v1/resources", KeyHeaders(alice_),
+                     Json{{"temp_file_id", upload_id},
+                          {"parent", "viking://~/resources"},
+                          {"wait", true}}
+                         .dump());
+  ASSERT_EQ(added.status, 200) << added.raw;
+  EXPECT_EQ(added.json["result"].value("root_uri", ""),
+            "viking://user/alice/resources/user_short_docs")
+      << added.raw;
+  // Any other parent still has to exist (or create_parent).
+  httplib::Result again =
+      client_->Post("/api/v1/resources/temp_upload", KeyHeaders(alice_), items);
+  ASSERT_TRUE(again);
+  const std::string second = Json::parse(again->body)["result"].value("temp_file_id", "");
+  Reply missing = Send("POST", "/api/v1/resources", KeyHeaders(alice_),
+                       Json{{"temp_file_id", second}, {"parent", "viking://~/resources/nope"}}
+                           .dump());
+  EXPECT_EQ(missing.status, 404) << missing.raw;
+}
+
 TEST_F(IsolationApiTest, KeysAreCheckedAndRootStaysOutOfTenantData) {
   Reply missing = Send("GET", "/api/v1/fs/ls?uri=viking://resources", {});
   EXPECT_EQ(missing.status, 401) << missing.raw;

@@ -178,6 +178,9 @@ TEST_F(ReindexApiTest, BadRequestsAreRefused) {
   EXPECT_LT(mode.status, 500) << mode.raw;
   Reply extra = Reindex({{"uri", root}, {"colour", "blue"}});
   EXPECT_GE(extra.status, 400) << extra.raw;
+  // OpenViking's `force` is a known field.
+  Reply forced = Reindex({{"uri", root}, {"force", true}});
+  EXPECT_EQ(forced.status, 200) << forced.raw;
   EXPECT_LT(extra.status, 500) << extra.raw;
   Reply missing = Reindex({{"uri", root + "/nope"}});
   EXPECT_EQ(missing.status, 404) << missing.raw;

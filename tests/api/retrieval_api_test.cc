@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <regex>
+#include <chrono>
 #include <thread>
 
 #include "api_fixture.h"
@@ -237,6 +238,35 @@ TEST_F(RetrievalApiTest, AddResourceValidatesItsBody) {
       {{"temp_file_id", "upload_0123456789abcdef0123456789abcdef.md"}, {"watch_interval", 5}});
   EXPECT_EQ(watch.status, 400) << watch.raw;
   EXPECT_NE(watch.raw.find("uploaded content"), std::string::npos) << watch.raw;
+  // OpenViking's newer fields are known ones.
+  Reply known = PostJson("/api/v1/resources", {{"temp_file_id", UploadTemp("# k\n", "k.md")},
+                                               {"is_active", false},
+                                               {"internal_task", true}});
+  EXPECT_EQ(known.status, 200) << known.raw;
+}
+
+// A wait that times out answers 504 DEADLINE_EXCEEDED naming the task,
+// which goes on to completion (OpenViking's API tests).
+TEST_F(RetrievalApiTest, AWaitThatTimesOutAnswers504AndTheImportGoesOn) {
+  const std::string id = UploadTemp("# Sample\n\nSome text about tides.\n", "sample.md");
+  Reply r = PostJson("/api/v1/resources",
+                     {{"temp_file_id", id}, {"reason", "test"}, {"wait", true}, {"timeout", 0.0}});
+  ASSERT_EQ(r.status, 504) << r.raw;
+  EXPECT_EQ(r.Code(), "DEADLINE_EXCEEDED") << r.raw;
+  const Json& details = r.json["error"]["details"];
+  const std::string task = details.value("task_id", "");
+  ASSERT_FALSE(task.empty()) << r.raw;
+  EXPECT_EQ(details["timeout"], Json(0.0)) << r.raw;
+  const std::string message = r.json["error"].value("message", "");
+  EXPECT_NE(message.find("does not cancel or fail the background task"), std::string::npos);
+  EXPECT_NE(message.find("ov task status " + task), std::string::npos) << message;
+  std::string status;
+  for (int i = 0; i < 600 && status != "completed" && status != "failed"; ++i) {
+    Reply t = Get("/api/v1/tasks/" + task);
+    status = t.json["result"].value("status", "");
+    if (status != "completed") std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(status, "completed");
 }
 
 // `to` a resources root places the resource in it under its derived name,

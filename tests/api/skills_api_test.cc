@@ -124,6 +124,12 @@ TEST_F(SkillsApiTest, BadSkillDataIsRefusedWith400) {
   EXPECT_EQ(AddSkill({{"data", {{"name", "ok"}}}, {"target_uri", "viking://resources/x"}}).status,
             400);
   EXPECT_EQ(Post("/api/v1/skills", "{not json").status, 400);
+  // A path on the caller's machine is never read by the server.
+  for (const char* local : {"/tmp/skills/knots", "~/skills/knots", "./knots", "file:///tmp/x"}) {
+    Reply r = AddSkill({{"data", local}});
+    EXPECT_EQ(r.status, 403) << local << ": " << r.raw;
+    EXPECT_EQ(r.Code(), "PERMISSION_DENIED") << r.raw;
+  }
   Reply forged = AddSkill({{"temp_file_id", "upload_../../etc/passwd"}});
   EXPECT_EQ(forged.status, 403) << forged.raw;
   // Only a name, or no description: accepted.
@@ -452,6 +458,35 @@ TEST_F(SkillsApiTest, ShowUpdateDeleteAndValidateAnswerAsOpenVikingsTestsExpect)
   EXPECT_EQ(longer.json["result"]["warnings"][0].value("rule", ""), "body_max_lines")
       << longer.raw;
   EXPECT_EQ(longer.json["result"].value("source_path", ""), "skills/long-body/SKILL.md");
+}
+
+// skills/find answers with skills: two files of one skill are one hit
+// (search/find shows both); node_limit 0 lists every skill.
+TEST_F(SkillsApiTest, SkillFindGivesOneHitPerSkillAndListingHonoursNodeLimit) {
+  using testing::ArchiveItem;
+  const std::string id = UploadZip(
+      {ArchiveItem::File("SKILL.md", kSkillMd),
+       ArchiveItem::File("ref/recovery.md", "Restore a backup in another region.\n"),
+       ArchiveItem::File("ref/recovery-copy.md", "Restore a backup in another region.\n")});
+  ASSERT_EQ(AddSkill({{"temp_file_id", id}, {"wait", true}}).status, 200);
+  const std::string dir = "viking://user/default/skills/tide-tables";
+  const Json query = {{"query", "restore backup region"},
+                      {"target_uri", dir + "/ref"},
+                      {"level", {2}},
+                      {"limit", 10}};
+  Reply skills = PostJson("/api/v1/skills/find", query);
+  ASSERT_EQ(skills.status, 200) << skills.raw;
+  ASSERT_EQ(skills.json["result"]["skills"].size(), 1u) << skills.raw;
+  EXPECT_EQ(skills.json["result"].value("total", 0), 1);
+  EXPECT_EQ(skills.json["result"]["skills"][0].value("root_uri", ""), dir);
+  Reply any = PostJson("/api/v1/search/find", query);
+  ASSERT_EQ(any.status, 200) << any.raw;
+  EXPECT_EQ(any.json["result"]["skills"].size(), 2u) << any.raw;
+
+  AddWaiting({{"name", "second-skill"}, {"description", "Another skill"}});
+  EXPECT_EQ(Get("/api/v1/skills?node_limit=1").json["result"].value("total", 0), 1);
+  EXPECT_EQ(Get("/api/v1/skills?node_limit=0").json["result"].value("total", 0), 2);
+  EXPECT_EQ(Get("/api/v1/skills?node_limit=-1").status, 400);
 }
 
 }  // namespace
