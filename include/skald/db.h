@@ -273,6 +273,7 @@ struct SkillReadOptions {
   bool content = false;    // SKILL.md and its SHA-256
   bool files = false;      // every file and folder under the skill directory
   bool integrity = false;  // with `files`: sizes, hashes and the revision
+  bool source = false;     // where the skill came from (SkillInfo::source_json)
 };
 
 // One stored skill.
@@ -291,6 +292,9 @@ struct SkillInfo {
   // With integrity: the SHA-256 (hex) of the files' manifest, which
   // changes when any file or folder of the skill does.
   std::string revision;
+  // With `source`: the JSON object kept when the skill was written (its
+  // source metadata and skill_name); "" when none is kept.
+  std::string source_json;
 };
 
 // One finding of skill validation.

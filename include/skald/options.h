@@ -231,6 +231,11 @@ struct SkillRequest {
   // The skills to install from a source that holds several (a zip of
   // folders each with a SKILL.md); empty or "*" = every one.
   std::vector<std::string> skills;
+  // Where the skill came from, as the caller describes it (a JSON object,
+  // e.g. {"type":"git","clone_url":…}); "" = Skald's own record of the
+  // request (api, inline_content or temp_upload, add or update). Kept with
+  // the skill (GetSkill with `source`).
+  std::string source_metadata_json;
 
   Status Validate() const;
 };

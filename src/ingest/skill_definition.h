@@ -25,6 +25,9 @@ namespace skald {
 
 // Longest skill name (characters), as OpenViking.
 inline constexpr size_t kMaxSkillNameChars = 64;
+// The hidden file in a skill's directory that records where the skill came
+// from (OpenViking's name for it); never listed among the skill's files.
+inline constexpr std::string_view kSkillSourceFile = ".source.json";
 // Longest description `validate` accepts without an issue.
 inline constexpr size_t kMaxSkillDescriptionChars = 1024;
 

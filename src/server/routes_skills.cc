@@ -51,9 +51,12 @@ std::optional<SkillRequest> ReadSkillRequest(Call& call, bool for_update, bool* 
   const std::optional<std::string> target = b.OptionalString("target_uri");
   request.target_uri = target.value_or("");
   const bool empty_target = target.has_value() && Trim(*target).empty();
-  if (auto it = body->find("source_metadata");
-      it != body->end() && !it->is_null() && !it->is_object()) {
-    errors.Add({"body", "source_metadata"}, "Input should be a valid dictionary", "dict_type");
+  if (auto it = body->find("source_metadata"); it != body->end() && !it->is_null()) {
+    if (!it->is_object()) {
+      errors.Add({"body", "source_metadata"}, "Input should be a valid dictionary", "dict_type");
+    } else {
+      request.source_metadata_json = it->dump();
+    }
   }
   request.list_only = b.Bool("list_only", false);
   // `skills`: the names to install from a source of several (ov add-skill -s).
@@ -208,7 +211,7 @@ void GetSkill(Call& call) {
   const std::optional<int64_t> level = q.OptionalInt("level");
   const bool include_files = q.Bool("include_files", true);
   const bool include_integrity = q.Bool("include_integrity", false);
-  (void)q.Bool("include_source", false);
+  const bool include_source = q.Bool("include_source", false);
   std::optional<bool> include_content;
   if (call.query().Get("include_content").has_value()) {
     include_content = q.Bool("include_content", false);
@@ -225,7 +228,9 @@ void GetSkill(Call& call) {
   fields.content = level == 2 || include_content == true ||
                    (!level.has_value() && include_content != false);
   fields.files = include_files;
+  fields.source = include_source;
   SkillReadOptions read;
+  read.source = include_source;
   read.overview = fields.overview;
   read.content = fields.content;
   read.files = include_files;

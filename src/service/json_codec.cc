@@ -8,6 +8,7 @@
 
 #include "common/strings.h"
 #include "common/time_util.h"
+#include "ingest/skill_definition.h"
 
 namespace skald {
 namespace {
@@ -475,6 +476,19 @@ Json SkillInfoToJson(const SkillInfo& skill, const SkillFields& fields) {
       out["files"].push_back(std::move(file));
     }
     if (!skill.revision.empty()) out["revision"] = skill.revision;
+  }
+  if (fields.source) {
+    Json source = Json::parse(skill.source_json, nullptr, /*allow_exceptions=*/false);
+    if (skill.source_json.empty() || !source.is_object()) {
+      out["source"] = {{"tracked", false},
+                       {"message", skill.source_json.empty()
+                                       ? "Skill source metadata is not tracked yet."
+                                       : "Skill source metadata is invalid."}};
+    } else {
+      source["tracked"] = true;
+      source["metadata_uri"] = skill.uri + "/" + std::string(kSkillSourceFile);
+      out["source"] = std::move(source);
+    }
   }
   return out;
 }

@@ -90,6 +90,7 @@ struct SkillFields {
   bool overview = false;
   bool content = false;  // content and content_sha256
   bool files = false;    // files, and revision when read
+  bool source = false;   // source: the kept record + tracked, or tracked false
 };
 
 // One skill of the skill routes: {type, name, uri, root_uri (the skill

@@ -229,9 +229,26 @@ Result<SkillResult> SkillOps::Add(const Identity& who, const SkillRequest& reque
   for (size_t i : chosen) {
     SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, roots.front().Child(skills[i].name)));
   }
+  // Where the skills come from, kept with each (the caller's description,
+  // or the request's own).
+  json origin = json::parse(request.source_metadata_json, nullptr, /*allow_exceptions=*/false);
+  if (!origin.is_object()) {
+    origin = {{"type", "api"},
+              {"source", request.temp_file_id.empty() ? "inline_content" : "temp_upload"},
+              {"operation", request.update_name.empty() ? "add" : "update"}};
+    if (!request.temp_file_id.empty()) {
+      origin["upload_mode"] = "local";
+      Result<UploadRef> upload = FindUpload(workspace_, who, request.temp_file_id);
+      if (upload.ok() && !upload->original_filename.empty()) {
+        origin["original_filename"] = upload->original_filename;
+      }
+    }
+  }
   std::vector<std::string> installed;
   for (size_t i : chosen) {
-    Result<SkillResult> one = Install(who, request, skills[i], sources[i], roots);
+    origin["skill_name"] = skills[i].name;
+    Result<SkillResult> one =
+        Install(who, request, skills[i], sources[i], origin.dump(2), roots);
     if (!one.ok()) {
       if (installed.empty()) return one.status();
       // Those already written stay (each is whole): say which, keeping the
@@ -255,6 +272,7 @@ Result<SkillResult> SkillOps::Add(const Identity& who, const SkillRequest& reque
 
 Result<SkillResult> SkillOps::Install(const Identity& who, const SkillRequest& request,
                                       const SkillDefinition& skill, const SkillSource& source,
+                                      const std::string& origin,
                                       const std::vector<VikingUri>& roots) {
   VikingUri root = roots.front();
   if (!request.update_name.empty()) {
@@ -288,6 +306,9 @@ Result<SkillResult> SkillOps::Install(const Identity& who, const SkillRequest& r
     SKALD_ASSIGN_OR_RETURN(std::vector<Job> unused, files_->Write(who, uri, bytes));
     (void)unused;
   }
+  SKALD_ASSIGN_OR_RETURN(std::vector<Job> kept,
+                         files_->Write(who, dir.Child(kSkillSourceFile), origin + "\n"));
+  (void)kept;
   const std::string front = SidecarFrontmatter(dir.str(), kComponent, "add_skill");
   SKALD_ASSIGN_OR_RETURN(
       std::vector<Job> none,
@@ -356,6 +377,11 @@ Result<SkillInfo> SkillOps::Locate(const Identity& who, const std::vector<Viking
       if (overview) info.overview = ParseSidecar(*overview).body;
     }
     if (read.files) SKALD_RETURN_IF_ERROR(ListSkillFiles(who, dir, read.integrity, &info));
+    if (read.source) {
+      SKALD_ASSIGN_OR_RETURN(std::optional<std::string> origin,
+                             files_->Read(who, dir.Child(kSkillSourceFile)));
+      if (origin) info.source_json = std::move(*origin);
+    }
     return info;
   }
   return Status::NotFound(fmt::format("Skill not found: {}", Trim(name)))
@@ -372,6 +398,7 @@ Status SkillOps::ListSkillFiles(const Identity& who, const VikingUri& dir, bool 
     folders.pop_front();
     SKALD_ASSIGN_OR_RETURN(std::vector<SessionFileEntry> entries, files_->List(who, folder));
     for (const SessionFileEntry& e : entries) {
+      if (prefix.empty() && e.name == kSkillSourceFile) continue;  // Skald's record, not the skill's
       if (info->files.size() >= kMaxListedSkillEntries) {
         return Status::ResourceExhausted(fmt::format(
             "the skill holds more than {} files and folders", kMaxListedSkillEntries));

@@ -80,9 +80,10 @@ class SkillOps {
   Result<std::vector<SkillSource>> ReadUpload(const Identity& who, std::string_view id);
   // Writes one skill (definition, sidecars, auxiliary files) under `root`
   // and queues its index task; waits for it with request.wait.
+  // `origin` is the JSON kept in the skill's kSkillSourceFile.
   Result<SkillResult> Install(const Identity& who, const SkillRequest& request,
                               const SkillDefinition& skill, const SkillSource& source,
-                              const std::vector<VikingUri>& roots);
+                              const std::string& origin, const std::vector<VikingUri>& roots);
 
   UriResolver* const resolver_;
   SessionFiles* const files_;

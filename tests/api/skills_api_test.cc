@@ -163,6 +163,9 @@ TEST_F(SkillsApiTest, SkillMarkdownMcpToolAndUploadAreAccepted) {
   Reply added = AddSkill({{"temp_file_id", id}, {"wait", true}});
   ASSERT_EQ(added.status, 200) << added.raw;
   EXPECT_EQ(added.json["result"].value("name", ""), "tide-uploaded");
+  Reply uploaded = Get("/api/v1/skills/tide-uploaded?include_source=true");
+  ASSERT_EQ(uploaded.status, 200) << uploaded.raw;
+  EXPECT_EQ(uploaded.json["result"]["source"].value("source", ""), "temp_upload") << uploaded.raw;
   // The upload is consumed.
   EXPECT_EQ(AddSkill({{"temp_file_id", id}}).status, 403);
 
@@ -398,6 +401,15 @@ TEST_F(SkillsApiTest, ShowUpdateDeleteAndValidateAnswerAsOpenVikingsTestsExpect)
   EXPECT_EQ(show("?include_integrity=true").value("revision", ""), sealed.value("revision", ""));
   EXPECT_FALSE(show("?include_files=false").contains("files"));
 
+  // Where it came from, kept with it (never among its files).
+  Json origin = show("?include_source=true")["source"];
+  EXPECT_TRUE(origin.value("tracked", false)) << origin.dump();
+  EXPECT_EQ(origin.value("type", ""), "api");
+  EXPECT_EQ(origin.value("source", ""), "inline_content");
+  EXPECT_EQ(origin.value("operation", ""), "add");
+  EXPECT_EQ(origin.value("skill_name", ""), "tide-tables");
+  EXPECT_FALSE(all.contains("source"));
+
   // An update says so, and changes the revision.
   std::string changed = kSkillMd;
   changed.replace(changed.find("Reads the harbour"), 5, "Parses");
@@ -407,6 +419,17 @@ TEST_F(SkillsApiTest, ShowUpdateDeleteAndValidateAnswerAsOpenVikingsTestsExpect)
   EXPECT_EQ(updated.json["result"].value("action", ""), "update") << updated.raw;
   EXPECT_EQ(updated.json["result"].value("root_uri", ""), dir);
   EXPECT_NE(show("?include_integrity=true").value("revision", ""), sealed.value("revision", ""));
+  EXPECT_EQ(show("?include_source=true")["source"].value("operation", ""), "update");
+  // The caller's own description of the source is kept as given.
+  Reply described = AddSkill({{"data", kSkillMd},
+                              {"wait", true},
+                              {"source_metadata",
+                               {{"type", "git"}, {"clone_url", "https://example.com/s.git"}}}});
+  ASSERT_EQ(described.status, 200) << described.raw;
+  Json git = show("?include_source=true")["source"];
+  EXPECT_EQ(git.value("type", ""), "git") << git.dump();
+  EXPECT_EQ(git.value("clone_url", ""), "https://example.com/s.git");
+  EXPECT_EQ(git.value("skill_name", ""), "tide-tables");
   EXPECT_FALSE(AddSkill({{"data", kSkillMd}}).json["result"].contains("action"));
 
   // An explicit empty target_uri is refused by the routes that act on one
