@@ -34,8 +34,14 @@ constexpr std::string_view kComponent = "SkillOps";
 // expand to 8 times as much, in at most kMaxSkillFiles entries.
 constexpr uintmax_t kMaxSkillUploadBytes = uintmax_t{10} << 20;
 constexpr uint64_t kMaxSkillFiles = 1000;
-// GetSkill lists at most this many files and folders of a skill.
+// GetSkill lists at most this many files and folders of a skill; with
+// integrity (every file read and hashed on each request) at most
+// kMaxIntegrityEntries, each file at most kMaxIntegrityFileBytes and all of
+// them at most kMaxIntegrityBytes (OpenViking's bounds).
 constexpr size_t kMaxListedSkillEntries = 10000;
+constexpr size_t kMaxIntegrityEntries = 512;
+constexpr uint64_t kMaxIntegrityFileBytes = uint64_t{16} << 20;
+constexpr uint64_t kMaxIntegrityBytes = uint64_t{64} << 20;
 // How deep in a zip a skill folder may be (a repository's skills/NAME/).
 constexpr int kMaxSkillDepth = 3;
 
@@ -393,15 +399,18 @@ Status SkillOps::ListSkillFiles(const Identity& who, const VikingUri& dir, bool 
                                 SkillInfo* info) {
   // Breadth first: (folder, its path relative to the skill).
   std::deque<std::pair<VikingUri, std::string>> folders = {{dir, ""}};
+  const size_t max_entries = integrity ? kMaxIntegrityEntries : kMaxListedSkillEntries;
+  uint64_t hashed_bytes = 0;
   while (!folders.empty()) {
     auto [folder, prefix] = std::move(folders.front());
     folders.pop_front();
     SKALD_ASSIGN_OR_RETURN(std::vector<SessionFileEntry> entries, files_->List(who, folder));
     for (const SessionFileEntry& e : entries) {
       if (prefix.empty() && e.name == kSkillSourceFile) continue;  // Skald's record, not the skill's
-      if (info->files.size() >= kMaxListedSkillEntries) {
-        return Status::ResourceExhausted(fmt::format(
-            "the skill holds more than {} files and folders", kMaxListedSkillEntries));
+      if (info->files.size() >= max_entries) {
+        return Status::ResourceExhausted(
+            fmt::format("the skill holds more than {} files and folders{}", max_entries,
+                        integrity ? " to hash (include_integrity)" : ""));
       }
       SkillFile file;
       file.name = e.name;
@@ -415,9 +424,23 @@ Status SkillOps::ListSkillFiles(const Identity& who, const VikingUri& dir, bool 
       if (e.is_dir) {
         folders.emplace_back(folder.Child(e.name), file.path + "/");
       } else if (integrity) {
+        // The size first: a file over the bounds is not read at all.
+        SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node,
+                               files_->Stat(who, folder.Child(e.name)));
+        const uint64_t size = node ? node->size : 0;
+        if (size > kMaxIntegrityFileBytes || hashed_bytes + size > kMaxIntegrityBytes) {
+          return Status::ResourceExhausted(fmt::format(
+              "the skill's files are too large to hash (include_integrity): at most {} MiB "
+              "each and {} MiB in all",
+              kMaxIntegrityFileBytes >> 20, kMaxIntegrityBytes >> 20));
+        }
         SKALD_ASSIGN_OR_RETURN(std::optional<std::string> bytes,
                                files_->Read(who, folder.Child(e.name)));
         const std::string& data = bytes ? *bytes : std::string();
+        hashed_bytes += data.size();
+        if (data.size() > kMaxIntegrityFileBytes || hashed_bytes > kMaxIntegrityBytes) {
+          return Status::ResourceExhausted("the skill's files grew while they were hashed");
+        }
         file.size = static_cast<int64_t>(data.size());
         file.sha256 = Sha256Hex(data);
       }

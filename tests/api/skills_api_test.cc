@@ -512,5 +512,24 @@ TEST_F(SkillsApiTest, SkillFindGivesOneHitPerSkillAndListingHonoursNodeLimit) {
   EXPECT_EQ(Get("/api/v1/skills?node_limit=-1").status, 400);
 }
 
+// Hashing a skill's files on each show is bounded: more entries than
+// OpenViking's 512 are refused with include_integrity (429), listed without.
+TEST_F(SkillsApiTest, IntegrityIsBoundedForLargeSkills) {
+  using testing::ArchiveItem;
+  std::vector<ArchiveItem> items = {ArchiveItem::File("SKILL.md", kSkillMd)};
+  for (int i = 0; i < 520; ++i) {
+    items.push_back(ArchiveItem::File("notes/n" + std::to_string(i) + ".txt", "x"));
+  }
+  Reply added = AddSkill({{"temp_file_id", UploadZip(items)}, {"wait", true}});
+  ASSERT_EQ(added.status, 200) << added.raw;
+  Reply listed = Get("/api/v1/skills/tide-tables?level=0");
+  ASSERT_EQ(listed.status, 200) << listed.raw.substr(0, 300);
+  EXPECT_GT(listed.json["result"]["files"].size(), 520u);
+  Reply sealed = Get("/api/v1/skills/tide-tables?level=0&include_integrity=true");
+  EXPECT_EQ(sealed.status, 429) << sealed.raw.substr(0, 300);
+  EXPECT_EQ(sealed.Code(), "RESOURCE_EXHAUSTED");
+  ExpectHealthy();
+}
+
 }  // namespace
 }  // namespace skald::apitest
