@@ -253,15 +253,21 @@ struct SkillResult {
   std::vector<Listed> listed;
 };
 
+// What a file or folder of a stored skill is.
+enum class SkillFileKind {
+  kDefinition,  // SKILL.md
+  kSummary,     // a folder's L0/L1 sidecar, written by Skald
+  kAuxiliary,   // any other file of the skill (scripts, references, assets)
+  kDirectory,
+};
+
 // One file or folder of a stored skill (GetSkill with `files`).
 struct SkillFile {
   std::string name;  // the last segment
   std::string uri;
   std::string path;  // relative to the skill directory ("scripts/run.py")
   bool is_dir = false;
-  // "definition" (SKILL.md), "summary" (the L0/L1 sidecars), "auxiliary"
-  // or "directory".
-  std::string kind;
+  SkillFileKind kind = SkillFileKind::kAuxiliary;
   // With `integrity`, for files: the size and SHA-256 (hex) of the bytes.
   std::optional<int64_t> size;
   std::string sha256;

@@ -234,13 +234,16 @@ void AddResource(Call& call) {
   if (request.wait && added->task_status != TaskState::kCompleted) {
     // The wait timed out (OpenViking's 504): the import goes on.
     const std::string& id = added->task_id;
+    const std::string after =
+        request.timeout_s ? fmt::format(" after {}s", *request.timeout_s) : std::string();
     return call.FailWithDetails(
         Status::DeadlineExceeded(fmt::format(
-            "Waiting for resource import timed out after {}s; this does not cancel or fail the "
-            "background task, which goes on: follow it with `ov task status {}` (GET "
-            "/api/v1/tasks/{})",
-            request.timeout_s.value_or(0.0), id, id)),
-        Json{{"task_id", id}, {"timeout", request.timeout_s.value_or(0.0)}});
+            "Waiting for resource import timed out{}; this does not cancel or fail the "
+            "background task, which goes on: follow it with `ov task status {}` or `skald task "
+            "{}` (GET /api/v1/tasks/{})",
+            after, id, id, id)),
+        Json{{"task_id", id},
+             {"timeout", request.timeout_s ? Json(*request.timeout_s) : Json(nullptr)}});
   }
   Json result = AddResourceResultToJson(*added, request.wait);
   if (!telemetry) return call.OkExcludeNone(result);

@@ -5,18 +5,21 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
 #include "common/strings.h"
 #include "server/routes.h"
 #include "service/json_codec.h"
+#include "uri/viking_uri.h"
 
 namespace skald::server {
 namespace {
 
 constexpr std::string_view kSkillPrefix = "/api/v1/skills/";
-constexpr std::string_view kVikingScheme = "viking://";
+// The largest `source_metadata` (compact JSON) a skill keeps.
+constexpr size_t kMaxSourceMetadataBytes = 64 * 1024;
 
 // A target_uri given but empty names no skills root. A route that acts on
 // one skill refuses it rather than fall back to the caller's own root: a
@@ -26,8 +29,6 @@ Status EmptyTargetError() {
       .WithDetail("field", "target_uri");
 }
 
-// The body of add (POST /api/v1/skills) and update (PUT
-// /api/v1/skills/{name}); nullopt once an error response is written.
 // A one-line `data` naming a file or folder of the caller's machine
 // ("/home/me/skill", "~/skills/x", "./x", "file:///..."), not SKILL.md text.
 bool LooksLikeLocalPath(std::string_view data) {
@@ -37,6 +38,8 @@ bool LooksLikeLocalPath(std::string_view data) {
          data.starts_with("./") || data.starts_with("../") || data.starts_with("file://");
 }
 
+// The body of add (POST /api/v1/skills) and update (PUT
+// /api/v1/skills/{name}); nullopt once an error response is written.
 // `for_update`: the request names an existing skill (PUT).
 std::optional<SkillRequest> ReadSkillRequest(Call& call, bool for_update, bool* telemetry,
                                              bool* summary) {
@@ -56,6 +59,13 @@ std::optional<SkillRequest> ReadSkillRequest(Call& call, bool for_update, bool* 
       errors.Add({"body", "source_metadata"}, "Input should be a valid dictionary", "dict_type");
     } else {
       request.source_metadata_json = it->dump();
+      // Kept with every skill of the request: a description, not a payload.
+      if (request.source_metadata_json.size() > kMaxSourceMetadataBytes) {
+        errors.Add({"body", "source_metadata"},
+                   fmt::format("source_metadata is larger than {} bytes as JSON",
+                               kMaxSourceMetadataBytes),
+                   "too_long");
+      }
     }
   }
   request.list_only = b.Bool("list_only", false);
@@ -178,14 +188,13 @@ void RootsJson(const Call& call, const std::string& target, Json* out) {
 void ListSkills(Call& call) {
   ValidationErrors errors;
   QueryReader q(call.query(), &errors);
-  // 0: the default (OpenViking's API tests list every skill with it).
-  int64_t limit = q.Int("node_limit", 1000);
+  // 0: no limit (OpenViking's API tests list every skill with it).
+  const int64_t limit = q.Int("node_limit", 1000);
   const std::string target = q.String("target_uri", "");
   if (errors.empty() && limit < 0) {
     errors.Add({"query", "node_limit"}, "Input should be greater than or equal to 0",
                "greater_than_equal");
   }
-  if (limit == 0) limit = 1000;
   if (!errors.empty()) return call.FailValidation(errors);
   Result<std::vector<SkillInfo>> skills = call.db().ListSkills(call.who(), target, limit);
   if (!skills.ok()) return call.Fail(skills.status());
@@ -224,19 +233,14 @@ void GetSkill(Call& call) {
   if (target.has_value() && Trim(*target).empty()) return call.Fail(EmptyTargetError());
   SkillFields fields;
   fields.abstract = !level.has_value() || *level == 0;
-  fields.overview = !level.has_value() || *level == 1;
-  fields.content = level == 2 || include_content == true ||
-                   (!level.has_value() && include_content != false);
-  fields.files = include_files;
-  fields.source = include_source;
-  SkillReadOptions read;
-  read.source = include_source;
-  read.overview = fields.overview;
-  read.content = fields.content;
-  read.files = include_files;
-  read.integrity = include_files && include_integrity;
+  fields.read.overview = !level.has_value() || *level == 1;
+  fields.read.content = level == 2 || include_content == true ||
+                        (!level.has_value() && include_content != false);
+  fields.read.files = include_files;
+  fields.read.integrity = include_files && include_integrity;
+  fields.read.source = include_source;
   Result<SkillInfo> skill = call.db().GetSkill(call.who(), PathParameter(call, kSkillPrefix),
-                                               target.value_or(""), read);
+                                               target.value_or(""), fields.read);
   if (!skill.ok()) return call.Fail(skill.status());
   call.Ok(SkillInfoToJson(*skill, fields));
 }
@@ -257,41 +261,36 @@ void DeleteSkill(Call& call) {
 // The skills root and the skill name of a URI inside a skill:
 // viking://user/{uid}/skills/{name}/... or viking://agent/skills/{name}/...
 bool SkillOfUri(std::string_view uri, std::string* root, std::string* name) {
-  if (!uri.starts_with(kVikingScheme)) return false;
-  const std::vector<std::string> segments = Split(uri.substr(kVikingScheme.size()), '/');
+  Result<VikingUri> parsed = VikingUri::Parse(uri);
+  if (!parsed.ok()) return false;
+  const std::vector<std::string>& s = parsed->segments();
   size_t at = 0;  // the name's segment
-  if (segments.size() >= 3 && segments[0] == "agent" && segments[1] == "skills") {
+  if (s.size() >= 3 && s[0] == "agent" && s[1] == "skills") {
     at = 2;
-  } else if (segments.size() >= 4 && segments[0] == "user" && segments[2] == "skills") {
+  } else if (s.size() >= 4 && s[0] == "user" && s[2] == "skills") {
     at = 3;
   } else {
     return false;
   }
-  if (segments[at].empty()) return false;
-  *root = std::string(kVikingScheme) + segments[0];
-  for (size_t i = 1; i < at; ++i) *root += "/" + segments[i];
-  *name = segments[at];
+  VikingUri skills_root = *parsed;
+  while (skills_root.depth() > at) skills_root = skills_root.Parent();
+  *root = skills_root.str();
+  *name = s[at];
   return true;
 }
 
 // A skill hit as OpenViking's skill routes show it: the hit (uri, level,
-// score, abstract, ...) with the skill it is in: {type, name, root_uri,
-// skill_md_uri, description, tags, allowed_tools}.
-Json SkillHitToJson(Call& call, const MatchedContext& hit) {
+// score, abstract, ...) with the skill it is in, `skill`: {type, name,
+// root_uri, skill_md_uri, description, tags, allowed_tools}.
+Json SkillHitToJson(const MatchedContext& hit, const SkillInfo& skill) {
   Json out = MatchedContextToJson(hit);
-  std::string root, name;
-  if (!SkillOfUri(hit.uri, &root, &name)) return out;
-  const std::string dir = root + "/" + name;
   out["type"] = "skill";
-  out["name"] = name;
-  out["root_uri"] = dir;
-  out["skill_md_uri"] = dir + "/SKILL.md";
-  Result<SkillInfo> skill = call.db().GetSkill(call.who(), name, root, SkillReadOptions());
-  if (skill.ok()) {
-    out["description"] = skill->description;
-    out["tags"] = skill->tags;
-    out["allowed_tools"] = skill->allowed_tools;
-  }
+  out["name"] = skill.name;
+  out["root_uri"] = skill.uri;
+  out["skill_md_uri"] = skill.uri + "/SKILL.md";
+  out["description"] = skill.description;
+  out["tags"] = skill.tags;
+  out["allowed_tools"] = skill.allowed_tools;
   return out;
 }
 
@@ -304,7 +303,8 @@ void FindSkills(Call& call) {
   BodyReader b(*body, &errors);
   FindRequest request;
   request.query = b.RequiredString("query");
-  request.limit = static_cast<int>(b.Int("limit", 10));
+  const int limit = static_cast<int>(b.Int("limit", 10));
+  request.limit = limit;
   request.score_threshold = b.OptionalFloat("score_threshold");
   const std::string target = b.OptionalString("target_uri").value_or("");
   bool summary = false;
@@ -326,18 +326,27 @@ void FindSkills(Call& call) {
       target.empty() ? std::vector<std::string>{"viking://user/" + call.who().user + "/skills",
                                                 "viking://agent/skills"}
                      : std::vector<std::string>{target};
+  // Several hits may fall in one skill: ask for more, keep `limit` skills.
+  if (limit >= 1 && limit <= 1000) request.limit = std::min(1000, limit * 4);
   Result<FindResult> found = call.db().Find(call.who(), request);
   if (!found.ok()) return call.Fail(found.status());
   Json out = Json::object();
   RootsJson(call, target, &out);
   out["skills"] = Json::array();
   // One hit per skill (its best; hits come best first), as a listing of
-  // skills: two files of one skill are one answer.
+  // skills: two files of one skill are one answer. Each skill is read once.
   std::set<std::string> seen;
   for (const MatchedContext& hit : found->skills) {
-    Json skill = SkillHitToJson(call, hit);
-    if (!seen.insert(skill.value("root_uri", hit.uri)).second) continue;
-    out["skills"].push_back(std::move(skill));
+    if (out["skills"].size() >= static_cast<size_t>(limit)) break;
+    std::string root, name;
+    if (!SkillOfUri(hit.uri, &root, &name)) {
+      out["skills"].push_back(MatchedContextToJson(hit));
+      continue;
+    }
+    if (!seen.insert(root + "/" + name).second) continue;
+    Result<SkillInfo> skill = call.db().GetSkill(call.who(), name, root, SkillReadOptions());
+    if (!skill.ok()) continue;  // deleted meanwhile
+    out["skills"].push_back(SkillHitToJson(hit, *skill));
   }
   out["total"] = out["skills"].size();
   call.Ok(out);

@@ -445,6 +445,16 @@ Json SkillResultToJson(const SkillResult& result, bool waited) {
   return out;
 }
 
+std::string_view SkillFileKindName(SkillFileKind kind) {
+  switch (kind) {
+    case SkillFileKind::kDefinition: return "definition";
+    case SkillFileKind::kSummary: return "summary";
+    case SkillFileKind::kAuxiliary: return "auxiliary";
+    case SkillFileKind::kDirectory: return "directory";
+  }
+  return "auxiliary";
+}
+
 Json SkillInfoToJson(const SkillInfo& skill, const SkillFields& fields) {
   // OpenViking names a skill by its directory twice: `uri` and `root_uri`.
   Json out = {{"type", "skill"},
@@ -456,19 +466,19 @@ Json SkillInfoToJson(const SkillInfo& skill, const SkillFields& fields) {
               {"tags", skill.tags},
               {"allowed_tools", skill.allowed_tools}};
   if (fields.abstract) out["abstract"] = skill.abstract;
-  if (fields.overview) out["overview"] = skill.overview;
-  if (fields.content) {
+  if (fields.read.overview) out["overview"] = skill.overview;
+  if (fields.read.content) {
     out["content"] = skill.content;
     out["content_sha256"] = skill.content_sha256;
   }
-  if (fields.files) {
+  if (fields.read.files) {
     out["files"] = Json::array();
     for (const SkillFile& f : skill.files) {
       Json file = {{"name", f.name},
                    {"uri", f.uri},
                    {"path", f.path},
                    {"is_dir", f.is_dir},
-                   {"kind", f.kind}};
+                   {"kind", SkillFileKindName(f.kind)}};
       if (f.size) {
         file["size"] = *f.size;
         file["sha256"] = f.sha256;
@@ -477,7 +487,7 @@ Json SkillInfoToJson(const SkillInfo& skill, const SkillFields& fields) {
     }
     if (!skill.revision.empty()) out["revision"] = skill.revision;
   }
-  if (fields.source) {
+  if (fields.read.source) {
     Json source = Json::parse(skill.source_json, nullptr, /*allow_exceptions=*/false);
     if (skill.source_json.empty() || !source.is_object()) {
       out["source"] = {{"tracked", false},

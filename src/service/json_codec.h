@@ -84,13 +84,12 @@ Json ReindexResultToJson(const ReindexResult& result);
 // wait timed out), as AddResourceResultToJson.
 Json SkillResultToJson(const SkillResult& result, bool waited);
 
-// Which of a skill's optional fields SkillInfoToJson writes.
+// Which of a skill's optional fields SkillInfoToJson writes: the abstract,
+// and what `read` read (content with content_sha256, files with revision
+// when hashed, source as the kept record + tracked, or tracked false).
 struct SkillFields {
   bool abstract = false;
-  bool overview = false;
-  bool content = false;  // content and content_sha256
-  bool files = false;    // files, and revision when read
-  bool source = false;   // source: the kept record + tracked, or tracked false
+  SkillReadOptions read;
 };
 
 // One skill of the skill routes: {type, name, uri, root_uri (the skill

@@ -254,7 +254,7 @@ Result<SkillResult> SkillOps::Add(const Identity& who, const SkillRequest& reque
   for (size_t i : chosen) {
     origin["skill_name"] = skills[i].name;
     Result<SkillResult> one =
-        Install(who, request, skills[i], sources[i], origin.dump(2), roots);
+        Install(who, request, skills[i], sources[i], origin.dump(), roots);
     if (!one.ok()) {
       if (installed.empty()) return one.status();
       // Those already written stay (each is whole): say which, keeping the
@@ -417,10 +417,10 @@ Status SkillOps::ListSkillFiles(const Identity& who, const VikingUri& dir, bool 
       file.uri = folder.Child(e.name).str();
       file.path = prefix + e.name;
       file.is_dir = e.is_dir;
-      file.kind = e.is_dir                  ? "directory"
-                  : file.path == kSkillFile ? "definition"
-                  : IsSidecarName(e.name)   ? "summary"  // a folder's L0/L1
-                                            : "auxiliary";
+      file.kind = e.is_dir                  ? SkillFileKind::kDirectory
+                  : file.path == kSkillFile ? SkillFileKind::kDefinition
+                  : IsSidecarName(e.name)   ? SkillFileKind::kSummary
+                                            : SkillFileKind::kAuxiliary;
       if (e.is_dir) {
         folders.emplace_back(folder.Child(e.name), file.path + "/");
       } else if (integrity) {
@@ -452,9 +452,12 @@ Status SkillOps::ListSkillFiles(const Identity& who, const VikingUri& dir, bool 
   if (!integrity) return Status::Ok();
   // The manifest as OpenViking hashes it: the entries by path, each
   // {is_dir, path, sha256, size} (null for folders), as compact JSON with
-  // sorted keys and non-ASCII escaped.
+  // sorted keys and non-ASCII escaped. Skald's own summaries are left out:
+  // an indexing after the write (or with another model) rewrites them while
+  // the skill stays the same.
   json manifest = json::array();
   for (const SkillFile& f : info->files) {
+    if (f.kind == SkillFileKind::kSummary) continue;
     manifest.push_back({{"path", f.path},
                         {"is_dir", f.is_dir},
                         {"size", f.size ? json(*f.size) : json(nullptr)},

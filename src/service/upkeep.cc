@@ -13,8 +13,10 @@ bool MaintenanceSchedule::Claim(int64_t now_ns, bool jobs_running) {
   int64_t last = last_run_ns_.load();
   if (last != kNever && now_ns - last < kEveryNs) return false;
   if (jobs_running) {
+    // A put-off time from before the last run belongs to that run (a
+    // caller that raced with its claim): this run is put off afresh.
     int64_t since = put_off_since_ns_.load();
-    if (since == kNever) {
+    if (since == kNever || (last != kNever && since <= last)) {
       put_off_since_ns_.compare_exchange_strong(since, now_ns);
       return false;
     }

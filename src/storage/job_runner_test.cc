@@ -312,9 +312,6 @@ TEST_F(JobRunnerTest, WaitIdleReturnsOnceEveryJobIsDone) {
   EXPECT_EQ(*catalog_->CountJobs(JobState::kCompleted), 5u);
 }
 
-// While the admission check fails (a full disk), no job is leased and
-// WaitIdle without retries does not wait for the held-back jobs; once it
-// passes, the jobs run.
 // The idle task runs on a worker that found no job; running_jobs() tells
 // it whether another worker is running one (upkeep waits for that).
 TEST_F(JobRunnerTest, TheIdleTaskSeesTheJobsOtherWorkersRun) {
@@ -349,6 +346,9 @@ TEST_F(JobRunnerTest, TheIdleTaskSeesTheJobsOtherWorkersRun) {
   EXPECT_EQ(runner.running_jobs(), 0);
 }
 
+// While the admission check fails (a full disk), no job is leased and
+// WaitIdle without retries does not wait for the held-back jobs; once it
+// passes, the jobs run.
 TEST_F(JobRunnerTest, AdmissionHoldsJobsBackUntilItPasses) {
   std::atomic<bool> admit{false};
   std::atomic<int> asked{0};

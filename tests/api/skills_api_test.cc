@@ -4,6 +4,7 @@
 // and the agent root.
 
 #include "api_fixture.h"
+#include "common/hash.h"
 #include "tests/testutil/archive_writer.h"
 
 namespace skald::apitest {
@@ -399,6 +400,12 @@ TEST_F(SkillsApiTest, ShowUpdateDeleteAndValidateAnswerAsOpenVikingsTestsExpect)
     }
   }
   EXPECT_EQ(show("?include_integrity=true").value("revision", ""), sealed.value("revision", ""));
+  // Known answer: the SHA-256 of the manifest written out by hand (compact,
+  // sorted keys; the skill's one file of its own, summaries left out).
+  const std::string manifest =
+      R"([{"is_dir":false,"path":"SKILL.md","sha256":")" + sealed.value("content_sha256", "") +
+      R"(","size":)" + std::to_string(sealed.value("content", "").size()) + "}]";
+  EXPECT_EQ(sealed.value("revision", ""), Sha256Hex(manifest)) << manifest;
   EXPECT_FALSE(show("?include_files=false").contains("files"));
 
   // Where it came from, kept with it (never among its files).
@@ -430,6 +437,20 @@ TEST_F(SkillsApiTest, ShowUpdateDeleteAndValidateAnswerAsOpenVikingsTestsExpect)
   EXPECT_EQ(git.value("type", ""), "git") << git.dump();
   EXPECT_EQ(git.value("clone_url", ""), "https://example.com/s.git");
   EXPECT_EQ(git.value("skill_name", ""), "tide-tables");
+  // A description, not a payload: a large one is refused; a deeply nested
+  // one is kept as compact as it came (no indentation to multiply it).
+  Reply refused = AddSkill(
+      {{"data", kSkillMd}, {"source_metadata", {{"blob", std::string(70 * 1024, 'x')}}}});
+  EXPECT_EQ(refused.status, 400) << refused.raw.substr(0, 200);
+  Json deep = Json::array();
+  for (int i = 0; i < 200; ++i) deep = Json::array({deep});
+  ASSERT_EQ(AddSkill({{"data", kSkillMd}, {"wait", true}, {"source_metadata", {{"nested", deep}}}})
+                .status,
+            200);
+  Reply kept = Get("/api/v1/content/read?uri=" + Q(dir + "/.source.json"));
+  ASSERT_EQ(kept.status, 200) << kept.raw.substr(0, 200);
+  EXPECT_LT(kept.json["result"].get<std::string>().size(), 1024u);
+  EXPECT_EQ(show("?include_source=true")["source"]["nested"], deep);
   EXPECT_FALSE(AddSkill({{"data", kSkillMd}}).json["result"].contains("action"));
 
   // An explicit empty target_uri is refused by the routes that act on one
