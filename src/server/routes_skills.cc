@@ -345,7 +345,8 @@ void FindSkills(Call& call) {
     }
     if (!seen.insert(root + "/" + name).second) continue;
     Result<SkillInfo> skill = call.db().GetSkill(call.who(), name, root, SkillReadOptions());
-    if (!skill.ok()) continue;  // deleted meanwhile
+    if (!skill.ok() && skill.status().code() == StatusCode::kNotFound) continue;  // deleted meanwhile
+    if (!skill.ok()) return call.Fail(skill.status());
     out["skills"].push_back(SkillHitToJson(hit, *skill));
   }
   out["total"] = out["skills"].size();
