@@ -96,7 +96,8 @@ struct LsOptions {
   int node_limit = 1000;
   // Depth limit for recursive listings and `tree` (1 = direct children).
   int level_limit = 3;
-  // Directory abstracts are cut to abs_limit-3 characters + "..." when longer.
+  // Directory abstracts are cut to abs_limit-3 characters + "..." when longer
+  // (below 4: to abs_limit characters, no "..."; 0: none).
   int abs_limit = 256;
   SortBy sort_by = SortBy::kNone;
   bool descending = false;

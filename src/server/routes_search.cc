@@ -485,7 +485,7 @@ void Search(Call& call) {
       auto it = body.find(field);
       if (it != body.end() && !it->is_null()) {
         AddFieldError(&find.errors, field,
-                      fmt::format("Value error, {} is only valid with mode=\"context\"", field),
+                      fmt::format("Value error, {} is only valid with mode='context'", field),
                       "value_error");
       }
     }

@@ -168,8 +168,11 @@ TEST_F(DbTest, RmRules) {
   auto again = db_->Rm(who_, "viking://resources/d", true);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->deleted_count, 0u);
+  // A directory goes only with `recursive`, even an empty one (OpenViking's rule).
   ASSERT_TRUE(db_->Mkdir(who_, "viking://resources/empty", "").ok());
-  EXPECT_TRUE(db_->Rm(who_, "viking://resources/empty", false).ok());
+  EXPECT_EQ(db_->Rm(who_, "viking://resources/empty", false).status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(db_->Rm(who_, "viking://resources/empty", true).ok());
   EXPECT_EQ(db_->Rm(who_, "viking://", true).status().code(), StatusCode::kPermissionDenied);
   // ROOT may empty the resources scope; its root directory stays.
   Create("viking://resources/k/v.md", "v");

@@ -36,6 +36,8 @@ bool DepthFirstLess(const std::string& a, const std::string& b) {
 
 std::string CutAbstract(std::string body, int abs_limit) {
   if (Utf8Length(body) <= static_cast<size_t>(abs_limit)) return body;
+  // Below 4 there is no room for "..." (0: no abstract at all).
+  if (abs_limit < 4) return std::string(Utf8Prefix(body, static_cast<size_t>(abs_limit)));
   return std::string(Utf8Prefix(body, static_cast<size_t>(abs_limit - 3))) + "...";
 }
 

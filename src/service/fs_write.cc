@@ -123,14 +123,12 @@ Result<RmResult> FsWriter::Rm(const Identity& who, const VikingUri& uri, bool re
   result.uri = uri.str();
   SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, uri.path()));
   if (!node) return result;  // idempotent: nothing to delete
+  // A directory, even an empty one, goes only with `recursive` (OpenViking's rule).
   if (node->is_dir && !recursive) {
-    SKALD_ASSIGN_OR_RETURN(uint64_t count, catalog_->CountSubtree(who.account, uri.path()));
-    if (count > 1) {
-      return Status::FailedPrecondition(fmt::format(
-                 "Directory is not empty: {} (use recursive to delete it and its contents)",
-                 uri.str()))
-          .WithDetail("resource", uri.str());
-    }
+    return Status::FailedPrecondition(
+               fmt::format("{} is a directory: use recursive to delete it and its contents",
+                           uri.str()))
+        .WithDetail("resource", uri.str());
   }
   // Content first (one atomic rename out of the tree), then the catalog: a
   // crash in between leaves rows without content, which recovery drops.

@@ -25,8 +25,8 @@ Status LsOptions::Validate() const {
   if (level_limit < 1) {
     return Status::InvalidArgument(fmt::format("level_limit must be >= 1, got {}", level_limit));
   }
-  if (abs_limit < 4) {
-    return Status::InvalidArgument(fmt::format("abs_limit must be >= 4, got {}", abs_limit));
+  if (abs_limit < 0) {
+    return Status::InvalidArgument(fmt::format("abs_limit must be >= 0, got {}", abs_limit));
   }
   return Status::Ok();
 }

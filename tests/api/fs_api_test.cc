@@ -99,6 +99,13 @@ TEST_F(FsApiTest, LsCutsDirectoryAbstractsToAbsLimit) {
   Reply cut = Get("/api/v1/fs/ls?abs_limit=50&uri=" + Q(Root()));
   ASSERT_EQ(cut.status, 200) << cut.raw;
   EXPECT_EQ(cut.json["result"][0]["abstract"], std::string(47, 'd') + "...");
+  // Below 4 there is no room for "...": 0 (what OpenViking's callers send) is no abstract.
+  Reply none = Get("/api/v1/fs/ls?output=original&abs_limit=0&uri=" + Q(Root()));
+  ASSERT_EQ(none.status, 200) << none.raw;
+  Reply three = Get("/api/v1/fs/ls?abs_limit=3&uri=" + Q(Root()));
+  ASSERT_EQ(three.status, 200) << three.raw;
+  EXPECT_EQ(three.json["result"][0]["abstract"], "ddd");
+  EXPECT_EQ(Get("/api/v1/fs/ls?abs_limit=-1&uri=" + Q(Root())).status, 400);
 }
 
 TEST_F(FsApiTest, LsOriginalEntriesCarryNameModeAndRfc3339Time) {
