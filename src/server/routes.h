@@ -49,13 +49,12 @@ class Call {
   // Any status with a body that is not enveloped (/ready's 503, /metrics).
   void Send(int http_status, std::string body, const std::string& content_type);
   // Error envelope for a Status: code from WireErrorCode, HTTP status from
-  // the §1.4 table, details from the Status.
-  void Fail(const Status& status);
+  // the §1.4 table, details from the Status (or `details`, typed JSON, when
+  // given).
+  void Fail(const Status& status, const Json* details = nullptr);
   // 400 INVALID_ARGUMENT "Invalid request parameters: ..." with
   // details.validation_errors.
   void FailValidation(const ValidationErrors& errors);
-  // Fail, with `details` (typed JSON) instead of the Status's details.
-  void FailWithDetails(const Status& status, const Json& details);
   // Framework-style error (nulls omitted), e.g. 404 NOT_FOUND "Not Found".
   void FailHttp(int http_status, std::string_view code, std::string_view message);
   void SetHeader(const std::string& name, const std::string& value);

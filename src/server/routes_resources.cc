@@ -236,14 +236,15 @@ void AddResource(Call& call) {
     const std::string& id = added->task_id;
     const std::string after =
         request.timeout_s ? fmt::format(" after {}s", *request.timeout_s) : std::string();
-    return call.FailWithDetails(
+    const Json details = {
+        {"task_id", id}, {"timeout", request.timeout_s ? Json(*request.timeout_s) : Json(nullptr)}};
+    return call.Fail(
         Status::DeadlineExceeded(fmt::format(
             "Waiting for resource import timed out{}; this does not cancel or fail the "
             "background task, which goes on: follow it with `ov task status {}` or `skald task "
             "{}` (GET /api/v1/tasks/{})",
             after, id, id, id)),
-        Json{{"task_id", id},
-             {"timeout", request.timeout_s ? Json(*request.timeout_s) : Json(nullptr)}});
+        &details);
   }
   Json result = AddResourceResultToJson(*added, request.wait);
   if (!telemetry) return call.OkExcludeNone(result);

@@ -116,7 +116,7 @@ void Call::Send(int http_status, std::string body, const std::string& content_ty
   response_.set_header("Content-Type", content_type);
 }
 
-void Call::Fail(const Status& status) {
+void Call::Fail(const Status& status, const Json* details) {
   const std::string code = WireErrorCode(status);
   const int http_status = HttpStatusFor(status, code);
   response_.status = http_status;
@@ -137,15 +137,15 @@ void Call::Fail(const Status& status) {
     spdlog::error("{} {} failed: {} request_id={}", request_.method, request_.path,
                   status.ToString(), t_trace.request_id);
   }
-  Json error = ErrorToJson(status);
+  const Json own = details == nullptr ? ErrorToJson(status)["details"] : Json();
+  if (details == nullptr) details = &own;
   if (code == "PROCESSING_ERROR") {
     // OpenViking turns a failed operation's result into its error answer
     // (response_from_result) without the null siblings.
-    response_.set_content(ErrorEnvelopeExcludeNone(code, status.message(), &error["details"]),
-                          kJsonType);
+    response_.set_content(ErrorEnvelopeExcludeNone(code, status.message(), details), kJsonType);
     return;
   }
-  response_.set_content(ErrorEnvelope(code, status.message(), error["details"]), kJsonType);
+  response_.set_content(ErrorEnvelope(code, status.message(), *details), kJsonType);
 }
 
 void Call::FailValidation(const ValidationErrors& errors) {
@@ -153,12 +153,6 @@ void Call::FailValidation(const ValidationErrors& errors) {
   response_.status = 400;
   response_.set_content(ErrorEnvelopeExcludeNone("INVALID_ARGUMENT", errors.Message(), &details),
                         kJsonType);
-}
-
-void Call::FailWithDetails(const Status& status, const Json& details) {
-  const std::string code = WireErrorCode(status);
-  response_.status = HttpStatusFor(status, code);
-  response_.set_content(ErrorEnvelope(code, status.message(), details), kJsonType);
 }
 
 void Call::FailHttp(int http_status, std::string_view code, std::string_view message) {

@@ -49,9 +49,13 @@ bool IsResourceUri(const VikingUri& uri) {
   return s.size() >= 3 && s[0] == "user" && s[2] == "resources";
 }
 
+// The depth of the resources root a resource URI is under: 1 for
+// viking://resources, 3 for viking://user/{uid}/resources.
+size_t ResourcesRootDepth(const VikingUri& uri) { return uri.segments()[0] == "user" ? 3u : 1u; }
+
 // viking://resources or viking://user/{uid}/resources itself.
 bool IsResourcesRoot(const VikingUri& uri) {
-  return IsResourceUri(uri) && uri.depth() == (uri.segments()[0] == "user" ? 3u : 1u);
+  return IsResourceUri(uri) && uri.depth() == ResourcesRootDepth(uri);
 }
 
 }  // namespace
@@ -163,11 +167,14 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   if (!derived_name) {
     root = *to;
   } else {
-    SKALD_ASSIGN_OR_RETURN(
-        VikingUri parent,
-        to_root ? Result<VikingUri>(*to)
-                : Resolve(who, request.parent.empty() ? "viking://resources"
+    VikingUri parent;
+    if (to_root) {
+      parent = *to;
+    } else {
+      SKALD_ASSIGN_OR_RETURN(parent, Resolve(who, request.parent.empty()
+                                                      ? "viking://resources"
                                                       : std::string_view(request.parent)));
+    }
     if (!IsResourceUri(parent)) {
       return Status::InvalidArgument(fmt::format(
                  "parent must be a resource directory (viking://resources/...): {}",
@@ -194,7 +201,7 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
       root = parent.Child(fmt::format("{}_{}", root_name, n));
     }
   }
-  if (!IsResourceUri(root) || root.depth() < (root.segments()[0] == "user" ? 4u : 2u)) {
+  if (!IsResourceUri(root) || root.depth() <= ResourcesRootDepth(root)) {
     return Status::InvalidArgument(
                fmt::format("'to' must name a directory inside viking://resources: {}", root.str()))
         .WithReason("INVALID_URI");
