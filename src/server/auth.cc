@@ -84,6 +84,20 @@ bool IsUnauthenticatedRoute(std::string_view path) {
 
 bool IsAdminRoute(std::string_view path) { return HasPrefixSegment(path, "/api/v1/admin"); }
 
+namespace {
+
+// The {account_id} of /api/v1/admin/accounts/{account_id}[/...], if any.
+std::optional<std::string_view> AdminPathAccount(std::string_view path) {
+  constexpr std::string_view kPrefix = "/api/v1/admin/accounts/";
+  if (!path.starts_with(kPrefix)) return std::nullopt;
+  std::string_view rest = path.substr(kPrefix.size());
+  rest = rest.substr(0, rest.find('/'));
+  if (rest.empty()) return std::nullopt;
+  return rest;
+}
+
+}  // namespace
+
 bool IsLoopbackHost(std::string_view host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1";
 }
@@ -197,6 +211,14 @@ Result<Identity> Authenticator::ResolveTrusted(Db& db, std::string_view path,
   }
   if (IsAdminRoute(path)) {
     if (!keyed) return AdminNeedsApiKeyMode();
+    // An asserted account must be the one the path names (OpenViking: the
+    // gateway's identity and the request may not disagree).
+    if (std::optional<std::string_view> named = AdminPathAccount(path);
+        named && h.account.has_value() && !h.account->empty() && *h.account != *named) {
+      return Status::InvalidArgument(fmt::format(
+          "X-OpenViking-Account '{}' does not match the account '{}' of the request path",
+          *h.account, *named));
+    }
     return Identity{"default", "default", Role::kRoot};
   }
   const bool asserted = h.account.has_value() && !h.account->empty() && h.user.has_value() &&
@@ -211,13 +233,17 @@ Result<Identity> Authenticator::ResolveTrusted(Db& db, std::string_view path,
   }
   SKALD_ASSIGN_OR_RETURN(Identity who, DevIdentity(*h.account, *h.user));
   who.role = Role::kUser;
+  if (!keyed && h.role.has_value() && !h.role->empty()) {
+    return Status::InvalidArgument(
+        "X-OpenViking-Role is honoured only when the server has a root_api_key");
+  }
   if (keyed && h.role.has_value() && !h.role->empty()) {
     if (*h.role == "user") {
       who.role = Role::kUser;
     } else if (*h.role == "admin") {
       who.role = Role::kAdmin;
     } else if (*h.role == "root") {
-      return Status::PermissionDenied("X-OpenViking-Role cannot be root");
+      return Status::InvalidArgument("X-OpenViking-Role cannot be root");
     } else {
       return Status::InvalidArgument(
           fmt::format("invalid X-OpenViking-Role '{}': use user or admin", *h.role));

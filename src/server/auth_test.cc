@@ -148,19 +148,28 @@ TEST_F(AuthTest, TrustedModeTakesIdentityFromHeadersBehindTheRootKey) {
   EXPECT_EQ(auth.Resolve(*db_, "/api/v1/fs/ls", h)->role, Role::kUser);
   h.role = "root";
   EXPECT_EQ(auth.Resolve(*db_, "/api/v1/fs/ls", h).status().code(),
-            StatusCode::kPermissionDenied);
+            StatusCode::kInvalidArgument);
   AuthHeaders anonymous = Key(kRootKey);
   EXPECT_EQ(auth.Resolve(*db_, "/api/v1/fs/ls", anonymous).status().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(auth.Resolve(*db_, "/api/v1/admin/accounts", anonymous)->role, Role::kRoot);
+  // The admin API with an asserted account: the path must name the same one.
+  h.role.reset();
+  EXPECT_EQ(auth.Resolve(*db_, "/api/v1/admin/accounts/acme/users", h)->role, Role::kRoot);
+  EXPECT_EQ(auth.Resolve(*db_, "/api/v1/admin/accounts/globex/users", h).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(auth.Resolve(*db_, "/api/v1/admin/accounts", h)->role, Role::kRoot);
 
-  // Without a root key (loopback only) the role header is not trusted and
-  // the admin API is off.
+  // Without a root key (loopback only) the role header cannot be honoured
+  // (400) and the admin API is off.
   Authenticator keyless = Make("trusted", "");
   AuthHeaders claim;
   claim.account = "acme";
   claim.user = "bob";
   claim.role = "admin";
+  EXPECT_EQ(keyless.Resolve(*db_, "/api/v1/fs/ls", claim).status().code(),
+            StatusCode::kInvalidArgument);
+  claim.role.reset();
   EXPECT_EQ(keyless.Resolve(*db_, "/api/v1/fs/ls", claim)->role, Role::kUser);
   EXPECT_EQ(keyless.Resolve(*db_, "/api/v1/admin/accounts", claim).status().code(),
             StatusCode::kPermissionDenied);

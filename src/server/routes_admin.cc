@@ -55,7 +55,7 @@ void DeleteAccount(Call& call) {
   call.Ok(Json{{"deleted", true}});
 }
 
-void RegisterUser(Call& call) {
+void RegisterUser(Call& call, bool show_key) {
   const std::vector<std::string> p = PatternParameters(call, kUsers);
   std::optional<Json> body = call.BodyObject();
   if (!body.has_value()) return;
@@ -66,7 +66,9 @@ void RegisterUser(Call& call) {
   if (!errors.empty()) return call.FailValidation(errors);
   Result<std::string> key = call.db().RegisterUser(call.who(), p.at(0), user_id, role);
   if (!key.ok()) return call.Fail(key.status());
-  call.Ok(Json{{"account_id", p.at(0)}, {"user_id", user_id}, {"user_key", *key}});
+  Json out = {{"account_id", p.at(0)}, {"user_id", user_id}};
+  if (show_key) out["user_key"] = *key;
+  call.Ok(out);
 }
 
 // ?limit=100&name=<fnmatch>&role=
@@ -131,7 +133,8 @@ void RegisterAdminRoutes(Router& router, const Authenticator& auth) {
              [show_key](Call& call) { CreateAccount(call, show_key); });
   router.Add("GET", std::string(kAccounts), ListAccounts);
   router.AddPattern("DELETE", std::string(kAccount), DeleteAccount);
-  router.AddPattern("POST", std::string(kUsers), RegisterUser);
+  router.AddPattern("POST", std::string(kUsers),
+                    [show_key](Call& call) { RegisterUser(call, show_key); });
   router.AddPattern("GET", std::string(kUsers), ListUsers);
   router.AddPattern("DELETE", std::string(kUser), RemoveUser);
   router.AddPattern("PUT", std::string(kUserRole), SetRole);

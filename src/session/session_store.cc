@@ -128,7 +128,7 @@ Result<Json> SessionStore::CreateLocked(const Identity& who, const VikingUri& se
       {"total_message_count", 0},
       {"commit_count", 0},
       {"memories_extracted", Json{{"total", 0}}},
-      {"last_commit_at", nullptr},
+      {"last_commit_at", ""},  // OpenViking's SessionMeta: "" until the first commit
       {"llm_token_usage", Json{{"prompt_tokens", 0},
                                {"completion_tokens", 0},
                                {"total_tokens", 0},
@@ -211,6 +211,7 @@ Result<std::string> SessionStore::GetMeta(const Identity& who, std::string_view 
     meta = std::move(created);
   }
   Json out = std::move(*meta);
+  if (out.value("last_commit_at", Json(nullptr)).is_null()) out["last_commit_at"] = "";  // older
   out["uri"] = session.str();
   out["user"] = Json{{"account_id", who.account}, {"user_id", who.user}};
   return DumpJson(out);

@@ -336,7 +336,7 @@ TEST_F(AdminApiTest, TrustedModeBehindAGateway) {
   EXPECT_EQ(ToReply(client->Get(ls, alice)).status, 200);
   httplib::Headers as_root_role = alice;
   as_root_role.emplace("X-OpenViking-Role", "root");
-  ExpectError(ToReply(client->Get(ls, as_root_role)), 403, "PERMISSION_DENIED");
+  ExpectError(ToReply(client->Get(ls, as_root_role)), 400, "INVALID_ARGUMENT");
   Reply health = ToReply(client->Get("/health", alice));
   EXPECT_EQ(health.json.value("auth_mode", ""), "trusted") << health.raw;
   EXPECT_EQ(health.json.value("user_id", ""), "alice") << health.raw;
@@ -348,6 +348,19 @@ TEST_F(AdminApiTest, TrustedModeBehindAGateway) {
   ASSERT_EQ(made.status, 200) << made.raw;
   EXPECT_EQ(made.json["result"].value("account_id", ""), "globex");
   EXPECT_FALSE(made.json["result"].contains("user_key")) << made.raw;
+  // Registering a user shows no key either; headers naming another account
+  // than the path are refused.
+  Reply joined = ToReply(client->Post("/api/v1/admin/accounts/globex/users", alice,
+                                      Json{{"user_id", "hank"}}.dump(), "application/json"));
+  ASSERT_EQ(joined.status, 400) << joined.raw;
+  httplib::Headers gina = {{"X-API-Key", kAdminRootKey},
+                           {"X-OpenViking-Account", "globex"},
+                           {"X-OpenViking-User", "gina"}};
+  joined = ToReply(client->Post("/api/v1/admin/accounts/globex/users", gina,
+                                Json{{"user_id", "hank"}}.dump(), "application/json"));
+  ASSERT_EQ(joined.status, 200) << joined.raw;
+  EXPECT_EQ(joined.json["result"].value("user_id", ""), "hank");
+  EXPECT_FALSE(joined.json["result"].contains("user_key")) << joined.raw;
   // The account used through the headers is listed too.
   Reply accounts = ToReply(client->Get("/api/v1/admin/accounts", KeyHeader(kAdminRootKey)));
   ASSERT_EQ(accounts.status, 200) << accounts.raw;

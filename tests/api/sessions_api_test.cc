@@ -66,6 +66,7 @@ TEST_F(SessionsApiTest, CreateListGetDelete) {
   }
   EXPECT_EQ(m["message_count"], 0);
   EXPECT_EQ(m["commit_count"], 0);
+  EXPECT_EQ(m["last_commit_at"], "") << "a string, as OpenViking's SessionMeta has it";
   EXPECT_FALSE(m.contains("participants")) << "no participant id lists";
 
   Reply missing = Get("/api/v1/sessions/nope");
