@@ -80,6 +80,26 @@ struct CpResult {
   uint64_t directories = 0;  // directories created (the copied tree's root included)
 };
 
+// What set_tags changed (POST /api/v1/content/set_tags).
+struct SetTagsResult {
+  std::string uri;           // the node, canonical
+  std::string root_uri;      // a directory itself; a file's resource root (or its parent)
+  std::string context_type;  // resource | memory | skill
+  std::vector<std::string> tags;  // the request's tags, normalised
+  std::string mode;               // replace | append
+  // One entry per record whose tags were set (a directory's L0 and L1 are
+  // two entries of its URI), in URI then level order.
+  std::vector<std::string> updated_uris;
+  uint64_t skipped_count = 0;  // nodes without a record (not indexed yet)
+};
+
+// The attributes of a node (GET /api/v1/fs/attrs).
+struct NodeAttrs {
+  std::string uri;
+  std::string context_type;       // resource | memory | skill
+  std::vector<std::string> tags;  // of its records (a directory's L0 and L1), in order
+};
+
 // One outgoing relation of a node: a URI it links to and why.
 struct RelationLink {
   std::string uri;
@@ -452,6 +472,14 @@ class Db {
   // Removes `to` from the first relation entry of `from` that names it (an
   // entry left empty goes); nothing to remove is no error.
   virtual Status Unlink(const Identity& who, std::string_view from, std::string_view to) = 0;
+
+  // ---- tags: the "k=v" labels of a node's records (common/tags.h rules) ----
+  // Sets (kReplace) or merges in (kAppend) `request.tags` on the records of
+  // the node (a file's L2, a directory's L0 and L1) and, with `recursive`,
+  // of every node below it. Malformed tags are dropped. The node must exist
+  // (404) and be writable by `who`.
+  virtual Result<SetTagsResult> SetTags(const Identity& who, const SetTagsRequest& request) = 0;
+  virtual Result<NodeAttrs> Attrs(const Identity& who, std::string_view uri) = 0;
 
   // Text of a file, lines [offset, offset+limit) (limit -1 = to the end).
   // InvalidArgument with details {expected:file, actual:directory} for a directory.

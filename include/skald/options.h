@@ -105,6 +105,14 @@ struct LsOptions {
   Status Validate() const;
 };
 
+// POST /api/v1/content/set_tags and /api/v1/fs/attrs/set_tags.
+struct SetTagsRequest {
+  std::string uri;
+  std::vector<std::string> tags;  // "k=v"
+  std::string mode = "replace";   // "replace" | "append"
+  bool recursive = false;         // the nodes below too
+};
+
 enum class WriteMode { kReplace, kAppend, kCreate };
 
 struct WriteRequest {
@@ -115,6 +123,10 @@ struct WriteRequest {
   bool wait = false;
   // With `wait`: stop waiting after this many seconds (the work goes on).
   std::optional<double> timeout_s = std::nullopt;
+  // "k=v" tags for the file's record (set_tags rules; none given: it keeps
+  // its tags) and how they apply: "replace" or "append".
+  std::optional<std::vector<std::string>> tags = std::nullopt;
+  std::string tag_mode = "replace";
 };
 
 struct GrepRequest {
@@ -174,8 +186,10 @@ struct AddResourceRequest {
   std::vector<std::string> include;
   std::vector<std::string> exclude;
   std::vector<std::string> ignore_dirs;
-  // "k=v" tags set on every record of the resource.
+  // "k=v" tags set on every record of the resource ("replace") or merged
+  // into their tags by key ("append").
   std::vector<std::string> tags;
+  std::string tag_mode = "replace";
   // `args.parse_mode`: "default" (large Markdown documents are split into
   // sections) or "no_split" (every Markdown file is kept whole).
   std::string parse_mode = "default";

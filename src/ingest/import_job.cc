@@ -136,7 +136,9 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   SemanticIndexerOptions indexer_options;
   indexer_options.max_input_tokens = services.embedding_max_input_tokens;
   indexer_options.lock_timeout_ms = services.lock_timeout_ms;
-  indexer_options.tags = strings("tags");
+  indexer_options.tags = NormalizeTagsLeniently(strings("tags"));
+  indexer_options.tag_mode =
+      payload.value("tag_mode", "replace") == "append" ? TagMode::kAppend : TagMode::kReplace;
   indexer_options.stop = context.stop_flag();
   indexer_options.model_summarizer = services.model_summarizer;
   indexer_options.timings = &timings;

@@ -29,6 +29,43 @@ std::string PathOfPayload(const Job& job) {
 Status RunIndexJob(const IngestServices& s, JobContext& context) {
   const Job& job = context.job();
   std::string path = PathOfPayload(job);
+  // A content write with tags, or a moved or copied tree carrying its
+  // records' tags: an indexer of its own gives them to the records it writes
+  // (WithTags, WithCarriedTags).
+  nlohmann::json payload = nlohmann::json::parse(job.payload, nullptr, false);
+  const bool tagged_write = payload.is_object() && payload.contains("tags") &&
+                            payload["tags"].is_array();
+  const bool carries = payload.is_object() && payload.contains("carried_tags") &&
+                       payload["carried_tags"].is_object();
+  if (tagged_write || carries) {
+    SemanticIndexerOptions options = s.indexer->options();
+    if (tagged_write) {
+      std::vector<std::string> tags;
+      for (const nlohmann::json& tag : payload["tags"]) {
+        if (tag.is_string()) tags.push_back(tag.get<std::string>());
+      }
+      options.tags = NormalizeTagsLeniently(tags);
+      options.tags_given = true;
+      options.tag_mode =
+          payload.value("tag_mode", "replace") == "append" ? TagMode::kAppend : TagMode::kReplace;
+    }
+    if (carries) {
+      for (const auto& [uri, tags] : payload["carried_tags"].items()) {
+        if (!tags.is_array()) continue;
+        std::vector<std::string> list;
+        for (const nlohmann::json& tag : tags) {
+          if (tag.is_string()) list.push_back(tag.get<std::string>());
+        }
+        options.carried_tags[uri] = NormalizeTagsLeniently(list);
+      }
+    }
+    SemanticIndexer tagged(s.content, s.catalog, s.locks, s.embedder, s.summarizer,
+                           std::move(options));
+    SKALD_ASSIGN_OR_RETURN(IndexStats stats,
+                           tagged.IndexTree(job.account, path, context.Progress()));
+    (void)stats;
+    return s.indexes->CatchUpIndexes();
+  }
   SKALD_ASSIGN_OR_RETURN(IndexStats stats,
                          s.indexer->IndexTree(job.account, path, context.Progress()));
   (void)stats;
@@ -99,6 +136,24 @@ std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path, J
   spec.priority = priority;
   spec.max_attempts = kModelJobAttempts;
   spec.payload = nlohmann::json{{"path", path}}.dump();
+  return spec;
+}
+
+JobSpec WithCarriedTags(JobSpec spec, const std::map<std::string, std::vector<std::string>>& tags) {
+  if (tags.empty()) return spec;
+  nlohmann::json payload = nlohmann::json::parse(spec.payload, nullptr, false);
+  if (!payload.is_object()) payload = nlohmann::json::object();
+  payload["carried_tags"] = tags;
+  spec.payload = payload.dump();
+  return spec;
+}
+
+JobSpec WithTags(JobSpec spec, const std::vector<std::string>& tags, TagMode mode) {
+  nlohmann::json payload = nlohmann::json::parse(spec.payload, nullptr, false);
+  if (!payload.is_object()) payload = nlohmann::json::object();
+  payload["tags"] = tags;
+  payload["tag_mode"] = TagModeName(mode);
+  spec.payload = payload.dump();
   return spec;
 }
 

@@ -19,10 +19,12 @@
 // Thread safety: the handlers run on the runner's workers, several at once;
 // everything in IngestServices is safe for concurrent use.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "common/tags.h"
 #include "skald/types.h"
 #include "storage/catalog.h"
 #include "storage/content_store.h"
@@ -84,5 +86,14 @@ void RegisterIngestJobs(const IngestServices& services, JobRunner* runner);
 // ancestors.
 std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path, JobKind kind,
                                    int priority);
+
+// `spec` (an index job) giving `tags` (normalised) to the records it writes,
+// as `mode` says.
+JobSpec WithTags(JobSpec spec, const std::vector<std::string>& tags, TagMode mode);
+
+// `spec` (an index job of a tree just moved or copied) giving each record
+// that has no tags stored the tags of `tags[its URI]` (the tags its source
+// record had). No change when `tags` is empty.
+JobSpec WithCarriedTags(JobSpec spec, const std::map<std::string, std::vector<std::string>>& tags);
 
 }  // namespace skald

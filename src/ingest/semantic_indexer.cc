@@ -201,7 +201,7 @@ Result<IndexStats> SemanticIndexer::IndexChanges(std::string_view account, std::
   for (const std::string& path : changes.unchanged_files) {
     if (nodes.find(path) == nodes.end()) continue;
     bool current = false;
-    if (options_.tags.empty()) {
+    if (options_.tags.empty() && !options_.tags_given) {
       SKALD_ASSIGN_OR_RETURN(current, has_record(path, 2));
     }
     if (!current) add_file(path);
@@ -387,7 +387,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
                                    const IndexProgress& progress) {
   // Tags given for this tree apply to it; records that get none (ancestors,
   // or re-indexing without tags) keep the tags they had.
-  const bool inherit = !own_tags || options_.tags.empty();
+  const bool inherit = !own_tags || (options_.tags.empty() && !options_.tags_given);
   // Files: summary (abstract) + the text to embed, computed on two threads
   // (summarizers are safe for concurrent use), then taken in file order.
   constexpr size_t kFileChunk = 64;

@@ -28,11 +28,13 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "common/tags.h"
 #include "skald/result.h"
 
 namespace skald {
@@ -59,8 +61,18 @@ struct SemanticIndexerOptions {
   int overview_sample_limit = 32;
   // How long a sidecar write waits for its path lock.
   int lock_timeout_ms = 5000;
-  // "k=v" tags given to every record written (add-resource `tags`).
+  // "k=v" tags (normalised, common/tags.h) given to every record of the
+  // indexed tree (add-resource and content/write `tags`); empty: the
+  // records keep the tags they have.
   std::vector<std::string> tags;
+  // How `tags` apply: replace a record's tags, or merge into them by key.
+  TagMode tag_mode = TagMode::kReplace;
+  // `tags` apply even when empty (content/write with `tags: []`: replacing
+  // clears the records' tags).
+  bool tags_given = false;
+  // Tags by record URI for records that have none stored yet and get none
+  // given: a moved or copied tree's records take their old tags with them.
+  std::map<std::string, std::vector<std::string>, std::less<>> carried_tags;
   // Writes the summaries of resource and skill nodes when set (the LLM
   // summarizer, llm_summarizer.h); memories and session archives keep the
   // constructor's summarizer (their texts are short statements already).
@@ -113,6 +125,8 @@ class SemanticIndexer {
   // Every pointer is borrowed and must outlive the indexer.
   SemanticIndexer(ContentStore* content, Catalog* catalog, PathLockManager* locks,
                   Embedder* embedder, Summarizer* summarizer, SemanticIndexerOptions options);
+
+  const SemanticIndexerOptions& options() const { return options_; }
 
   // Indexes the node at `path` (URI path without scheme) of `account`: a
   // file, or a directory and everything below it, then refreshes the

@@ -123,9 +123,20 @@ Status SemanticIndexer::WriteBatch(std::string_view account, RecordBatch* batch,
                                catalog_->GetRecordsByUri(account, record.uri, true));
         it = existing_by_uri.emplace(record.uri, std::move(existing)).first;
       }
-      if (batch->inherit_tags[i]) {
-        for (const Record& old : it->second) {
-          if (old.id == record.id) record.tags = old.tags;
+      bool stored = false;
+      for (const Record& old : it->second) {
+        if (old.id != record.id) continue;
+        stored = true;
+        if (batch->inherit_tags[i]) {
+          record.tags = old.tags;
+        } else if (options_.tag_mode == TagMode::kAppend) {
+          record.tags = MergeTags(old.tags, record.tags);
+        }
+      }
+      if (!stored && batch->inherit_tags[i]) {
+        if (auto carried = options_.carried_tags.find(record.uri);
+            carried != options_.carried_tags.end()) {
+          record.tags = carried->second;
         }
       }
       bool same = false;

@@ -1,5 +1,6 @@
 #include "server/http_util.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -154,6 +155,13 @@ std::optional<std::pair<std::string_view, std::string_view>> LaxInt(const Json& 
 }  // namespace
 
 // ---- ValidationErrors ------------------------------------------------------
+
+void ValidationErrors::CheckAtMost(std::string_view where, std::string_view name, int64_t value,
+                                   int64_t max) {
+  if (value <= max) return;
+  Add({std::string(where), std::string(name)},
+      fmt::format("Input should be less than or equal to {}", max), "less_than_equal");
+}
 
 void ValidationErrors::Add(std::vector<std::string> loc, std::string message, std::string type) {
   errors_.push_back({std::move(loc), std::move(message), std::move(type)});
@@ -343,6 +351,21 @@ std::string BodyReader::RequiredString(std::string_view name) {
     return std::string();
   }
   return v->get<std::string>();
+}
+
+std::optional<std::vector<std::string>> BodyReader::StringList(std::string_view name,
+                                                              bool required) {
+  const Json* v = Field(name);
+  if (v == nullptr) {
+    if (required) Fail(name, std::string(kMissing), "missing");
+    return std::nullopt;
+  }
+  if (!v->is_array() ||
+      !std::all_of(v->begin(), v->end(), [](const Json& item) { return item.is_string(); })) {
+    Fail(name, "Input should be a valid list of strings", "list_type");
+    return std::nullopt;
+  }
+  return v->get<std::vector<std::string>>();
 }
 
 std::string BodyReader::String(std::string_view name, std::string default_value) {

@@ -36,6 +36,9 @@ struct FieldError {
 class ValidationErrors {
  public:
   void Add(std::vector<std::string> loc, std::string message, std::string type);
+  // Adds "Input should be less than or equal to <max>" for `where`.`name`
+  // ("query"/"body") when `value` is above `max`.
+  void CheckAtMost(std::string_view where, std::string_view name, int64_t value, int64_t max);
   bool empty() const { return errors_.empty(); }
   const std::vector<FieldError>& errors() const { return errors_; }
   // "Invalid request parameters: query.node_limit: Input should be a valid integer, ..."
@@ -119,6 +122,9 @@ class BodyReader {
   std::string String(std::string_view name, std::string default_value);
   // Absent or null -> nullopt.
   std::optional<std::string> OptionalString(std::string_view name);
+  // A list of strings: absent → nullopt (an error too when `required`),
+  // null or anything but a list of strings → an error ("list_type").
+  std::optional<std::vector<std::string>> StringList(std::string_view name, bool required);
   bool Bool(std::string_view name, bool default_value);
   int64_t Int(std::string_view name, int64_t default_value);
   // Absent -> default_value; null -> nullopt (Optional[int] = default).

@@ -128,6 +128,8 @@ std::string PathParameter(const Call& call, std::string_view prefix);
 void RegisterFsRoutes(Router& router);
 // /api/v1/content/{read,abstract,overview,download,write}.
 void RegisterContentRoutes(Router& router);
+// routes_tags.cc: fs/attrs, content/set_tags and fs/attrs/set_tags.
+void RegisterTagRoutes(Router& router);
 // /api/v1/search/{glob,grep,find,search}.
 void RegisterSearchRoutes(Router& router);
 // /api/v1/resources and /api/v1/resources/temp_upload.

@@ -71,16 +71,17 @@ void Write(Call& call) {
   const bool telemetry = b.Telemetry("telemetry", &telemetry_summary);
   // Accepted and validated; Skald has one processing path so far.
   (void)b.OptionalLiteral("processing_mode", {"semantic_and_vectors", "vectors_only"});
-  // `ov write --tags` sends these; accepted and validated, not yet applied
-  // (a written file's records carry no explicit tags).
+  // `ov write --tags`: the file's tags, replaced or merged in ("clear":
+  // none left).
   if (auto tags = body->find("tags"); tags != body->end() && !tags->is_null()) {
-    const bool strings = tags->is_array() && std::all_of(tags->begin(), tags->end(),
-                                                         [](const Json& t) { return t.is_string(); });
-    if (!strings) {
-      errors.Add({"body", "tags"}, "Input should be a valid list of strings", "list_type");
-    }
+    request.tags = b.StringList("tags", false);
   }
-  (void)b.Literal("tag_mode", "replace", {"replace", "append", "clear"});
+  const std::string tag_mode = b.Literal("tag_mode", "replace", {"replace", "append", "clear"});
+  if (tag_mode == "clear") {
+    request.tags = std::vector<std::string>();
+  } else {
+    request.tag_mode = tag_mode;
+  }
   b.ForbidExtra({"uri", "content", "mode", "wait", "timeout", "telemetry", "processing_mode",
                  "tags", "tag_mode"});
   if (!errors.empty()) return call.FailValidation(errors);
@@ -93,12 +94,7 @@ void Write(Call& call) {
 
   Json result = WriteToJson(*written, wait);
   if (!telemetry) return call.OkExcludeNone(result);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  Json payload = {{"id", NewRequestId()}};
-  if (telemetry_summary) {
-    payload["summary"] = {{"operation", "content.write"}, {"status", "ok"}, {"duration_ms", ms}};
-  }
+  Json payload = TelemetryPayload("content.write", telemetry_summary, start);
   call.OkExcludeNone(result, &payload);
 }
 

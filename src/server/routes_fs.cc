@@ -39,6 +39,10 @@ struct ListingParams {
   int offset = 0;
 };
 
+constexpr int64_t kMaxNodeLimit = 10'000;
+constexpr int64_t kMaxLevelLimit = 32;
+constexpr int64_t kMaxAbsLimit = 4'096;
+
 ListingParams ReadListingParams(QueryReader& q, ValidationErrors* errors) {
   ListingParams p;
   p.uri = q.RequiredString("uri");
@@ -47,6 +51,11 @@ ListingParams ReadListingParams(QueryReader& q, ValidationErrors* errors) {
   p.options.show_all_hidden = q.Bool("show_all_hidden", false);
   int64_t node_limit = q.Int("node_limit", 1000);
   std::optional<int64_t> limit = q.OptionalInt("limit");
+  // Ceilings against a listing that would walk a whole large tree in one
+  // answer (the values OpenViking's listing-bounds change uses).
+  errors->CheckAtMost("query", "node_limit", node_limit, kMaxNodeLimit);
+  if (limit) errors->CheckAtMost("query", "limit", *limit, kMaxNodeLimit);
+  errors->CheckAtMost("query", "abs_limit", p.options.abs_limit, kMaxAbsLimit);
   const int64_t offset = q.Int("offset", 0);
   if (offset < 0) {
     errors->Add({"query", "offset"}, "Input should be greater than or equal to 0",
@@ -95,6 +104,7 @@ void Tree(Call& call) {
   QueryReader q(call.query(), &errors);
   ListingParams p = ReadListingParams(q, &errors);
   p.options.level_limit = ClampToInt(q.Int("level_limit", 3));
+  errors.CheckAtMost("query", "level_limit", p.options.level_limit, kMaxLevelLimit);
   if (!errors.empty()) return call.FailValidation(errors);
 
   LsOutput output = LsOutput::kAgent;

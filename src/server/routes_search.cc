@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "common/strings.h"
+#include "common/tags.h"
 #include "common/time_util.h"
 #include "server/routes.h"
 #include "service/json_codec.h"
@@ -19,9 +20,17 @@
 namespace skald::server {
 namespace {
 
-// `node_limit: Optional[int] = 256`: null means "no limit".
-int NodeLimit(const std::optional<int64_t>& value) {
-  return value.has_value() ? ClampToInt(*value) : std::numeric_limits<int>::max();
+// Ceilings of grep and glob (the values OpenViking's search-bounds change
+// uses): a match list or a walk that large is not an answer.
+constexpr int64_t kMaxNodeLimit = 10'000;
+constexpr int64_t kMaxLevelLimit = 32;
+
+// `node_limit: Optional[int] = 256`: null means "no limit"; at most
+// kMaxNodeLimit otherwise.
+int NodeLimit(const std::optional<int64_t>& value, ValidationErrors* errors) {
+  if (!value.has_value()) return std::numeric_limits<int>::max();
+  errors->CheckAtMost("body", "node_limit", *value, kMaxNodeLimit);
+  return ClampToInt(*value);
 }
 
 // Body {pattern, uri="viking://", node_limit=256}.
@@ -33,7 +42,7 @@ void Glob(Call& call) {
   GlobRequest request;
   request.pattern = b.RequiredString("pattern");
   request.uri = b.String("uri", "viking://");
-  request.node_limit = NodeLimit(b.NullableInt("node_limit", 256));
+  request.node_limit = NodeLimit(b.NullableInt("node_limit", 256), &errors);
   if (!errors.empty()) return call.FailValidation(errors);
 
   Result<GlobResult> result = call.db().Glob(call.who(), request);
@@ -52,8 +61,9 @@ void Grep(Call& call) {
   request.exclude_uri = b.OptionalString("exclude_uri").value_or("");
   request.pattern = b.RequiredString("pattern");
   request.case_insensitive = b.Bool("case_insensitive", false);
-  request.node_limit = NodeLimit(b.NullableInt("node_limit", 256));
+  request.node_limit = NodeLimit(b.NullableInt("node_limit", 256), &errors);
   request.level_limit = ClampToInt(b.Int("level_limit", 10));
+  errors.CheckAtMost("body", "level_limit", request.level_limit, kMaxLevelLimit);
   if (!errors.empty()) return call.FailValidation(errors);
 
   Result<GrepResult> result = call.db().Grep(call.who(), request);
@@ -139,15 +149,14 @@ std::vector<std::string> Tags(const Json& body, ValidationErrors* errors) {
   } else {
     tags = StringOrList(body, "tags", errors);
   }
-  for (const std::string& tag : tags) {
-    const size_t eq = tag.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      AddFieldError(errors, "tags", fmt::format("Tag '{}' must have the form key=value", tag),
-                    "value_error");
-      return {};
-    }
+  // Normalised (trimmed, lower-cased, one value per key); a malformed tag
+  // is an error here, where it would silently match nothing.
+  Result<std::vector<std::string>> normalized = NormalizeTags(tags);
+  if (!normalized.ok()) {
+    AddFieldError(errors, "tags", normalized.status().message(), "value_error");
+    return {};
   }
-  return tags;
+  return std::move(*normalized);
 }
 
 // Applies OpenViking's filter DSL to `request`. Skald understands the forms
@@ -183,7 +192,9 @@ Status ApplyFilter(const Json& filter, int64_t now_ns, FindRequest* request) {
     }
     for (const Json& value : *conds) {
       if (!value.is_string()) return invalid("\"must\" values must be strings");
-      target->push_back(value.get<std::string>());
+      const std::string& text = value.get_ref<const std::string&>();
+      // Stored tags are normalised (common/tags.h): match them as such.
+      target->push_back(target == &request->tags ? AsciiLower(Trim(text)) : text);
     }
     return Status::Ok();
   }

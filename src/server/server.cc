@@ -434,6 +434,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
   server::RegisterAdminRoutes(router, *authenticator);
   server::RegisterFsRoutes(router);
   server::RegisterContentRoutes(router);
+  server::RegisterTagRoutes(router);
   server::RegisterSearchRoutes(router);
   server::RegisterResourceRoutes(router);
   server::RegisterTaskRoutes(router);

@@ -50,6 +50,8 @@ class FakeDb : public Db {
     return failure;
   }
   Status Unlink(const Identity&, std::string_view, std::string_view) override { return failure; }
+  Result<SetTagsResult> SetTags(const Identity&, const SetTagsRequest&) override { return failure; }
+  Result<NodeAttrs> Attrs(const Identity&, std::string_view) override { return failure; }
   Result<std::string> Read(const Identity&, std::string_view, int64_t, int64_t) override {
     return failure;
   }

@@ -6,6 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include "service/db_impl.h"
+
+#include "ingest/sidecar.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -193,13 +195,42 @@ Status DbImpl::Unlink(const Identity& who, std::string_view from_text, std::stri
   return relations_->Unlink(who.account, from.str(), to.str());
 }
 
+// ---- tags: the node checked here, its records' tags kept by TagOps ----
+
+Result<SetTagsResult> DbImpl::SetTags(const Identity& who, const SetTagsRequest& request) {
+  SKALD_ASSIGN_OR_RETURN(TagMode mode, ParseTagMode(request.mode));
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, request.uri));
+  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, uri));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode node, reader_->GetNode(who, uri));
+  std::vector<VikingUri> scopes;
+  if (request.recursive && node.is_dir) scopes = VisibleSubtrees(who, uri);
+  std::string root_uri = node.is_dir ? uri.str() : ContextRoot(uri).str();
+  return tags_->Set(who.account, uri, scopes, request.tags, mode, std::move(root_uri));
+}
+
+Result<NodeAttrs> DbImpl::Attrs(const Identity& who, std::string_view uri_text) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode node, reader_->GetNode(who, uri));
+  (void)node;
+  return tags_->Attrs(who.account, uri);
+}
+
 Result<WriteResult> DbImpl::Write(const Identity& who, const WriteRequest& request) {
   std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, request.uri));
   SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, uri));
   SKALD_RETURN_IF_ERROR(CheckContentWriteTarget(uri));
   SKALD_RETURN_IF_ERROR(CheckNotReserved(uri));
-  return writer_->Write(who, uri, request, no_fsck);
+  SKALD_ASSIGN_OR_RETURN(TagMode tag_mode, ParseTagMode(request.tag_mode));
+  SKALD_ASSIGN_OR_RETURN(WriteResult written, writer_->Write(who, uri, request, no_fsck));
+  // Unchanged bytes queue no indexing: the tags go onto the file's record
+  // now (a changed file's index job gives them, FsWriter::Write).
+  if (request.tags && !written.content_updated && !IsSidecarName(uri.name())) {
+    SKALD_ASSIGN_OR_RETURN(SetTagsResult tagged,
+                           tags_->Set(who.account, uri, {}, *request.tags, tag_mode, ""));
+    (void)tagged;
+  }
+  return written;
 }
 
 Result<FsckReport> DbImpl::Fsck(bool repair) { return upkeep_->Fsck(repair); }

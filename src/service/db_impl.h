@@ -10,6 +10,7 @@
 //                   (ingest/ingest_jobs.h) registered per JobKind
 //   indexes         IndexCatchUp (ingest/index_catch_up.h)
 //   relations       RelationOps (relation_ops.h), kept in the catalog's meta table
+//   tags            TagOps (tag_ops.h), on the records in the catalog
 //   upkeep, fsck    Upkeep (upkeep.h)
 //
 // db_open.cc opens the workspace (lock, catalog, recovery) and wires the
@@ -39,6 +40,7 @@
 #include "service/resource_ops.h"
 #include "service/session_files_adapter.h"
 #include "service/skill_ops.h"
+#include "service/tag_ops.h"
 #include "service/upkeep.h"
 #include "service/uri_resolver.h"
 #include "skald/db.h"
@@ -77,6 +79,8 @@ class DbImpl final : public Db {
   Status Link(const Identity& who, std::string_view from, const std::vector<std::string>& to,
               std::string_view reason) override;
   Status Unlink(const Identity& who, std::string_view from, std::string_view to) override;
+  Result<SetTagsResult> SetTags(const Identity& who, const SetTagsRequest& request) override;
+  Result<NodeAttrs> Attrs(const Identity& who, std::string_view uri) override;
   Result<std::string> Read(const Identity& who, std::string_view uri, int64_t offset,
                            int64_t limit) override;
   Result<Download> DownloadFile(const Identity& who, std::string_view uri) override;
@@ -264,6 +268,7 @@ class DbImpl final : public Db {
   std::unique_ptr<SessionStore> sessions_;
   std::unique_ptr<SkillOps> skills_;
   std::unique_ptr<RelationOps> relations_;
+  std::unique_ptr<TagOps> tags_;
   bool opened_ = false;  // set once OpenImpl succeeded
 };
 

@@ -347,6 +347,7 @@ Status DbImpl::StartBackground() {
                                                          indexing, options_.lock_timeout_ms);
   sessions_ = std::make_unique<SessionStore>(session_files_.get(), runner_.get(), summarizer_.get());
   relations_ = std::make_unique<RelationOps>(catalog_.get());
+  tags_ = std::make_unique<TagOps>(catalog_.get(), indexes_.get());
   skills_ = std::make_unique<SkillOps>(resolver_.get(), session_files_.get(), runner_.get(),
                                        &maintenance_mu_, options_.workspace, indexing);
   // Commits extract memories with the configured chat model (`vlm`), else

@@ -41,6 +41,11 @@ namespace skald {
 // temporary files.
 Status CheckNotReserved(const VikingUri& uri);
 
+// The top-level context directory a URI belongs to: the first directory
+// below the scope root (resources/<x>, user/<u>/<kind>/<x>, agent/skills/<x>);
+// a file directly in a scope root belongs to its parent.
+VikingUri ContextRoot(const VikingUri& uri);
+
 // NotFound "File not found: <uri>" with details {type: file, resource: uri}
 // (uri/access.h AbsentStatus: an invisible path answers the same).
 Status FileNotFound(const VikingUri& uri);

@@ -2,6 +2,7 @@
 // order every mutation follows is described in fs_engine.h).
 
 #include <array>
+#include <map>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -31,8 +32,23 @@ bool HasCreatableExtension(std::string_view name) {
   return false;
 }
 
-// The top-level context directory a URI belongs to: the first directory
-// below the scope root (resources/<x>, user/<u>/<kind>/<x>, agent/skills/<x>).
+// The tags of the records at and below `from`, keyed by the URI each record
+// gets at `to` (only records that have tags): what a move or copy carries.
+Result<std::map<std::string, std::vector<std::string>>> TagsToCarry(Catalog& catalog,
+                                                                   std::string_view account,
+                                                                   const VikingUri& from,
+                                                                   const VikingUri& to) {
+  std::map<std::string, std::vector<std::string>> carried;
+  SKALD_ASSIGN_OR_RETURN(std::vector<Record> records, catalog.GetRecordsUnder(account, from.str()));
+  for (Record& r : records) {
+    if (r.tags.empty() || r.uri.size() < from.str().size()) continue;
+    carried[to.str() + r.uri.substr(from.str().size())] = std::move(r.tags);
+  }
+  return carried;
+}
+
+}  // namespace
+
 VikingUri ContextRoot(const VikingUri& uri) {
   const auto& s = uri.segments();
   size_t root_depth = 2;  // resources/<x>
@@ -47,8 +63,6 @@ VikingUri ContextRoot(const VikingUri& uri) {
   std::vector<std::string> segs(s.begin(), s.begin() + static_cast<long>(depth));
   return VikingUri::FromSegments(std::move(segs));
 }
-
-}  // namespace
 
 Status CheckNotReserved(const VikingUri& uri) {
   for (const std::string& seg : uri.segments()) {
@@ -200,6 +214,9 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
   }
   const ContentAttr& attr = *moved_attr;
   int64_t mtime = source->is_dir ? source->mtime_ns : attr.mtime_ns;
+  // Read before the move drops the old records: the tags go with the tree.
+  Result<std::map<std::string, std::vector<std::string>>> carried =
+      TagsToCarry(*catalog_, who.account, from, to);
   Status moved = catalog_->MoveSubtree(who.account, from.path(), to.path(), mtime);
   if (!moved.ok()) {
     // Put the content back where the catalog says it is, so that a retry
@@ -214,8 +231,11 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
   // vectors make that cheap) and both parents' summaries refresh.
   SKALD_RETURN_IF_ERROR(indexes_->CatchUpIndexes());
   if (indexing_) {
+    std::optional<JobSpec> index_to =
+        IndexJobFor(who, to.path(), JobKind::kIndex, kJobPriorityInteractive);
+    if (index_to && carried.ok()) index_to = WithCarriedTags(std::move(*index_to), *carried);
     for (auto job : {IndexJobFor(who, from.path(), JobKind::kRefresh, kJobPriorityInteractive),
-                     IndexJobFor(who, to.path(), JobKind::kIndex, kJobPriorityInteractive)}) {
+                     index_to}) {
       if (!job) continue;
       SKALD_ASSIGN_OR_RETURN(Job queued, runner_->queue()->Enqueue(*job));
       (void)queued;
@@ -269,6 +289,10 @@ Result<CpResult> FsWriter::Cp(const Identity& who, const VikingUri& from, const 
   // first one ran before the last files arrived.
   std::optional<JobSpec> index_job;
   if (indexing_) index_job = IndexJobFor(who, to.path(), JobKind::kIndex, kJobPriorityInteractive);
+  if (index_job) {
+    SKALD_ASSIGN_OR_RETURN(auto carried, TagsToCarry(*catalog_, who.account, from, to));
+    index_job = WithCarriedTags(std::move(*index_job), carried);
+  }
   bool job_queued = false;
   for (const CatalogNode& node : nodes) {
     // Entries the caller may not see (the watch-task file) are not copied.
@@ -377,6 +401,10 @@ Result<WriteResult> FsWriter::Write(const Identity& who, const VikingUri& uri,
   std::optional<JobSpec> job =
       sidecar ? IndexJobFor(who, uri.path(), JobKind::kRefresh, kJobPriorityInteractive)
               : IndexJobFor(who, uri.path(), JobKind::kIndex, kJobPriorityInteractive);
+  if (job && request.tags && !sidecar) {
+    job = WithTags(std::move(*job), NormalizeTagsLeniently(*request.tags),
+                   request.tag_mode == "append" ? TagMode::kAppend : TagMode::kReplace);
+  }
   std::vector<JobSpec> jobs;
   if (job && indexing_) jobs.push_back(*job);
   std::vector<Job> enqueued;

@@ -225,7 +225,7 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
       {"source_path", source_path},         {"display_name", display_name},
       {"path", std::string(root.path())},   {"temp_file_id", temp_file_id},
       {"include", request.include},         {"exclude", request.exclude},
-      {"ignore_dirs", request.ignore_dirs}, {"tags", request.tags},
+      {"ignore_dirs", request.ignore_dirs}, {"tags", request.tags}, {"tag_mode", request.tag_mode},
       {"reason", request.reason},           {"url", url},
       {"parse_mode", request.parse_mode},   {"processing_mode", request.processing_mode}};
   JobSpec spec;

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -219,6 +220,18 @@ class Catalog {
   // Live records of one node (`uri` exactly: its L0, L1 or L2 records), by level.
   Result<std::vector<Record>> GetRecordsByUri(std::string_view account, std::string_view uri,
                                               bool with_vectors = false);
+
+  // Live records of `uri` and of every node below it, without vectors, in
+  // URI then level order.
+  Result<std::vector<Record>> GetRecordsUnder(std::string_view account, std::string_view uri);
+
+  // Sets the tags of live records (by key) in one transaction, each with a
+  // new change sequence number so that the indexes' filters catch up; the
+  // rest of each record (its vector included) is left as it is. Keys of
+  // records deleted meanwhile are skipped. Returns how many were updated.
+  Result<uint64_t> SetRecordTags(
+      std::string_view account,
+      std::span<const std::pair<uint64_t, std::vector<std::string>>> updates);
 
   // Adds 1 to active_count of every live record of each distinct URI in
   // `uris` (all levels), in one transaction. Neither seq nor updated_ns

@@ -262,6 +262,49 @@ Result<std::vector<Record>> Catalog::GetRecordsByUri(std::string_view account,
   return ReadRecords(lease.db(), s, "records by uri");
 }
 
+Result<std::vector<Record>> Catalog::GetRecordsUnder(std::string_view account,
+                                                     std::string_view uri) {
+  Impl::Lease lease(impl_.get());
+  Stmt s(lease.db(),
+         fmt::format("SELECT {} FROM records AS r WHERE r.account = ?1 AND r.deleted = 0 AND "
+                     "(r.uri = ?2 OR (r.uri >= ?2 || '/' AND r.uri < ?2 || '0')) "
+                     "ORDER BY r.uri, r.level, r.key",
+                     QualifiedRecordColumns(false)),
+         lease.stmts());
+  if (!s.prepared()) return SqlError(lease.db(), "records under");
+  s.Bind(1, account).Bind(2, uri);
+  return ReadRecords(lease.db(), s, "records under");
+}
+
+Result<uint64_t> Catalog::SetRecordTags(
+    std::string_view account,
+    std::span<const std::pair<uint64_t, std::vector<std::string>>> updates) {
+  if (updates.empty()) return uint64_t{0};
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  sqlite3* db = impl_->writer;
+  uint64_t updated = 0;
+  Status done = InTransaction(db, [&]() -> Status {
+    SKALD_ASSIGN_OR_RETURN(int64_t seq, MaxSeqLocked(db));
+    Stmt s(db,
+           "UPDATE records SET tags = ?1, seq = ?2 WHERE account = ?3 AND key = ?4 AND "
+           "deleted = 0");
+    if (!s.prepared()) return SqlError(db, "set record tags");
+    for (const auto& [key, tags] : updates) {
+      s.Bind(1, EncodeTags(tags)).Bind(2, seq + 1).Bind(3, account);
+      s.Bind(4, static_cast<int64_t>(key));
+      SKALD_RETURN_IF_ERROR(s.Run("set record tags"));
+      if (sqlite3_changes(db) > 0) {
+        ++seq;
+        ++updated;
+      }
+      s.Reset();
+    }
+    return Status::Ok();
+  });
+  if (!done.ok()) return done;
+  return updated;
+}
+
 namespace {
 
 // Adds 1 to active_count of the live records of `uris` (inside the caller's

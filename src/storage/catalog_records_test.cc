@@ -166,6 +166,38 @@ TEST_F(RecordsTest, GetRecordsByUriReturnsEveryLevelOfOneNode) {
   EXPECT_TRUE(catalog_->GetRecordsByUri("acct", "viking://resources/nope")->empty());
 }
 
+TEST_F(RecordsTest, SetRecordTagsKeepsTheRestAndTakesANewSequence) {
+  std::vector<Record> recs = {Rec("d", "viking://resources/d", {1, 0}),
+                              Rec("a", "viking://resources/d/a", {1, 2}),
+                              Rec("b", "viking://resources/d/sub/b", {3, 4}),
+                              Rec("x", "viking://resources/dx", {5, 6})};
+  ASSERT_TRUE(catalog_->UpsertRecords("acct", &recs).ok());
+  auto under = catalog_->GetRecordsUnder("acct", "viking://resources/d");
+  ASSERT_TRUE(under.ok());
+  std::vector<std::string> uris;
+  for (const Record& r : *under) uris.push_back(r.uri);
+  EXPECT_EQ(uris, (std::vector<std::string>{"viking://resources/d", "viking://resources/d/a",
+                                            "viking://resources/d/sub/b"}))
+      << "the subtree only, not its sibling dx";
+
+  const int64_t before = *catalog_->MaxRecordSeq();
+  std::vector<std::pair<uint64_t, std::vector<std::string>>> updates = {
+      {recs[1].key, {"team=search"}}, {recs[2].key, {}}, {987654, {"no=record"}}};
+  auto updated = catalog_->SetRecordTags("acct", updates);
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(*updated, 2u) << "the unknown key is skipped";
+  auto changed = catalog_->RecordsChangedSince(before, 10);
+  ASSERT_TRUE(changed.ok());
+  ASSERT_EQ(changed->size(), 2u);
+  EXPECT_EQ((*changed)[0].uri, "viking://resources/d/a");
+  EXPECT_EQ((*changed)[0].tags, std::vector<std::string>{"team=search"});
+  EXPECT_EQ((*changed)[0].vector, (std::vector<float>{1, 2})) << "the vector is kept";
+  EXPECT_EQ((*changed)[1].tags, std::vector<std::string>{});
+  EXPECT_EQ(*catalog_->MaxRecordSeq(), before + 2);
+  // Another account's records are not touched.
+  EXPECT_EQ(*catalog_->SetRecordTags("other", updates), 0u);
+}
+
 TEST_F(RecordsTest, BumpActiveCountCountsUseWithoutANewSequence) {
   Record l0 = Rec("d0", "viking://resources/d", {1});
   l0.level = 0;

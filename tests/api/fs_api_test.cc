@@ -286,5 +286,35 @@ TEST_F(FsApiTest, MvMovesAndReportsFromTo) {
             Json::array({"body", "to_uri"}));
 }
 
+TEST_F(FsApiTest, ListingAndSearchLimitsHaveCeilings) {
+  Mkdir(Root());
+  const std::string uri = Q(Root());
+  auto expect = [&](const Reply& r, int status) {
+    EXPECT_EQ(r.status, status) << r.raw;
+    if (status == 400) {
+      EXPECT_EQ(r.Code(), "INVALID_ARGUMENT") << r.raw;
+    }
+  };
+  expect(Get("/api/v1/fs/ls?node_limit=10000&uri=" + uri), 200);
+  expect(Get("/api/v1/fs/ls?node_limit=10001&uri=" + uri), 400);
+  expect(Get("/api/v1/fs/ls?limit=1000000&uri=" + uri), 400);
+  expect(Get("/api/v1/fs/ls?abs_limit=4096&uri=" + uri), 200);
+  expect(Get("/api/v1/fs/ls?abs_limit=4097&uri=" + uri), 400);
+  expect(Get("/api/v1/fs/tree?level_limit=32&node_limit=10000&uri=" + uri), 200);
+  expect(Get("/api/v1/fs/tree?level_limit=33&uri=" + uri), 400);
+  expect(PostJson("/api/v1/search/grep", {{"uri", Root()}, {"pattern", "x"}, {"node_limit", 10001}}),
+         400);
+  expect(PostJson("/api/v1/search/grep", {{"uri", Root()}, {"pattern", "x"}, {"level_limit", 33}}),
+         400);
+  expect(PostJson("/api/v1/search/grep", {{"uri", Root()}, {"pattern", "x"}, {"node_limit", nullptr}}),
+         200);
+  expect(PostJson("/api/v1/search/glob", {{"pattern", "*"}, {"node_limit", 1000000}}), 400);
+  expect(PostJson("/api/v1/search/glob", {{"pattern", "*"}, {"node_limit", 10000}}), 200);
+  Reply over = Get("/api/v1/fs/ls?node_limit=10001&uri=" + uri);
+  EXPECT_EQ(over.json["error"]["message"],
+            "Invalid request parameters: query.node_limit: Input should be less than or equal to "
+            "10000");
+}
+
 }  // namespace
 }  // namespace skald::apitest

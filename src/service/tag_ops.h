@@ -1,0 +1,50 @@
+#pragma once
+
+// TagOps: the search tags of nodes (set_tags, attrs). Tags live on the
+// records a node has in the catalog (a file's L2, a directory's L0 and L1),
+// as OpenViking keeps them on its vector records: find and search filter on
+// them (RecordFilter::tags), re-indexing keeps them (the semantic indexer
+// inherits a record's tags unless the request gives new ones), and removing
+// the node removes them. Setting them changes only the tags column, with a
+// new change sequence number, and brings the indexes' filters up to it.
+//
+// URIs arrive resolved and access-checked, the node known to exist (DbImpl):
+// this class only reads and writes records. Thread safety: safe for
+// concurrent use (the catalog serializes writes). A set_tags that lands
+// while an indexing job is rewriting the same record can be undone by that
+// job, which carries the tags it read before.
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/tags.h"
+#include "ingest/index_catch_up.h"
+#include "skald/db.h"
+#include "storage/catalog.h"
+#include "uri/viking_uri.h"
+
+namespace skald {
+
+class TagOps {
+ public:
+  TagOps(Catalog* catalog, IndexCatchUp* indexes) : catalog_(catalog), indexes_(indexes) {}
+
+  // Sets or merges `tags` (normalised leniently) on the records of the node
+  // `uri` or, with `scopes` non-empty, on the records of every node in those
+  // subtrees (the recursive case: the parts of `uri`'s subtree the caller
+  // may see, `uri` included). `root_uri` is reported as given.
+  Result<SetTagsResult> Set(std::string_view account, const VikingUri& uri,
+                            std::span<const VikingUri> scopes, std::span<const std::string> tags,
+                            TagMode mode, std::string root_uri);
+
+  // The node's tags: those of its records in level order, each key once.
+  Result<NodeAttrs> Attrs(std::string_view account, const VikingUri& uri);
+
+ private:
+  Catalog* const catalog_;
+  IndexCatchUp* const indexes_;  // null without indexes
+};
+
+}  // namespace skald
