@@ -215,6 +215,10 @@ struct ReindexRequest {
   bool dry_run = false;
   // The node and everything below it; false: the node alone.
   bool recursive = true;
+  // "k=v" tags set ("replace") or merged in ("append") on every record the
+  // reindex rebuilt (not with prune_orphans or dry_run); none: kept.
+  std::optional<std::vector<std::string>> tags = std::nullopt;
+  std::string tag_mode = "replace";
 
   Status Validate() const;
 };

@@ -24,6 +24,10 @@ struct Identity {
   std::string account = "default";
   std::string user = "default";
   Role role = Role::kUser;
+  // The peer the caller acts as (`X-OpenViking-Actor-Peer`); "" = none. When
+  // set, the other peers' spaces (`user/{uid}/peers/{other}/...`) are hidden
+  // from it, as another user's are (uri/access.h).
+  std::string actor_peer = std::string();
 };
 
 // The kind of context a URI holds (reference §6 "Content classification").

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/tags.h"
 #include "index/vector_index_set.h"
 #include "ingest/index_catch_up.h"
 #include "ingest/semantic_indexer.h"
@@ -122,6 +123,30 @@ Status RunAdminReindexJob(const IngestServices& services, JobContext& context) {
                                                             return Status::Ok();
                                                           }));
     }
+  }
+  // Tags the request gave: onto every record of the tree, now rebuilt.
+  if (!dry_run && mode != kReindexPruneOrphans && payload.contains("tags") &&
+      payload["tags"].is_array()) {
+    stage("tagging");
+    std::vector<std::string> tags;
+    for (const nlohmann::json& t : payload["tags"]) {
+      if (t.is_string()) tags.push_back(t.get<std::string>());
+    }
+    const TagMode tag_mode =
+        payload.value("tag_mode", "replace") == "append" ? TagMode::kAppend : TagMode::kReplace;
+    std::vector<Record> now;
+    if (recursive) {
+      SKALD_ASSIGN_OR_RETURN(now, services.catalog->GetRecordsUnder(job.account, uri));
+    } else {
+      SKALD_ASSIGN_OR_RETURN(now, services.catalog->GetRecordsByUri(job.account, uri));
+    }
+    std::vector<std::pair<uint64_t, std::vector<std::string>>> updates;
+    for (const Record& r : now) {
+      std::vector<std::string> next = ApplyTags(r.tags, tags, tag_mode);
+      if (next != r.tags) updates.emplace_back(r.key, std::move(next));
+    }
+    SKALD_ASSIGN_OR_RETURN(uint64_t tagged, services.catalog->SetRecordTags(job.account, updates));
+    (void)tagged;
   }
   if (!dry_run) {
     stage("updating indexes");

@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include "common/hash.h"
+#include "common/strings.h"
 #include "server/http_util.h"
+#include "uri/viking_uri.h"
 
 namespace skald::server {
 namespace {
@@ -65,6 +67,7 @@ AuthHeaders AuthHeaders::From(const httplib::Request& request) {
   h.account = Header(request, "X-OpenViking-Account");
   h.user = Header(request, "X-OpenViking-User");
   h.role = Header(request, "X-OpenViking-Role");
+  h.actor_peer = Header(request, "X-OpenViking-Actor-Peer");
   return h;
 }
 
@@ -94,6 +97,23 @@ std::optional<std::string_view> AdminPathAccount(std::string_view path) {
   rest = rest.substr(0, rest.find('/'));
   if (rest.empty()) return std::nullopt;
   return rest;
+}
+
+// Trusted mode's X-OpenViking-Role (trimmed, any case): nullopt when absent
+// or blank; `user` or `admin` when the server has a root key (`keyed`);
+// otherwise an InvalidArgument.
+Result<std::optional<Role>> AssertedRole(const AuthHeaders& h, bool keyed) {
+  const std::string role = h.role.has_value() ? AsciiLower(Trim(*h.role)) : std::string();
+  if (role.empty()) return std::optional<Role>();
+  if (!keyed) {
+    return Status::InvalidArgument(
+        "X-OpenViking-Role is honoured only when the server has a root_api_key");
+  }
+  if (role == "user") return std::optional<Role>(Role::kUser);
+  if (role == "admin") return std::optional<Role>(Role::kAdmin);
+  if (role == "root") return Status::InvalidArgument("X-OpenViking-Role cannot be root");
+  return Status::InvalidArgument(
+      fmt::format("invalid X-OpenViking-Role '{}': use user or admin", *h.role));
 }
 
 }  // namespace
@@ -157,6 +177,24 @@ bool Authenticator::IsRootKey(std::string_view key) const {
 
 Result<Identity> Authenticator::Resolve(Db& db, std::string_view path,
                                         const AuthHeaders& h) const {
+  SKALD_ASSIGN_OR_RETURN(Identity who, ResolveCaller(db, path, h));
+  if (!h.actor_peer.has_value() || HasPrefixSegment(path, "/api/v1/sessions")) return who;
+  const std::string_view peer = Trim(*h.actor_peer);
+  if (peer.empty()) return who;
+  if (peer.find_first_of("/\\") != std::string_view::npos) {
+    return Status::InvalidArgument(
+        "X-OpenViking-Actor-Peer must be a single path segment: path separators are not allowed");
+  }
+  if (peer.size() > kMaxIdentifierBytes || !IsValidIdentifier(peer)) {
+    return Status::InvalidArgument(fmt::format(
+        "Invalid X-OpenViking-Actor-Peer header '{}': peer ids match ^[a-zA-Z0-9_.@-]+$", peer));
+  }
+  who.actor_peer = std::string(peer);
+  return who;
+}
+
+Result<Identity> Authenticator::ResolveCaller(Db& db, std::string_view path,
+                                              const AuthHeaders& h) const {
   Result<Identity> who = Status::Internal("unreachable");
   switch (mode_) {
     case AuthMode::kDev:
@@ -233,21 +271,9 @@ Result<Identity> Authenticator::ResolveTrusted(Db& db, std::string_view path,
   }
   SKALD_ASSIGN_OR_RETURN(Identity who, DevIdentity(*h.account, *h.user));
   who.role = Role::kUser;
-  if (!keyed && h.role.has_value() && !h.role->empty()) {
-    return Status::InvalidArgument(
-        "X-OpenViking-Role is honoured only when the server has a root_api_key");
-  }
-  if (keyed && h.role.has_value() && !h.role->empty()) {
-    if (*h.role == "user") {
-      who.role = Role::kUser;
-    } else if (*h.role == "admin") {
-      who.role = Role::kAdmin;
-    } else if (*h.role == "root") {
-      return Status::InvalidArgument("X-OpenViking-Role cannot be root");
-    } else {
-      return Status::InvalidArgument(
-          fmt::format("invalid X-OpenViking-Role '{}': use user or admin", *h.role));
-    }
+  SKALD_ASSIGN_OR_RETURN(std::optional<Role> role_header, AssertedRole(h, keyed));
+  if (role_header) {
+    who.role = *role_header;
     return who;
   }
   SKALD_ASSIGN_OR_RETURN(std::optional<Role> registered, db.RegisteredRole(who.account, who.user));
@@ -267,8 +293,14 @@ std::optional<Identity> Authenticator::Probe(Db& db, const AuthHeaders& h) const
       Result<Identity> who = DevIdentity(h.account.value_or(""), h.user.value_or(""));
       if (!who.ok()) return std::nullopt;
       if (mode_ == AuthMode::kTrusted) {
-        Result<std::optional<Role>> role = db.RegisteredRole(who->account, who->user);
-        who->role = role.ok() && role->has_value() ? **role : Role::kUser;
+        Result<std::optional<Role>> asserted = AssertedRole(h, !root_key_hash_.empty());
+        if (!asserted.ok()) return std::nullopt;
+        if (*asserted) {
+          who->role = **asserted;
+        } else {
+          Result<std::optional<Role>> role = db.RegisteredRole(who->account, who->user);
+          who->role = role.ok() && role->has_value() ? **role : Role::kUser;
+        }
       }
       return *who;
     }

@@ -53,6 +53,7 @@ struct AuthHeaders {
   std::optional<std::string> account;        // X-OpenViking-Account
   std::optional<std::string> user;           // X-OpenViking-User
   std::optional<std::string> role;           // X-OpenViking-Role
+  std::optional<std::string> actor_peer;     // X-OpenViking-Actor-Peer
 
   static AuthHeaders From(const httplib::Request& request);
 };
@@ -82,7 +83,9 @@ class Authenticator {
 
   // The identity of a request to `path` (see the class comment for the
   // errors: Unauthenticated 401, PermissionDenied 403, InvalidArgument 400,
-  // FailedPrecondition 412).
+  // FailedPrecondition 412). An X-OpenViking-Actor-Peer header (trimmed;
+  // blank = none) sets Identity::actor_peer, except on the session routes
+  // (as OpenViking); one that is not a valid single segment is a 400.
   Result<Identity> Resolve(Db& db, std::string_view path, const AuthHeaders& headers) const;
 
   // For /health: the identity the request establishes, or nullopt when it
@@ -97,6 +100,7 @@ class Authenticator {
   // token, else nullopt (missing).
   static std::optional<std::string> PresentedKey(const AuthHeaders& headers);
   bool IsRootKey(std::string_view key) const;
+  Result<Identity> ResolveCaller(Db& db, std::string_view path, const AuthHeaders& h) const;
   Result<Identity> ResolveApiKey(Db& db, std::string_view path, const AuthHeaders& h) const;
   Result<Identity> ResolveTrusted(Db& db, std::string_view path, const AuthHeaders& h) const;
 

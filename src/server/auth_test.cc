@@ -146,6 +146,13 @@ TEST_F(AuthTest, TrustedModeTakesIdentityFromHeadersBehindTheRootKey) {
   EXPECT_EQ(alice->role, Role::kAdmin);  // the registered role
   h.role = "user";
   EXPECT_EQ(auth.Resolve(*db_, "/api/v1/fs/ls", h)->role, Role::kUser);
+  h.role = " ADMIN ";  // trimmed, any case; /health reports it too
+  EXPECT_EQ(auth.Resolve(*db_, "/api/v1/fs/ls", h)->role, Role::kAdmin);
+  h.role = "user";
+  EXPECT_EQ(auth.Probe(*db_, h)->role, Role::kUser);
+  h.role = "admin";
+  EXPECT_EQ(auth.Probe(*db_, h)->role, Role::kAdmin);
+  h.role = "user";
   h.role = "root";
   EXPECT_EQ(auth.Resolve(*db_, "/api/v1/fs/ls", h).status().code(),
             StatusCode::kInvalidArgument);
@@ -173,6 +180,30 @@ TEST_F(AuthTest, TrustedModeTakesIdentityFromHeadersBehindTheRootKey) {
   EXPECT_EQ(keyless.Resolve(*db_, "/api/v1/fs/ls", claim)->role, Role::kUser);
   EXPECT_EQ(keyless.Resolve(*db_, "/api/v1/admin/accounts", claim).status().code(),
             StatusCode::kPermissionDenied);
+}
+
+TEST_F(AuthTest, ActorPeerHeaderIsOneSafeSegment) {
+  Authenticator auth = Make("dev", "");
+  AuthHeaders h;
+  h.actor_peer = " bot1 ";
+  auto who = auth.Resolve(*db_, "/api/v1/search/find", h);
+  ASSERT_TRUE(who.ok()) << who.status().ToString();
+  EXPECT_EQ(who->actor_peer, "bot1");
+  h.actor_peer = "   ";
+  EXPECT_EQ(auth.Resolve(*db_, "/api/v1/search/find", h)->actor_peer, "");
+  for (const char* bad : {"bad/peer", "bad\\peer", "..", "a b"}) {
+    h.actor_peer = bad;
+    auto refused = auth.Resolve(*db_, "/api/v1/fs/ls", h);
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument) << bad;
+  }
+  h.actor_peer = "bad/peer";
+  EXPECT_NE(auth.Resolve(*db_, "/api/v1/fs/ls", h).status().message().find("path separators"),
+            std::string::npos);
+  // The session routes do not use it (OpenViking's rule).
+  auto session = auth.Resolve(*db_, "/api/v1/sessions/s1/messages", h);
+  ASSERT_TRUE(session.ok());
+  EXPECT_EQ(session->actor_peer, "");
 }
 
 TEST_F(AuthTest, DevModeIsRootFromHeadersWithoutAdminApi) {

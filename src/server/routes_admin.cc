@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/strings.h"
 #include "common/time_util.h"
 #include "server/auth.h"
 #include "server/routes.h"
@@ -21,6 +22,15 @@ constexpr std::string_view kUserRole = "/api/v1/admin/accounts/{}/users/{}/role"
 constexpr std::string_view kUserKey = "/api/v1/admin/accounts/{}/users/{}/key";
 constexpr int64_t kDefaultUserLimit = 100;
 
+// `seed` is accepted and ignored (keys are random), but an empty one is a
+// 400, as OpenViking validates it.
+void CheckSeed(BodyReader& b, ValidationErrors* errors) {
+  std::optional<std::string> seed = b.OptionalString("seed");
+  if (seed && Trim(*seed).empty()) {
+    errors->Add({"body", "seed"}, "seed must not be empty", "value_error");
+  }
+}
+
 void CreateAccount(Call& call, bool show_key) {
   std::optional<Json> body = call.BodyObject();
   if (!body.has_value()) return;
@@ -28,6 +38,7 @@ void CreateAccount(Call& call, bool show_key) {
   BodyReader b(*body, &errors);
   const std::string account_id = b.RequiredString("account_id");
   const std::string admin_user_id = b.RequiredString("admin_user_id");
+  CheckSeed(b, &errors);
   if (!errors.empty()) return call.FailValidation(errors);
   Result<NewAccount> made = call.db().CreateAccount(call.who(), account_id, admin_user_id);
   if (!made.ok()) return call.Fail(made.status());
@@ -63,6 +74,7 @@ void RegisterUser(Call& call, bool show_key) {
   BodyReader b(*body, &errors);
   const std::string user_id = b.RequiredString("user_id");
   const std::string role = b.String("role", "user");
+  CheckSeed(b, &errors);
   if (!errors.empty()) return call.FailValidation(errors);
   Result<std::string> key = call.db().RegisterUser(call.who(), p.at(0), user_id, role);
   if (!key.ok()) return call.Fail(key.status());

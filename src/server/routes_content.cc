@@ -115,8 +115,11 @@ void Reindex(Call& call) {
   request.recursive = b.Bool("recursive", true);
   // Accepted: every mode already redoes each record it covers, changed or not.
   (void)b.Bool("force", false);
-  // Accepted for compatibility; reindexing keeps every record's tags.
-  (void)b.OptionalLiteral("tag_mode", {"replace", "append"});
+  // Tags for the rebuilt records (none: they keep theirs).
+  if (auto tags = body->find("tags"); tags != body->end() && !tags->is_null()) {
+    request.tags = b.StringList("tags", false);
+  }
+  request.tag_mode = b.OptionalLiteral("tag_mode", {"replace", "append"}).value_or("replace");
   b.ForbidExtra(
       {"uri", "mode", "wait", "timeout", "dry_run", "recursive", "force", "tags", "tag_mode"});
   if (!errors.empty()) return call.FailValidation(errors);

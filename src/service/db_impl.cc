@@ -287,6 +287,10 @@ Result<std::vector<TaskInfo>> DbImpl::ListTasks(const Identity& who, const TaskF
     // A type this binary does not know names no job it could list by kind:
     // select the rows of unknown kinds and keep those stored with this name.
     query.kind = ParseJobKind(filter.task_type).value_or(JobKind::kUnknown);
+  } else {
+    // Skald's own indexing jobs (after a write, a move, a commit's archive)
+    // have no OpenViking task type: listed only when asked for by type.
+    query.exclude_kinds = {JobKind::kIndex, JobKind::kRefresh, JobKind::kReindex};
   }
   query.resource_id = filter.resource_id;
   query.state = filter.status;

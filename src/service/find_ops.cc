@@ -131,6 +131,12 @@ Result<FindResult> Finder::RunFind(const Identity& who, const FindRequest& reque
   SKALD_ASSIGN_OR_RETURN(RetrievalResult result, retriever_->Retrieve(query, sources));
 
   for (MatchedContext& hit : result.hits) {
+    // Nodes hidden one by one inside a visible scope (another peer's space
+    // under an actor peer) are not hits.
+    if (!who.actor_peer.empty()) {
+      Result<VikingUri> uri = VikingUri::Parse(hit.uri);
+      if (!uri.ok() || !IsAccessible(who, *uri)) continue;
+    }
     // A directory hit is the directory (its URI, level 0 or 1 for the record
     // that matched) told by its L0 abstract, whichever record matched.
     if (hit.level == 1) {

@@ -15,6 +15,7 @@
 #include <regex>
 
 #include "common/file_util.h"
+#include "common/tags.h"
 #include "common/time_util.h"
 #include "ingest/import_job.h"
 #include "ingest/ingest_jobs.h"
@@ -42,18 +43,28 @@ Status UnknownUpload(std::string_view id) {
       .WithDetail("resource", std::string(id));
 }
 
-// Resource namespaces: viking://resources/... and viking://user/{uid}/resources/...
+// A peer's resources: viking://user/{uid}/peers/{peer}/resources/...
+bool IsPeerResourceUri(const VikingUri& uri) {
+  const auto& s = uri.segments();
+  return s.size() >= 5 && s[0] == "user" && s[2] == "peers" && s[4] == "resources";
+}
+
+// Resource namespaces: viking://resources/..., viking://user/{uid}/resources/...
+// and a peer's viking://user/{uid}/peers/{peer}/resources/...
 bool IsResourceUri(const VikingUri& uri) {
   const auto& s = uri.segments();
   if (!s.empty() && s[0] == "resources") return true;
-  return s.size() >= 3 && s[0] == "user" && s[2] == "resources";
+  return (s.size() >= 3 && s[0] == "user" && s[2] == "resources") || IsPeerResourceUri(uri);
 }
 
 // The depth of the resources root a resource URI is under: 1 for
-// viking://resources, 3 for viking://user/{uid}/resources.
-size_t ResourcesRootDepth(const VikingUri& uri) { return uri.segments()[0] == "user" ? 3u : 1u; }
+// viking://resources, 3 for viking://user/{uid}/resources, 5 for a peer's.
+size_t ResourcesRootDepth(const VikingUri& uri) {
+  if (IsPeerResourceUri(uri)) return 5u;
+  return uri.segments()[0] == "user" ? 3u : 1u;
+}
 
-// viking://resources or viking://user/{uid}/resources itself.
+// A resources root itself (viking://resources, a user's or a peer's).
 bool IsResourcesRoot(const VikingUri& uri) {
   return IsResourceUri(uri) && uri.depth() == ResourcesRootDepth(uri);
 }
@@ -316,11 +327,15 @@ Result<ReindexResult> ResourceOps::Reindex(const Identity& who, const ReindexReq
   spec.resource_id = uri.str();
   spec.priority = kJobPriorityBulk;
   spec.max_attempts = kModelJobAttempts;
-  spec.payload = nlohmann::json{{"path", std::string(uri.path())},
-                                {"mode", request.mode},
-                                {"dry_run", request.dry_run},
-                                {"recursive", request.recursive}}
-                     .dump();
+  nlohmann::json payload = {{"path", std::string(uri.path())},
+                            {"mode", request.mode},
+                            {"dry_run", request.dry_run},
+                            {"recursive", request.recursive}};
+  if (request.tags) {
+    payload["tags"] = NormalizeTagsLeniently(*request.tags);
+    payload["tag_mode"] = request.tag_mode;
+  }
+  spec.payload = payload.dump();
   SKALD_ASSIGN_OR_RETURN(Job job, runner_->queue()->Enqueue(spec));
   result.task_id = job.task_id;
   result.task_status = TaskState::kPending;

@@ -1,8 +1,11 @@
 #include "session/message.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/file_util.h"
+#include "common/strings.h"
 #include "common/time_util.h"
 
 namespace skald {
@@ -56,6 +59,9 @@ Result<Json> BuildPart(const Json& part, size_t index) {
       image["url"] = it->get<std::string>();
     } else {
       return PartError(index, "image_url must be an object with a url");
+    }
+    if (Trim(image.value("url", "")).empty()) {
+      return PartError(index, "image_url part requires a non-empty URL");
     }
     return Json{{"type", "image_url"}, {"image_url", image}};
   }
@@ -136,6 +142,23 @@ std::string MessageText(const Json& message) {
 }
 
 std::string NewMessageId() { return "msg_" + RandomHex128(); }
+
+std::vector<Json> SplitToolResults(Json message) {
+  const Json& parts = message["parts"];
+  const bool aggregate =
+      parts.is_array() && parts.size() >= 2 && std::all_of(parts.begin(), parts.end(), [](const Json& p) {
+        return p.is_object() && p.value("type", "") == "tool";
+      });
+  if (!aggregate) return {std::move(message)};
+  std::vector<Json> out;
+  for (const Json& part : parts) {
+    Json one = message;
+    one["id"] = NewMessageId();
+    one["parts"] = Json::array({part});
+    out.push_back(std::move(one));
+  }
+  return out;
+}
 
 Result<Json> BuildStoredMessage(const Json& request, int64_t now_ns) {
   if (!request.is_object()) return Status::InvalidArgument("a message must be a JSON object");

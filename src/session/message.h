@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/json_util.h"
 #include "model/token_budget.h"
@@ -50,5 +51,11 @@ std::string NewMessageId();
 // given, or when a part is malformed. `now_ns` dates a message without
 // created_at.
 Result<Json> BuildStoredMessage(const Json& request, int64_t now_ns);
+
+// A stored message whose parts are all tool parts, two or more of them (an
+// aggregate of tool results, as agents post them), as one message per tool
+// part, each with its own id and otherwise the same fields (OpenViking
+// stores them so); any other message as it is.
+std::vector<Json> SplitToolResults(Json message);
 
 }  // namespace skald

@@ -44,6 +44,39 @@ TEST(BuildStoredMessageTest, ContentBecomesOneTextPart) {
   EXPECT_EQ((*m)["created_at"], "1970-01-01T00:00:00.000Z");
 }
 
+TEST(BuildStoredMessageTest, AnAggregateOfToolResultsIsOneMessagePerTool) {
+  Json tool_a = {{"type", "tool"}, {"tool_id", "call_a"}, {"tool_name", "a"},
+                 {"tool_output", "1"}, {"tool_status", "completed"}};
+  Json tool_b = tool_a;
+  tool_b["tool_id"] = "call_b";
+  auto built = BuildStoredMessage(
+      Json{{"role", "user"}, {"parts", {tool_a, tool_b}}, {"turn_id", "t1"}}, 0);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  std::vector<Json> split = SplitToolResults(*built);
+  ASSERT_EQ(split.size(), 2u);
+  EXPECT_EQ(split[0]["parts"].size(), 1u);
+  EXPECT_EQ(split[0]["parts"][0]["tool_id"], "call_a");
+  EXPECT_EQ(split[1]["parts"][0]["tool_id"], "call_b");
+  EXPECT_EQ(split[1]["turn_id"], "t1");
+  EXPECT_NE(split[0]["id"], split[1]["id"]);
+  // One tool part, or tools beside text: one message, as it was.
+  auto mixed = BuildStoredMessage(
+      Json{{"role", "user"}, {"parts", {Json{{"type", "text"}, {"text", "x"}}, tool_a}}}, 0);
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_EQ(SplitToolResults(*mixed).size(), 1u);
+  auto single = BuildStoredMessage(Json{{"role", "user"}, {"parts", {tool_a}}}, 0);
+  EXPECT_EQ(SplitToolResults(*single).size(), 1u);
+}
+
+TEST(BuildStoredMessageTest, AnImagePartNeedsAUrl) {
+  for (const Json& image : {Json::object(), Json{{"url", ""}}, Json{{"url", "  "}}}) {
+    auto built = BuildStoredMessage(
+        Json{{"role", "user"}, {"parts", {Json{{"type", "image_url"}, {"image_url", image}}}}}, 0);
+    ASSERT_FALSE(built.ok()) << image.dump();
+    EXPECT_NE(built.status().message().find("requires a non-empty URL"), std::string::npos);
+  }
+}
+
 TEST(BuildStoredMessageTest, BlankContentIsAccepted) {
   Result<Json> m = BuildStoredMessage(Json{{"role", "system"}, {"content", "   "}}, 0);
   ASSERT_TRUE(m.ok());

@@ -237,6 +237,7 @@ Result<SessionMessagesAdded> SessionStore::AddMessages(
   const int64_t now = NowNanos();
   std::string lines;
   int64_t tokens = 0;
+  int64_t added = 0;  // stored messages (an aggregate of tool results is several)
   for (size_t i = 0; i < messages_json.size(); ++i) {
     Result<Json> request = ParseJson(messages_json[i]);
     if (!request.ok()) return request.status();
@@ -245,9 +246,12 @@ Result<SessionMessagesAdded> SessionStore::AddMessages(
       if (messages_json.size() == 1) return message.status();
       return Status::InvalidArgument(fmt::format("messages[{}]: {}", i, message.status().message()));
     }
-    tokens += MessageTokens(*message);
-    lines += DumpJson(*message);
-    lines += '\n';
+    for (Json& stored : SplitToolResults(std::move(*message))) {
+      tokens += MessageTokens(stored);
+      lines += DumpJson(stored);
+      lines += '\n';
+      ++added;
+    }
   }
   auto session_mu = SessionMutex(who, session_id);
   std::lock_guard<std::mutex> lock(*session_mu);
@@ -256,7 +260,6 @@ Result<SessionMessagesAdded> SessionStore::AddMessages(
     SKALD_ASSIGN_OR_RETURN(Json created, CreateLocked(who, session, session_id, {}));
     meta = std::move(created);
   }
-  const auto added = static_cast<int64_t>(messages_json.size());
   if (added > 0) {
     SKALD_RETURN_IF_ERROR(files_->Append(who, session.Child("messages.jsonl"), lines));
   }

@@ -87,6 +87,7 @@ struct Job {
 struct JobFilter {
   // kUnknown selects the jobs whose stored kind this binary does not know.
   std::optional<JobKind> kind;
+  std::vector<JobKind> exclude_kinds;      // none of these
   std::string account, user, resource_id;  // resource_id: exact match
   std::optional<JobState> state;
   int limit = 50;  // <= 0: no limit

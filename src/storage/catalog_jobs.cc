@@ -346,6 +346,9 @@ Result<std::vector<Job>> Catalog::ListJobs(const JobFilter& filter) {
   std::string sql = fmt::format("SELECT {} FROM jobs WHERE 1", kJobColumns);
   // Parameters are numbered so that unused filters need no placeholder.
   if (filter.kind) sql += " AND " + KindCondition(std::span<const JobKind>(&*filter.kind, 1));
+  if (!filter.exclude_kinds.empty()) {
+    sql += " AND NOT (" + KindCondition(filter.exclude_kinds) + ")";
+  }
   if (!filter.account.empty()) sql += " AND account=?2";
   if (!filter.user.empty()) sql += " AND user=?3";
   if (!filter.resource_id.empty()) sql += " AND resource_id=?4";

@@ -26,7 +26,16 @@ Status AbsentStatus(const VikingUri& uri) {
       .WithDetail("resource", uri.str());
 }
 
+// True when `uri` lies in the space of a peer other than the caller's actor
+// peer (user/{uid}/peers/{other}/...); never without an actor peer.
+bool InOtherPeersSpace(const Identity& who, const VikingUri& uri) {
+  if (who.actor_peer.empty()) return false;
+  const std::vector<std::string>& s = uri.segments();
+  return s.size() >= 4 && s[0] == "user" && s[2] == "peers" && s[3] != who.actor_peer;
+}
+
 bool IsAccessible(const Identity& who, const VikingUri& uri) {
+  if (InOtherPeersSpace(who, uri)) return false;
   if (who.role == Role::kRoot || uri.is_root()) return true;
   const std::vector<std::string>& s = uri.segments();
   const std::string_view scope = s[0];
@@ -38,8 +47,8 @@ bool IsAccessible(const Identity& who, const VikingUri& uri) {
 }
 
 std::vector<VikingUri> VisibleSubtrees(const Identity& who, const VikingUri& base) {
-  if (who.role == Role::kRoot) return {base};
   if (!IsAccessible(who, base)) return {};
+  if (who.role == Role::kRoot) return {base};
   // Inside a shared scope or the caller's own space: all of it.
   if (!base.is_root() && (!IsPerUserScope(base.scope()) || base.depth() >= 2)) return {base};
   // `viking://`, `viking://user`, `viking://temp`: only the caller's parts.

@@ -31,7 +31,9 @@ namespace skald {
 // are read-only, see CheckWriteAccess); the `temp` container and their own
 // `temp/{uid}/**`. Never another user's space, another user's temp, `upload`,
 // `queue`, `session` (Parse() expands it) or anything else (`_system`,
-// unknown scopes): unlisted namespaces fail closed. (OpenViking also shows
+// unknown scopes): unlisted namespaces fail closed. With an actor peer
+// (Identity::actor_peer), whatever the role, never another peer's space
+// `user/{uid}/peers/{other}/...` (OpenViking's peer view). (OpenViking also shows
 // `queue` and legacy `temp/{MMDDHHMM_xxxxxx}` leaves to everyone; Skald never
 // creates either for a user.)
 bool IsAccessible(const Identity& who, const VikingUri& uri);
@@ -43,7 +45,8 @@ bool IsAccessible(const Identity& who, const VikingUri& uri);
 // subtrees inside it (e.g. {user/alice} for `viking://user`), so that a walk
 // (tree, glob, grep) or a search's candidate filter never enters another
 // user's space; {} when `base` is invisible. Entries of a part may still be
-// invisible one by one (the watch-task file): filter rows with IsAccessible.
+// invisible one by one (the watch-task file, other peers' spaces under an
+// actor peer): filter rows with IsAccessible.
 std::vector<VikingUri> VisibleSubtrees(const Identity& who, const VikingUri& base);
 
 // True when `who` may see an object that (account, user) owns — a task, a

@@ -88,6 +88,25 @@ TEST(AccessTest, MatrixForUserAndRoot) {
   }
 }
 
+TEST(AccessTest, AnActorPeerSeesNoOtherPeersSpace) {
+  for (Role role : {Role::kUser, Role::kRoot}) {
+    Identity who = AccessCaller("alice", role);
+    EXPECT_TRUE(IsAccessible(who, U("viking://user/alice/peers/bot2/memories/x.md")));
+    who.actor_peer = "bot1";
+    EXPECT_TRUE(IsAccessible(who, U("viking://user/alice/peers/bot1/memories/x.md")));
+    EXPECT_TRUE(IsAccessible(who, U("viking://user/alice/peers")));
+    EXPECT_TRUE(IsAccessible(who, U("viking://user/alice/memories/x.md")));
+    EXPECT_FALSE(IsAccessible(who, U("viking://user/alice/peers/bot2")));
+    EXPECT_FALSE(IsAccessible(who, U("viking://user/alice/peers/bot2/resources/a.md")));
+    EXPECT_TRUE(VisibleSubtrees(who, U("viking://user/alice/peers/bot2/resources")).empty());
+    EXPECT_EQ(VisibleSubtrees(who, U("viking://user/alice/peers/bot1")).size(), 1u);
+    EXPECT_EQ(CheckReadAccess(who, U("viking://user/alice/peers/bot2/a.md")).code(),
+              StatusCode::kNotFound);
+    EXPECT_EQ(CheckWriteAccess(who, U("viking://user/alice/peers/bot2/a.md")).code(),
+              StatusCode::kNotFound);
+  }
+}
+
 TEST(AccessTest, UnlistedNamespacesFailClosed) {
   Identity alice = AccessCaller("alice", Role::kUser);
   EXPECT_FALSE(IsAccessible(alice, VikingUri::FromSegments({"_system", "x"})));

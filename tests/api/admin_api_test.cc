@@ -197,6 +197,11 @@ TEST_F(AdminApiTest, UsersRolesAndAdminScope) {
               "INVALID_ARGUMENT");
   ExpectError(Send("POST", users, KeyHeader(alice), {{"user_id", "a/b"}}), 400,
               "INVALID_ARGUMENT");
+  ExpectError(Send("POST", users, KeyHeader(alice), {{"user_id", "seedy"}, {"seed", ""}}), 400,
+              "INVALID_ARGUMENT");
+  ExpectError(Root("POST", "/api/v1/admin/accounts",
+                   {{"account_id", "seeded"}, {"admin_user_id", "x"}, {"seed", " "}}),
+              400, "INVALID_ARGUMENT");
   ExpectError(Root("POST", "/api/v1/admin/accounts/nope/users", {{"user_id", "x"}}), 404,
               "NOT_FOUND");
   ExpectError(Root("GET", "/api/v1/admin/accounts/nope/users"), 404, "NOT_FOUND");

@@ -417,6 +417,20 @@ TEST_F(RetrievalApiTest, AddWithoutWaitingThenFollowTheTask) {
   Reply none = Get("/api/v1/tasks?limit=0");
   ASSERT_EQ(none.status, 200) << none.raw;
   EXPECT_EQ(none.json["result"], Json::array());
+
+  // A write's indexing job is Skald's own: listed only when asked for by type.
+  Reply wrote = PostJson("/api/v1/content/write", {{"uri", "viking://resources/t.md"},
+                                                   {"content", "text"},
+                                                   {"mode", "create"},
+                                                   {"wait", true}});
+  ASSERT_EQ(wrote.status, 200) << wrote.raw;
+  Reply all = Get("/api/v1/tasks");
+  ASSERT_EQ(all.status, 200) << all.raw;
+  ASSERT_FALSE(all.json["result"].empty()) << all.raw;
+  for (const Json& t : all.json["result"]) EXPECT_EQ(t["task_type"], "add_resource") << all.raw;
+  Reply internal = Get("/api/v1/tasks?task_type=index");
+  ASSERT_EQ(internal.status, 200) << internal.raw;
+  EXPECT_FALSE(internal.json["result"].empty()) << internal.raw;
 }
 
 TEST_F(RetrievalApiTest, FindWithProvenanceReturnsTheTrace) {

@@ -133,6 +133,18 @@ TEST_F(SessionsApiTest, MessagesAcceptEveryPartAndBlankContent) {
   EXPECT_EQ(messages[3]["parts"].size(), 4u);
   EXPECT_EQ(messages[3]["parts"][3]["tool_output"], "3 matches");
   EXPECT_EQ(messages[3]["parts"][3]["tool_input"], (Json{{"pattern", "x"}}));
+
+  // An aggregate of tool results is stored as one message per tool (as
+  // OpenViking does); an image part needs a URL.
+  Json tool_b = parts[3];
+  tool_b["tool_id"] = "t2";
+  Reply tools = AddMessage("m1", Json{{"role", "user"}, {"parts", {parts[3], tool_b}}});
+  ASSERT_EQ(tools.status, 200) << tools.raw;
+  EXPECT_EQ(tools.json["result"]["message_count"], 6);
+  Reply no_url = AddMessage(
+      "m1", Json{{"role", "user"},
+                 {"parts", {Json{{"type", "image_url"}, {"image_url", Json::object()}}}}});
+  EXPECT_EQ(no_url.status, 400) << no_url.raw;
 }
 
 TEST_F(SessionsApiTest, PendingTokensFollowTheEstimate) {

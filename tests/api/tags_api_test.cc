@@ -19,6 +19,13 @@ class TagsApiTest : public ApiTest {
     ASSERT_EQ(r.status, 200) << r.raw;
   }
   Reply SetTags(const Json& body) { return PostJson("/api/v1/fs/attrs/set_tags", body); }
+  void Reindex(const std::string& uri, const Json& extra) {
+    Json body = {{"uri", uri}, {"wait", true}};
+    body.update(extra);
+    Reply r = PostJson("/api/v1/content/reindex", body);
+    ASSERT_EQ(r.status, 200) << r.raw;
+    ASSERT_EQ(r.json["result"]["status"], "completed") << r.raw;
+  }
   Json TagsOf(const std::string& uri) {
     Reply r = Get("/api/v1/fs/attrs?uri=" + Q(uri));
     EXPECT_EQ(r.status, 200) << r.raw;
@@ -135,6 +142,16 @@ TEST_F(TagsApiTest, RecursiveTagsReachEveryRecordBelowAndSurviveReindexing) {
   ASSERT_EQ(PostJson("/api/v1/system/wait", {{"timeout", 60}}).status, 200);
   EXPECT_EQ(TagsOf(Root() + "/kb3/a.md"), Json({"kept=yes"}));
   EXPECT_EQ(TagsOf(Root() + "/kb2/a.md"), Json({"kept=yes"}));
+
+  // A reindex with tags puts them on every record it rebuilt; without, they stay.
+  Reindex(Root() + "/kb3", {{"tags", {"Rev=2"}}, {"tag_mode", "append"}});
+  EXPECT_EQ(TagsOf(Root() + "/kb3/a.md"), Json({"kept=yes", "rev=2"}));
+  EXPECT_EQ(TagsOf(Root() + "/kb3"), Json({"env=prod", "team=physics", "rev=2"}));
+  Reindex(Root() + "/kb3", {{"mode", "semantic_and_vectors"}});
+  EXPECT_EQ(TagsOf(Root() + "/kb3/a.md"), Json({"kept=yes", "rev=2"}));
+  Reindex(Root() + "/kb3/a.md", {{"tags", {"only=this"}}, {"recursive", false}});
+  EXPECT_EQ(TagsOf(Root() + "/kb3/a.md"), Json({"only=this"}));
+  EXPECT_EQ(TagsOf(Root() + "/kb3"), Json({"env=prod", "team=physics", "rev=2"}));
 }
 
 TEST_F(TagsApiTest, BadRequestsGetClearErrors) {

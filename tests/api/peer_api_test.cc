@@ -1,0 +1,78 @@
+// X-OpenViking-Actor-Peer: a caller acting as one peer does not see the
+// other peers' spaces (viking://user/{uid}/peers/{other}/...) through any
+// route; a header that is not one safe segment is a 400.
+
+#include <set>
+
+#include "api_fixture.h"
+
+namespace skald::apitest {
+namespace {
+
+class PeerApiTest : public ApiTest {
+ protected:
+  // Imports one Markdown file into `to` (a peer's resources) and waits.
+  void AddPeerResource(const std::string& to, const std::string& text) {
+    const std::string id = UploadTemp(text, "note.md");
+    Reply r = PostJson("/api/v1/resources", {{"temp_file_id", id}, {"to", to}, {"wait", true}});
+    ASSERT_EQ(r.status, 200) << r.raw;
+  }
+  httplib::Headers As(const std::string& peer) { return {{"X-OpenViking-Actor-Peer", peer}}; }
+  std::set<std::string> Found(const std::string& query, const httplib::Headers& headers) {
+    Reply r = Post("/api/v1/search/find", Json{{"query", query}, {"limit", 50}}.dump(),
+                   "application/json", headers);
+    EXPECT_EQ(r.status, 200) << r.raw;
+    std::set<std::string> uris;
+    for (const char* kind : {"resources", "memories", "skills"}) {
+      for (const Json& hit : r.json["result"][kind]) uris.insert(hit["uri"]);
+    }
+    return uris;
+  }
+};
+
+TEST_F(PeerApiTest, OtherPeersSpacesAreHiddenFromAnActorPeer) {
+  const std::string peers = "viking://user/default/peers";
+  AddPeerResource(peers + "/bot1/resources/otters", "# Otters\n\nSea otters hold hands.\n");
+  AddPeerResource(peers + "/bot2/resources/beavers", "# Beavers\n\nBeavers build dams.\n");
+  const std::string b2 = peers + "/bot2/resources/beavers";
+
+  // Without the header: both peers.
+  std::set<std::string> all = Found("otters hands beavers dams", {});
+  auto under = [](const std::set<std::string>& uris, const std::string& prefix) {
+    return std::any_of(uris.begin(), uris.end(),
+                       [&](const std::string& u) { return u.rfind(prefix, 0) == 0; });
+  };
+  EXPECT_TRUE(under(all, peers + "/bot1/")) << Json(all).dump();
+  EXPECT_TRUE(under(all, peers + "/bot2/")) << Json(all).dump();
+
+  // As bot1: bot2's space is absent from find, listings, reads and writes.
+  std::set<std::string> mine = Found("otters hands beavers dams", As("bot1"));
+  EXPECT_TRUE(under(mine, peers + "/bot1/")) << Json(mine).dump();
+  EXPECT_FALSE(under(mine, peers + "/bot2/")) << Json(mine).dump();
+  Reply ls = Get("/api/v1/fs/ls?uri=" + Q(peers), As("bot1"));
+  ASSERT_EQ(ls.status, 200) << ls.raw;
+  std::set<std::string> listed;
+  for (const Json& e : ls.json["result"]) listed.insert(e.value("uri", ""));
+  EXPECT_EQ(listed.count(peers + "/bot1"), 1u) << ls.raw;
+  EXPECT_EQ(listed.count(peers + "/bot2"), 0u) << ls.raw;
+  EXPECT_EQ(Get("/api/v1/fs/stat?uri=" + Q(b2), As("bot1")).status, 404);
+  EXPECT_EQ(Get("/api/v1/fs/stat?uri=" + Q(b2), {}).status, 200);
+  Reply grep = Post("/api/v1/search/grep",
+                    Json{{"uri", "viking://user/default"}, {"pattern", "dams"}}.dump(),
+                    "application/json", As("bot1"));
+  ASSERT_EQ(grep.status, 200) << grep.raw;
+  EXPECT_EQ(grep.raw.find("bot2"), std::string::npos) << grep.raw;
+
+  // A header that is not one safe segment.
+  Reply bad = Post("/api/v1/search/find", Json{{"query", "x"}}.dump(), "application/json",
+                   As("bad/peer"));
+  EXPECT_EQ(bad.status, 400) << bad.raw;
+  EXPECT_NE(bad.raw.find("path separators"), std::string::npos) << bad.raw;
+  EXPECT_EQ(Post("/api/v1/search/find", Json{{"query", "x"}}.dump(), "application/json",
+                 As("  ")).status,
+            200);
+  ExpectHealthy();
+}
+
+}  // namespace
+}  // namespace skald::apitest
