@@ -60,6 +60,8 @@ struct LsEntry {
   // Directories: the `.abstract.md` body cut to abs_limit, or the placeholder
   // "# <uri> [Directory abstract is not ready]". Files: "".
   std::string abstract;
+  // The node's search tags, with LsOptions::include_tags or a tags filter.
+  std::optional<std::vector<std::string>> tags = std::nullopt;
 };
 
 struct RmResult {

@@ -101,6 +101,11 @@ struct LsOptions {
   int abs_limit = 256;
   SortBy sort_by = SortBy::kNone;
   bool descending = false;
+  // Only entries whose node carries every one of these search tags (normalised as
+  // set_tags stores them; malformed ones dropped), before node_limit applies.
+  std::vector<std::string> tags = {};
+  // Each entry carries its node's tags (LsEntry::tags); implied by `tags`.
+  bool include_tags = false;
 
   Status Validate() const;
 };

@@ -640,7 +640,10 @@ Result<Identity> DevIdentity(std::string_view account_header, std::string_view u
 // {"id", "summary"?: {operation, status, duration_ms}} for `telemetry`.
 Json TelemetryPayload(std::string_view operation, bool summary,
                       std::chrono::steady_clock::time_point start) {
-  Json payload = {{"id", NewRequestId()}};
+  // OpenViking's telemetry ids: "tm_" and 32 hex digits.
+  std::string id = NewRequestId();
+  id.erase(std::remove(id.begin(), id.end(), '-'), id.end());
+  Json payload = {{"id", "tm_" + id}};
   if (summary) {
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

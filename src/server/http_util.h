@@ -194,8 +194,8 @@ Result<Identity> DevIdentity(std::string_view account_header, std::string_view u
 
 // ---- shared by the resource and skill routes ----
 
-// The `telemetry` member of a response: {"id", "summary"?: {operation,
-// status, duration_ms since `start`}}.
+// The `telemetry` member of a response: {"id": "tm_<32 hex>", "summary"?:
+// {operation, status, duration_ms since `start`}}.
 Json TelemetryPayload(std::string_view operation, bool summary,
                       std::chrono::steady_clock::time_point start);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "common/strings.h"
 #include "server/routes.h"
 #include "service/json_codec.h"
 
@@ -43,12 +44,25 @@ constexpr int64_t kMaxNodeLimit = 10'000;
 constexpr int64_t kMaxLevelLimit = 32;
 constexpr int64_t kMaxAbsLimit = 4'096;
 
-ListingParams ReadListingParams(QueryReader& q, ValidationErrors* errors) {
+ListingParams ReadListingParams(const QueryParams& query, QueryReader& q,
+                                ValidationErrors* errors) {
   ListingParams p;
   p.uri = q.RequiredString("uri");
   p.output = q.String("output", "agent");
   p.options.abs_limit = ClampToInt(q.Int("abs_limit", 256));
   p.options.show_all_hidden = q.Bool("show_all_hidden", false);
+  // Search tags (newer OpenViking): `tags` repeated (or comma-separated)
+  // filters, `include_tags` (or `extra_fields=tags`) shows each entry's.
+  p.options.include_tags = q.Bool("include_tags", false);
+  for (const auto& [name, value] : query.items()) {
+    if (name != "tags" && name != "extra_fields") continue;
+    for (const std::string& piece : Split(value, ',')) {
+      const std::string_view item = Trim(piece);
+      if (item.empty()) continue;
+      if (name == "tags") p.options.tags.emplace_back(item);
+      if (name == "extra_fields" && item == "tags") p.options.include_tags = true;
+    }
+  }
   int64_t node_limit = q.Int("node_limit", 1000);
   std::optional<int64_t> limit = q.OptionalInt("limit");
   // Ceilings against a listing that would walk a whole large tree in one
@@ -80,7 +94,7 @@ void SkipOffset(int offset, std::vector<LsEntry>* entries) {
 void Ls(Call& call) {
   ValidationErrors errors;
   QueryReader q(call.query(), &errors);
-  ListingParams p = ReadListingParams(q, &errors);
+  ListingParams p = ReadListingParams(call.query(), q, &errors);
   const bool simple = q.Bool("simple", false);
   p.options.recursive = q.Bool("recursive", false);
   std::optional<std::string> sort_by = q.OptionalLiteral("sort_by", {"name", "mtime"});
@@ -102,7 +116,7 @@ void Ls(Call& call) {
 void Tree(Call& call) {
   ValidationErrors errors;
   QueryReader q(call.query(), &errors);
-  ListingParams p = ReadListingParams(q, &errors);
+  ListingParams p = ReadListingParams(call.query(), q, &errors);
   p.options.level_limit = ClampToInt(q.Int("level_limit", 3));
   errors.CheckAtMost("query", "level_limit", p.options.level_limit, kMaxLevelLimit);
   if (!errors.empty()) return call.FailValidation(errors);

@@ -370,13 +370,7 @@ void RunFind(Call& call, FindCall& find, std::string_view operation,
   }
   if (parsed.read_content) AttachHitContent(call, &result);
   if (!parsed.telemetry) return call.OkExcludeNone(result);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - find.start)
-          .count();
-  Json telemetry = {{"id", NewRequestId()}};
-  if (parsed.telemetry_summary) {
-    telemetry["summary"] = {{"operation", operation}, {"status", "ok"}, {"duration_ms", ms}};
-  }
+  Json telemetry = TelemetryPayload(operation, parsed.telemetry_summary, find.start);
   call.OkExcludeNone(result, &telemetry);
 }
 

@@ -7,8 +7,9 @@
 #include <fmt/format.h>
 
 #include "common/strings.h"
-#include "service/fs_engine.h"
 #include "ingest/sidecar.h"
+#include "service/fs_engine.h"
+#include "service/tag_ops.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -204,13 +205,35 @@ Result<std::vector<LsEntry>> FsReader::List(const Identity& who, const VikingUri
       break;
   }
   if (options.descending) std::reverse(found.begin(), found.end());
+  // Tags: the filter applies before the limit; the tags of the entries kept
+  // are shown with include_tags (or a filter).
+  const std::vector<std::string> wanted = NormalizeTagsLeniently(options.tags);
+  const bool with_tags = options.include_tags || !options.tags.empty();
+  std::vector<std::vector<std::string>> tags_of;
+  if (with_tags) {
+    std::vector<std::pair<VikingUri, CatalogNode>> kept;
+    for (auto& entry : found) {
+      if (kept.size() == static_cast<size_t>(options.node_limit)) break;
+      SKALD_ASSIGN_OR_RETURN(std::vector<std::string> tags,
+                             NodeTags(*catalog_, who.account, entry.first.str()));
+      const bool matches = std::all_of(wanted.begin(), wanted.end(), [&](const std::string& t) {
+        return std::find(tags.begin(), tags.end(), t) != tags.end();
+      });
+      if (!matches) continue;
+      tags_of.push_back(std::move(tags));
+      kept.push_back(std::move(entry));
+    }
+    found = std::move(kept);
+  }
   if (found.size() > static_cast<size_t>(options.node_limit)) found.resize(options.node_limit);
 
   std::vector<LsEntry> out;
   out.reserve(found.size());
   size_t base_len = uri.is_root() ? 0 : uri.path().size() + 1;
-  for (auto& [child, row] : found) {
+  for (size_t i = 0; i < found.size(); ++i) {
+    auto& [child, row] = found[i];
     LsEntry entry;
+    if (with_tags) entry.tags = std::move(tags_of[i]);
     entry.node = ToNodeInfo(who, child, row);
     entry.rel_path = base.is_dir ? row.path.substr(std::min(base_len, row.path.size()))
                                  : std::string(child.name());

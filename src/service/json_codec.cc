@@ -173,6 +173,7 @@ Json LsEntryToJson(const LsEntry& entry, LsOutput output, bool with_rel_path) {
     out["uri"] = node.uri;
   }
   if (with_rel_path) out["rel_path"] = entry.rel_path;
+  if (entry.tags) out["tags"] = *entry.tags;
   return out;
 }
 

@@ -79,19 +79,23 @@ Result<SetTagsResult> TagOps::Set(std::string_view account, const VikingUri& uri
   return result;
 }
 
-Result<NodeAttrs> TagOps::Attrs(std::string_view account, const VikingUri& uri) {
-  NodeAttrs attrs;
-  attrs.uri = uri.str();
-  attrs.context_type = std::string(ContextTypeName(uri.context_type()));
-  SKALD_ASSIGN_OR_RETURN(std::vector<Record> records,
-                         catalog_->GetRecordsByUri(account, uri.str()));
+Result<std::vector<std::string>> NodeTags(Catalog& catalog, std::string_view account,
+                                          std::string_view uri) {
+  SKALD_ASSIGN_OR_RETURN(std::vector<Record> records, catalog.GetRecordsByUri(account, uri));
   std::vector<std::string> seen;
   for (const Record& r : records) {
     for (std::string& tag : NormalizeTagsLeniently(r.tags)) {
       if (std::find(seen.begin(), seen.end(), tag) == seen.end()) seen.push_back(std::move(tag));
     }
   }
-  attrs.tags = std::move(seen);
+  return seen;
+}
+
+Result<NodeAttrs> TagOps::Attrs(std::string_view account, const VikingUri& uri) {
+  NodeAttrs attrs;
+  attrs.uri = uri.str();
+  attrs.context_type = std::string(ContextTypeName(uri.context_type()));
+  SKALD_ASSIGN_OR_RETURN(attrs.tags, NodeTags(*catalog_, account, uri.str()));
   return attrs;
 }
 

@@ -27,6 +27,11 @@
 
 namespace skald {
 
+// The search tags of the node `uri`: those of its records in level order,
+// each once (normalised; malformed stored tags left out).
+Result<std::vector<std::string>> NodeTags(Catalog& catalog, std::string_view account,
+                                          std::string_view uri);
+
 class TagOps {
  public:
   TagOps(Catalog* catalog, IndexCatchUp* indexes) : catalog_(catalog), indexes_(indexes) {}

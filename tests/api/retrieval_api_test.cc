@@ -2,9 +2,9 @@
 // /api/v1/tasks[/{id}]: request validation, the wire shapes, and the
 // upload -> add_resource -> task -> find round trip.
 
+#include <chrono>
 #include <fstream>
 #include <regex>
-#include <chrono>
 #include <thread>
 
 #include "api_fixture.h"
@@ -449,6 +449,10 @@ TEST_F(RetrievalApiTest, FindWithProvenanceReturnsTheTrace) {
   EXPECT_TRUE(trace["directories_visited"].is_array()) << trace.dump();
   EXPECT_TRUE(trace["latency_ms"].is_number()) << trace.dump();
   EXPECT_TRUE(found.json["telemetry"].is_object()) << found.raw;
+  // OpenViking's telemetry id: "tm_" and 32 hex digits.
+  EXPECT_TRUE(std::regex_match(found.json["telemetry"].value("id", ""),
+                               std::regex("tm_[0-9a-f]{32}")))
+      << found.raw;
 }
 
 }  // namespace

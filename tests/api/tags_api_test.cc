@@ -154,6 +154,38 @@ TEST_F(TagsApiTest, RecursiveTagsReachEveryRecordBelowAndSurviveReindexing) {
   EXPECT_EQ(TagsOf(Root() + "/kb3"), Json({"env=prod", "team=physics", "rev=2"}));
 }
 
+TEST_F(TagsApiTest, ListingsFilterAndShowTags) {
+  const std::string dir = Root() + "/docs";
+  WriteIndexed(dir + "/a.md", "# A\n\nalpha\n", "create");
+  WriteIndexed(dir + "/b.md", "# B\n\nbeta\n", "create");
+  WriteIndexed(dir + "/c.md", "# C\n\ngamma\n", "create");
+  ASSERT_EQ(SetTags({{"uri", dir + "/a.md"}, {"tags", {"team=search", "lang=en"}}}).status, 200);
+  ASSERT_EQ(SetTags({{"uri", dir + "/c.md"}, {"tags", {"team=search"}}}).status, 200);
+  auto uris = [](const Reply& r) {
+    std::vector<std::string> out;
+    for (const Json& e : r.json["result"]) out.push_back(e.value("uri", ""));
+    return out;
+  };
+  // As `ov ls --tags team=search` sends it: repeated tags, include_tags.
+  Reply both = Get("/api/v1/fs/ls?uri=" + Q(dir) + "&tags=Team%3DSearch&include_tags=true");
+  ASSERT_EQ(both.status, 200) << both.raw;
+  EXPECT_EQ(uris(both), (std::vector<std::string>{dir + "/a.md", dir + "/c.md"}));
+  EXPECT_EQ(both.json["result"][0]["tags"], Json({"team=search", "lang=en"}));
+  Reply one = Get("/api/v1/fs/ls?uri=" + Q(dir) + "&tags=team%3Dsearch&tags=lang%3Den");
+  EXPECT_EQ(uris(one), std::vector<std::string>{dir + "/a.md"}) << one.raw;
+  // The filter applies before node_limit.
+  Reply limited = Get("/api/v1/fs/ls?uri=" + Q(dir) + "&tags=team%3Dsearch&node_limit=1&offset=1");
+  EXPECT_EQ(uris(limited), std::vector<std::string>{dir + "/c.md"}) << limited.raw;
+  // include_tags alone (or extra_fields=tags): every entry, [] when none.
+  Reply all = Get("/api/v1/fs/ls?uri=" + Q(dir) + "&output=original&extra_fields=tags");
+  ASSERT_EQ(all.json["result"].size(), 3u) << all.raw;
+  EXPECT_EQ(all.json["result"][1]["tags"], Json::array()) << all.raw;
+  Reply plain = Get("/api/v1/fs/ls?uri=" + Q(dir));
+  EXPECT_FALSE(plain.json["result"][0].contains("tags")) << plain.raw;
+  Reply tree = Get("/api/v1/fs/tree?uri=" + Q(Root()) + "&tags=lang%3Den");
+  EXPECT_EQ(uris(tree), std::vector<std::string>{dir + "/a.md"}) << tree.raw;
+}
+
 TEST_F(TagsApiTest, BadRequestsGetClearErrors) {
   const std::string a = Root() + "/a.md";
   WriteIndexed(a, "text\n", "create");
