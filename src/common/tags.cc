@@ -1,5 +1,7 @@
 #include "common/tags.h"
 
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include "common/strings.h"
@@ -25,17 +27,25 @@ Result<std::string> NormalizeTag(std::string_view raw) {
 
 std::string_view KeyOf(std::string_view tag) { return tag.substr(0, tag.find('=')); }
 
-// Adds normalised `tag` to `out`, replacing the value of a tag with its key.
-void PutKeyed(std::string tag, std::vector<std::string>* out) {
-  const std::string_view key = KeyOf(tag);
-  for (std::string& have : *out) {
-    if (KeyOf(have) == key) {
-      have = std::move(tag);
-      return;
+// Normalised tags, one per key (a later value replaces an earlier one's,
+// at its position), found by key in constant time.
+class KeyedTags {
+ public:
+  void Put(std::string tag) {
+    std::string key(KeyOf(tag));
+    auto [it, added] = index_.try_emplace(std::move(key), tags_.size());
+    if (added) {
+      tags_.push_back(std::move(tag));
+    } else {
+      tags_[it->second] = std::move(tag);
     }
   }
-  out->push_back(std::move(tag));
-}
+  std::vector<std::string> Take() { return std::move(tags_); }
+
+ private:
+  std::vector<std::string> tags_;
+  std::unordered_map<std::string, size_t> index_;
+};
 
 }  // namespace
 
@@ -50,28 +60,33 @@ std::string_view TagModeName(TagMode mode) {
 }
 
 Result<std::vector<std::string>> NormalizeTags(std::span<const std::string> tags) {
-  std::vector<std::string> out;
+  KeyedTags out;
   for (const std::string& raw : tags) {
     SKALD_ASSIGN_OR_RETURN(std::string tag, NormalizeTag(raw));
-    PutKeyed(std::move(tag), &out);
+    out.Put(std::move(tag));
   }
-  return out;
+  return out.Take();
 }
 
 std::vector<std::string> NormalizeTagsLeniently(std::span<const std::string> tags) {
-  std::vector<std::string> out;
+  KeyedTags out;
   for (const std::string& raw : tags) {
     Result<std::string> tag = NormalizeTag(raw);
-    if (tag.ok()) PutKeyed(std::move(*tag), &out);
+    if (tag.ok()) out.Put(std::move(*tag));
   }
-  return out;
+  return out.Take();
 }
 
 std::vector<std::string> MergeTags(std::span<const std::string> existing,
                                    std::span<const std::string> incoming) {
-  std::vector<std::string> out = NormalizeTagsLeniently(existing);
-  for (std::string& tag : NormalizeTagsLeniently(incoming)) PutKeyed(std::move(tag), &out);
-  return out;
+  KeyedTags out;
+  for (std::span<const std::string> side : {existing, incoming}) {
+    for (const std::string& raw : side) {
+      Result<std::string> tag = NormalizeTag(raw);
+      if (tag.ok()) out.Put(std::move(*tag));
+    }
+  }
+  return out.Take();
 }
 
 std::vector<std::string> ApplyTags(std::span<const std::string> existing,

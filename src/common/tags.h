@@ -26,6 +26,11 @@
 
 namespace skald {
 
+// Bounds of a request's tag list (OpenViking's request bounds): a list is
+// copied onto every record a request touches.
+inline constexpr size_t kMaxTagsPerRequest = 64;
+inline constexpr size_t kMaxTagChars = 1024;  // code points of one raw tag
+
 enum class TagMode {
   kReplace,  // the node's tags become the given ones
   kAppend,   // the given ones are merged in by key (theirs win)

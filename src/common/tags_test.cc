@@ -1,5 +1,6 @@
 #include "common/tags.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace skald {
@@ -34,6 +35,18 @@ TEST(TagsTest, AppendMergesByKeyReplaceSets) {
   EXPECT_EQ(ApplyTags(existing, Tags{"x=1"}, TagMode::kReplace), Tags{"x=1"});
   EXPECT_EQ(ApplyTags(existing, Tags{}, TagMode::kReplace), Tags{});
   EXPECT_EQ(ApplyTags(existing, Tags{}, TagMode::kAppend), (Tags{"lang=en", "team=infra"}));
+}
+
+TEST(TagsTest, ManyTagsKeepOneValuePerKeyInFirstPosition) {
+  Tags many;
+  for (int round = 0; round < 3; ++round) {
+    for (int k = 0; k < 2000; ++k) many.push_back(fmt::format("k{}=v{}", k, round));
+  }
+  Tags normalized = NormalizeTagsLeniently(many);
+  ASSERT_EQ(normalized.size(), 2000u);
+  EXPECT_EQ(normalized.front(), "k0=v2");
+  EXPECT_EQ(normalized.back(), "k1999=v2");
+  EXPECT_EQ(MergeTags(Tags{"k5=old", "x=1"}, Tags{"k5=new"}), (Tags{"k5=new", "x=1"}));
 }
 
 TEST(TagsTest, Modes) {

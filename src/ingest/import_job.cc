@@ -19,6 +19,7 @@
 #include "index/vector_index_set.h"
 #include "ingest/file_bodies.h"
 #include "ingest/index_catch_up.h"
+#include "ingest/ingest_jobs.h"
 #include "ingest/semantic_indexer.h"
 #include "ingest/source_import.h"
 #include "ingest/source_stage.h"
@@ -138,7 +139,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   indexer_options.lock_timeout_ms = services.lock_timeout_ms;
   indexer_options.tags = NormalizeTagsLeniently(strings("tags"));
   indexer_options.tag_mode =
-      payload.value("tag_mode", "replace") == "append" ? TagMode::kAppend : TagMode::kReplace;
+      TagModeOfPayload(payload);
   indexer_options.stop = context.stop_flag();
   indexer_options.model_summarizer = services.model_summarizer;
   indexer_options.timings = &timings;

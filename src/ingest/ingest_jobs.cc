@@ -47,7 +47,7 @@ Status RunIndexJob(const IngestServices& s, JobContext& context) {
       options.tags = NormalizeTagsLeniently(tags);
       options.tags_given = true;
       options.tag_mode =
-          payload.value("tag_mode", "replace") == "append" ? TagMode::kAppend : TagMode::kReplace;
+          TagModeOfPayload(payload);
     }
     if (carries) {
       for (const auto& [uri, tags] : payload["carried_tags"].items()) {
@@ -137,6 +137,13 @@ std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path, J
   spec.max_attempts = kModelJobAttempts;
   spec.payload = nlohmann::json{{"path", path}}.dump();
   return spec;
+}
+
+TagMode TagModeOfPayload(const nlohmann::json& payload) {
+  if (!payload.is_object()) return TagMode::kReplace;
+  auto it = payload.find("tag_mode");
+  return it != payload.end() && it->is_string() && *it == "append" ? TagMode::kAppend
+                                                                   : TagMode::kReplace;
 }
 
 JobSpec WithCarriedTags(JobSpec spec, const std::map<std::string, std::vector<std::string>>& tags) {

@@ -24,6 +24,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "common/tags.h"
 #include "skald/types.h"
 #include "storage/catalog.h"
@@ -86,6 +88,10 @@ void RegisterIngestJobs(const IngestServices& services, JobRunner* runner);
 // ancestors.
 std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path, JobKind kind,
                                    int priority);
+
+// The "tag_mode" of a job payload: kAppend for "append", else kReplace
+// (a missing or malformed value included: payloads are never trusted).
+TagMode TagModeOfPayload(const nlohmann::json& payload);
 
 // `spec` (an index job) giving `tags` (normalised) to the records it writes,
 // as `mode` says.

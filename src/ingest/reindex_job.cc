@@ -10,6 +10,7 @@
 #include "common/tags.h"
 #include "index/vector_index_set.h"
 #include "ingest/index_catch_up.h"
+#include "ingest/ingest_jobs.h"
 #include "ingest/semantic_indexer.h"
 #include "uri/uri_path.h"
 
@@ -133,7 +134,7 @@ Status RunAdminReindexJob(const IngestServices& services, JobContext& context) {
       if (t.is_string()) tags.push_back(t.get<std::string>());
     }
     const TagMode tag_mode =
-        payload.value("tag_mode", "replace") == "append" ? TagMode::kAppend : TagMode::kReplace;
+        TagModeOfPayload(payload);
     std::vector<Record> now;
     if (recursive) {
       SKALD_ASSIGN_OR_RETURN(now, services.catalog->GetRecordsUnder(job.account, uri));

@@ -11,6 +11,7 @@
 #include "common/hash.h"
 #include "index/memory_lexical_index.h"
 #include "index/vector_index_set.h"
+#include "ingest/ingest_jobs.h"
 #include "ingest/file_bodies.h"
 #include "ingest/index_catch_up.h"
 #include "ingest/sidecar.h"
@@ -509,6 +510,28 @@ TEST_F(SemanticIndexerTest, ARecordWriteErrorFailsThePass) {
   size_t files = 0;
   for (const Record& r : Records()) files += r.level == 2 ? 1 : 0;
   EXPECT_EQ(files, 3u);
+}
+
+TEST(IngestJobsTest, TagPayloadsAreWrittenAndReadDefensively) {
+  EXPECT_EQ(TagModeOfPayload(nlohmann::json{{"tag_mode", "append"}}), TagMode::kAppend);
+  EXPECT_EQ(TagModeOfPayload(nlohmann::json{{"tag_mode", 5}}), TagMode::kReplace);
+  EXPECT_EQ(TagModeOfPayload(nlohmann::json{{"tag_mode", nullptr}}), TagMode::kReplace);
+  EXPECT_EQ(TagModeOfPayload(nlohmann::json::array()), TagMode::kReplace);
+  EXPECT_EQ(TagModeOfPayload(nlohmann::json::object()), TagMode::kReplace);
+
+  Identity who{"acme", "alice", Role::kUser};
+  std::optional<JobSpec> job = IndexJobFor(who, "resources/a.md", JobKind::kIndex, 0);
+  ASSERT_TRUE(job.has_value());
+  JobSpec tagged = WithTags(*job, {"team=search"}, TagMode::kAppend);
+  nlohmann::json payload = nlohmann::json::parse(tagged.payload);
+  EXPECT_EQ(payload["path"], "resources/a.md");
+  EXPECT_EQ(payload["tags"], nlohmann::json({"team=search"}));
+  EXPECT_EQ(TagModeOfPayload(payload), TagMode::kAppend);
+  JobSpec carried =
+      WithCarriedTags(*job, {{"viking://resources/a.md", {"lang=en"}}});
+  EXPECT_EQ(nlohmann::json::parse(carried.payload)["carried_tags"]["viking://resources/a.md"],
+            nlohmann::json({"lang=en"}));
+  EXPECT_EQ(WithCarriedTags(*job, {}).payload, job->payload) << "nothing to carry: unchanged";
 }
 
 }  // namespace

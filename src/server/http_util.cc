@@ -10,6 +10,7 @@
 
 #include "common/env.h"
 #include "common/strings.h"
+#include "common/tags.h"
 #include "uri/viking_uri.h"
 
 namespace skald::server {
@@ -155,6 +156,23 @@ std::optional<std::pair<std::string_view, std::string_view>> LaxInt(const Json& 
 }  // namespace
 
 // ---- ValidationErrors ------------------------------------------------------
+
+void ValidationErrors::CheckTagList(std::string_view name, const std::vector<std::string>& tags) {
+  if (tags.size() > kMaxTagsPerRequest) {
+    Add({"body", std::string(name)},
+        fmt::format("List should have at most {} items after validation, not {}",
+                    kMaxTagsPerRequest, tags.size()),
+        "too_long");
+    return;
+  }
+  for (size_t i = 0; i < tags.size(); ++i) {
+    if (Utf8Length(tags[i]) > kMaxTagChars) {
+      Add({"body", std::string(name), std::to_string(i)},
+          fmt::format("String should have at most {} characters", kMaxTagChars),
+          "string_too_long");
+    }
+  }
+}
 
 void ValidationErrors::CheckAtMost(std::string_view where, std::string_view name, int64_t value,
                                    int64_t max) {

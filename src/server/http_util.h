@@ -39,6 +39,9 @@ class ValidationErrors {
   // Adds "Input should be less than or equal to <max>" for `where`.`name`
   // ("query"/"body") when `value` is above `max`.
   void CheckAtMost(std::string_view where, std::string_view name, int64_t value, int64_t max);
+  // A request's tag list within common/tags.h's bounds (64 tags of at most
+  // 1,024 characters), else pydantic's too_long / string_too_long errors.
+  void CheckTagList(std::string_view name, const std::vector<std::string>& tags);
   bool empty() const { return errors_.empty(); }
   const std::vector<FieldError>& errors() const { return errors_; }
   // "Invalid request parameters: query.node_limit: Input should be a valid integer, ..."

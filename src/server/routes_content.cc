@@ -75,6 +75,7 @@ void Write(Call& call) {
   // none left).
   if (auto tags = body->find("tags"); tags != body->end() && !tags->is_null()) {
     request.tags = b.StringList("tags", false);
+    if (request.tags) errors.CheckTagList("tags", *request.tags);
   }
   const std::string tag_mode = b.Literal("tag_mode", "replace", {"replace", "append", "clear"});
   if (tag_mode == "clear") {
@@ -118,6 +119,7 @@ void Reindex(Call& call) {
   // Tags for the rebuilt records (none: they keep theirs).
   if (auto tags = body->find("tags"); tags != body->end() && !tags->is_null()) {
     request.tags = b.StringList("tags", false);
+    if (request.tags) errors.CheckTagList("tags", *request.tags);
   }
   request.tag_mode = b.OptionalLiteral("tag_mode", {"replace", "append"}).value_or("replace");
   b.ForbidExtra(

@@ -150,6 +150,7 @@ void AddResource(Call& call) {
       b.OptionalLiteral("processing_mode", {"semantic_and_vectors", "vectors_only"})
           .value_or("semantic_and_vectors");
   request.tags = PatternList(*body, "tags", &errors);
+  errors.CheckTagList("tags", request.tags);
   request.tag_mode = b.Literal("tag_mode", "replace", {"replace", "append"});
   // OpenViking's watch switch and its own scheduler's flag: accepted (Skald
   // keeps no watches).

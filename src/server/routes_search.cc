@@ -149,6 +149,8 @@ std::vector<std::string> Tags(const Json& body, ValidationErrors* errors) {
   } else {
     tags = StringOrList(body, "tags", errors);
   }
+  errors->CheckTagList("tags", tags);
+  if (!errors->empty()) return {};
   // Normalised (trimmed, lower-cased, one value per key); a malformed tag
   // is an error here, where it would silently match nothing.
   Result<std::vector<std::string>> normalized = NormalizeTags(tags);

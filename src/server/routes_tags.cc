@@ -3,18 +3,10 @@
 
 #include <chrono>
 
-#include <fmt/format.h>
-
-#include "common/strings.h"
 #include "server/routes.h"
 
 namespace skald::server {
 namespace {
-
-// Bounds against a body that would copy a huge list onto every record (as
-// OpenViking's own request bounds: 64 tags, 1,024 characters each).
-constexpr size_t kMaxTags = 64;
-constexpr size_t kMaxTagChars = 1024;
 
 Json SetTagsResultToJson(const SetTagsResult& r) {
   return Json{{"uri", r.uri},
@@ -46,19 +38,7 @@ void SetTags(Call& call) {
   bool summary = false;
   const bool telemetry = b.Telemetry("telemetry", &summary);
   b.ForbidExtra({"uri", "tags", "mode", "recursive", "telemetry"});
-  if (tags && tags->size() > kMaxTags) {
-    errors.Add({"body", "tags"},
-               fmt::format("List should have at most {} items after validation, not {}",
-                           kMaxTags, tags->size()),
-               "too_long");
-  }
-  for (size_t i = 0; tags && i < tags->size(); ++i) {
-    if (Utf8Length((*tags)[i]) > kMaxTagChars) {
-      errors.Add({"body", "tags", std::to_string(i)},
-                 fmt::format("String should have at most {} characters", kMaxTagChars),
-                 "string_too_long");
-    }
-  }
+  if (tags) errors.CheckTagList("tags", *tags);
   if (!errors.empty()) return call.FailValidation(errors);
   request.tags = std::move(*tags);
 

@@ -205,7 +205,7 @@ Result<SetTagsResult> DbImpl::SetTags(const Identity& who, const SetTagsRequest&
   std::vector<VikingUri> scopes;
   if (request.recursive && node.is_dir) scopes = VisibleSubtrees(who, uri);
   std::string root_uri = node.is_dir ? uri.str() : ContextRoot(uri).str();
-  return tags_->Set(who.account, uri, scopes, request.tags, mode, std::move(root_uri));
+  return tags_->Set(who, uri, scopes, request.tags, mode, std::move(root_uri));
 }
 
 Result<NodeAttrs> DbImpl::Attrs(const Identity& who, std::string_view uri_text) {
@@ -227,7 +227,7 @@ Result<WriteResult> DbImpl::Write(const Identity& who, const WriteRequest& reque
   // now (a changed file's index job gives them, FsWriter::Write).
   if (request.tags && !written.content_updated && !IsSidecarName(uri.name())) {
     SKALD_ASSIGN_OR_RETURN(SetTagsResult tagged,
-                           tags_->Set(who.account, uri, {}, *request.tags, tag_mode, ""));
+                           tags_->Set(who, uri, {}, *request.tags, tag_mode, ""));
     (void)tagged;
   }
   return written;

@@ -154,7 +154,23 @@ Result<FindResult> Finder::RunFind(const Identity& who, const FindRequest& reque
       out.resources.push_back(std::move(hit));
     }
   }
-  if (request.include_provenance) out.trace = std::move(result.trace);
+  if (request.include_provenance) {
+    out.trace = std::move(result.trace);
+    // The directories walked inside another peer's space are not named.
+    if (!who.actor_peer.empty()) {
+      RetrievalTrace& trace = *out.trace;
+      std::vector<std::string> dirs;
+      std::vector<double> scores;
+      for (size_t i = 0; i < trace.directories_visited.size(); ++i) {
+        Result<VikingUri> dir = VikingUri::Parse(trace.directories_visited[i]);
+        if (!dir.ok() || !IsAccessible(who, *dir)) continue;
+        dirs.push_back(std::move(trace.directories_visited[i]));
+        if (i < trace.directory_scores.size()) scores.push_back(trace.directory_scores[i]);
+      }
+      trace.directories_visited = std::move(dirs);
+      trace.directory_scores = std::move(scores);
+    }
+  }
   return out;
 }
 

@@ -6,6 +6,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "uri/access.h"
+
 namespace skald {
 namespace {
 
@@ -29,7 +31,7 @@ Result<std::set<std::string>> IndexableUrisUnder(Catalog& catalog, std::string_v
 
 }  // namespace
 
-Result<SetTagsResult> TagOps::Set(std::string_view account, const VikingUri& uri,
+Result<SetTagsResult> TagOps::Set(const Identity& who, const VikingUri& uri,
                                   std::span<const VikingUri> scopes,
                                   std::span<const std::string> tags, TagMode mode,
                                   std::string root_uri) {
@@ -40,6 +42,8 @@ Result<SetTagsResult> TagOps::Set(std::string_view account, const VikingUri& uri
   result.tags = NormalizeTagsLeniently(tags);
   result.mode = std::string(TagModeName(mode));
 
+  const std::string_view account = who.account;
+  std::lock_guard<std::mutex> lock(mu_);
   std::vector<Record> records;
   std::set<std::string> targets;  // the nodes whose records are set
   if (scopes.empty()) {
@@ -54,6 +58,10 @@ Result<SetTagsResult> TagOps::Set(std::string_view account, const VikingUri& uri
                              IndexableUrisUnder(*catalog_, account, scope));
       targets.merge(nodes);
     }
+    std::erase_if(targets, [&](const std::string& node) {
+      Result<VikingUri> parsed = VikingUri::Parse(node);
+      return !parsed.ok() || !IsAccessible(who, *parsed);
+    });
   }
 
   std::vector<std::pair<uint64_t, std::vector<std::string>>> updates;

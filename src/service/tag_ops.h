@@ -10,10 +10,11 @@
 //
 // URIs arrive resolved and access-checked, the node known to exist (DbImpl):
 // this class only reads and writes records. Thread safety: safe for
-// concurrent use (the catalog serializes writes). A set_tags that lands
+// concurrent use; set_tags calls take turns. A set_tags that lands
 // while an indexing job is rewriting the same record can be undone by that
 // job, which carries the tags it read before.
 
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,7 +41,9 @@ class TagOps {
   // `uri` or, with `scopes` non-empty, on the records of every node in those
   // subtrees (the recursive case: the parts of `uri`'s subtree the caller
   // may see, `uri` included). `root_uri` is reported as given.
-  Result<SetTagsResult> Set(std::string_view account, const VikingUri& uri,
+  // Nodes `who` may not see one by one (uri/access.h IsAccessible: another
+  // peer's space under an actor peer) are left alone.
+  Result<SetTagsResult> Set(const Identity& who, const VikingUri& uri,
                             std::span<const VikingUri> scopes, std::span<const std::string> tags,
                             TagMode mode, std::string root_uri);
 
@@ -50,6 +53,9 @@ class TagOps {
  private:
   Catalog* const catalog_;
   IndexCatchUp* const indexes_;  // null without indexes
+  // Serializes set_tags' read-merge-write, so that two appends to one node
+  // both land.
+  std::mutex mu_;
 };
 
 }  // namespace skald

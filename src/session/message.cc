@@ -150,11 +150,14 @@ std::vector<Json> SplitToolResults(Json message) {
         return p.is_object() && p.value("type", "") == "tool";
       });
   if (!aggregate) return {std::move(message)};
+  Json taken = std::move(message["parts"]);
+  message.erase("parts");  // each copy below is the message without its parts
   std::vector<Json> out;
-  for (const Json& part : parts) {
+  out.reserve(taken.size());
+  for (Json& part : taken) {
     Json one = message;
     one["id"] = NewMessageId();
-    one["parts"] = Json::array({part});
+    one["parts"] = Json::array({std::move(part)});
     out.push_back(std::move(one));
   }
   return out;
@@ -173,6 +176,11 @@ Result<Json> BuildStoredMessage(const Json& request, int64_t now_ns) {
   const bool has_content = content != request.end() && !content->is_null();
   if (has_parts) {
     if (!parts_in->is_array()) return Status::InvalidArgument("parts must be a list");
+    if (parts_in->size() > kMaxMessageParts) {
+      return Status::InvalidArgument(
+          fmt::format("parts: at most {} parts per message, not {}", kMaxMessageParts,
+                      parts_in->size()));
+    }
     for (size_t i = 0; i < parts_in->size(); ++i) {
       SKALD_ASSIGN_OR_RETURN(Json part, BuildPart((*parts_in)[i], i));
       parts.push_back(std::move(part));

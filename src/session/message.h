@@ -48,9 +48,13 @@ std::string NewMessageId();
 // source_message_ids?; other keys ignored). `parts` wins over `content`;
 // an empty or blank content is accepted. InvalidArgument (naming the field)
 // when role is missing or not a string, when neither content nor parts is
-// given, or when a part is malformed. `now_ns` dates a message without
+// given, when there are more than kMaxMessageParts parts, or when a part is
+// malformed. `now_ns` dates a message without
 // created_at.
 Result<Json> BuildStoredMessage(const Json& request, int64_t now_ns);
+
+// Parts one message may have (a bound on the work one request can cause).
+inline constexpr size_t kMaxMessageParts = 1000;
 
 // A stored message whose parts are all tool parts, two or more of them (an
 // aggregate of tool results, as agents post them), as one message per tool

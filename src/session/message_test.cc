@@ -68,6 +68,19 @@ TEST(BuildStoredMessageTest, AnAggregateOfToolResultsIsOneMessagePerTool) {
   EXPECT_EQ(SplitToolResults(*single).size(), 1u);
 }
 
+TEST(BuildStoredMessageTest, PartsPerMessageAreBounded) {
+  Json tool = {{"type", "tool"}, {"tool_id", "c"}, {"tool_name", "t"}, {"tool_output", "o"}};
+  Json parts = Json::array();
+  for (size_t i = 0; i < kMaxMessageParts; ++i) parts.push_back(tool);
+  auto most = BuildStoredMessage(Json{{"role", "user"}, {"parts", parts}}, 0);
+  ASSERT_TRUE(most.ok()) << most.status().ToString();
+  EXPECT_EQ(SplitToolResults(std::move(*most)).size(), kMaxMessageParts);
+  parts.push_back(tool);
+  auto over = BuildStoredMessage(Json{{"role", "user"}, {"parts", parts}}, 0);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(BuildStoredMessageTest, AnImagePartNeedsAUrl) {
   for (const Json& image : {Json::object(), Json{{"url", ""}}, Json{{"url", "  "}}}) {
     auto built = BuildStoredMessage(

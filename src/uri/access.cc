@@ -104,8 +104,24 @@ Status CheckWriteAccess(const Identity& who, const VikingUri& uri) {
   return Status::Ok();
 }
 
+bool HoldsOtherPeers(const Identity& who, const VikingUri& uri) {
+  if (who.actor_peer.empty()) return false;
+  const std::vector<std::string>& s = uri.segments();
+  // viking://, viking://user, viking://user/{uid}, viking://user/{uid}/peers.
+  if (s.empty()) return true;
+  if (s[0] != "user") return false;
+  return s.size() <= 2 || (s.size() == 3 && s[2] == "peers");
+}
+
+Status CheckSubtreeAccess(const Identity& who, const VikingUri& uri) {
+  if (!HoldsOtherPeers(who, uri)) return Status::Ok();
+  return Denied(uri, "Cannot change " + uri.str() + " as peer '" + who.actor_peer +
+                         "': it holds other peers' spaces");
+}
+
 Status CheckDeleteAccess(const Identity& who, const VikingUri& uri) {
   SKALD_RETURN_IF_ERROR(CheckReadAccess(who, uri));
+  SKALD_RETURN_IF_ERROR(CheckSubtreeAccess(who, uri));
   const std::vector<std::string>& s = uri.segments();
   if (s.empty()) return Denied(uri, "Cannot delete viking:// itself");
   if (s.size() == 1 && (s[0] == "user" || s[0] == "agent")) {

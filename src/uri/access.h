@@ -75,8 +75,18 @@ Status CheckReadAccess(const Identity& who, const VikingUri& uri);
 // user/{uid}/{skills,peers,privacy,sessions}" belong to the service layer.
 Status CheckWriteAccess(const Identity& who, const VikingUri& uri);
 
+// True when `who` acts as a peer and the subtree at `uri` holds other
+// peers' spaces (`viking://`, `viking://user`, `viking://user/{uid}`,
+// `viking://user/{uid}/peers`): hidden parts a subtree operation would
+// otherwise reach.
+bool HoldsOtherPeers(const Identity& who, const VikingUri& uri);
+
+// PermissionDenied (detail "resource") for a subtree operation (rm, mv,
+// reindex) on a subtree that HoldsOtherPeers; Ok otherwise.
+Status CheckSubtreeAccess(const Identity& who, const VikingUri& uri);
+
 // Ok when `uri` may be deleted by `who`: first CheckReadAccess (NotFound when
-// invisible); never `viking://`, `viking://user`, `viking://agent`; non-ROOT
+// invisible), then CheckSubtreeAccess; never `viking://`, `viking://user`, `viking://agent`; non-ROOT
 // callers cannot delete `viking://resources`, their own `viking://user/{uid}`
 // root or `viking://temp`. Legacy agent trees stay deletable (as in
 // OpenViking) so they can be cleaned up. PermissionDenied (detail "resource")

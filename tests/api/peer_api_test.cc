@@ -63,6 +63,32 @@ TEST_F(PeerApiTest, OtherPeersSpacesAreHiddenFromAnActorPeer) {
   ASSERT_EQ(grep.status, 200) << grep.raw;
   EXPECT_EQ(grep.raw.find("bot2"), std::string::npos) << grep.raw;
 
+  // A recursive set_tags as bot1 leaves bot2's records alone.
+  Reply tagged = Post("/api/v1/fs/attrs/set_tags",
+                      Json{{"uri", peers}, {"tags", {"seen=bot1"}}, {"recursive", true}}.dump(),
+                      "application/json", As("bot1"));
+  ASSERT_EQ(tagged.status, 200) << tagged.raw;
+  EXPECT_EQ(tagged.raw.find("bot2"), std::string::npos) << tagged.raw;
+  Reply b2_attrs = Get("/api/v1/fs/attrs?uri=" + Q(b2 + "/note.md"));
+  ASSERT_EQ(b2_attrs.status, 200) << b2_attrs.raw;
+  EXPECT_EQ(b2_attrs.json["result"]["attrs"]["tags"], Json::array()) << b2_attrs.raw;
+  Reply b1_attrs = Get("/api/v1/fs/attrs?uri=" + Q(peers + "/bot1/resources/otters/note.md"));
+  EXPECT_EQ(b1_attrs.json["result"]["attrs"]["tags"], Json({"seen=bot1"})) << b1_attrs.raw;
+
+  // Subtree changes that would reach the hidden peers are refused.
+  Reply rm = ToReply(client_->Delete("/api/v1/fs?recursive=true&uri=" + Q(peers), As("bot1")));
+  EXPECT_EQ(rm.status, 403) << rm.raw;
+  Reply mv = Post("/api/v1/fs/mv", Json{{"from_uri", peers}, {"to_uri", peers + "2"}}.dump(),
+                  "application/json", As("bot1"));
+  EXPECT_EQ(mv.status, 403) << mv.raw;
+  EXPECT_EQ(Get("/api/v1/fs/stat?uri=" + Q(b2), {}).status, 200) << "bot2's space is intact";
+  // The trace of a thinking find names no directory of bot2's.
+  Reply traced = Post("/api/v1/search/find",
+                      Json{{"query", "beavers dams otters"}, {"include_provenance", true}}.dump(),
+                      "application/json", As("bot1"));
+  ASSERT_EQ(traced.status, 200) << traced.raw;
+  EXPECT_EQ(traced.raw.find("bot2"), std::string::npos) << traced.raw;
+
   // A header that is not one safe segment.
   Reply bad = Post("/api/v1/search/find", Json{{"query", "x"}}.dump(), "application/json",
                    As("bad/peer"));

@@ -207,6 +207,14 @@ TEST_F(TagsApiTest, BadRequestsGetClearErrors) {
   expect(SetTags({{"uri", a}, {"tags", {"k=" + std::string(1023, 'v')}}}), 400,
          "INVALID_ARGUMENT");
   EXPECT_EQ(SetTags({{"uri", a}, {"tags", {"k=" + std::string(1022, 'v')}}}).status, 200);
+  // The same bounds on every route that takes tags.
+  expect(PostJson("/api/v1/search/find", {{"query", "x"}, {"tags", many}}), 400,
+         "INVALID_ARGUMENT");
+  expect(PostJson("/api/v1/content/write",
+                  {{"uri", a}, {"content", "y"}, {"tags", many}}),
+         400, "INVALID_ARGUMENT");
+  expect(PostJson("/api/v1/content/reindex", {{"uri", a}, {"tags", many}}), 400,
+         "INVALID_ARGUMENT");
   expect(Get("/api/v1/fs/attrs?uri=" + Q(Root() + "/nope.md")), 404, "NOT_FOUND");
   expect(Get("/api/v1/fs/attrs"), 400, "INVALID_ARGUMENT");
   EXPECT_EQ(Get("/api/v1/content/set_tags").status, 405);
