@@ -49,13 +49,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   nlohmann::json payload = nlohmann::json::parse(job.payload, nullptr, false);
   if (!payload.is_object()) return Status::InvalidArgument("add_resource payload is not JSON");
   auto strings = [&](const char* key) {
-    std::vector<std::string> out;
-    if (payload.contains(key) && payload[key].is_array()) {
-      for (const auto& v : payload[key]) {
-        if (v.is_string()) out.push_back(v.get<std::string>());
-      }
-    }
-    return out;
+    return payload.contains(key) ? StringsOf(payload[key]) : std::vector<std::string>();
   };
   const std::string source_path = payload.value("source_path", "");
   const std::string root_path = payload.value("path", "");

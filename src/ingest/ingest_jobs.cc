@@ -40,23 +40,13 @@ Status RunIndexJob(const IngestServices& s, JobContext& context) {
   if (tagged_write || carries) {
     SemanticIndexerOptions options = s.indexer->options();
     if (tagged_write) {
-      std::vector<std::string> tags;
-      for (const nlohmann::json& tag : payload["tags"]) {
-        if (tag.is_string()) tags.push_back(tag.get<std::string>());
-      }
-      options.tags = NormalizeTagsLeniently(tags);
+      options.tags = NormalizeTagsLeniently(StringsOf(payload["tags"]));
       options.tags_given = true;
-      options.tag_mode =
-          TagModeOfPayload(payload);
+      options.tag_mode = TagModeOfPayload(payload);
     }
     if (carries) {
       for (const auto& [uri, tags] : payload["carried_tags"].items()) {
-        if (!tags.is_array()) continue;
-        std::vector<std::string> list;
-        for (const nlohmann::json& tag : tags) {
-          if (tag.is_string()) list.push_back(tag.get<std::string>());
-        }
-        options.carried_tags[uri] = NormalizeTagsLeniently(list);
+        if (tags.is_array()) options.carried_tags[uri] = NormalizeTagsLeniently(StringsOf(tags));
       }
     }
     SemanticIndexer tagged(s.content, s.catalog, s.locks, s.embedder, s.summarizer,
@@ -137,6 +127,26 @@ std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path, J
   spec.max_attempts = kModelJobAttempts;
   spec.payload = nlohmann::json{{"path", path}}.dump();
   return spec;
+}
+
+std::vector<std::string> StringsOf(const nlohmann::json& list) {
+  std::vector<std::string> out;
+  if (!list.is_array()) return out;
+  for (const nlohmann::json& item : list) {
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+Result<uint64_t> RetagRecords(Catalog& catalog, std::string_view account,
+                              const std::vector<Record>& records,
+                              std::span<const std::string> tags, TagMode mode) {
+  std::vector<std::pair<uint64_t, std::vector<std::string>>> updates;
+  for (const Record& r : records) {
+    std::vector<std::string> next = ApplyTags(r.tags, tags, mode);
+    if (next != r.tags) updates.emplace_back(r.key, std::move(next));
+  }
+  return catalog.SetRecordTags(account, updates);
 }
 
 TagMode TagModeOfPayload(const nlohmann::json& payload) {

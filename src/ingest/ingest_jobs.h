@@ -21,6 +21,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -88,6 +89,16 @@ void RegisterIngestJobs(const IngestServices& services, JobRunner* runner);
 // ancestors.
 std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path, JobKind kind,
                                    int priority);
+
+// The strings of a JSON list (other items skipped; not a list: none).
+std::vector<std::string> StringsOf(const nlohmann::json& list);
+
+// Sets (kReplace) or merges in (kAppend) normalised `tags` on `records`,
+// writing only those whose tags change (Catalog::SetRecordTags). Returns
+// how many were written.
+Result<uint64_t> RetagRecords(Catalog& catalog, std::string_view account,
+                              const std::vector<Record>& records,
+                              std::span<const std::string> tags, TagMode mode);
 
 // The "tag_mode" of a job payload: kAppend for "append", else kReplace
 // (a missing or malformed value included: payloads are never trusted).

@@ -129,24 +129,15 @@ Status RunAdminReindexJob(const IngestServices& services, JobContext& context) {
   if (!dry_run && mode != kReindexPruneOrphans && payload.contains("tags") &&
       payload["tags"].is_array()) {
     stage("tagging");
-    std::vector<std::string> tags;
-    for (const nlohmann::json& t : payload["tags"]) {
-      if (t.is_string()) tags.push_back(t.get<std::string>());
-    }
-    const TagMode tag_mode =
-        TagModeOfPayload(payload);
     std::vector<Record> now;
     if (recursive) {
       SKALD_ASSIGN_OR_RETURN(now, services.catalog->GetRecordsUnder(job.account, uri));
     } else {
       SKALD_ASSIGN_OR_RETURN(now, services.catalog->GetRecordsByUri(job.account, uri));
     }
-    std::vector<std::pair<uint64_t, std::vector<std::string>>> updates;
-    for (const Record& r : now) {
-      std::vector<std::string> next = ApplyTags(r.tags, tags, tag_mode);
-      if (next != r.tags) updates.emplace_back(r.key, std::move(next));
-    }
-    SKALD_ASSIGN_OR_RETURN(uint64_t tagged, services.catalog->SetRecordTags(job.account, updates));
+    SKALD_ASSIGN_OR_RETURN(uint64_t tagged,
+                           RetagRecords(*services.catalog, job.account, now,
+                                        StringsOf(payload["tags"]), TagModeOfPayload(payload)));
     (void)tagged;
   }
   if (!dry_run) {

@@ -6,7 +6,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "ingest/ingest_jobs.h"
 #include "uri/access.h"
+#include "uri/uri_path.h"
 
 namespace skald {
 namespace {
@@ -24,7 +26,7 @@ Result<std::set<std::string>> IndexableUrisUnder(Catalog& catalog, std::string_v
     const size_t slash = path.rfind('/');
     const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
     if (name.starts_with('.')) continue;
-    uris.insert("viking://" + node.path);
+    uris.insert(UriOfPath(node.path));
   }
   return uris;
 }
@@ -64,21 +66,18 @@ Result<SetTagsResult> TagOps::Set(const Identity& who, const VikingUri& uri,
     });
   }
 
-  std::vector<std::pair<uint64_t, std::vector<std::string>>> updates;
+  std::erase_if(records, [&](const Record& r) { return !targets.contains(r.uri); });
   std::set<std::string> tagged;
   for (const Record& r : records) {
-    if (!targets.contains(r.uri)) continue;  // e.g. a record of a hidden node
-    std::vector<std::string> next = ApplyTags(r.tags, result.tags, mode);
-    if (next != r.tags) updates.emplace_back(r.key, std::move(next));
     result.updated_uris.push_back(r.uri);
     tagged.insert(r.uri);
   }
   result.skipped_count = targets.size() - tagged.size();
-  SKALD_ASSIGN_OR_RETURN(uint64_t written, catalog_->SetRecordTags(account, updates));
-  (void)written;
+  SKALD_ASSIGN_OR_RETURN(uint64_t written,
+                         RetagRecords(*catalog_, account, records, result.tags, mode));
   // The tags are committed; an index that cannot catch up now applies them
   // at its next catch-up.
-  if (!updates.empty() && indexes_ != nullptr) {
+  if (written > 0 && indexes_ != nullptr) {
     if (Status caught_up = indexes_->CatchUpIndexes(); !caught_up.ok()) {
       spdlog::warn("set_tags {}: the indexes will apply the tags later: {}", uri.str(),
                    caught_up.ToString());
