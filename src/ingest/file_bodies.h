@@ -30,7 +30,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "text/keyphrases.h"
+#include "text/summarizer.h"
 
 namespace skald {
 
@@ -39,7 +39,7 @@ class FileBodies {
   // What the indexer computes for a file, computed ahead from its bytes.
   struct Prepared {
     std::string summary;
-    TermKeys summary_terms;      // TermStatistics::KeysOf(summary)
+    FileEntryScan summary_terms;  // the summary's keys (and entry terms)
     std::vector<float> vector;   // of the text the indexer embeds; empty: none ahead
   };
   struct Body {

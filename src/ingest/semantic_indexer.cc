@@ -321,14 +321,20 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
     out->summary_terms = std::move(prepared->summary_terms);
     out->vector = std::move(prepared->vector);
   } else {
-    Result<std::string> summary =
-        SummarizerFor(path, summarizer_, options_.model_summarizer)->SummarizeFile(name, bytes);
+    Summarizer* summarizer = SummarizerFor(path, summarizer_, options_.model_summarizer);
+    Result<std::string> summary = summarizer->SummarizeFile(name, bytes);
     if (!summary.ok()) {
       out->status = summary.status();
       return;
     }
     out->summary = std::move(*summary);
-    out->summary_terms = TermStatistics::KeysOf(out->summary);
+    // The directory's overview is written by the same summarizer
+    // (SummarizerFor depends on the namespace only).
+    if (summarizer->ScansEntries()) {
+      out->summary_terms = ScanFileEntry(name, out->summary);
+    } else {
+      out->summary_terms.keys = TermStatistics::KeysOf(out->summary);
+    }
   }
   out->text = std::string(TokenBudgetPrefix(bytes, options_.max_input_tokens));
   if (out->text.size() < bytes.size()) out->text += kTruncatedMarker;
@@ -417,7 +423,13 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       record.updated_ns = file.mtime_ns;
       {
         StageTimings::Scope timed(options_.timings, "summarize_files");
-        pending->background.Add(outcome.summary_terms);
+        pending->background.Add(outcome.summary_terms.keys);
+      }
+      if (outcome.summary_terms.entry != nullptr &&
+          pending->entry_terms_bytes + outcome.summary_terms.bytes <=
+              semantic_indexer_internal::kEntryTermsBudget) {
+        pending->entry_terms_bytes += outcome.summary_terms.bytes;
+        pending->entry_terms[file.path] = std::move(outcome.summary_terms.entry);
       }
       pending->summaries[file.path] = std::move(outcome.summary);
       if (!outcome.vector.empty()) {
@@ -538,8 +550,12 @@ SemanticIndexer::DirOutcome SemanticIndexer::SummarizeDirectory(std::string_view
     SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> children,
                            catalog_->ListChildren(account, dir.path));
     std::vector<EntrySummary> entries;
+    std::vector<const EntryTerms*> entry_terms;  // aligned with entries
     for (const CatalogNode& child : children) {
       if (!Indexable(child.path)) continue;
+      auto scanned = pending.entry_terms.find(child.path);
+      entry_terms.push_back(scanned == pending.entry_terms.end() ? nullptr
+                                                                 : scanned->second.get());
       EntrySummary entry;
       entry.name = std::string(BaseName(child.path));
       entry.is_dir = child.is_dir;
@@ -594,6 +610,7 @@ SemanticIndexer::DirOutcome SemanticIndexer::SummarizeDirectory(std::string_view
       for (size_t i : picks) sampled.push_back(entries[i]);
       OverviewContext context;
       context.all_entries = entries;
+      context.all_entry_terms = entry_terms;
       context.background = &pending.background;
       SKALD_ASSIGN_OR_RETURN(overview,
                              SummarizerFor(dir.path, summarizer_, options_.model_summarizer)

@@ -25,6 +25,8 @@ namespace semantic_indexer_internal {
 
 // Records written per catalog transaction.
 constexpr size_t kUpsertChunk = 512;
+// Memory the files' entry terms of one pass may hold (Pending::entry_terms).
+constexpr size_t kEntryTermsBudget = size_t{64} << 20;
 
 }  // namespace semantic_indexer_internal
 
@@ -92,6 +94,11 @@ struct SemanticIndexer::Pending {
   std::vector<std::string> source_hashes;
   std::vector<bool> inherit_tags;  // keep the stored record's tags
   std::map<std::string, std::string, std::less<>> summaries;  // path -> file summary / dir L0
+  // path -> the file's entry terms (FileEntryScan), for its directory's
+  // overview; kept while they take at most kEntryTermsBudget bytes (the
+  // directory scans the rest itself).
+  std::map<std::string, std::shared_ptr<const EntryTerms>, std::less<>> entry_terms;
+  size_t entry_terms_bytes = 0;
   // False: vectors are computed again, not taken from the cache.
   bool use_cache = true;
   // Vectors computed ahead (FileBodies::Prepared), by index in `records`.
@@ -110,7 +117,9 @@ struct SemanticIndexer::FileOutcome {
   bool skip = false;  // deleted meanwhile, or not text
   bool binary = false;
   std::string summary;
-  TermKeys summary_terms;  // counted into the background on the caller's thread
+  // The summary's keys, counted into the background on the caller's thread,
+  // and its entry terms when the directory's summarizer scans entries.
+  FileEntryScan summary_terms;
   std::string text;        // what is embedded
   std::string hash;        // SHA-256 of the bytes summarized
   std::vector<float> vector;  // computed ahead; empty: embedded later

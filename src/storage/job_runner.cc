@@ -26,16 +26,48 @@ bool IsPermanentJobError(const Status& st) {
   }
 }
 
+namespace {
+
+// The label's kind: what comes before its first digit ("embedding" of
+// "embedding 120/400").
+std::string_view StageKind(std::string_view stage) {
+  size_t digit = stage.find_first_of("0123456789");
+  return stage.substr(0, digit == std::string_view::npos ? stage.size() : digit);
+}
+
+}  // namespace
+
 JobProgress JobContext::Progress() {
   JobQueue* queue = runner_->queue();
   const int64_t lease_ns = runner_->options_.lease_ns;
   const int64_t renew_every_ns = runner_->options_.renew_every_ns;
-  auto last_renew = std::make_shared<int64_t>(queue->Now());
-  return [queue, lease_ns, renew_every_ns, id = job_->id, last_renew](std::string_view stage) {
-    Status st = queue->SetStage(id, stage);
-    if (queue->Now() - *last_renew > renew_every_ns) {
-      st = queue->Renew(id, lease_ns);
-      *last_renew = queue->Now();
+  const int64_t stage_every_ns = runner_->options_.stage_every_ns;
+  struct State {
+    int64_t last_renew = 0;
+    int64_t last_stage = 0;
+    std::string kind;  // StageKind of the last label written
+    bool written = false;
+  };
+  auto state = std::make_shared<State>();
+  state->last_renew = queue->Now();
+  return [queue, lease_ns, renew_every_ns, stage_every_ns, id = job_->id,
+          state](std::string_view stage) {
+    // A label of a new kind is written at once; counts within one kind at
+    // most every stage_every_ns: each write is a catalog transaction that
+    // waits for the catalog's writer beside the job's own writes.
+    const int64_t now = queue->Now();
+    Status st = Status::Ok();
+    if (!state->written || StageKind(stage) != state->kind ||
+        now - state->last_stage >= stage_every_ns) {
+      st = queue->SetStage(id, stage);
+      state->written = true;
+      state->kind = std::string(StageKind(stage));
+      state->last_stage = now;
+    }
+    if (now - state->last_renew > renew_every_ns) {
+      Status renewed = queue->Renew(id, lease_ns);
+      if (st.ok()) st = std::move(renewed);
+      state->last_renew = queue->Now();
     }
     if (!st.ok()) spdlog::warn("job progress: {}", st.ToString());
   };

@@ -108,6 +108,9 @@ struct JobRunnerOptions {
   int64_t lease_ns = int64_t{10} * 60 * 1'000'000'000;
   // How often JobContext::Progress renews the lease of a long job.
   int64_t renew_every_ns = int64_t{30} * 1'000'000'000;
+  // Progress labels of one kind ("embedding 120/400") are recorded at
+  // most this often; a label of a new kind is recorded at once.
+  int64_t stage_every_ns = int64_t{200} * 1'000'000;
   // Backoff after the n-th failed attempt: min(retry_max_ns, retry_base_ns * 2^(n-1)).
   int64_t retry_base_ns = 2'000'000'000;
   int64_t retry_max_ns = int64_t{5} * 60 * 1'000'000'000;

@@ -124,6 +124,35 @@ TEST_F(JobRunnerTest, AHandlerMayCompleteItsJobWithAResult) {
   EXPECT_EQ(done->stage, "importing");
 }
 
+TEST_F(JobRunnerTest, ProgressCountsOfOneKindAreRecordedAtMostEveryInterval) {
+  options_.stage_every_ns = kSecond;
+  JobRunner& runner = MakeRunner();
+  std::vector<std::string> seen;  // the stored stage after each call
+  runner.RegisterHandler(JobKind::kAddResource, [&](JobContext& ctx) {
+    JobProgress progress = ctx.Progress();
+    auto stored = [&] { seen.push_back(Get(ctx.job().task_id).stage); };
+    progress("summarizing files 64/300");  // the first: written
+    stored();
+    progress("summarizing files 128/300");  // same kind, same instant: not written
+    stored();
+    clock_.Advance(kSecond);
+    progress("summarizing files 192/300");  // an interval later: written
+    stored();
+    progress("embedding 10/300");  // a new kind: written at once
+    stored();
+    progress("embedding 20/300");
+    stored();
+    return ctx.Complete("{}");
+  });
+  auto job = runner.queue()->Enqueue(Spec(JobKind::kAddResource));
+  ASSERT_TRUE(job.ok());
+  runner.Start(1);
+  ASSERT_TRUE(runner.AwaitTask(job->task_id, kLongWaitS).ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{"summarizing files 64/300", "summarizing files 64/300",
+                                            "summarizing files 192/300", "embedding 10/300",
+                                            "embedding 10/300"}));
+}
+
 TEST_F(JobRunnerTest, AnUnknownKindFailsThatJobAndTheQueueGoesOn) {
   JobSpec future = Spec(JobKind::kAddResource);
   future.priority = kJobPriorityInteractive;  // leased first

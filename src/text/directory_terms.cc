@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string_view>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
 #include "common/strings.h"
+#include "text/sentences.h"
 #include "text/term_group.h"
 #include "text/text_util.h"
 
@@ -177,9 +179,76 @@ std::string PhraseList(const std::vector<Keyphrase>& phrases, size_t first, size
 
 }  // namespace
 
+namespace {
+
+// An entry's name as its text starts: the extension of a file dropped, '_'
+// and '-' as spaces.
+std::string EntryName(const EntrySummary& e) {
+  std::string name = OneLine(e.name);
+  std::replace_if(name.begin(), name.end(), [](char c) { return c == '_' || c == '-'; }, ' ');
+  if (size_t dot = name.rfind('.'); !e.is_dir && dot != std::string::npos && dot > 0) {
+    name.resize(dot);
+  }
+  return name;
+}
+
+}  // namespace
+
+FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary) {
+  thread_local TermScanner scan, lead_scan;
+  const std::string entry_name = EntryName(EntrySummary{std::string(name), false, ""});
+  // The entry's text as DirectoryTopicsOf scans it; its summary starts at
+  // `mark`, and its terms from there on are the summary's own (a ". "
+  // joins no bigram, so the summary scans to the same terms alone).
+  std::string text = entry_name + ". ";
+  const size_t mark = text.size();
+  text.append(summary);
+  scan.Scan(text, /*spellings=*/true, mark);
+  lead_scan.Scan(entry_name + ". " + std::string(FirstSentence(CollapseSpace(summary))),
+                 /*spellings=*/false);
+  FileEntryScan out;
+  auto entry = std::make_shared<EntryTerms>();
+  entry->terms.reserve(scan.size());
+  size_t key_bytes = 0, all_bytes = 0;
+  for (size_t k = 0; k < scan.size(); ++k) {
+    all_bytes += scan.Key(k).size() + scan.Display(k).size();
+  }
+  entry->bytes.reserve(all_bytes);
+  for (size_t k = 0; k < scan.size(); ++k) {
+    const std::string_view key = scan.Key(k);
+    const std::string_view display = scan.Display(k);
+    EntryTerms::Term t;
+    t.key_begin = static_cast<uint32_t>(entry->bytes.size());
+    t.key_size = static_cast<uint32_t>(key.size());
+    entry->bytes.append(key);
+    t.display_begin = static_cast<uint32_t>(entry->bytes.size());
+    t.display_size = static_cast<uint32_t>(display.size());
+    entry->bytes.append(display);
+    t.hash = scan.HashAt(k);
+    t.count = scan.Count(k);
+    t.in_lead = lead_scan.Contains(key, t.hash);
+    entry->terms.push_back(t);
+    if (scan.AfterMark(k)) key_bytes += key.size();
+  }
+  // The summary's keys (TermStatistics::KeysOf of the summary, in another
+  // order, which counting does not see).
+  out.keys.bytes.reserve(key_bytes);
+  for (size_t k = 0; k < scan.size(); ++k) {
+    if (!scan.AfterMark(k)) continue;
+    out.keys.bytes.append(scan.Key(k));
+    out.keys.ends.push_back(static_cast<uint32_t>(out.keys.bytes.size()));
+    out.keys.hashes.push_back(scan.HashAt(k));
+  }
+  out.bytes = sizeof(EntryTerms) + entry->bytes.capacity() +
+              entry->terms.capacity() * sizeof(EntryTerms::Term);
+  out.entry = std::move(entry);
+  return out;
+}
+
 DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
                                   std::span<const std::string> leads,
-                                  const TermStatistics* background) {
+                                  const TermStatistics* background,
+                                  std::span<const EntryTerms* const> scanned) {
   // Each entry's text is scanned once, into one group that both the
   // keyphrases and the words are ranked from; each term's document
   // frequency is looked up once.
@@ -187,12 +256,12 @@ DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
   TermGroup group;
   std::string name, text;
   for (size_t i = 0; i < all.size(); ++i) {
-    const EntrySummary& e = all[i];
-    name = OneLine(e.name);
-    std::replace_if(name.begin(), name.end(), [](char c) { return c == '_' || c == '-'; }, ' ');
-    if (size_t dot = name.rfind('.'); !e.is_dir && dot != std::string::npos && dot > 0) {
-      name.resize(dot);
+    if (i < scanned.size() && scanned[i] != nullptr) {
+      group.AddEntry(*scanned[i]);
+      continue;
     }
+    const EntrySummary& e = all[i];
+    name = EntryName(e);
     text.assign(name).append(". ").append(e.summary);
     scan.Scan(text, /*spellings=*/true);
     group.AddText(scan);

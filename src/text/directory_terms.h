@@ -26,6 +26,7 @@
 
 #include "text/keyphrases.h"
 #include "text/summarizer.h"
+#include "text/term_group.h"
 
 namespace skald {
 
@@ -81,9 +82,12 @@ struct DirectoryTopics {
 // lead the name and `leads[i]` (its summary's leading sentence; missing:
 // the name alone), against `background` (may be null). No brief when no
 // keyphrase fits.
+// `scanned[i]`, when given and not null, is entry i scanned ahead
+// (ScanFileEntry of its name and summary; its lead is then not read).
 DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
                                   std::span<const std::string> leads,
-                                  const TermStatistics* background);
+                                  const TermStatistics* background,
+                                  std::span<const EntryTerms* const> scanned = {});
 
 // The "\n\n## ..." sections of `topics` placed before an overview's
 // coverage: `## Topics` (further salient words, SalientWordList, at most

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "text/sentences.h"
+#include "text/text_util.h"
 
 namespace skald {
 namespace {
@@ -146,6 +148,82 @@ TEST(DirectoryTopicsOfTest, RanksAsTheTermFunctions) {
     EXPECT_EQ(topics.words.entries, expected.entries) << round;
   }
   EXPECT_GT(with_words, 15u);  // the words were compared
+}
+
+// Files scanned ahead (ScanFileEntry, as ingestion does when it summarizes
+// them) give the same topics as the directory scanning them itself, and the
+// same keys as KeysOf of their summaries.
+TEST(DirectoryTopicsOfTest, EntriesScannedAheadGiveTheSameTopics) {
+  const std::vector<std::string> words = {
+      "insulin", "Insulin", "resistance", "DNA", "repair", "yeast", "Yeast", "cells",
+      "telescope", "Mirrors", "survey", "comets", "glaciers", "moraines", "the", "and", "of",
+      "caf\xC3\xA9", "M\xC3\xBCller", "well-known", "p53", "2024", "Covers", "mRNA"};
+  const std::vector<std::string> seps = {" ", " ", " ", ", ", ". ", "-", "; ", "\n\n", ".  ",
+                                         "? "};
+  const std::vector<std::string> names = {"notes_on-Insulin.md", "yeast.cells.v2.txt",
+                                          "Survey", "DNA-repair_2024.md", "a.b", ".hidden.md"};
+  std::mt19937_64 rng(11);
+  size_t compared = 0;
+  for (int round = 0; round < 40; ++round) {
+    TermStatistics background, background_ahead;
+    std::vector<EntrySummary> entries;
+    std::vector<std::string> leads;
+    std::vector<FileEntryScan> scans;
+    const size_t n = 1 + rng() % 10;
+    for (size_t i = 0; i < n; ++i) {
+      std::string text;
+      for (size_t w = 0, len = rng() % 40; w < len; ++w) {
+        text += words[rng() % words.size()] + seps[rng() % seps.size()];
+      }
+      const bool dir = rng() % 4 == 0;
+      std::string name = names[rng() % names.size()] + std::to_string(i);
+      if (!dir && rng() % 2 == 0) name += ".md";
+      entries.push_back({name, dir, text});
+      leads.emplace_back(FirstSentence(CollapseSpace(text)));
+      background.Add(TermStatistics::KeysOf(text));
+      FileEntryScan scan = ScanFileEntry(name, text);
+      background_ahead.Add(scan.keys);
+      // The same keys as KeysOf, as a set.
+      TermKeys keys = TermStatistics::KeysOf(text);
+      std::vector<std::string> a, b;
+      for (size_t k = 0, begin = 0; k < keys.ends.size(); begin = keys.ends[k++]) {
+        a.push_back(keys.bytes.substr(begin, keys.ends[k] - begin));
+      }
+      for (size_t k = 0, begin = 0; k < scan.keys.ends.size(); begin = scan.keys.ends[k++]) {
+        b.push_back(scan.keys.bytes.substr(begin, scan.keys.ends[k] - begin));
+      }
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      EXPECT_EQ(a, b) << round << " " << text;
+      scans.push_back(std::move(scan));
+    }
+    // Directories are never scanned ahead; some files are not either.
+    std::vector<const EntryTerms*> scanned(n, nullptr);
+    for (size_t i = 0; i < n; ++i) {
+      if (!entries[i].is_dir && rng() % 4 != 0) scanned[i] = scans[i].entry.get();
+    }
+    const TermStatistics* bg = round % 3 == 0 ? nullptr : &background;
+    DirectoryTopics plain = DirectoryTopicsOf(entries, leads, bg);
+    DirectoryTopics ahead = DirectoryTopicsOf(entries, leads, bg, scanned);
+    EXPECT_EQ(plain.brief, ahead.brief) << round;
+    ASSERT_EQ(plain.phrases.size(), ahead.phrases.size()) << round;
+    for (size_t i = 0; i < plain.phrases.size(); ++i) {
+      EXPECT_EQ(plain.phrases[i].text, ahead.phrases[i].text);
+      EXPECT_EQ(plain.phrases[i].score, ahead.phrases[i].score);
+      EXPECT_EQ(plain.phrases[i].sources, ahead.phrases[i].sources);
+    }
+    EXPECT_EQ(plain.words.keys, ahead.words.keys) << round;
+    EXPECT_EQ(plain.words.display, ahead.words.display) << round;
+    EXPECT_EQ(plain.words.entries, ahead.words.entries) << round;
+    compared += plain.words.keys.empty() ? 0 : 1;
+    // The background counted from the scans answers as the one from KeysOf.
+    for (const EntrySummary& e : entries) {
+      for (const TextTerm& t : ExtractTerms(e.summary)) {
+        EXPECT_EQ(background.DocumentFrequency(t.key), background_ahead.DocumentFrequency(t.key));
+      }
+    }
+  }
+  EXPECT_GT(compared, 20u);
 }
 
 }  // namespace

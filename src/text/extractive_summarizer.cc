@@ -473,14 +473,17 @@ std::string Coverage(std::span<const EntrySummary> entries, size_t total) {
 
 // What a directory is about (directory_terms.h), each entry led by its
 // summary's leading sentence (a document's title and first line).
-DirectoryTopics Topics(std::span<const EntrySummary> all, const TermStatistics* background) {
-  std::vector<std::string> leads;
-  leads.reserve(all.size());
-  for (const EntrySummary& e : all) {
-    std::string summary = CollapseSpace(e.summary);
-    leads.emplace_back(FirstSentence(summary));
+// `scanned`: as OverviewContext::all_entry_terms (a scanned entry's lead is
+// not needed).
+DirectoryTopics Topics(std::span<const EntrySummary> all, const TermStatistics* background,
+                       std::span<const EntryTerms* const> scanned) {
+  std::vector<std::string> leads(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i < scanned.size() && scanned[i] != nullptr) continue;
+    std::string summary = CollapseSpace(all[i].summary);
+    leads[i] = std::string(FirstSentence(summary));
   }
-  return DirectoryTopicsOf(all, leads, background);
+  return DirectoryTopicsOf(all, leads, background, scanned);
 }
 
 // `sections`: "" or "\n\n## ..." sections placed before the coverage.
@@ -514,6 +517,7 @@ size_t EvenCap(std::vector<size_t> lengths, size_t budget) {
 class ExtractiveSummarizer final : public Summarizer {
  public:
   std::string Name() const override { return "extractive:v3"; }
+  bool ScansEntries() const override { return true; }
 
   Result<std::string> SummarizeFile(std::string_view name, std::string_view text) override {
     if (TrimSpace(text).empty()) return std::string();
@@ -529,7 +533,10 @@ class ExtractiveSummarizer final : public Summarizer {
                       dir_name, total_entries, entries.size()));
     }
     std::span<const EntrySummary> all = context.all_entries.empty() ? entries : context.all_entries;
-    DirectoryTopics topics = Topics(all, context.background);
+    DirectoryTopics topics =
+        Topics(all, context.background,
+               context.all_entries.empty() ? std::span<const EntryTerms* const>()
+                                           : context.all_entry_terms);
     std::string brief =
         topics.brief.empty() ? BriefDescription(entries, total_entries) : topics.brief;
     std::string coverage = Coverage(entries, total_entries);

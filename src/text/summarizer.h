@@ -44,12 +44,31 @@ struct EntrySummary {
   std::string summary;  // file summary or sub-directory abstract; may be empty
 };
 
+struct EntryTerms;  // text/term_group.h
+
+// A file's summary scanned once, when the file is summarized, for both
+// uses of its terms: the keys a TermStatistics background counts
+// (TermStatistics::KeysOf of the summary, in another order) and the
+// entry's terms as the extractive overview of its directory groups them
+// (OverviewContext::all_entry_terms). `bytes`: the memory `entry` holds.
+struct FileEntryScan {
+  TermKeys keys;
+  std::shared_ptr<const EntryTerms> entry;
+  size_t bytes = 0;
+};
+// ScanFileEntry of file `name` (as EntrySummary::name) summarized as `summary`.
+FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary);
+
 // What an overview may draw on besides the described entries.
 struct OverviewContext {
   // Every entry of the directory (the described ones among them): what the
   // directory is about is judged over all of them. Empty: the described
   // entries only.
   std::span<const EntrySummary> all_entries;
+  // Optional, aligned with all_entries: entry i scanned ahead
+  // (FileEntryScan::entry of its name and summary), or null. Only read by
+  // summarizers whose ScansEntries() is true.
+  std::span<const EntryTerms* const> all_entry_terms;
   // Document frequencies over the files being indexed, against which the
   // directory's salient terms are ranked; null (or fewer documents than
   // entries): the entries are ranked against each other.
@@ -64,6 +83,10 @@ class Summarizer {
   // Stable identity stored in sidecar frontmatter (`generated_by`); it
   // changes whenever the output for the same input could change.
   virtual std::string Name() const = 0;
+
+  // Whether Overview reads OverviewContext::all_entry_terms (so that a
+  // caller scans its files' summaries ahead with ScanFileEntry).
+  virtual bool ScansEntries() const { return false; }
 
   // Short plain-text summary of one file (about 60–180 words, at most
   // kFileSummaryMaxChars characters). `name` is the file name (its extension

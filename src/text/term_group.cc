@@ -156,9 +156,10 @@ class BestSpelling {
 
 }  // namespace
 
-void TermScanner::Add(std::string_view key, uint32_t times, bool spellings) {
+void TermScanner::Add(std::string_view key, uint32_t times, bool spellings, bool after_mark) {
   Term& term = terms_[key];
   term.count += times;
+  term.after_mark = term.after_mark || after_mark;
   if (!spellings) return;
   // A word capitalized only at its start ("Insulin") is shown lower-case;
   // acronyms and mixed case ("DNA", "mRNA") keep their spelling.
@@ -182,7 +183,7 @@ void TermScanner::Add(std::string_view key, uint32_t times, bool spellings) {
   AppendForm(&forms_, &form_bytes_, &term, form_, times);
 }
 
-void TermScanner::Scan(std::string_view text, bool spellings) {
+void TermScanner::Scan(std::string_view text, bool spellings, size_t mark) {
   terms_.clear();
   forms_.clear();
   form_bytes_.clear();
@@ -202,7 +203,8 @@ void TermScanner::Scan(std::string_view text, bool spellings) {
     const Token& t = tokens_[i];
     std::string_view surface = text.substr(t.begin, t.end - t.begin);
     if (spellings) form_.assign(surface);
-    Add(t.term, 1, spellings);
+    const bool after_mark = t.begin >= mark;
+    Add(t.term, 1, spellings, after_mark);
     if (i + 1 == tokens_.size()) continue;
     const Token& n = tokens_[i + 1];
     std::string_view gap = text.substr(t.end, n.begin - t.end);
@@ -220,7 +222,7 @@ void TermScanner::Scan(std::string_view text, bool spellings) {
       size_t after = text.find_first_not_of(' ', n.end);
       bool item = (head.ends_with(',') || head.ends_with("Covers")) &&
                   (after == std::string_view::npos || text[after] == ',' || text[after] == '.');
-      Add(key_, item ? 2 : 1, spellings);
+      Add(key_, item ? 2 : 1, spellings, after_mark);
     }
   }
 }
@@ -282,6 +284,15 @@ void TermGroup::AddText(std::span<const TextTerm> terms) {
   for (const TextTerm& t : terms) {
     Add(t.key, FlatStringMap<Term>::Hash(t.key), t.display, t.count);
   }
+  text_ends_.push_back(refs_.size());
+}
+
+void TermGroup::AddEntry(const EntryTerms& entry) {
+  const size_t begin = refs_.size();
+  for (const EntryTerms::Term& t : entry.terms) {
+    Add(entry.Key(t), t.hash, entry.Display(t), t.count);
+  }
+  for (size_t k = 0; k < entry.terms.size(); ++k) refs_[begin + k].in_lead = entry.terms[k].in_lead;
   text_ends_.push_back(refs_.size());
 }
 

@@ -24,6 +24,29 @@
 
 namespace skald {
 
+// A directory entry's terms, scanned ahead of its directory's overview
+// (ScanFileEntry, summarizer.h): per term of the entry's text (its name and
+// summary, as DirectoryTopicsOf scans it), in order of first occurrence,
+// its key, hash, shown spelling, count and whether the entry's lead holds it.
+struct EntryTerms {
+  struct Term {
+    uint32_t key_begin, key_size;  // in `bytes`
+    uint32_t display_begin, display_size;
+    uint64_t hash;  // FlatStringMap's Hash of the key
+    uint32_t count;
+    bool in_lead;
+  };
+  std::string bytes;
+  std::vector<Term> terms;
+
+  std::string_view Key(const Term& t) const {
+    return std::string_view(bytes).substr(t.key_begin, t.key_size);
+  }
+  std::string_view Display(const Term& t) const {
+    return std::string_view(bytes).substr(t.display_begin, t.display_size);
+  }
+};
+
 // The distinct terms of one text (ExtractTerms: unigrams and bigrams of
 // salient words), in order of first occurrence, with their counts and,
 // when asked for, their spellings.
@@ -31,13 +54,16 @@ class TermScanner {
  public:
   // Scans `text` (forgetting the previous text); with `spellings`, the
   // spelling of each occurrence is kept too. No term when the tokenizer
-  // cannot be loaded.
-  void Scan(std::string_view text, bool spellings);
+  // cannot be loaded. A term occurring at or after byte `mark` (a token
+  // starting there or later) is AfterMark.
+  void Scan(std::string_view text, bool spellings,
+            size_t mark = std::string_view::npos);
 
   size_t size() const { return terms_.size(); }
   std::string_view Key(size_t term) const { return terms_.Key(term); }
   uint64_t HashAt(size_t term) const { return terms_.HashAt(term); }
   uint32_t Count(size_t term) const { return terms_.Value(term).count; }
+  bool AfterMark(size_t term) const { return terms_.Value(term).after_mark; }
   // Whether `key` (with hash FlatStringMap<>::Hash(key)) is a term of the text.
   bool Contains(std::string_view key, uint64_t hash) const {
     return terms_.Find(key, hash) != nullptr;
@@ -52,6 +78,7 @@ class TermScanner {
     uint32_t count = 0;
     uint32_t first_form = 0;  // 1 + index into forms_ (0: none), then by `next`
     uint32_t last_form = 0;
+    bool after_mark = false;
   };
   struct Form {
     size_t offset;  // in form_bytes_
@@ -59,7 +86,7 @@ class TermScanner {
     uint32_t count;
     uint32_t next;  // 1 + index of the term's next spelling; 0: last
   };
-  void Add(std::string_view key, uint32_t times, bool spellings);
+  void Add(std::string_view key, uint32_t times, bool spellings, bool after_mark);
 
   FlatStringMap<Term> terms_;
   std::vector<Form> forms_;
@@ -85,6 +112,9 @@ class TermGroup {
   void AddText(const TermScanner& scan);
   // Adds `terms` (ExtractTerms of a text) as the next text.
   void AddText(std::span<const TextTerm> terms);
+  // Adds an entry scanned ahead (ScanFileEntry) as the next text, its
+  // lead marked: the same as AddText and MarkLead of its scans.
+  void AddEntry(const EntryTerms& entry);
   // Marks the terms of the last text added that `lead` (a scan of the
   // text's lead) holds.
   void MarkLead(const TermScanner& lead);
