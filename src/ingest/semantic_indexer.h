@@ -216,10 +216,12 @@ class SemanticIndexer {
   // Unavailable once options_.stop is set.
   Status CheckStop() const;
   // Writes `records` whose nodes (`sources`: path and summarized hash) are
-  // unchanged, under exact locks on those nodes; clears both vectors.
+  // unchanged, under exact locks on those nodes; a record with
+  // `keep_tags[i]` keeps the tags stored at the write
+  // (Catalog::UpsertRecords). Clears the three vectors.
   Status WriteCurrentRecords(std::string_view account, std::vector<Record>* records,
                              std::vector<std::pair<std::string, std::string>>* sources,
-                             IndexStats* stats);
+                             std::vector<bool>* keep_tags, IndexStats* stats);
 
   ContentStore* const content_;
   Catalog* const catalog_;

@@ -108,6 +108,7 @@ Status SemanticIndexer::WriteBatch(std::string_view account, RecordBatch* batch,
   StageTimings::Scope record_timed(options_.timings, "record_write");
   std::vector<Record> changed;
   std::vector<std::pair<std::string, std::string>> changed_sources;  // node path, source hash
+  std::vector<bool> changed_keep_tags;  // inherits: the tags stored when it is written
   const size_t total = batch->records.size();
   for (size_t begin = 0; begin < total; begin += kUpsertChunk) {
     // A shutdown does not wait for the rest (the job runs again later).
@@ -153,9 +154,11 @@ Status SemanticIndexer::WriteBatch(std::string_view account, RecordBatch* batch,
       } else {
         changed.push_back(std::move(record));
         changed_sources.emplace_back(batch->node_paths[i], batch->source_hashes[i]);
+        changed_keep_tags.push_back(batch->inherit_tags[i]);
       }
     }
-    SKALD_RETURN_IF_ERROR(WriteCurrentRecords(account, &changed, &changed_sources, stats));
+    SKALD_RETURN_IF_ERROR(
+        WriteCurrentRecords(account, &changed, &changed_sources, &changed_keep_tags, stats));
   }
   return Status::Ok();
 }
@@ -248,7 +251,8 @@ Status SemanticIndexer::CheckStop() const {
 
 Status SemanticIndexer::WriteCurrentRecords(
     std::string_view account, std::vector<Record>* records,
-    std::vector<std::pair<std::string, std::string>>* sources, IndexStats* stats) {
+    std::vector<std::pair<std::string, std::string>>* sources, std::vector<bool>* keep_tags,
+    IndexStats* stats) {
   if (records->empty()) return Status::Ok();
   // Under exact locks on the nodes (writes and deletes of them wait), keep
   // only records whose node is still what was summarized.
@@ -261,6 +265,7 @@ Status SemanticIndexer::WriteCurrentRecords(
   SKALD_RETURN_IF_ERROR(
       locks_->Acquire(requests, std::chrono::milliseconds(options_.lock_timeout_ms), &guard));
   std::vector<Record> current;
+  std::vector<bool> keep;                     // per record of `current`
   std::vector<const FileBodies::Body*> lent;  // per record of `current`: its file's lent bytes
   for (size_t i = 0; i < records->size(); ++i) {
     const auto& [path, hash] = (*sources)[i];
@@ -272,15 +277,17 @@ Status SemanticIndexer::WriteCurrentRecords(
           is_file && options_.file_bodies ? options_.file_bodies->Find(account, path) : nullptr;
       lent.push_back(body != nullptr && body->sha256_hex == hash ? body : nullptr);
       current.push_back(std::move((*records)[i]));
+      keep.push_back((*keep_tags)[i]);
     } else {
       ++stats->records_stale;
     }
   }
   records->clear();
   sources->clear();
+  keep_tags->clear();
   if (current.empty()) return Status::Ok();
   stats->records_written += current.size();
-  SKALD_RETURN_IF_ERROR(catalog_->UpsertRecords(account, &current));
+  SKALD_RETURN_IF_ERROR(catalog_->UpsertRecords(account, &current, keep));
   // Before the catch-up is told: the text of each file record written from
   // lent bytes is taken from them, not read back.
   for (size_t i = 0; i < current.size(); ++i) {

@@ -204,6 +204,21 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
   // Creating the target's missing parents is idempotent, and our tree lock
   // on `to` keeps any delete of those parents out until we are done.
   SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, to, /*include_self=*/false));
+  // Records are keyed by URI: the move tombstones the old ones (search
+  // stops returning them), and the moved tree is indexed again (cached
+  // vectors make that cheap) by a job queued with the move, in its
+  // transaction, with the tags read before the move dropped the records;
+  // both parents' summaries refresh.
+  std::vector<JobSpec> jobs;
+  if (indexing_) {
+    if (auto refresh = IndexJobFor(who, from.path(), JobKind::kRefresh, kJobPriorityInteractive)) {
+      jobs.push_back(std::move(*refresh));
+    }
+    if (auto index_to = IndexJobFor(who, to.path(), JobKind::kIndex, kJobPriorityInteractive)) {
+      SKALD_ASSIGN_OR_RETURN(auto carried, TagsToCarry(*catalog_, who.account, from, to));
+      jobs.push_back(WithCarriedTags(std::move(*index_to), carried));
+    }
+  }
   if (Status renamed = content_->Rename(who.account, from.path(), to.path()); !renamed.ok()) {
     return nodes_->NoteContentFailure(std::move(renamed));
   }
@@ -214,10 +229,7 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
   }
   const ContentAttr& attr = *moved_attr;
   int64_t mtime = source->is_dir ? source->mtime_ns : attr.mtime_ns;
-  // Read before the move drops the old records: the tags go with the tree.
-  Result<std::map<std::string, std::vector<std::string>>> carried =
-      TagsToCarry(*catalog_, who.account, from, to);
-  Status moved = catalog_->MoveSubtree(who.account, from.path(), to.path(), mtime);
+  Status moved = catalog_->MoveSubtree(who.account, from.path(), to.path(), mtime, jobs);
   if (!moved.ok()) {
     // Put the content back where the catalog says it is, so that a retry
     // works now; the next open reconciles whatever this could not undo.
@@ -226,21 +238,8 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
     (void)undone;
     return moved;
   }
-  // Records are keyed by URI: the move tombstoned the old ones (search
-  // stops returning them now), the moved tree is indexed again (cached
-  // vectors make that cheap) and both parents' summaries refresh.
+  if (!jobs.empty()) runner_->queue()->Notify();
   SKALD_RETURN_IF_ERROR(indexes_->CatchUpIndexes());
-  if (indexing_) {
-    std::optional<JobSpec> index_to =
-        IndexJobFor(who, to.path(), JobKind::kIndex, kJobPriorityInteractive);
-    if (index_to && carried.ok()) index_to = WithCarriedTags(std::move(*index_to), *carried);
-    for (auto job : {IndexJobFor(who, from.path(), JobKind::kRefresh, kJobPriorityInteractive),
-                     index_to}) {
-      if (!job) continue;
-      SKALD_ASSIGN_OR_RETURN(Job queued, runner_->queue()->Enqueue(*job));
-      (void)queued;
-    }
-  }
   return MvResult{from.str(), to.str()};
 }
 

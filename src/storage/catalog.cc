@@ -402,7 +402,8 @@ Result<uint64_t> Catalog::DeleteSubtree(std::string_view account, std::string_vi
 }
 
 Status Catalog::MoveSubtree(std::string_view account, std::string_view from,
-                            std::string_view to, int64_t mtime_ns) {
+                            std::string_view to, int64_t mtime_ns,
+                            const std::vector<JobSpec>& jobs) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
   return InTransaction(db, [&]() -> Status {
@@ -425,7 +426,14 @@ Status Catalog::MoveSubtree(std::string_view account, std::string_view from,
     if (!kids.prepared()) return SqlError(db, "move");
     kids.Bind(1, to).Bind(2, static_cast<int64_t>(from.size()) + 1).Bind(3, account);
     kids.Bind(4, SubtreeBegin(from)).Bind(5, SubtreeEnd(from));
-    return kids.Run("move");
+    SKALD_RETURN_IF_ERROR(kids.Run("move"));
+    for (const JobSpec& spec : jobs) {
+      JobSpec with_account = spec;
+      if (with_account.account.empty()) with_account.account = std::string(account);
+      SKALD_ASSIGN_OR_RETURN(Job job, InsertJobLocked(db, with_account));
+      (void)job;
+    }
+    return Status::Ok();
   });
 }
 

@@ -175,17 +175,23 @@ class Catalog {
   Result<uint64_t> DeleteSubtree(std::string_view account, std::string_view path);
 
   // Re-keys `from` and its subtree to `to` in one transaction; `mtime_ns`
-  // becomes the moved root's mtime. REQUIRES: `to` is free.
+  // becomes the moved root's mtime. REQUIRES: `to` is free. As the outbox
+  // Apply, `jobs` are enqueued in the same transaction (the moved tree's
+  // index job: a crash never leaves a move without the work it needs).
   Status MoveSubtree(std::string_view account, std::string_view from, std::string_view to,
-                     int64_t mtime_ns);
+                     int64_t mtime_ns, const std::vector<JobSpec>& jobs = {});
 
   // Accounts with at least one node.
   Result<std::vector<std::string>> ListAccounts();
 
   // Inserts or replaces records (matched by account + id) in one
   // transaction, assigning each a new change sequence number; `key` and
-  // `seq` are filled in on the given records.
-  Status UpsertRecords(std::string_view account, std::vector<Record>* records);
+  // `seq` are filled in on the given records. A record i with
+  // `keep_stored_tags[i]` (when given) that replaces a stored one keeps the
+  // stored tags, as they are at the write (a tag change that landed after
+  // the caller read the record is not undone); its `tags` are set to them.
+  Status UpsertRecords(std::string_view account, std::vector<Record>* records,
+                       const std::vector<bool>& keep_stored_tags = {});
 
   // Marks the records of `uri` and everything below it as deleted (a
   // tombstone per record, with a new sequence number and no vector).

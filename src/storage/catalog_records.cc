@@ -127,21 +127,27 @@ Result<int64_t> MaxSeqLocked(sqlite3* db) {
 
 }  // namespace
 
-Status Catalog::UpsertRecords(std::string_view account, std::vector<Record>* records) {
+Status Catalog::UpsertRecords(std::string_view account, std::vector<Record>* records,
+                              const std::vector<bool>& keep_stored_tags) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
   return InTransaction(db, [&]() -> Status {
     SKALD_ASSIGN_OR_RETURN(int64_t seq, MaxSeqLocked(db));
+    // ?16: keep the live stored row's tags (read here, in the write's transaction;
+    // a deleted row's tags are not brought back).
     Stmt s(db,
            "INSERT INTO records(account, id, uri, parent_uri, level, context_type, owner, "
            "abstract, embedder, vector, tags, created_ns, updated_ns, active_count, seq, deleted) "
            "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0) "
            "ON CONFLICT(account, id) DO UPDATE SET uri=?3, parent_uri=?4, level=?5, "
-           "context_type=?6, owner=?7, abstract=?8, embedder=?9, vector=?10, tags=?11, "
+           "context_type=?6, owner=?7, abstract=?8, embedder=?9, vector=?10, "
+           "tags=CASE WHEN ?16 AND records.deleted = 0 THEN records.tags ELSE ?11 END, "
            "created_ns=?12, updated_ns=?13, active_count=?14, seq=?15, deleted=0 "
-           "RETURNING key");
+           "RETURNING key, tags");
     if (!s.prepared()) return SqlError(db, "upsert record");
-    for (Record& r : *records) {
+    for (size_t i = 0; i < records->size(); ++i) {
+      Record& r = (*records)[i];
+      const bool keep = i < keep_stored_tags.size() && keep_stored_tags[i];
       r.account = std::string(account);
       r.seq = ++seq;
       r.deleted = false;
@@ -150,9 +156,10 @@ Status Catalog::UpsertRecords(std::string_view account, std::vector<Record>* rec
       s.Bind(8, r.abstract).Bind(9, r.embedder);
       s.BindBlob(10, r.vector.data(), r.vector.size() * sizeof(float));
       s.Bind(11, EncodeTags(r.tags)).Bind(12, r.created_ns).Bind(13, r.updated_ns);
-      s.Bind(14, r.active_count).Bind(15, r.seq);
+      s.Bind(14, r.active_count).Bind(15, r.seq).Bind(16, int64_t{keep ? 1 : 0});
       if (s.Step() != SQLITE_ROW) return SqlError(db, "upsert record");
       r.key = static_cast<uint64_t>(s.Int(0));
+      if (keep) r.tags = DecodeTags(s.Text(1));
       s.Reset();
     }
     return Status::Ok();

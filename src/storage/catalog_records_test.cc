@@ -198,6 +198,48 @@ TEST_F(RecordsTest, SetRecordTagsKeepsTheRestAndTakesANewSequence) {
   EXPECT_EQ(*catalog_->SetRecordTags("other", updates), 0u);
 }
 
+// An indexer that read a record's tags before a tag change and writes the
+// record after it keeps the changed tags; a deleted record's are not
+// brought back.
+TEST_F(RecordsTest, UpsertKeepingStoredTagsReadsThemAtTheWrite) {
+  std::vector<Record> recs = {Rec("a", "viking://resources/a", {1}),
+                              Rec("b", "viking://resources/b", {2}),
+                              Rec("c", "viking://resources/c", {3})};
+  recs[0].tags = {"old=1"};
+  recs[1].tags = {"old=2"};
+  ASSERT_TRUE(catalog_->UpsertRecords("acct", &recs).ok());
+  std::vector<std::pair<uint64_t, std::vector<std::string>>> set = {{recs[0].key, {"new=1"}}};
+  ASSERT_EQ(*catalog_->SetRecordTags("acct", set), 1u);
+  ASSERT_EQ(*catalog_->DeleteRecordsUnder("acct", "viking://resources/b"), 1u);
+
+  // Written again as read before: "a" keeps the tag set meanwhile, "b" (a
+  // deleted record) gets the tags given, "c" is written as given, "d" is new.
+  std::vector<Record> again = {Rec("a", "viking://resources/a", {9}),
+                               Rec("b", "viking://resources/b", {9}),
+                               Rec("c", "viking://resources/c", {9}),
+                               Rec("d", "viking://resources/d", {9})};
+  again[0].tags = {"old=1"};
+  again[1].tags = {"carried=2"};
+  again[2].tags = {"given=3"};
+  again[3].tags = {"carried=4"};
+  ASSERT_TRUE(catalog_->UpsertRecords("acct", &again, {true, true, false, true}).ok());
+  EXPECT_EQ(again[0].tags, std::vector<std::string>{"new=1"}) << "set on the written record";
+  for (const char* uri : {"viking://resources/a", "viking://resources/b", "viking://resources/c",
+                          "viking://resources/d"}) {
+    auto stored = catalog_->GetRecordsByUri("acct", uri, true);
+    ASSERT_TRUE(stored.ok() && stored->size() == 1u) << uri;
+    EXPECT_EQ((*stored)[0].vector, std::vector<float>{9}) << uri;
+  }
+  EXPECT_EQ((*catalog_->GetRecordsByUri("acct", "viking://resources/a"))[0].tags,
+            std::vector<std::string>{"new=1"});
+  EXPECT_EQ((*catalog_->GetRecordsByUri("acct", "viking://resources/b"))[0].tags,
+            std::vector<std::string>{"carried=2"});
+  EXPECT_EQ((*catalog_->GetRecordsByUri("acct", "viking://resources/c"))[0].tags,
+            std::vector<std::string>{"given=3"});
+  EXPECT_EQ((*catalog_->GetRecordsByUri("acct", "viking://resources/d"))[0].tags,
+            std::vector<std::string>{"carried=4"});
+}
+
 TEST_F(RecordsTest, BumpActiveCountCountsUseWithoutANewSequence) {
   Record l0 = Rec("d0", "viking://resources/d", {1});
   l0.level = 0;

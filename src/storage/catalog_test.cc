@@ -77,6 +77,28 @@ TEST_F(CatalogTest, MoveSubtreeRekeysDescendants) {
   EXPECT_TRUE(catalog_->Get("a", "resources/d-y")->has_value());
 }
 
+// The outbox of a move: its jobs commit with it, or neither does.
+TEST_F(CatalogTest, MoveSubtreeEnqueuesItsJobsInTheSameTransaction) {
+  JobSpec index;
+  index.kind = JobKind::kIndex;
+  index.resource_id = "viking://resources/m";
+  ASSERT_TRUE(catalog_->MoveSubtree("a", "resources/d", "resources/m", 9, {index}).ok());
+  JobFilter filter;
+  filter.resource_id = "viking://resources/m";
+  Result<std::vector<Job>> jobs = catalog_->ListJobs(filter);
+  ASSERT_TRUE(jobs.ok());
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ((*jobs)[0].account, "a");  // an empty account is the move's
+  EXPECT_EQ((*jobs)[0].kind, JobKind::kIndex);
+
+  // Onto a taken path the move fails as a whole: no node moved, no job.
+  index.resource_id = "viking://resources/d-y";
+  EXPECT_FALSE(catalog_->MoveSubtree("a", "resources/m", "resources/d-y", 9, {index}).ok());
+  filter.resource_id = "viking://resources/d-y";
+  EXPECT_TRUE(catalog_->ListJobs(filter)->empty());
+  EXPECT_TRUE(catalog_->Get("a", "resources/m/x")->has_value());
+}
+
 // Meta trees: the key itself and the keys below it ("k/..."), never a
 // sibling that merely starts with the same bytes ("k-2", "k0").
 TEST_F(CatalogTest, MetaTreesMoveAndGoWholeAndAlone) {
