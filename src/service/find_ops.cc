@@ -8,6 +8,7 @@
 
 #include "service/finder.h"
 #include "uri/access.h"
+#include "uri/uri_path.h"
 
 namespace skald {
 namespace {
@@ -31,6 +32,38 @@ std::vector<VikingUri> DefaultTargets(const Identity& who,
   if (context_types.size() == 1 && context_types[0] == "memory") return {user_root};
   if (who.role == Role::kRoot) return PublicScopes();
   return {user_root, *VikingUri::Parse("viking://resources")};
+}
+
+// Whether `dir` may hold another peer's space (viking://user/{u}/peers/{p}):
+// it is the root, `user`, a user's space or its `peers` directory.
+bool MayHoldPeerSpaces(const VikingUri& dir) {
+  const auto& s = dir.segments();
+  if (s.empty()) return true;
+  if (s[0] != "user" || s.size() > 3) return false;
+  return s.size() < 3 || s[2] == "peers";
+}
+
+// The record scopes of `scope` that an actor peer sees (uri/access.h
+// IsAccessible): `scope` whole when it can hold no other peer's space;
+// otherwise the directory's own records and, one by one, its children's
+// visible parts, down to the peers' spaces. At most a few levels, listed
+// from the catalog.
+Status AppendPeerScopes(const Identity& who, const VikingUri& scope, Catalog& catalog,
+                        std::vector<UriScope>* out) {
+  if (!IsAccessible(who, scope)) return Status::Ok();
+  if (!MayHoldPeerSpaces(scope)) {
+    out->push_back(UriScope::Subtree(scope.str()));
+    return Status::Ok();
+  }
+  out->push_back(UriScope{scope.str(), 0, 0});
+  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> children,
+                         catalog.ListChildren(who.account, scope.path()));
+  for (const CatalogNode& child : children) {
+    Result<VikingUri> uri = VikingUri::Parse(UriOfPath(child.path));
+    if (!uri.ok()) continue;
+    SKALD_RETURN_IF_ERROR(AppendPeerScopes(who, *uri, catalog, out));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -113,7 +146,14 @@ Result<FindResult> Finder::RunFind(const Identity& who, const FindRequest& reque
   if (request.since_ns) min = *request.since_ns;
   if (request.until_ns) max = *request.until_ns;
   for (const VikingUri& scope : scopes) {
-    filter.uri_scopes.push_back(UriScope::Subtree(scope.str()));
+    // Under an actor peer, other peers' spaces are left out of the scopes
+    // themselves, so that they are never candidates (and `limit` hits come
+    // from what the peer sees).
+    if (who.actor_peer.empty()) {
+      filter.uri_scopes.push_back(UriScope::Subtree(scope.str()));
+    } else {
+      SKALD_RETURN_IF_ERROR(AppendPeerScopes(who, scope, *catalog_, &filter.uri_scopes));
+    }
     query.root_dirs.push_back(scope.str());
   }
 
@@ -132,7 +172,7 @@ Result<FindResult> Finder::RunFind(const Identity& who, const FindRequest& reque
 
   for (MatchedContext& hit : result.hits) {
     // Nodes hidden one by one inside a visible scope (another peer's space
-    // under an actor peer) are not hits.
+    // made after the scopes were listed) are not hits.
     if (!who.actor_peer.empty()) {
       Result<VikingUri> uri = VikingUri::Parse(hit.uri);
       if (!uri.ok() || !IsAccessible(who, *uri)) continue;

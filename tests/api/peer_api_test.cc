@@ -100,5 +100,37 @@ TEST_F(PeerApiTest, OtherPeersSpacesAreHiddenFromAnActorPeer) {
   ExpectHealthy();
 }
 
+// Other peers' spaces are left out of the search itself, not cut from its
+// results: a find as bot1 returns `limit` hits of bot1's even when bot2's
+// would rank first.
+TEST_F(PeerApiTest, AnActorPeersFindFillsItsLimitFromWhatItSees) {
+  const std::string peers = "viking://user/default/peers";
+  for (int i = 0; i < 4; ++i) {
+    AddPeerResource(peers + "/bot2/resources/b" + std::to_string(i),
+                    "# Beavers and dams\n\nBeavers build dams. Beavers gnaw; dams of beavers.\n");
+  }
+  for (int i = 0; i < 4; ++i) {
+    AddPeerResource(peers + "/bot1/resources/r" + std::to_string(i),
+                    "# River notes " + std::to_string(i) +
+                        "\n\nOtters, herons and one beaver live on the river.\n");
+  }
+  Reply r = Post("/api/v1/search/find", Json{{"query", "beavers dams"}, {"limit", 3}}.dump(),
+                 "application/json", As("bot1"));
+  ASSERT_EQ(r.status, 200) << r.raw;
+  size_t hits = 0;
+  for (const char* kind : {"resources", "memories", "skills"}) {
+    for (const Json& hit : r.json["result"][kind]) {
+      ++hits;
+      EXPECT_EQ(hit["uri"].get<std::string>().rfind(peers + "/bot1/", 0), 0u) << r.raw;
+    }
+  }
+  EXPECT_EQ(hits, 3u) << r.raw;
+  // Without the header, bot2's documents rank first (the case above is real).
+  Reply all = Post("/api/v1/search/find", Json{{"query", "beavers dams"}, {"limit", 3}}.dump(),
+                   "application/json");
+  ASSERT_EQ(all.status, 200) << all.raw;
+  EXPECT_NE(all.raw.find("/bot2/"), std::string::npos) << all.raw;
+}
+
 }  // namespace
 }  // namespace skald::apitest
