@@ -141,12 +141,10 @@ std::vector<std::string> StringsOf(const nlohmann::json& list) {
 Result<uint64_t> RetagRecords(Catalog& catalog, std::string_view account,
                               const std::vector<Record>& records,
                               std::span<const std::string> tags, TagMode mode) {
-  std::vector<std::pair<uint64_t, std::vector<std::string>>> updates;
-  for (const Record& r : records) {
-    std::vector<std::string> next = ApplyTags(r.tags, tags, mode);
-    if (next != r.tags) updates.emplace_back(r.key, std::move(next));
-  }
-  return catalog.SetRecordTags(account, updates);
+  std::vector<uint64_t> keys;
+  keys.reserve(records.size());
+  for (const Record& r : records) keys.push_back(r.key);
+  return catalog.ApplyRecordTags(account, keys, tags, mode);
 }
 
 TagMode TagModeOfPayload(const nlohmann::json& payload) {

@@ -94,8 +94,8 @@ std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path, J
 std::vector<std::string> StringsOf(const nlohmann::json& list);
 
 // Sets (kReplace) or merges in (kAppend) normalised `tags` on `records`,
-// writing only those whose tags change (Catalog::SetRecordTags). Returns
-// how many were written.
+// applied to the tags they have when written (Catalog::ApplyRecordTags);
+// only those whose tags change are written. Returns how many were.
 Result<uint64_t> RetagRecords(Catalog& catalog, std::string_view account,
                               const std::vector<Record>& records,
                               std::span<const std::string> tags, TagMode mode);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/env.h"
+#include "common/tags.h"
 #include "skald/result.h"
 #include "skald/types.h"
 #include "storage/job_kind.h"
@@ -232,13 +233,15 @@ class Catalog {
   // URI then level order.
   Result<std::vector<Record>> GetRecordsUnder(std::string_view account, std::string_view uri);
 
-  // Sets the tags of live records (by key) in one transaction, each with a
-  // new change sequence number so that the indexes' filters catch up; the
-  // rest of each record (its vector included) is left as it is. Keys of
-  // records deleted meanwhile are skipped. Returns how many were updated.
-  Result<uint64_t> SetRecordTags(
-      std::string_view account,
-      std::span<const std::pair<uint64_t, std::vector<std::string>>> updates);
+  // Applies `tags` in `mode` (common/tags.h ApplyTags) to the tags of live
+  // records (by key) as they are in this transaction, so that a change
+  // another writer made after the caller read the records is built on, not
+  // undone. Each record whose tags change gets a new change sequence number
+  // (the indexes' filters catch up); the rest of it (its vector included)
+  // is left as it is. Keys of records deleted meanwhile are skipped.
+  // Returns how many records changed.
+  Result<uint64_t> ApplyRecordTags(std::string_view account, std::span<const uint64_t> keys,
+                                   std::span<const std::string> tags, TagMode mode);
 
   // Adds 1 to active_count of every live record of each distinct URI in
   // `uris` (all levels), in one transaction. Neither seq nor updated_ns

@@ -283,28 +283,34 @@ Result<std::vector<Record>> Catalog::GetRecordsUnder(std::string_view account,
   return ReadRecords(lease.db(), s, "records under");
 }
 
-Result<uint64_t> Catalog::SetRecordTags(
-    std::string_view account,
-    std::span<const std::pair<uint64_t, std::vector<std::string>>> updates) {
-  if (updates.empty()) return uint64_t{0};
+Result<uint64_t> Catalog::ApplyRecordTags(std::string_view account,
+                                          std::span<const uint64_t> keys,
+                                          std::span<const std::string> tags, TagMode mode) {
+  if (keys.empty()) return uint64_t{0};
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
   uint64_t updated = 0;
   Status done = InTransaction(db, [&]() -> Status {
     SKALD_ASSIGN_OR_RETURN(int64_t seq, MaxSeqLocked(db));
-    Stmt s(db,
-           "UPDATE records SET tags = ?1, seq = ?2 WHERE account = ?3 AND key = ?4 AND "
-           "deleted = 0");
-    if (!s.prepared()) return SqlError(db, "set record tags");
-    for (const auto& [key, tags] : updates) {
-      s.Bind(1, EncodeTags(tags)).Bind(2, seq + 1).Bind(3, account);
-      s.Bind(4, static_cast<int64_t>(key));
-      SKALD_RETURN_IF_ERROR(s.Run("set record tags"));
-      if (sqlite3_changes(db) > 0) {
-        ++seq;
-        ++updated;
+    Stmt read(db, "SELECT tags FROM records WHERE account = ?1 AND key = ?2 AND deleted = 0");
+    Stmt write(db, "UPDATE records SET tags = ?1, seq = ?2 WHERE key = ?3");
+    if (!read.prepared() || !write.prepared()) return SqlError(db, "set record tags");
+    for (uint64_t key : keys) {
+      read.Bind(1, account).Bind(2, static_cast<int64_t>(key));
+      const int rc = read.Step();
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE) return SqlError(db, "set record tags");
+      if (rc == SQLITE_DONE) {  // deleted meanwhile
+        read.Reset();
+        continue;
       }
-      s.Reset();
+      const std::vector<std::string> current = DecodeTags(read.Text(0));
+      read.Reset();
+      std::vector<std::string> next = ApplyTags(current, tags, mode);
+      if (next == current) continue;
+      write.Bind(1, EncodeTags(next)).Bind(2, ++seq).Bind(3, static_cast<int64_t>(key));
+      SKALD_RETURN_IF_ERROR(write.Run("set record tags"));
+      write.Reset();
+      ++updated;
     }
     return Status::Ok();
   });

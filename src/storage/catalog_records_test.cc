@@ -166,7 +166,7 @@ TEST_F(RecordsTest, GetRecordsByUriReturnsEveryLevelOfOneNode) {
   EXPECT_TRUE(catalog_->GetRecordsByUri("acct", "viking://resources/nope")->empty());
 }
 
-TEST_F(RecordsTest, SetRecordTagsKeepsTheRestAndTakesANewSequence) {
+TEST_F(RecordsTest, ApplyRecordTagsKeepsTheRestAndTakesANewSequence) {
   std::vector<Record> recs = {Rec("d", "viking://resources/d", {1, 0}),
                               Rec("a", "viking://resources/d/a", {1, 2}),
                               Rec("b", "viking://resources/d/sub/b", {3, 4}),
@@ -180,12 +180,17 @@ TEST_F(RecordsTest, SetRecordTagsKeepsTheRestAndTakesANewSequence) {
                                             "viking://resources/d/sub/b"}))
       << "the subtree only, not its sibling dx";
 
+  // Every record starts with "lang=en" (Rec).
+  const std::vector<uint64_t> b = {recs[2].key};
   const int64_t before = *catalog_->MaxRecordSeq();
-  std::vector<std::pair<uint64_t, std::vector<std::string>>> updates = {
-      {recs[1].key, {"team=search"}}, {recs[2].key, {}}, {987654, {"no=record"}}};
-  auto updated = catalog_->SetRecordTags("acct", updates);
+  const std::vector<uint64_t> a_and_unknown = {recs[1].key, 987654};
+  const std::vector<std::string> team = {"team=search"};
+  auto updated = catalog_->ApplyRecordTags("acct", a_and_unknown, team, TagMode::kReplace);
   ASSERT_TRUE(updated.ok()) << updated.status().ToString();
-  EXPECT_EQ(*updated, 2u) << "the unknown key is skipped";
+  EXPECT_EQ(*updated, 1u) << "the unknown key is skipped";
+  EXPECT_EQ(*catalog_->ApplyRecordTags("acct", b, {}, TagMode::kReplace), 1u);
+  // Tags that would not change are not written again.
+  EXPECT_EQ(*catalog_->ApplyRecordTags("acct", b, {}, TagMode::kReplace), 0u);
   auto changed = catalog_->RecordsChangedSince(before, 10);
   ASSERT_TRUE(changed.ok());
   ASSERT_EQ(changed->size(), 2u);
@@ -194,8 +199,14 @@ TEST_F(RecordsTest, SetRecordTagsKeepsTheRestAndTakesANewSequence) {
   EXPECT_EQ((*changed)[0].vector, (std::vector<float>{1, 2})) << "the vector is kept";
   EXPECT_EQ((*changed)[1].tags, std::vector<std::string>{});
   EXPECT_EQ(*catalog_->MaxRecordSeq(), before + 2);
+  // Append merges into the tags stored now, by key.
+  const std::vector<uint64_t> a = {recs[1].key};
+  const std::vector<std::string> more = {"team=ranking", "env=prod"};
+  ASSERT_EQ(*catalog_->ApplyRecordTags("acct", a, more, TagMode::kAppend), 1u);
+  EXPECT_EQ((*catalog_->GetRecordsByUri("acct", "viking://resources/d/a"))[0].tags,
+            (std::vector<std::string>{"team=ranking", "env=prod"}));
   // Another account's records are not touched.
-  EXPECT_EQ(*catalog_->SetRecordTags("other", updates), 0u);
+  EXPECT_EQ(*catalog_->ApplyRecordTags("other", a, team, TagMode::kReplace), 0u);
 }
 
 // An indexer that read a record's tags before a tag change and writes the
@@ -208,8 +219,9 @@ TEST_F(RecordsTest, UpsertKeepingStoredTagsReadsThemAtTheWrite) {
   recs[0].tags = {"old=1"};
   recs[1].tags = {"old=2"};
   ASSERT_TRUE(catalog_->UpsertRecords("acct", &recs).ok());
-  std::vector<std::pair<uint64_t, std::vector<std::string>>> set = {{recs[0].key, {"new=1"}}};
-  ASSERT_EQ(*catalog_->SetRecordTags("acct", set), 1u);
+  const std::vector<uint64_t> a = {recs[0].key};
+  const std::vector<std::string> changed = {"new=1"};
+  ASSERT_EQ(*catalog_->ApplyRecordTags("acct", a, changed, TagMode::kReplace), 1u);
   ASSERT_EQ(*catalog_->DeleteRecordsUnder("acct", "viking://resources/b"), 1u);
 
   // Written again as read before: "a" keeps the tag set meanwhile, "b" (a
