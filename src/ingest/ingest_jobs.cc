@@ -3,6 +3,8 @@
 
 #include "ingest/ingest_jobs.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -141,10 +143,20 @@ std::vector<std::string> StringsOf(const nlohmann::json& list) {
 Result<uint64_t> RetagRecords(Catalog& catalog, std::string_view account,
                               const std::vector<Record>& records,
                               std::span<const std::string> tags, TagMode mode) {
+  // In transactions of a bounded size: a subtree of a million records does
+  // not hold the catalog's writer for the whole of it.
+  constexpr size_t kChunk = 2048;
   std::vector<uint64_t> keys;
-  keys.reserve(records.size());
-  for (const Record& r : records) keys.push_back(r.key);
-  return catalog.ApplyRecordTags(account, keys, tags, mode);
+  uint64_t written = 0;
+  for (size_t begin = 0; begin < records.size(); begin += kChunk) {
+    keys.clear();
+    for (size_t i = begin; i < std::min(records.size(), begin + kChunk); ++i) {
+      keys.push_back(records[i].key);
+    }
+    SKALD_ASSIGN_OR_RETURN(uint64_t n, catalog.ApplyRecordTags(account, keys, tags, mode));
+    written += n;
+  }
+  return written;
 }
 
 TagMode TagModeOfPayload(const nlohmann::json& payload) {

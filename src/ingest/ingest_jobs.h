@@ -94,7 +94,8 @@ std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path, J
 std::vector<std::string> StringsOf(const nlohmann::json& list);
 
 // Sets (kReplace) or merges in (kAppend) normalised `tags` on `records`,
-// applied to the tags they have when written (Catalog::ApplyRecordTags);
+// applied to the tags they have when written (Catalog::ApplyRecordTags, in
+// transactions of 2,048 records);
 // only those whose tags change are written. Returns how many were.
 Result<uint64_t> RetagRecords(Catalog& catalog, std::string_view account,
                               const std::vector<Record>& records,
