@@ -106,6 +106,17 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
     return PlanStaged(std::move(staged), import_options);
   }();
   SKALD_ASSIGN_OR_RETURN(ImportPlan plan, std::move(planned));
+  // File mode (`to` naming a document): a document that stays one file is
+  // written as `file_name` in the root, and nothing else there is touched;
+  // one that the splitter made a directory of becomes that directory.
+  const std::string file_name = payload.value("file_name", "");
+  const bool file_mode = !file_name.empty() && plan.files.size() == 1 && plan.dirs.empty();
+  if (file_mode) {
+    plan.files[0].path = file_name;
+  } else if (!file_name.empty()) {
+    root = root.Child(file_name);
+  }
+  const std::string file_path = file_mode ? fmt::format("{}/{}", root.path(), file_name) : "";
   // A bulk load: the vectors it adds are linked into the graph after it
   // (they are searched exactly meanwhile), so the import keeps both cores
   // (DbOptions::link_after_imports).
@@ -158,12 +169,17 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   } join_preparer{stop_preparing, preparer};
   {
     PathLockGuard guard;
-    SKALD_RETURN_IF_ERROR(
-        lock_paths({{who.account, std::string(root.path()), PathLockKind::kTree}}, &guard));
+    SKALD_RETURN_IF_ERROR(lock_paths(
+        {{who.account, file_mode ? file_path : std::string(root.path()), PathLockKind::kTree}},
+        &guard));
     SKALD_RETURN_IF_ERROR(services.nodes->EnsureDirectories(who, root, /*include_self=*/true));
     StageTimings::Scope listed(&timings, "catalog_write");
     std::map<std::string, CatalogNode, std::less<>> before;
-    {
+    if (file_mode) {
+      SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> there,
+                             services.catalog->Get(who.account, file_path));
+      if (there) before.emplace(file_path, std::move(*there));
+    } else {
       SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> nodes,
                              services.catalog->ListSubtree(who.account, root.path(), 0));
       for (CatalogNode& n : nodes) before.emplace(n.path, std::move(n));
@@ -259,7 +275,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
     // content, which recovery drops), then the nodes and their records.
     std::set<std::string, std::less<>> kept(paths.begin(), paths.end());
     for (const std::string& dir : plan.dirs) kept.insert(fmt::format("{}/{}", root.path(), dir));
-    std::vector<std::string> gone;
+    std::vector<std::string> gone;  // (file mode: `before` holds the file at most)
     for (const auto& [path, node] : before) {
       if (kept.count(path) || PathHasHiddenSegment(path)) continue;
       if (!gone.empty() && path.size() > gone.back().size() &&
@@ -306,7 +322,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - job_start)
           .count());
 
-  nlohmann::json summary = {{"root_uri", root.str()},
+  nlohmann::json summary = {{"root_uri", file_mode ? UriOfPath(file_path) : root.str()},
                             {"files_written", written},
                             {"files_unchanged", unchanged},
                             {"files_removed", removed},

@@ -240,11 +240,13 @@ void WaitRoute(Call& call) {
   }
   if (Status idle = call.db().WaitIdle(timeout_ms, /*wait_for_retries=*/true); !idle.ok()) {
     if (idle.code() == StatusCode::kDeadlineExceeded) {
-      return call.Fail(Status::DeadlineExceeded(fmt::format(
-                           "background processing did not finish within {}s: {}",
-                           timeout.value_or(0.0), idle.message()))
-                           .WithDetail("operation", "wait_processed")
-                           .WithDetail("timeout", fmt::format("{}", timeout.value_or(0.0))));
+      // `timeout` a number, as in add_resource's 504.
+      const Json details = {{"operation", "wait_processed"},
+                            {"timeout", timeout ? Json(*timeout) : Json(nullptr)}};
+      return call.Fail(Status::DeadlineExceeded(
+                           fmt::format("background processing did not finish within {}s: {}",
+                                       timeout.value_or(0.0), idle.message())),
+                       &details);
     }
     return call.Fail(idle);
   }

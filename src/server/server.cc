@@ -26,6 +26,7 @@
 #include "server/http_util.h"
 #include "server/metrics.h"
 #include "server/routes.h"
+#include "server/unbuilt_routes.h"
 #include "server/worker_pool.h"
 #include "service/json_codec.h"
 #include "skald/db.h"
@@ -36,6 +37,14 @@ namespace server {
 namespace {
 
 constexpr const char* kJsonType = "application/json";
+
+// An OpenViking route Skald does not build (server/unbuilt_routes.h).
+void RespondUnbuilt(httplib::Response& res) {
+  res.status = 501;
+  res.set_content(server::ErrorEnvelopeExcludeNone(
+                      "UNIMPLEMENTED", "This OpenViking API route is not implemented by Skald"),
+                  kJsonType);
+}
 
 // ---- per-request bookkeeping ------------------------------------------------
 
@@ -616,12 +625,20 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
         res.set_header("Location", location);
         return;
       }
+      if (server::IsUnbuiltOpenVikingRoute(req.method, req.path)) {
+        server::RespondUnbuilt(res);
+        return;
+      }
       res.status = 404;
       res.set_content(server::ErrorEnvelopeExcludeNone("NOT_FOUND", "Not Found"),
                       "application/json");
       return;
     }
     case server::Router::Match::kMethodNotAllowed:
+      if (server::IsUnbuiltOpenVikingRoute(req.method, req.path)) {
+        server::RespondUnbuilt(res);
+        return;
+      }
       res.status = 405;
       res.set_header("Allow", Join(allowed, ", "));
       res.set_content(server::ErrorEnvelopeExcludeNone("UNKNOWN", "Method Not Allowed"),

@@ -3,8 +3,11 @@
 
 #include "common/env.h"
 #include "server/http_util.h"
+#include "server/unbuilt_routes.h"
 
 #include <set>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -267,6 +270,45 @@ TEST(IdentityTest, DevIdentityValidatesHeaders) {
   EXPECT_NE(long_account.status().message().find("128"), std::string::npos);
   auto long_user = DevIdentity("", std::string(300, 'u'));
   EXPECT_NE(long_user.status().message().find("X-OpenViking-User"), std::string::npos);
+}
+
+TEST(UnbuiltRoutesTest, OpenVikingRoutesNotBuiltAreKnownOthersAreNot) {
+  for (const auto& [method, path] : std::vector<std::pair<const char*, const char*>>{
+           {"POST", "/api/v1/pack/export"},
+           {"POST", "/api/v1/pack/import"},
+           {"GET", "/api/v1/snapshot/log"},
+           {"DELETE", "/api/v1/snapshot/ignore"},
+           {"GET", "/api/v1/acl"},
+           {"POST", "/api/v1/acl/grant"},
+           {"GET", "/api/v1/stats/sessions/s1"},
+           {"POST", "/api/v1/system/consistency"},
+           {"POST", "/api/v1/content/batch-write"},
+           {"POST", "/api/v1/search/recall"},
+           {"POST", "/api/v1/admin/migrate"},
+           {"PATCH", "/api/v1/admin/accounts/a1/settings"},
+           {"GET", "/api/v1/admin/accounts/a1/users/u1/settings"},
+           {"PATCH", "/api/v1/watches/t1"},
+           {"DELETE", "/api/v1/watches"},
+           {"POST", "/api/v1/watches/t1/trigger"},
+           {"POST", "/api/v1/watches/trigger"},
+           {"GET", "/api/v1/system/sync/viking:%2F%2Fresources"},
+       }) {
+    EXPECT_TRUE(IsUnbuiltOpenVikingRoute(method, path)) << method << " " << path;
+  }
+  for (const auto& [method, path] : std::vector<std::pair<const char*, const char*>>{
+           {"GET", "/api/v1/watches"},
+           {"GET", "/api/v1/watches/t1"},
+           {"GET", "/api/v1/packs"},
+           {"POST", "/api/v1/system/consistency/x"},
+           {"GET", "/api/v1/admin/accounts/a1/users"},
+           {"GET", "/api/v1/admin/accounts//settings"},
+           {"POST", "/api/v1/watches/t1/trigger/x"},
+           {"GET", "/api/v1/nothing"},
+           {"GET", "/"},
+           {"GET", ""},
+       }) {
+    EXPECT_FALSE(IsUnbuiltOpenVikingRoute(method, path)) << method << " " << path;
+  }
 }
 
 }  // namespace

@@ -165,21 +165,40 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   if (names_file) base_name = ArchiveStem(base_name);
   std::string root_name = SegmentFor(base_name);
 
-  // Placement.
+  // Placement. `to` names the resource's place: a single document (one
+  // file, not an archive) becomes the file `to` itself; `to` ending in '/'
+  // is a directory to put the resource in, under its own name (a single
+  // document keeps its file name); otherwise `to` is the resource's root
+  // directory. A file placed at `to` goes through the same job, in "file
+  // mode": its root is `to`'s directory, and only `to` is written or synced.
   VikingUri root;
   std::optional<VikingUri> to;
   if (!request.to.empty()) {
     SKALD_ASSIGN_OR_RETURN(to, Resolve(who, request.to));
   }
+  const bool single_document = url.empty() && names_file && !IsArchiveName(display_name);
   // `to` a resources root itself (viking://resources, viking://~/resources)
   // places the resource in it under its derived name, as without `to`.
   const bool to_root = to && IsResourcesRoot(*to);
-  const bool derived_name = !to || to_root;
-  if (!derived_name) {
+  const bool to_inside = to && !to_root && request.to.back() == '/';
+  std::optional<VikingUri> file_target;  // file mode: the file's URI
+  if (to && !to_root && single_document) {
+    VikingUri target =
+        to_inside ? to->Child(SegmentFor(request.source_name.empty() ? display_name
+                                                                     : request.source_name))
+                  : *to;
+    SKALD_ASSIGN_OR_RETURN(auto existing, catalog_->Get(who.account, target.path()));
+    // An existing directory there (a resource added before) is the root, as before.
+    if (!existing || !existing->is_dir) file_target = std::move(target);
+  }
+  const bool derived_name = !file_target && (!to || to_root || to_inside);
+  if (file_target) {
+    root = *file_target;
+  } else if (!derived_name) {
     root = *to;
   } else {
     VikingUri parent;
-    if (to_root) {
+    if (to_root || to_inside) {
       parent = *to;
     } else {
       SKALD_ASSIGN_OR_RETURN(parent, Resolve(who, request.parent.empty()
@@ -197,7 +216,8 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
       return Status::InvalidArgument(fmt::format("parent is a file: {}", parent.str()))
           .WithReason("INVALID_URI");
     }
-    // A resources root is always there to add to (made on first use).
+    // A resources root is always there to add to (made on first use), and
+    // so is a `to` directory.
     if (!parent_node && !request.parent.empty() && !request.create_parent &&
         !IsResourcesRoot(parent)) {
       return Status::NotFound(fmt::format(
@@ -232,13 +252,17 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   }
   // Reserve the root and queue the work. (A crash between the two leaves
   // an empty directory and no job; nothing half-imported.)
+  // File mode: the job's root is the file's directory ("path"), and
+  // "file_name" the one file it writes there.
+  const VikingUri job_root = file_target ? file_target->Parent() : root;
   nlohmann::json payload = {
       {"source_path", source_path},         {"display_name", display_name},
-      {"path", std::string(root.path())},   {"temp_file_id", temp_file_id},
+      {"path", std::string(job_root.path())}, {"temp_file_id", temp_file_id},
       {"include", request.include},         {"exclude", request.exclude},
       {"ignore_dirs", request.ignore_dirs}, {"tags", request.tags}, {"tag_mode", request.tag_mode},
       {"reason", request.reason},           {"url", url},
       {"parse_mode", request.parse_mode},   {"processing_mode", request.processing_mode}};
+  if (file_target) payload["file_name"] = std::string(file_target->name());
   JobSpec spec;
   spec.kind = JobKind::kAddResource;
   spec.account = who.account;
@@ -258,9 +282,10 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
       root = root.Parent().Child(fmt::format("{}_{}", root_name, n));
       continue;
     }
-    SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, root, /*include_self=*/true));
+    SKALD_RETURN_IF_ERROR(
+        nodes_->EnsureDirectories(who, file_target ? job_root : root, /*include_self=*/true));
     spec.resource_id = root.str();
-    payload["path"] = std::string(root.path());
+    payload["path"] = std::string(file_target ? job_root.path() : root.path());
     spec.payload = payload.dump();
     SKALD_ASSIGN_OR_RETURN(job, runner_->queue()->Enqueue(spec));
     break;

@@ -11,10 +11,12 @@ namespace {
 
 class PeerApiTest : public ApiTest {
  protected:
-  // Imports one Markdown file into `to` (a peer's resources) and waits.
-  void AddPeerResource(const std::string& to, const std::string& text) {
+  // Imports one Markdown file as note.md into directory `dir` (a peer's
+  // resources) and waits.
+  void AddPeerResource(const std::string& dir, const std::string& text) {
     const std::string id = UploadTemp(text, "note.md");
-    Reply r = PostJson("/api/v1/resources", {{"temp_file_id", id}, {"to", to}, {"wait", true}});
+    Reply r =
+        PostJson("/api/v1/resources", {{"temp_file_id", id}, {"to", dir + "/"}, {"wait", true}});
     ASSERT_EQ(r.status, 200) << r.raw;
   }
   httplib::Headers As(const std::string& peer) { return {{"X-OpenViking-Actor-Peer", peer}}; }

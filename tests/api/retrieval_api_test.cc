@@ -293,6 +293,60 @@ TEST_F(RetrievalApiTest, AddResourceToTheResourcesRootUsesTheDerivedName) {
   EXPECT_EQ(outside.status, 400) << outside.raw;
 }
 
+// `to` names where a resource goes (OpenViking's placement rules): a single
+// document becomes the file `to`; `to` ending in '/' is a directory it goes
+// into under its file name; a `to` that is a directory already stays the
+// resource's root, as do archives and documents the splitter makes a
+// directory of.
+TEST_F(RetrievalApiTest, AddResourceToNamesTheDocumentOrItsDirectory) {
+  auto add = [&](const std::string& text, const std::string& name, const std::string& to) {
+    Reply r = PostJson("/api/v1/resources",
+                       {{"temp_file_id", UploadTemp(text, name)}, {"to", to}, {"wait", true}});
+    EXPECT_EQ(r.status, 200) << to << ": " << r.raw;
+    return r.json["result"].value("root_uri", "");
+  };
+  auto is_dir = [&](const std::string& uri) {
+    Reply r = Get("/api/v1/fs/stat?uri=" + Q(uri));
+    EXPECT_EQ(r.status, 200) << uri << ": " << r.raw;
+    return r.json["result"].value("isDir", true);
+  };
+  // Exactly `to`: the file itself, readable at the URI returned.
+  EXPECT_EQ(add("# Otters\n\nOtters hold hands.\n", "sample.md", "viking://resources/p/renamed.md"),
+            "viking://resources/p/renamed.md");
+  EXPECT_FALSE(is_dir("viking://resources/p/renamed.md"));
+  Reply read = Get("/api/v1/content/read?uri=" + Q("viking://resources/p/renamed.md"));
+  ASSERT_EQ(read.status, 200) << read.raw;
+  EXPECT_NE(read.raw.find("Otters hold hands"), std::string::npos) << read.raw;
+  // Into a directory: the file keeps its name.
+  EXPECT_EQ(add("# Beavers\n\nBeavers build dams.\n", "beavers.md", "viking://resources/p/"),
+            "viking://resources/p/beavers.md");
+  EXPECT_FALSE(is_dir("viking://resources/p/beavers.md"));
+  // Added again to the same `to`: the file is updated, its siblings stay.
+  EXPECT_EQ(add("# Otters\n\nSea otters sleep afloat.\n", "sample.md",
+                "viking://resources/p/renamed.md"),
+            "viking://resources/p/renamed.md");
+  read = Get("/api/v1/content/read?uri=" + Q("viking://resources/p/renamed.md"));
+  EXPECT_NE(read.raw.find("sleep afloat"), std::string::npos) << read.raw;
+  EXPECT_FALSE(is_dir("viking://resources/p/beavers.md")) << "a sibling is not synced away";
+  Reply found = PostJson("/api/v1/search/find", {{"query", "sea otters afloat"}, {"limit", 3}});
+  ASSERT_EQ(found.status, 200) << found.raw;
+  EXPECT_NE(found.raw.find("viking://resources/p/renamed.md"), std::string::npos) << found.raw;
+  // An existing directory at `to` is the root, as before.
+  Mkdir("viking://resources/q");
+  EXPECT_EQ(add("# Herons\n\nHerons wade.\n", "herons.md", "viking://resources/q"),
+            "viking://resources/q");
+  EXPECT_FALSE(is_dir("viking://resources/q/herons.md"));
+  // A document too long for one file is a directory at `to`.
+  std::string longdoc = "# Long\n\n";
+  for (int i = 0; i < 400; ++i) {
+    longdoc += "## Part " + std::to_string(i) + "\n\n" + std::string(300, 'a' + i % 26) + " word.\n\n";
+  }
+  EXPECT_EQ(add(longdoc, "long.md", "viking://resources/p/long.md"),
+            "viking://resources/p/long.md");
+  EXPECT_TRUE(is_dir("viking://resources/p/long.md"));
+  EXPECT_FALSE(is_dir("viking://resources/p/renamed.md")) << "the split went into its own directory";
+}
+
 TEST_F(RetrievalApiTest, TempUploadNeedsAFilePart) {
   Reply json = PostJson("/api/v1/resources/temp_upload", {{"file", "x"}});
   ASSERT_EQ(json.status, 400) << json.raw;

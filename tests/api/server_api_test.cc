@@ -89,6 +89,16 @@ TEST_F(ServerApiTest, UnknownRoutesAndMethods) {
   EXPECT_EQ(method.Header("Allow"), "GET");
   Reply delete_on_post = Delete("/api/v1/content/write");
   EXPECT_EQ(delete_on_post.status, 405) << delete_on_post.raw;
+
+  // An OpenViking route Skald does not build: 501, which OpenViking's
+  // clients raise as "unimplemented" rather than as a missing resource.
+  Reply pack = Post("/api/v1/pack/export", Json{{"uri", "viking://resources"}}.dump());
+  EXPECT_EQ(pack.status, 501) << pack.raw;
+  EXPECT_EQ(pack.Code(), "UNIMPLEMENTED") << pack.raw;
+  Reply watch_change = ToReply(
+      client_->Patch("/api/v1/watches/t1", Json{{"is_active", false}}.dump(), "application/json"));
+  EXPECT_EQ(watch_change.status, 501) << watch_change.raw;
+  EXPECT_EQ(Get("/api/v1/watches").status, 200) << "the listing is built";
 }
 
 TEST_F(ServerApiTest, MalformedJsonAndWrongBodyTypes) {

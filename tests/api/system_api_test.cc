@@ -136,6 +136,8 @@ TEST(SystemWaitTimeoutTest, WorkThatCannotFinishInTimeAnswers504) {
   ASSERT_EQ(wait.status, 504) << wait.raw;
   EXPECT_EQ(wait.Code(), "DEADLINE_EXCEEDED") << wait.raw;
   EXPECT_EQ(wait.json["status"], "error");
+  EXPECT_EQ(wait.json["error"]["details"]["timeout"], Json(0.2)) << "a number, as add_resource's";
+  EXPECT_EQ(wait.json["error"]["details"]["operation"], "wait_processed") << wait.raw;
   client.reset();  // no idle keep-alive connection delays the shutdown
   EXPECT_EQ(server->Stop(SIGTERM), 0);
 }
