@@ -297,6 +297,10 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       synced.removed = std::move(gone);
     }
   }
+  // The files are there to read (an add-resource that does not wait for
+  // the task returns now, as OpenViking's writes the tree inline); the
+  // summaries and embeddings follow.
+  context.NotePlaced();
   // Everything the tree write left for indexing was prepared (or is no
   // longer being prepared) before the indexer reads it.
   stop_preparing.store(true);

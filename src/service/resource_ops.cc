@@ -29,6 +29,10 @@
 namespace skald {
 namespace {
 
+// How long an add-resource that does not wait for its task waits for the
+// files to be in place (JobQueue::WaitForPlaced).
+constexpr std::chrono::milliseconds kPlacedWait{30000};
+
 namespace fs = std::filesystem;
 
 constexpr std::string_view kUploadPrefix = "upload_";
@@ -293,8 +297,20 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   result.root_uri = root.str();
   no_fsck.unlock();  // the job takes its own share
   if (!request.wait) {
+    // As OpenViking's, the answer comes once the files are in place (an
+    // ls, read or grep right after sees them); summaries and vectors
+    // follow in the task. Bounded: a queue busy with other imports does
+    // not hold the request past kPlacedWait (the task goes on), and with no
+    // worker (jobs wait for the next open) there is nothing to wait for.
+    Job placed = job;
+    if (runner_->workers() > 0) {
+      SKALD_ASSIGN_OR_RETURN(placed, runner_->queue()->WaitForPlaced(job.task_id, kPlacedWait));
+    }
     result.task_id = job.task_id;
-    result.task_status = TaskState::kPending;
+    result.task_status = placed.state == JobState::kCompleted ? TaskState::kCompleted
+                         : placed.state == JobState::kFailed  ? TaskState::kFailed
+                         : placed.state == JobState::kRunning ? TaskState::kRunning
+                                                              : TaskState::kPending;
     return result;
   }
   SKALD_ASSIGN_OR_RETURN(Job done, runner_->AwaitTask(job.task_id, request.timeout_s));

@@ -110,6 +110,10 @@ Status JobQueue::SetStage(int64_t id, std::string_view stage) {
 
 Status JobQueue::Complete(int64_t id, std::string_view result_json) {
   SKALD_RETURN_IF_ERROR(catalog_->CompleteJob(id, result_json));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    placed_.erase(id);
+  }
   BumpDone();
   return Status::Ok();
 }
@@ -118,6 +122,10 @@ Status JobQueue::Fail(int64_t id, std::string_view error, int64_t retry_delay_ns
                       bool permanent) {
   SKALD_RETURN_IF_ERROR(catalog_->FailJob(id, error, Now() + std::max<int64_t>(0, retry_delay_ns),
                                           permanent));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    placed_.erase(id);  // a retry places it again
+  }
   // Terminal failures finish a task; retries may be runnable at once.
   BumpDone();
   BumpWork();
@@ -138,6 +146,38 @@ Result<Job> JobQueue::WaitForTask(std::string_view task_id, std::chrono::millise
       return std::move(*job);
     }
     std::unique_lock<std::mutex> lock(mu_);
+    if (!WaitForChange(lock, done_cv_, &done_generation_, seen, deadline)) {
+      return std::move(*job);
+    }
+  }
+}
+
+void JobQueue::MarkPlaced(int64_t id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    placed_.insert(id);
+    ++done_generation_;
+  }
+  done_cv_.notify_all();
+}
+
+Result<Job> JobQueue::WaitForPlaced(std::string_view task_id, std::chrono::milliseconds timeout) {
+  int64_t deadline = DeadlineAfter(timeout);
+  while (true) {
+    uint64_t seen;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      seen = done_generation_;
+    }
+    SKALD_ASSIGN_OR_RETURN(std::optional<Job> job, catalog_->GetJobByTaskId(task_id));
+    if (!job) return Status::NotFound(fmt::format("task {} not found", task_id));
+    if (job->state == JobState::kCompleted || job->state == JobState::kFailed) {
+      return std::move(*job);
+    }
+    // A job that failed an attempt waits out its backoff: not soon placed.
+    if (job->state == JobState::kPending && job->attempts > 0) return std::move(*job);
+    std::unique_lock<std::mutex> lock(mu_);
+    if (placed_.contains(job->id)) return std::move(*job);
     if (!WaitForChange(lock, done_cv_, &done_generation_, seen, deadline)) {
       return std::move(*job);
     }

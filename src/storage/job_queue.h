@@ -20,6 +20,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -89,6 +90,16 @@ class JobQueue {
   // state tells which). NotFound when no job has this task id.
   Result<Job> WaitForTask(std::string_view task_id, std::chrono::milliseconds timeout);
 
+  // A running job's milestone "placed": what it adds can be read (an
+  // import's files are written; their indexing goes on). Wakes the waiters
+  // of WaitForPlaced. In memory: a restart forgets it (nobody waits then).
+  void MarkPlaced(int64_t id);
+
+  // Blocks until the job with `task_id` is placed (MarkPlaced), completed,
+  // failed or waiting for a retry, `timeout` passes or the queue shuts down;
+  // returns the job as last read. NotFound when no job has this task id.
+  Result<Job> WaitForPlaced(std::string_view task_id, std::chrono::milliseconds timeout);
+
   // Blocks until `account` has no pending or running job at or below
   // `resource` (see Catalog::CountUnfinishedJobs) — follow-up jobs that jobs
   // enqueue included. True when idle; false on timeout or shutdown.
@@ -130,6 +141,7 @@ class JobQueue {
   uint64_t done_generation_ = 0;     // GUARDED_BY(mu_)
   bool shutdown_ = false;            // GUARDED_BY(mu_)
   int blocked_waiters_ = 0;          // GUARDED_BY(mu_)
+  std::set<int64_t> placed_;         // GUARDED_BY(mu_): running jobs that are placed
 };
 
 }  // namespace skald

@@ -434,6 +434,40 @@ TEST_F(JobQueueTest, WaitForTaskReturnsWhenTheJobFinishes) {
   EXPECT_EQ(failed->error, "parser crashed");
 }
 
+TEST_F(JobQueueTest, WaitForPlacedReturnsAtTheMilestoneOrTheEnd) {
+  auto q = MakeQueue(kNoPolling);
+  auto placed = q->Enqueue(Spec(JobKind::kAddResource, kJobPriorityInteractive));
+  JobSpec retried_spec = Spec(JobKind::kAddResource);
+  retried_spec.max_attempts = 3;
+  auto retried = q->Enqueue(retried_spec);
+  ASSERT_TRUE(placed.ok() && retried.ok());
+  EXPECT_EQ(q->WaitForPlaced("no-such-task", kLongWait).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(q->WaitForPlaced(placed->task_id, std::chrono::milliseconds(0))->state,
+            JobState::kPending);
+
+  // Placed while running: the waiter returns, the job is still running.
+  Result<Job> got = Status::Internal("not run");
+  std::thread w1([&] { got = q->WaitForPlaced(placed->task_id, kLongWait); });
+  AwaitBlocked(*q, 1);
+  std::optional<Job> a = *q->TryLease({}, kSecond);
+  ASSERT_EQ(a->task_id, placed->task_id);
+  q->MarkPlaced(a->id);
+  w1.join();
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->state, JobState::kRunning);
+  // And once it completes, the mark is forgotten; waiting returns the end.
+  ASSERT_TRUE(q->Complete(a->id, "{}").ok());
+  EXPECT_EQ(q->WaitForPlaced(placed->task_id, kLongWait)->state, JobState::kCompleted);
+
+  // A job that failed an attempt (waiting out its backoff) is not waited for.
+  std::optional<Job> b = *q->TryLease({}, kSecond);
+  ASSERT_EQ(b->task_id, retried->task_id);
+  ASSERT_TRUE(q->Fail(b->id, "busy", 60 * kSecond).ok());
+  Result<Job> backing_off = q->WaitForPlaced(retried->task_id, kLongWait);
+  ASSERT_TRUE(backing_off.ok());
+  EXPECT_EQ(backing_off->state, JobState::kPending);
+}
+
 TEST_F(JobQueueTest, WaitForIdleCoversFollowUpJobs) {
   auto q = MakeQueue(kNoPolling);
   ASSERT_TRUE(q->Enqueue(Spec(JobKind::kIndex, 0, "viking://resources/r")).ok());

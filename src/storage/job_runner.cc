@@ -81,6 +81,8 @@ Status JobContext::SetStage(std::string_view stage) {
   return runner_->queue()->SetStage(job_->id, stage);
 }
 
+void JobContext::NotePlaced() { runner_->queue()->MarkPlaced(job_->id); }
+
 Status JobContext::Complete(std::string_view result_json) {
   runner_->CountProcessed(job_->kind);  // before Complete wakes the task's waiters
   SKALD_RETURN_IF_ERROR(runner_->queue()->Complete(job_->id, result_json));

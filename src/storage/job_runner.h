@@ -78,6 +78,10 @@ class JobContext {
   // Records `stage` as the task's progress label now; errors are returned.
   Status SetStage(std::string_view stage);
 
+  // The job's milestone "placed" (JobQueue::MarkPlaced): what it adds can
+  // be read now, the rest of its work goes on.
+  void NotePlaced();
+
   // Completes the job now with `result_json` (JSON text or ""), for handlers
   // that must do something only once the job can never run again (e.g.
   // delete the upload it imported). The runner then does not complete it

@@ -347,6 +347,26 @@ TEST_F(RetrievalApiTest, AddResourceToNamesTheDocumentOrItsDirectory) {
   EXPECT_FALSE(is_dir("viking://resources/p/renamed.md")) << "the split went into its own directory";
 }
 
+// Without `wait`, add-resource answers once the files are in place (as
+// OpenViking's writes the tree inline): a read or grep right after sees
+// them; summaries and vectors follow in the task.
+TEST_F(RetrievalApiTest, AddResourceWithoutWaitAnswersWithTheFilesInPlace) {
+  for (int round = 0; round < 5; ++round) {
+    const std::string dir = "viking://resources/nw" + std::to_string(round) + "/";
+    Reply added = PostJson("/api/v1/resources",
+                           {{"temp_file_id", UploadTemp("# Note\n\nKingfishers dive.\n", "n.md")},
+                            {"to", dir}});
+    ASSERT_EQ(added.status, 200) << added.raw;
+    EXPECT_TRUE(added.json["result"]["task_id"].is_string()) << added.raw;
+    Reply read = Get("/api/v1/content/read?uri=" + Q(dir + "n.md"));
+    ASSERT_EQ(read.status, 200) << read.raw;
+    EXPECT_NE(read.raw.find("Kingfishers"), std::string::npos) << read.raw;
+    Reply grep = PostJson("/api/v1/search/grep", {{"uri", dir}, {"pattern", "Kingfishers"}});
+    ASSERT_EQ(grep.status, 200) << grep.raw;
+    EXPECT_EQ(grep.json["result"].value("count", 0), 1) << grep.raw;
+  }
+}
+
 TEST_F(RetrievalApiTest, TempUploadNeedsAFilePart) {
   Reply json = PostJson("/api/v1/resources/temp_upload", {{"file", "x"}});
   ASSERT_EQ(json.status, 400) << json.raw;
