@@ -133,6 +133,12 @@ Status JobQueue::Fail(int64_t id, std::string_view error, int64_t retry_delay_ns
 }
 
 Result<Job> JobQueue::WaitForTask(std::string_view task_id, std::chrono::milliseconds timeout) {
+  return WaitForTaskUntil(task_id, timeout, [](const Job&) { return false; });
+}
+
+Result<Job> JobQueue::WaitForTaskUntil(std::string_view task_id,
+                                       std::chrono::milliseconds timeout,
+                                       const std::function<bool(const Job&)>& reached) {
   int64_t deadline = DeadlineAfter(timeout);
   while (true) {
     uint64_t seen;
@@ -146,6 +152,7 @@ Result<Job> JobQueue::WaitForTask(std::string_view task_id, std::chrono::millise
       return std::move(*job);
     }
     std::unique_lock<std::mutex> lock(mu_);
+    if (reached(*job)) return std::move(*job);
     if (!WaitForChange(lock, done_cv_, &done_generation_, seen, deadline)) {
       return std::move(*job);
     }
@@ -162,26 +169,11 @@ void JobQueue::MarkPlaced(int64_t id) {
 }
 
 Result<Job> JobQueue::WaitForPlaced(std::string_view task_id, std::chrono::milliseconds timeout) {
-  int64_t deadline = DeadlineAfter(timeout);
-  while (true) {
-    uint64_t seen;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      seen = done_generation_;
-    }
-    SKALD_ASSIGN_OR_RETURN(std::optional<Job> job, catalog_->GetJobByTaskId(task_id));
-    if (!job) return Status::NotFound(fmt::format("task {} not found", task_id));
-    if (job->state == JobState::kCompleted || job->state == JobState::kFailed) {
-      return std::move(*job);
-    }
-    // A job that failed an attempt waits out its backoff: not soon placed.
-    if (job->state == JobState::kPending && job->attempts > 0) return std::move(*job);
-    std::unique_lock<std::mutex> lock(mu_);
-    if (placed_.contains(job->id)) return std::move(*job);
-    if (!WaitForChange(lock, done_cv_, &done_generation_, seen, deadline)) {
-      return std::move(*job);
-    }
-  }
+  // Called with mu_ held. A job that failed an attempt waits out its
+  // backoff: not soon placed.
+  return WaitForTaskUntil(task_id, timeout, [this](const Job& job) {
+    return (job.state == JobState::kPending && job.attempts > 0) || placed_.contains(job.id);
+  });
 }
 
 Result<bool> JobQueue::WaitForIdle(std::string_view account, std::string_view resource,

@@ -128,6 +128,10 @@ class JobQueue {
   // stops). REQUIRES: `lock` holds mu_.
   bool WaitForChange(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
                      const uint64_t* generation, uint64_t seen, int64_t deadline);
+  // WaitForTask, returning early once `reached` (called with mu_ held) is
+  // true of the job as read.
+  Result<Job> WaitForTaskUntil(std::string_view task_id, std::chrono::milliseconds timeout,
+                               const std::function<bool(const Job&)>& reached);
   void BumpWork();
   void BumpDone();
 
