@@ -521,9 +521,10 @@ void BodyReader::ForbidExtra(std::initializer_list<std::string_view> allowed) {
 
 // ---- envelopes ---------------------------------------------------------------
 
-std::string OkEnvelope(const Json& result) {
-  return R"({"status":"ok","result":)" + DumpJson(result) +
-         R"(,"error":null,"telemetry":null,"profile":null})";
+std::string OkEnvelope(const Json& result, const Json* telemetry) {
+  return R"({"status":"ok","result":)" + DumpJson(result) + R"(,"error":null,"telemetry":)" +
+         (telemetry != nullptr && !telemetry->is_null() ? DumpJson(*telemetry) : "null") +
+         R"(,"profile":null})";
 }
 
 std::string OkEnvelopeExcludeNone(const Json& result, const Json* telemetry) {

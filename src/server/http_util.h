@@ -156,7 +156,8 @@ class BodyReader {
 // ---- envelopes ---------------------------------------------------------------
 
 // {"status":"ok","result":R,"error":null,"telemetry":null,"profile":null}
-std::string OkEnvelope(const Json& result);
+// `telemetry`: the top-level member when given (else null).
+std::string OkEnvelope(const Json& result, const Json* telemetry = nullptr);
 // {"status":"ok","result":R} (+ "telemetry" when given): routes that
 // serialise with exclude_none (content/write, ...).
 std::string OkEnvelopeExcludeNone(const Json& result, const Json* telemetry = nullptr);

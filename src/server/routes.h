@@ -36,8 +36,8 @@ class Call {
   const Identity& who() const { return who_; }
   const QueryParams& query() const { return query_; }
 
-  // 200 with the default envelope (null siblings kept).
-  void Ok(const Json& result);
+  // 200 with the default envelope (null siblings kept; `telemetry` when given).
+  void Ok(const Json& result, const Json* telemetry = nullptr);
   // The default envelope with another success status (e.g. 202 Accepted).
   void OkWithStatus(int http_status, const Json& result);
   // 200 with the exclude-none envelope (content/write and friends).

@@ -65,7 +65,8 @@ void CreateSession(Call& call) {
   SessionCreateRequest request;
   request.session_id = b.OptionalString("session_id");
   bool summary = false;
-  (void)b.Telemetry("telemetry", &summary);
+  const bool telemetry = b.Telemetry("telemetry", &summary);
+  const auto start = std::chrono::steady_clock::now();
   SessionConfigUpdate config = ReadConfigFields(*body, &errors);
   if (config.auto_commit_policy_json) request.auto_commit_policy_json = *config.auto_commit_policy_json;
   if (config.memory_extraction_config_json) {
@@ -74,11 +75,14 @@ void CreateSession(Call& call) {
   if (!errors.empty()) return call.FailValidation(errors);
   Result<SessionCreated> created = call.db().CreateSession(call.who(), request);
   if (!created.ok()) return call.Fail(created.status());
-  call.Ok(Json{{"session_id", created->session_id},
+  const Json result{{"session_id", created->session_id},
                {"uri", created->uri},
                {"user", Json{{"account_id", created->account}, {"user_id", created->user}}},
                {"auto_commit_policy", ParseOrNull(created->auto_commit_policy_json)},
-               {"memory_extraction_config", ParseOrNull(created->memory_extraction_config_json)}});
+               {"memory_extraction_config", ParseOrNull(created->memory_extraction_config_json)}};
+  const Json payload =
+      telemetry ? TelemetryPayload("session.create", summary, start) : Json(nullptr);
+  call.Ok(result, &payload);
 }
 
 void ListSessions(Call& call) {
@@ -125,10 +129,18 @@ void AddMessage(Call& call) {
   const std::string id = SessionIdOf(call, "/api/v1/sessions/{}/messages");
   std::optional<Json> body = call.BodyObject();
   if (!body) return;
+  ValidationErrors errors;
+  bool summary = false;
+  const bool telemetry = BodyReader(*body, &errors).Telemetry("telemetry", &summary);
+  if (!errors.empty()) return call.FailValidation(errors);
+  body->erase("telemetry");  // the request's, not the message's
+  const auto start = std::chrono::steady_clock::now();
   Result<SessionMessagesAdded> added =
       call.db().AddSessionMessages(call.who(), id, {DumpJson(*body)});
   if (!added.ok()) return call.Fail(added.status());
-  call.Ok(AddedToJson(*added, false));
+  const Json payload =
+      telemetry ? TelemetryPayload("session.add_message", summary, start) : Json(nullptr);
+  call.Ok(AddedToJson(*added, false), &payload);
 }
 
 void AddMessagesBatch(Call& call) {
@@ -136,6 +148,9 @@ void AddMessagesBatch(Call& call) {
   std::optional<Json> body = call.BodyObject();
   if (!body) return;
   ValidationErrors errors;
+  bool summary = false;
+  const bool telemetry = BodyReader(*body, &errors).Telemetry("telemetry", &summary);
+  const auto start = std::chrono::steady_clock::now();
   auto it = body->find("messages");
   std::vector<std::string> messages;
   if (it == body->end() || it->is_null()) {
@@ -157,7 +172,9 @@ void AddMessagesBatch(Call& call) {
   if (!errors.empty()) return call.FailValidation(errors);
   Result<SessionMessagesAdded> added = call.db().AddSessionMessages(call.who(), id, messages);
   if (!added.ok()) return call.Fail(added.status());
-  call.Ok(AddedToJson(*added, true));
+  const Json payload =
+      telemetry ? TelemetryPayload("session.add_messages", summary, start) : Json(nullptr);
+  call.Ok(AddedToJson(*added, true), &payload);
 }
 
 void Used(Call& call) {
@@ -205,6 +222,9 @@ void Commit(Call& call) {
   ValidationErrors errors;
   BodyReader b(*body, &errors);
   SessionCommitRequest request;
+  bool summary = false;
+  const bool telemetry = b.Telemetry("telemetry", &summary);
+  const auto start = std::chrono::steady_clock::now();
   request.keep_recent_count = b.Int("keep_recent_count", 0);
   if (errors.empty() && (request.keep_recent_count < 0 || request.keep_recent_count > 10000)) {
     errors.Add({"body", "keep_recent_count"},
@@ -247,7 +267,9 @@ void Commit(Call& call) {
   } else {
     out["reason"] = result->reason;
   }
-  call.OkExcludeNone(out);
+  const Json payload =
+      telemetry ? TelemetryPayload("session.commit", summary, start) : Json(nullptr);
+  call.OkExcludeNone(out, &payload);
 }
 
 // PATCH …/config (extra fields forbidden).

@@ -93,9 +93,9 @@ bool KeepsServerMessage(int http_status) {
 
 // ---- Call ------------------------------------------------------------------
 
-void Call::Ok(const Json& result) {
+void Call::Ok(const Json& result, const Json* telemetry) {
   response_.status = 200;
-  response_.set_content(OkEnvelope(result), kJsonType);
+  response_.set_content(OkEnvelope(result, telemetry), kJsonType);
 }
 
 void Call::OkWithStatus(int http_status, const Json& result) {

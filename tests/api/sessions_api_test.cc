@@ -83,6 +83,41 @@ TEST_F(SessionsApiTest, CreateListGetDelete) {
   EXPECT_EQ(Delete("/api/v1/sessions/test-session.special_1").status, 404);
 }
 
+// `telemetry` on create, messages, batch and commit gives the response a
+// top-level telemetry object, as OpenViking's routes do; a bad one is a 400,
+// and the flag never becomes part of a stored message.
+TEST_F(SessionsApiTest, SessionRoutesAnswerTelemetry) {
+  struct Case {
+    std::string path;
+    Json body;
+    std::string operation;
+  };
+  const std::vector<Case> cases = {
+      {"/api/v1/sessions", {{"session_id", "tel"}, {"telemetry", {{"summary", true}}}},
+       "session.create"},
+      {"/api/v1/sessions/tel/messages",
+       {{"role", "user"}, {"content", "hello"}, {"telemetry", {{"summary", true}}}},
+       "session.add_message"},
+      {"/api/v1/sessions/tel/messages/batch",
+       {{"messages", {{{"role", "user"}, {"content", "again"}}}}, {"telemetry", {{"summary", true}}}},
+       "session.add_messages"},
+      {"/api/v1/sessions/tel/commit", {{"telemetry", {{"summary", true}}}}, "session.commit"},
+  };
+  for (const Case& c : cases) {
+    Reply r = PostJson(c.path, c.body);
+    ASSERT_EQ(r.status, 200) << c.path << ": " << r.raw;
+    ASSERT_TRUE(r.json["telemetry"].is_object()) << c.path << ": " << r.raw;
+    EXPECT_EQ(r.json["telemetry"]["id"].get<std::string>().rfind("tm_", 0), 0u) << r.raw;
+    EXPECT_EQ(r.json["telemetry"]["summary"].value("operation", ""), c.operation) << r.raw;
+  }
+  Reply plain = PostJson("/api/v1/sessions/tel/messages", {{"role", "user"}, {"content", "x"}});
+  ASSERT_EQ(plain.status, 200) << plain.raw;
+  EXPECT_TRUE(plain.json["telemetry"].is_null()) << plain.raw;
+  Reply bad = PostJson("/api/v1/sessions/tel/messages",
+                       {{"role", "user"}, {"content", "x"}, {"telemetry", {{"bogus", 1}}}});
+  EXPECT_EQ(bad.status, 400) << bad.raw;
+}
+
 TEST_F(SessionsApiTest, MessagesAcceptEveryPartAndBlankContent) {
   // Adding to a missing session creates it.
   Reply first = AddMessage("m1", Json{{"role", "user"}, {"content", "Hello there"}});
