@@ -157,6 +157,23 @@ void Mkdir(Call& call) {
   call.Ok(Json{{"uri", *created}});
 }
 
+// POST /api/v1/pack/export {uri, include_vectors}: OVPack export is not
+// built (501, server/unbuilt_routes.h), but what it names is checked first,
+// so a missing or invisible URI answers 404 as OpenViking's export does.
+void PackExport(Call& call) {
+  std::optional<Json> body = call.BodyObject();
+  if (!body.has_value()) return;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  const std::string uri = b.RequiredString("uri");
+  (void)b.Bool("include_vectors", false);
+  if (!errors.empty()) return call.FailValidation(errors);
+  Result<NodeInfo> node = call.db().Stat(call.who(), uri);
+  if (!node.ok()) return call.Fail(node.status());
+  call.Fail(Status::InvalidArgument("This OpenViking API route is not implemented by Skald")
+                .WithReason("UNIMPLEMENTED"));
+}
+
 // DELETE /api/v1/fs?uri=&recursive=&wait=&timeout=
 void Rm(Call& call) {
   ValidationErrors errors;
@@ -289,6 +306,7 @@ void RegisterFsRoutes(Router& router) {
   router.Add("GET", "/api/v1/fs/tree", Tree);
   router.Add("GET", "/api/v1/fs/stat", Stat);
   router.Add("POST", "/api/v1/fs/mkdir", Mkdir);
+  router.Add("POST", "/api/v1/pack/export", PackExport);
   router.Add("DELETE", "/api/v1/fs", Rm);
   router.Add("POST", "/api/v1/fs/mv", Mv);
   router.Add("POST", "/api/v1/fs/cp", Cp);

@@ -95,6 +95,11 @@ TEST_F(ServerApiTest, UnknownRoutesAndMethods) {
   Reply pack = Post("/api/v1/pack/export", Json{{"uri", "viking://resources"}}.dump());
   EXPECT_EQ(pack.status, 501) << pack.raw;
   EXPECT_EQ(pack.Code(), "UNIMPLEMENTED") << pack.raw;
+  // What an export names is checked first: a missing URI is a 404.
+  Reply missing_pack = Post("/api/v1/pack/export", Json{{"uri", "viking://resources/nope"}}.dump());
+  EXPECT_EQ(missing_pack.status, 404) << missing_pack.raw;
+  Reply import = Post("/api/v1/pack/import", Json{{"temp_file_id", "x"}}.dump());
+  EXPECT_EQ(import.status, 501) << import.raw;
   Reply watch_change = ToReply(
       client_->Patch("/api/v1/watches/t1", Json{{"is_active", false}}.dump(), "application/json"));
   EXPECT_EQ(watch_change.status, 501) << watch_change.raw;
