@@ -373,6 +373,20 @@ void RunFind(Call& call, FindCall& find, std::string_view operation,
   if (parsed.read_content) AttachHitContent(call, &result);
   if (!parsed.telemetry) return call.OkExcludeNone(result);
   Json telemetry = TelemetryPayload(operation, parsed.telemetry_summary, find.start);
+  if (telemetry.contains("summary")) {
+    // OpenViking's retrieval metrics: the searches made (one per query of
+    // the plan) and the hits returned.
+    size_t searches = 1;
+    if (auto plan = result.find("query_plan"); plan != result.end() && plan->is_object()) {
+      if (auto queries = plan->find("queries"); queries != plan->end() && queries->is_array()) {
+        searches = std::max<size_t>(1, queries->size());
+      }
+    }
+    const auto total = result.find("total");
+    telemetry["summary"]["vector"] = {
+        {"searches", searches},
+        {"returned", total != result.end() && total->is_number() ? *total : Json(0)}};
+  }
   call.OkExcludeNone(result, &telemetry);
 }
 

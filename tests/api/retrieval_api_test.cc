@@ -527,6 +527,11 @@ TEST_F(RetrievalApiTest, FindWithProvenanceReturnsTheTrace) {
   EXPECT_TRUE(std::regex_match(found.json["telemetry"].value("id", ""),
                                std::regex("tm_[0-9a-f]{32}")))
       << found.raw;
+  // The summary carries OpenViking's retrieval metrics.
+  const Json& summary = found.json["telemetry"]["summary"];
+  EXPECT_EQ(summary.value("operation", ""), "search.find") << found.raw;
+  EXPECT_GE(summary["vector"].value("searches", -1), 1) << found.raw;
+  EXPECT_EQ(summary["vector"]["returned"], found.json["result"]["total"]) << found.raw;
 }
 
 }  // namespace
