@@ -248,6 +248,15 @@ void AddResource(Call& call) {
         &details);
   }
   Json result = AddResourceResultToJson(*added, request.wait);
+  if (watch_interval > 0) {
+    // Accepted, as OpenViking's, but Skald keeps no watches: said, not dropped.
+    if (!result.contains("warnings") || !result["warnings"].is_array()) {
+      result["warnings"] = Json::array();
+    }
+    result["warnings"].push_back(
+        "watch_interval is not supported by Skald: the resource was added once and is not "
+        "watched for changes (add it again to refresh it)");
+  }
   if (!telemetry) return call.OkExcludeNone(result);
   Json payload = TelemetryPayload("resources.add_resource", telemetry_summary, start);
   if (payload.contains("summary")) {

@@ -85,7 +85,7 @@ void CancelTask(Call& call) {
 }
 
 // GET /api/v1/watches[?active_only=&to_uri=]: {tasks: [], total: 0}; with
-// `to_uri` (one watch) and GET /api/v1/watches/{task_id}: 404.
+// `to_uri` (one watch): 404.
 void ListWatches(Call& call) {
   ValidationErrors errors;
   QueryReader q(call.query(), &errors);
@@ -100,10 +100,32 @@ void ListWatches(Call& call) {
   call.Ok(Json{{"tasks", Json::array()}, {"total", 0}});
 }
 
-void GetWatch(Call& call) {
-  const std::string task_id = PathParameter(call, "/api/v1/watches/");
+// Skald keeps no watches: every one asked for by id is a 404.
+void NoWatch(Call& call, const std::string& task_id) {
   call.Fail(Status::NotFound(fmt::format("Watch task not found: {}", task_id))
                 .WithDetail("resource", task_id)
+                .WithDetail("type", "watch"));
+}
+
+// GET, PATCH and DELETE /api/v1/watches/{task_id}.
+void WatchById(Call& call) { NoWatch(call, PathParameter(call, "/api/v1/watches/")); }
+
+// POST /api/v1/watches/{task_id}/trigger.
+void TriggerWatch(Call& call) {
+  const std::vector<std::string> params =
+      PatternParameters(call, "/api/v1/watches/{}/trigger");
+  NoWatch(call, params.empty() ? std::string() : params.front());
+}
+
+// PATCH and DELETE /api/v1/watches?to_uri=, POST /api/v1/watches/trigger?to_uri=:
+// the watch of `to_uri` (required), never there.
+void WatchByTarget(Call& call) {
+  ValidationErrors errors;
+  QueryReader q(call.query(), &errors);
+  const std::string to_uri = q.RequiredString("to_uri");
+  if (!errors.empty()) return call.FailValidation(errors);
+  call.Fail(Status::NotFound(fmt::format("Watch task not found for {}", to_uri))
+                .WithDetail("resource", to_uri)
                 .WithDetail("type", "watch"));
 }
 
@@ -114,7 +136,12 @@ void RegisterTaskRoutes(Router& router) {
   router.AddWithParameter("GET", std::string(kTaskPrefix), GetTask);
   router.AddPattern("POST", "/api/v1/tasks/{}/cancel", CancelTask);
   router.Add("GET", "/api/v1/watches", ListWatches);
-  router.AddWithParameter("GET", "/api/v1/watches/", GetWatch);
+  for (const char* method : {"GET", "PATCH", "DELETE"}) {
+    router.AddWithParameter(method, "/api/v1/watches/", WatchById);
+  }
+  router.AddPattern("POST", "/api/v1/watches/{}/trigger", TriggerWatch);
+  for (const char* method : {"PATCH", "DELETE"}) router.Add(method, "/api/v1/watches", WatchByTarget);
+  router.Add("POST", "/api/v1/watches/trigger", WatchByTarget);
 }
 
 }  // namespace skald::server

@@ -287,22 +287,15 @@ TEST(UnbuiltRoutesTest, OpenVikingRoutesNotBuiltAreKnownOthersAreNot) {
            {"POST", "/api/v1/admin/migrate"},
            {"PATCH", "/api/v1/admin/accounts/a1/settings"},
            {"GET", "/api/v1/admin/accounts/a1/users/u1/settings"},
-           {"PATCH", "/api/v1/watches/t1"},
-           {"DELETE", "/api/v1/watches"},
-           {"POST", "/api/v1/watches/t1/trigger"},
-           {"POST", "/api/v1/watches/trigger"},
            {"GET", "/api/v1/system/sync/viking:%2F%2Fresources"},
        }) {
     EXPECT_TRUE(IsUnbuiltOpenVikingRoute(method, path)) << method << " " << path;
   }
   for (const auto& [method, path] : std::vector<std::pair<const char*, const char*>>{
-           {"GET", "/api/v1/watches"},
-           {"GET", "/api/v1/watches/t1"},
            {"GET", "/api/v1/packs"},
            {"POST", "/api/v1/system/consistency/x"},
            {"GET", "/api/v1/admin/accounts/a1/users"},
            {"GET", "/api/v1/admin/accounts//settings"},
-           {"POST", "/api/v1/watches/t1/trigger/x"},
            {"GET", "/api/v1/nothing"},
            {"GET", "/"},
            {"GET", ""},

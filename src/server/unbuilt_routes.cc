@@ -12,7 +12,7 @@ struct UnbuiltRoute {
   std::string_view pattern;
 };
 
-constexpr std::array<UnbuiltRoute, 24> kUnbuilt = {{
+constexpr std::array<UnbuiltRoute, 21> kUnbuilt = {{
     {"*", "/api/v1/pack/**"},  // export, backup, import, restore
     {"*", "/api/v1/snapshot/**"},
     {"*", "/api/v1/acl/**"},
@@ -33,9 +33,6 @@ constexpr std::array<UnbuiltRoute, 24> kUnbuilt = {{
     {"*", "/api/v1/admin/agent-evolution"},
     {"*", "/api/v1/admin/accounts/*/settings"},
     {"*", "/api/v1/admin/accounts/*/users/*/settings"},
-    {"PATCH DELETE", "/api/v1/watches/**"},  // the listing is built, changes are not
-    {"POST", "/api/v1/watches/*/trigger"},
-    {"POST", "/api/v1/watches/trigger"},
     {"*", "/.well-known/oauth-protected-resource"},
 }};
 

@@ -264,6 +264,15 @@ TEST_F(PrivateUrlApiTest, MarkdownUrlIsFetchedAndImported) {
   Reply hop = PostJson("/api/v1/resources", {{"path", WebUrl("/latest")}, {"wait", true}});
   ASSERT_EQ(hop.status, 200) << hop.raw;
   EXPECT_EQ(hop.json["result"].value("root_uri", ""), "viking://resources/latest") << hop.raw;
+
+  // A watch is accepted but not kept: the answer says so.
+  Reply watched = PostJson("/api/v1/resources", {{"path", WebUrl("/docs/lighthouse.md")},
+                                                 {"to", "viking://resources/watched"},
+                                                 {"watch_interval", 5},
+                                                 {"wait", true}});
+  ASSERT_EQ(watched.status, 200) << watched.raw;
+  ASSERT_TRUE(watched.json["result"]["warnings"].is_array()) << watched.raw;
+  EXPECT_NE(watched.raw.find("not watched"), std::string::npos) << watched.raw;
 }
 
 TEST_F(PrivateUrlApiTest, ZipUrlImportsAsATreeAndMissingUrlsFail) {

@@ -100,10 +100,16 @@ TEST_F(ServerApiTest, UnknownRoutesAndMethods) {
   EXPECT_EQ(missing_pack.status, 404) << missing_pack.raw;
   Reply import = Post("/api/v1/pack/import", Json{{"temp_file_id", "x"}}.dump());
   EXPECT_EQ(import.status, 501) << import.raw;
+  // Skald keeps no watches: changing or triggering one is a 404, as for an
+  // unknown watch in OpenViking.
   Reply watch_change = ToReply(
       client_->Patch("/api/v1/watches/t1", Json{{"is_active", false}}.dump(), "application/json"));
-  EXPECT_EQ(watch_change.status, 501) << watch_change.raw;
-  EXPECT_EQ(Get("/api/v1/watches").status, 200) << "the listing is built";
+  EXPECT_EQ(watch_change.status, 404) << watch_change.raw;
+  EXPECT_EQ(Delete("/api/v1/watches/t1").status, 404);
+  EXPECT_EQ(Post("/api/v1/watches/t1/trigger", "").status, 404);
+  EXPECT_EQ(Post("/api/v1/watches/trigger?to_uri=" + Q("viking://resources/x"), "").status, 404);
+  EXPECT_EQ(Delete("/api/v1/watches").status, 400) << "to_uri is required";
+  EXPECT_EQ(Get("/api/v1/watches").status, 200);
 }
 
 TEST_F(ServerApiTest, MalformedJsonAndWrongBodyTypes) {
