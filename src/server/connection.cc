@@ -81,9 +81,10 @@ class BudgetedStream final : public httplib::Stream {
     exhausted_ = false;
     deadline_ = Clock::now() + limits_.header_timeout;
   }
-  void BeginBody(int64_t max_body_bytes) {
+  void BeginBody(int64_t max_body_bytes, bool whole_reads) {
     remaining_ = max_body_bytes + FramingAllowance(max_body_bytes);
     in_body_ = true;
+    whole_reads_ = whole_reads;
     deadline_ = Clock::time_point::max();
   }
   // The budget ran out: a read was refused.
@@ -97,6 +98,18 @@ class BudgetedStream final : public httplib::Stream {
   }
 
   ssize_t read(char* ptr, size_t size) override {
+    if (!in_body_ || !whole_reads_) return ReadSome(ptr, size);
+    size_t got = 0;
+    while (got < size) {
+      const ssize_t n = ReadSome(ptr + got, size - got);
+      if (n <= 0) return got > 0 ? static_cast<ssize_t>(got) : n;
+      got += static_cast<size_t>(n);
+    }
+    return static_cast<ssize_t>(got);
+  }
+
+  // One read: what is buffered, or one recv() into the buffer.
+  ssize_t ReadSome(char* ptr, size_t size) {
     if (remaining_ <= 0) {
       exhausted_ = true;
       return -1;
@@ -170,6 +183,7 @@ class BudgetedStream final : public httplib::Stream {
   size_t size_ = 0;
   int64_t remaining_ = 0;
   bool in_body_ = false;
+  bool whole_reads_ = false;  // body reads wait for every byte asked for (BeginBody)
   bool exhausted_ = false;
   Clock::time_point deadline_ = Clock::time_point::max();
 };
@@ -236,9 +250,9 @@ bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
   return ret;
 }
 
-void MarkHeadersRead(int64_t max_body_bytes) {
+void MarkHeadersRead(int64_t max_body_bytes, bool whole_reads) {
   if (t_connection != nullptr && t_connection->stream != nullptr) {
-    t_connection->stream->BeginBody(max_body_bytes);
+    t_connection->stream->BeginBody(max_body_bytes, whole_reads);
   }
 }
 

@@ -52,7 +52,13 @@ class GuardedHttpServer final : public httplib::Server {
 
 // The current request's headers have been read: from now on its reads count
 // against a body budget of `max_body_bytes` (plus the chunk framing allowance).
-void MarkHeadersRead(int64_t max_body_bytes);
+// `whole_reads`: every body read returns all the bytes asked for (waiting
+// for them, within read_timeout), not what one recv() gave; only for a body
+// of known length, whose reads never ask past its end. cpp-httplib 0.11.4's
+// multipart parser fails (400) when the first boundary line arrives split
+// over two reads (fixed upstream in 0.23), which a client or proxy writing
+// the body in small pieces can cause.
+void MarkHeadersRead(int64_t max_body_bytes, bool whole_reads = false);
 // Close the current connection once the response is written (its body, or
 // part of it, was left unread).
 void CloseConnectionAfterResponse();

@@ -471,8 +471,13 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
   HttpServer* self = server.get();
   http.set_pre_routing_handler([gate, self](const httplib::Request& req,
                                             httplib::Response& res) {
-    // Runs once the request line and headers are read, before the body.
-    server::MarkHeadersRead(gate->BodyLimitFor(req.path));
+    // Runs once the request line and headers are read, before the body. A
+    // multipart body of known length is read in whole reads
+    // (server/connection.h: cpp-httplib's multipart parser needs its first
+    // boundary line in one read).
+    const bool whole_reads = req.is_multipart_form_data() && req.has_header("Content-Length") &&
+                             !req.has_header("Transfer-Encoding");
+    server::MarkHeadersRead(gate->BodyLimitFor(req.path), whole_reads);
     server::BeginTrace(req);
     // A multi-range request is answered with the whole body (RFC 9110 lets a
     // server ignore Range): never one copy of the content per range.
