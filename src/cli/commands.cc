@@ -243,8 +243,9 @@ int RunCli(int argc, char** argv) {
       ->required();
   CLI::Option* to_opt =
       add->add_option("--to", a.add.to,
-                      "Exact URI of the resource; an existing root is synced (only what changed "
-                      "is redone, what the source lost is removed)");
+                      "Exact URI of the resource (a single document becomes that file; ending "
+                      "in '/': a directory to put it in); an existing root is synced (only what "
+                      "changed is redone, what the source lost is removed)");
   CLI::Option* parent_opt = add->add_option(
       "--parent", a.add.parent, "Directory to create the resource in (default viking://resources)");
   to_opt->excludes(parent_opt);
