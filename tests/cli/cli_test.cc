@@ -273,22 +273,25 @@ TEST_F(CliTest, AddResourceWaitsAndFindFindsItEmbedded) {
 }
 
 TEST_F(CliTest, AddResourceAndFindUsageErrors) {
-  EXPECT_EQ(Embedded({"find", "x", "--after", "someday"}).exit_code, 2);
-  EXPECT_EQ(Embedded({"find", "x", "--before", "2026-02-30"}).exit_code, 2);
-  EXPECT_EQ(Embedded({"find"}).exit_code, 2);
-  EXPECT_EQ(Embedded({"add-resource"}).exit_code, 2);
-  EXPECT_EQ(Embedded({"add-resource", "x.md", "--to", "viking://resources/a", "--parent",
-                      "viking://resources"})
-                .exit_code,
-            2);
-  EXPECT_EQ(Embedded({"add-resource", "x.md", "--timeout", "-1"}).exit_code, 2);
+  // Each failure shows the command's whole output (this test once failed
+  // in a loaded full run without saying which step).
+  for (const Args& usage : {Args{"find", "x", "--after", "someday"},
+                            Args{"find", "x", "--before", "2026-02-30"}, Args{"find"},
+                            Args{"add-resource"},
+                            Args{"add-resource", "x.md", "--to", "viking://resources/a",
+                                 "--parent", "viking://resources"},
+                            Args{"add-resource", "x.md", "--timeout", "-1"}}) {
+    ProcessResult u = Embedded(usage);
+    EXPECT_EQ(u.exit_code, 2) << usage[0] << " " << (usage.size() > 1 ? usage[1] : "") << ": "
+                              << Describe(u);
+  }
   ProcessResult r = Embedded({"find", "x", "--limit", "0"});
   EXPECT_EQ(r.exit_code, 1) << Describe(r);
-  EXPECT_EQ(r.err.rfind("error: INVALID_ARGUMENT: ", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("error: INVALID_ARGUMENT: ", 0), 0u) << Describe(r);
   // Worded as in remote mode (which checks before uploading): the path as given.
   r = Embedded({"add-resource", "missing.md"});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
-  EXPECT_EQ(r.err, "error: add-resource: no such file: missing.md\n") << r.err;
+  EXPECT_EQ(r.err, "error: add-resource: no such file: missing.md\n") << Describe(r);
   r = Embedded({"tasks", "--status", "bogus"});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
 
@@ -303,8 +306,8 @@ TEST_F(CliTest, AddResourceAndFindUsageErrors) {
   r = Embedded({"--json", "tasks", "--type", "add_resource"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   Json tasks = Json::parse(r.out);
-  ASSERT_EQ(tasks.size(), 1u) << r.out;
-  EXPECT_EQ(tasks[0]["status"], "completed") << r.out;
+  ASSERT_EQ(tasks.size(), 1u) << Describe(r);
+  EXPECT_EQ(tasks[0]["status"], "completed") << Describe(r);
 }
 
 // A mistyped --data is one usage error; it never creates directories.
