@@ -8,6 +8,7 @@
 
 #include "common/strings.h"
 #include "server/routes.h"
+#include "server/unbuilt_routes.h"
 #include "service/json_codec.h"
 
 namespace skald::server {
@@ -170,8 +171,8 @@ void PackExport(Call& call) {
   if (!errors.empty()) return call.FailValidation(errors);
   Result<NodeInfo> node = call.db().Stat(call.who(), uri);
   if (!node.ok()) return call.Fail(node.status());
-  call.Fail(Status::InvalidArgument("This OpenViking API route is not implemented by Skald")
-                .WithReason("UNIMPLEMENTED"));
+  call.Fail(
+      Status::InvalidArgument(std::string(kUnbuiltRouteMessage)).WithReason("UNIMPLEMENTED"));
 }
 
 // DELETE /api/v1/fs?uri=&recursive=&wait=&timeout=

@@ -84,6 +84,14 @@ void CancelTask(Call& call) {
                 .WithDetail("type", "task"));
 }
 
+// Skald keeps no watches: every one asked for is a 404. `what` names it
+// in the message: ": {task_id}" or " for {to_uri}".
+void NoWatch(Call& call, const std::string& resource, std::string_view what) {
+  call.Fail(Status::NotFound(fmt::format("Watch task not found{}", what))
+                .WithDetail("resource", resource)
+                .WithDetail("type", "watch"));
+}
+
 // GET /api/v1/watches[?active_only=&to_uri=]: {tasks: [], total: 0}; with
 // `to_uri` (one watch): 404.
 void ListWatches(Call& call) {
@@ -92,29 +100,22 @@ void ListWatches(Call& call) {
   (void)q.Bool("active_only", false);
   const std::string to_uri = q.String("to_uri", "");
   if (!errors.empty()) return call.FailValidation(errors);
-  if (!to_uri.empty()) {
-    return call.Fail(Status::NotFound(fmt::format("Watch task not found for {}", to_uri))
-                         .WithDetail("resource", to_uri)
-                         .WithDetail("type", "watch"));
-  }
+  if (!to_uri.empty()) return NoWatch(call, to_uri, " for " + to_uri);
   call.Ok(Json{{"tasks", Json::array()}, {"total", 0}});
 }
 
-// Skald keeps no watches: every one asked for by id is a 404.
-void NoWatch(Call& call, const std::string& task_id) {
-  call.Fail(Status::NotFound(fmt::format("Watch task not found: {}", task_id))
-                .WithDetail("resource", task_id)
-                .WithDetail("type", "watch"));
-}
-
 // GET, PATCH and DELETE /api/v1/watches/{task_id}.
-void WatchById(Call& call) { NoWatch(call, PathParameter(call, "/api/v1/watches/")); }
+void WatchById(Call& call) {
+  const std::string task_id = PathParameter(call, "/api/v1/watches/");
+  NoWatch(call, task_id, ": " + task_id);
+}
 
 // POST /api/v1/watches/{task_id}/trigger.
 void TriggerWatch(Call& call) {
   const std::vector<std::string> params =
       PatternParameters(call, "/api/v1/watches/{}/trigger");
-  NoWatch(call, params.empty() ? std::string() : params.front());
+  const std::string task_id = params.empty() ? std::string() : params.front();
+  NoWatch(call, task_id, ": " + task_id);
 }
 
 // PATCH and DELETE /api/v1/watches?to_uri=, POST /api/v1/watches/trigger?to_uri=:
@@ -124,9 +125,7 @@ void WatchByTarget(Call& call) {
   QueryReader q(call.query(), &errors);
   const std::string to_uri = q.RequiredString("to_uri");
   if (!errors.empty()) return call.FailValidation(errors);
-  call.Fail(Status::NotFound(fmt::format("Watch task not found for {}", to_uri))
-                .WithDetail("resource", to_uri)
-                .WithDetail("type", "watch"));
+  NoWatch(call, to_uri, " for " + to_uri);
 }
 
 }  // namespace
@@ -140,7 +139,9 @@ void RegisterTaskRoutes(Router& router) {
     router.AddWithParameter(method, "/api/v1/watches/", WatchById);
   }
   router.AddPattern("POST", "/api/v1/watches/{}/trigger", TriggerWatch);
-  for (const char* method : {"PATCH", "DELETE"}) router.Add(method, "/api/v1/watches", WatchByTarget);
+  for (const char* method : {"PATCH", "DELETE"}) {
+    router.Add(method, "/api/v1/watches", WatchByTarget);
+  }
   router.Add("POST", "/api/v1/watches/trigger", WatchByTarget);
 }
 

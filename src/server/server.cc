@@ -41,9 +41,8 @@ constexpr const char* kJsonType = "application/json";
 // An OpenViking route Skald does not build (server/unbuilt_routes.h).
 void RespondUnbuilt(httplib::Response& res) {
   res.status = 501;
-  res.set_content(server::ErrorEnvelopeExcludeNone(
-                      "UNIMPLEMENTED", "This OpenViking API route is not implemented by Skald"),
-                  kJsonType);
+  res.set_content(
+      server::ErrorEnvelopeExcludeNone("UNIMPLEMENTED", server::kUnbuiltRouteMessage), kJsonType);
 }
 
 // ---- per-request bookkeeping ------------------------------------------------

@@ -12,6 +12,10 @@
 
 namespace skald::server {
 
+// The message of their 501.
+inline constexpr std::string_view kUnbuiltRouteMessage =
+    "This OpenViking API route is not implemented by Skald";
+
 // Whether `method` `path` (no query) is such a route.
 bool IsUnbuiltOpenVikingRoute(std::string_view method, std::string_view path);
 

@@ -34,15 +34,6 @@ std::vector<VikingUri> DefaultTargets(const Identity& who,
   return {user_root, *VikingUri::Parse("viking://resources")};
 }
 
-// Whether `dir` may hold another peer's space (viking://user/{u}/peers/{p}):
-// it is the root, `user`, a user's space or its `peers` directory.
-bool MayHoldPeerSpaces(const VikingUri& dir) {
-  const auto& s = dir.segments();
-  if (s.empty()) return true;
-  if (s[0] != "user" || s.size() > 3) return false;
-  return s.size() < 3 || s[2] == "peers";
-}
-
 // The record scopes of `scope` that an actor peer sees (uri/access.h
 // IsAccessible): `scope` whole when it can hold no other peer's space;
 // otherwise the directory's own records and, one by one, its children's
@@ -51,7 +42,7 @@ bool MayHoldPeerSpaces(const VikingUri& dir) {
 Status AppendPeerScopes(const Identity& who, const VikingUri& scope, Catalog& catalog,
                         std::vector<UriScope>* out) {
   if (!IsAccessible(who, scope)) return Status::Ok();
-  if (!MayHoldPeerSpaces(scope)) {
+  if (!HoldsOtherPeers(who, scope)) {
     out->push_back(UriScope::Subtree(scope.str()));
     return Status::Ok();
   }

@@ -256,12 +256,10 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   }
   // Reserve the root and queue the work. (A crash between the two leaves
   // an empty directory and no job; nothing half-imported.)
-  // File mode: the job's root is the file's directory ("path"), and
-  // "file_name" the one file it writes there.
-  const VikingUri job_root = file_target ? file_target->Parent() : root;
+  // ("path", the job's root, is set once the root is taken.)
   nlohmann::json payload = {
       {"source_path", source_path},         {"display_name", display_name},
-      {"path", std::string(job_root.path())}, {"temp_file_id", temp_file_id},
+      {"temp_file_id", temp_file_id},
       {"include", request.include},         {"exclude", request.exclude},
       {"ignore_dirs", request.ignore_dirs}, {"tags", request.tags}, {"tag_mode", request.tag_mode},
       {"reason", request.reason},           {"url", url},
@@ -286,10 +284,12 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
       root = root.Parent().Child(fmt::format("{}_{}", root_name, n));
       continue;
     }
-    SKALD_RETURN_IF_ERROR(
-        nodes_->EnsureDirectories(who, file_target ? job_root : root, /*include_self=*/true));
+    // File mode: the job's root is the file's directory, and "file_name"
+    // the one file it writes there.
+    const VikingUri job_root = file_target ? file_target->Parent() : root;
+    SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, job_root, /*include_self=*/true));
     spec.resource_id = root.str();
-    payload["path"] = std::string(file_target ? job_root.path() : root.path());
+    payload["path"] = std::string(job_root.path());
     spec.payload = payload.dump();
     SKALD_ASSIGN_OR_RETURN(job, runner_->queue()->Enqueue(spec));
     break;
@@ -307,10 +307,7 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
       SKALD_ASSIGN_OR_RETURN(placed, runner_->queue()->WaitForPlaced(job.task_id, kPlacedWait));
     }
     result.task_id = job.task_id;
-    result.task_status = placed.state == JobState::kCompleted ? TaskState::kCompleted
-                         : placed.state == JobState::kFailed  ? TaskState::kFailed
-                         : placed.state == JobState::kRunning ? TaskState::kRunning
-                                                              : TaskState::kPending;
+    result.task_status = placed.state;
     return result;
   }
   SKALD_ASSIGN_OR_RETURN(Job done, runner_->AwaitTask(job.task_id, request.timeout_s));

@@ -163,9 +163,8 @@ void JobQueue::MarkPlaced(int64_t id) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     placed_.insert(id);
-    ++done_generation_;
   }
-  done_cv_.notify_all();
+  BumpDone();
 }
 
 Result<Job> JobQueue::WaitForPlaced(std::string_view task_id, std::chrono::milliseconds timeout) {

@@ -177,10 +177,6 @@ std::string PhraseList(const std::vector<Keyphrase>& phrases, size_t first, size
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // An entry's name as its text starts: the extension of a file dropped, '_'
 // and '-' as spaces.
 std::string EntryName(const EntrySummary& e) {
