@@ -124,6 +124,14 @@ struct Download {
   std::string bytes;
 };
 
+// Db::ImportPack and Db::RestorePack: an OVPack upload and what to do with it.
+struct PackImportRequest {
+  std::string temp_file_id;  // an upload of Db::TempUpload (the .ovpack file)
+  std::string parent;        // ImportPack: the package's tree goes below it, under its name
+  std::string on_conflict = "fail";  // fail (409) | overwrite | skip
+  std::string vector_mode = "auto";  // auto | recompute | require (refused: vectors are remade)
+};
+
 struct GlobResult {
   std::vector<std::string> matches;  // canonical URIs, sorted
 };
@@ -517,6 +525,21 @@ class Db {
   // viking://user/{self}/... (PermissionDenied otherwise); NotFound when the
   // node does not exist; InvalidArgument for a URI that is never indexed.
   virtual Result<ReindexResult> Reindex(const Identity& who, const ReindexRequest& request) = 0;
+  // OpenViking's OVPack packages (ROOT and ADMIN only; PermissionDenied
+  // otherwise). ExportPack: the directory `uri` (in resources or user) with
+  // its files, summaries and records as a `<name>.ovpack` zip; BackupPack:
+  // every resource and user space the caller sees, as
+  // `openviking-backup.ovpack`. ImportPack: checks the whole package, then
+  // writes its tree below `parent` (returns the tree's URI; a tree already
+  // there is a Conflict unless on_conflict says overwrite or skip) and
+  // queues its indexing; RestorePack: the same for a backup, into the scopes
+  // it came from (returns "viking://").
+  virtual Result<Download> ExportPack(const Identity& who, std::string_view uri,
+                                      bool include_vectors) = 0;
+  virtual Result<Download> BackupPack(const Identity& who, bool include_vectors) = 0;
+  virtual Result<std::string> ImportPack(const Identity& who, const PackImportRequest& request) = 0;
+  virtual Result<std::string> RestorePack(const Identity& who,
+                                          const PackImportRequest& request) = 0;
   // Semantic + lexical search over the caller's visible context: targets
   // are narrowed to what the caller may see before any index is searched
   // (a target the caller cannot see contributes no results, as a missing

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <set>
@@ -100,6 +101,7 @@ class ZipOut {
     archive_entry_set_filetype(e.get(), type);
     archive_entry_set_perm(e.get(), type == AE_IFDIR ? 0755 : 0644);
     archive_entry_set_size(e.get(), data ? static_cast<la_int64_t>(data->size()) : 0);
+    archive_entry_set_mtime(e.get(), now_, 0);
     if (archive_write_header(a_.get(), e.get()) != ARCHIVE_OK) return Error();
     if (data != nullptr && !data->empty() &&
         archive_write_data(a_.get(), data->data(), data->size()) < 0) {
@@ -115,6 +117,7 @@ class ZipOut {
 
   std::unique_ptr<archive, WriterFree> a_;
   std::string bytes_;
+  const time_t now_ = std::time(nullptr);  // every member's time: when it was packed
 };
 
 Json EntryJson(const PackEntry& e) {
@@ -160,8 +163,8 @@ Result<Members> SortMembers(MemoryTree tree, std::string* base) {
     if (auto rel = under(dir, files_prefix)) {
       m.dirs.insert(*rel);
     } else if (!under(dir, internal_prefix)) {
-      return Invalid(fmt::format("Unexpected ovpack directory outside the files directory: {}",
-                                 dir))
+      return Invalid(
+                 fmt::format("Unexpected ovpack directory outside the files directory: {}", dir))
           .WithDetail("path", dir);
     }
   }
@@ -277,7 +280,8 @@ Result<std::map<std::string, Json>> ReadEntries(const Json& manifest) {
     if (kind == "file" && path.empty()) {
       return Invalid("Invalid ovpack manifest entry kind").WithDetail("path", path);
     }
-    if (kind == "file" && (!IsCount(e.value("size", Json())) || !IsSha256Hex(e.value("sha256", Json())))) {
+    if (kind == "file" &&
+        (!IsCount(e.value("size", Json())) || !IsSha256Hex(e.value("sha256", Json())))) {
       return Invalid("Invalid ovpack manifest file entry: size and sha256 are required")
           .WithDetail("path", path);
     }
@@ -326,9 +330,8 @@ Status CheckContent(const Json& manifest, const std::map<std::string, Json>& ent
   Json list = Json::array();
   for (const auto& [path, e] : entries) {  // std::map: sorted by path
     if (e["kind"] != "file") continue;
-    list.push_back({{"path", path},
-                    {"sha256", Lower(e["sha256"].get<std::string>())},
-                    {"size", e["size"]}});
+    list.push_back(
+        {{"path", path}, {"sha256", Lower(e["sha256"].get<std::string>())}, {"size", e["size"]}});
   }
   if (Sha256Hex(Dump(list)) != Lower(digest->get<std::string>())) {
     return Invalid("ovpack manifest content_sha256 mismatch");
@@ -347,8 +350,8 @@ Status CheckContent(const Json& manifest, const std::map<std::string, Json>& ent
 }
 
 // index.records and index.dense, and the records they describe.
-Status ReadIndex(const Json& manifest, const std::map<std::string, Json>& entries,
-                 const Members& m, Pack* pack) {
+Status ReadIndex(const Json& manifest, const std::map<std::string, Json>& entries, const Members& m,
+                 Pack* pack) {
   auto index = manifest.find("index");
   if (index == manifest.end() || !index->is_object()) {
     return Invalid("Missing ovpack index").WithDetail("field", "index");
@@ -369,7 +372,8 @@ Status ReadIndex(const Json& manifest, const std::map<std::string, Json>& entrie
   const Json* dense = nullptr;
   if (auto d = index->find("dense"); d != index->end() && !d->is_null()) {
     if (!d->is_object() || d->value("path", Json()) != kDensePath ||
-        !IsCount(d->value("count", Json())) || !d->value("dimensions", Json()).is_number_integer() ||
+        !IsCount(d->value("count", Json())) ||
+        !d->value("dimensions", Json()).is_number_integer() ||
         (*d)["dimensions"].get<int64_t>() <= 0 || !IsSha256Hex(d->value("sha256", Json()))) {
       return Invalid("Invalid ovpack dense vector index").WithDetail("field", "index.dense");
     }
@@ -443,11 +447,12 @@ Status ReadIndex(const Json& manifest, const std::map<std::string, Json>& entrie
     if (auto v = r.find("vector"); v != r.end() && !v->is_null()) {
       const Json d = v->is_object() ? v->value("dense", Json()) : Json();
       if (!d.is_object() || !IsCount(d.value("offset", Json())) ||
-          !d.value("dimensions", Json()).is_number_integer() || d["dimensions"].get<int64_t>() <= 0) {
+          !d.value("dimensions", Json()).is_number_integer() ||
+          d["dimensions"].get<int64_t>() <= 0) {
         return Invalid("Invalid ovpack index record vector").WithDetail("line", where);
       }
-      refs.push_back({d["offset"].get<int64_t>(), d["dimensions"].get<int64_t>(),
-                      pack->records.size()});
+      refs.push_back(
+          {d["offset"].get<int64_t>(), d["dimensions"].get<int64_t>(), pack->records.size()});
     }
     pack->records.push_back(std::move(rec));
   }
@@ -455,13 +460,15 @@ Status ReadIndex(const Json& manifest, const std::map<std::string, Json>& entrie
     return Invalid("ovpack index records count does not match manifest");
   }
   if (!dense) {
-    if (!refs.empty()) return Invalid("ovpack index records reference vectors, but dense data is missing");
+    if (!refs.empty())
+      return Invalid("ovpack index records reference vectors, but dense data is missing");
     return Status::Ok();
   }
   if (refs.empty()) return Invalid("ovpack dense vector file has no record references");
   const int64_t dims = (*dense)["dimensions"].get<int64_t>();
   const std::string& floats = m.internal.find(kDensePath)->second;
-  std::sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) { return a.offset < b.offset; });
+  std::sort(refs.begin(), refs.end(),
+            [](const Ref& a, const Ref& b) { return a.offset < b.offset; });
   int64_t next = 0;
   for (const Ref& ref : refs) {
     if (ref.offset != next || ref.dims != dims) {
@@ -484,7 +491,8 @@ Status ReadIndex(const Json& manifest, const std::map<std::string, Json>& entrie
   PackEmbedding e;
   const Json meta = dense->value("embedding", Json::object());
   if (meta.is_object()) {
-    e.provider = meta.value("provider", Json()).is_string() ? meta["provider"].get<std::string>() : "";
+    e.provider =
+        meta.value("provider", Json()).is_string() ? meta["provider"].get<std::string>() : "";
     e.model = meta.value("model", Json()).is_string() ? meta["model"].get<std::string>() : "";
   }
   e.dimensions = static_cast<int>(dims);
@@ -569,18 +577,17 @@ Result<std::string> WriteOvpack(const Pack& pack) {
     manifest["scopes"] = pack.root.scopes;
   }
   manifest["root"] = std::move(root);
-  manifest["index"]["records"] = {{"path", kRecordsPath},
-                                  {"count", pack.records.size()},
-                                  {"sha256", Sha256Hex(lines)}};
+  manifest["index"]["records"] = {
+      {"path", kRecordsPath}, {"count", pack.records.size()}, {"sha256", Sha256Hex(lines)}};
   if (vectors > 0) {
     Json embedding = {{"dimensions", dims}};
     if (pack.embedding) {
       if (!pack.embedding->provider.empty()) embedding["provider"] = pack.embedding->provider;
       if (!pack.embedding->model.empty()) embedding["model"] = pack.embedding->model;
     }
-    manifest["index"]["dense"] = {{"path", kDensePath},       {"count", vectors},
-                                  {"dtype", "float32"},       {"byte_order", "little"},
-                                  {"dimensions", dims},       {"sha256", Sha256Hex(floats)},
+    manifest["index"]["dense"] = {{"path", kDensePath},    {"count", vectors},
+                                  {"dtype", "float32"},    {"byte_order", "little"},
+                                  {"dimensions", dims},    {"sha256", Sha256Hex(floats)},
                                   {"embedding", embedding}};
   }
 

@@ -25,12 +25,11 @@
 // Thread safety: free functions over values; safe to call concurrently.
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "ingest/archive_extract.h"
 #include "skald/result.h"
@@ -53,8 +52,8 @@ struct PackRecord {
   std::string path;
   bool is_dir = false;
   int level = 2;
-  std::string text;        // a directory's L0 or L1 body ("" = none)
-  nlohmann::json scalars;  // object: context_type, level, abstract, tags (or null)
+  std::string text;           // a directory's L0 or L1 body ("" = none)
+  nlohmann::json scalars;     // object: context_type, level, abstract, tags (or null)
   std::vector<float> vector;  // empty = none
 };
 

@@ -142,8 +142,7 @@ TEST(OvpackTest, AlteredPackagesAreRefusedWithTheReason) {
   const std::vector<Case> cases = {
       {"no manifest", [](auto& m) { m.erase("demo/_ovpack/manifest.json"); },
        "Missing ovpack manifest"},
-      {"content changed",
-       [](auto& m) { m["demo/files/notes.txt"] = "jello"; },
+      {"content changed", [](auto& m) { m["demo/files/notes.txt"] = "jello"; },
        "sha256 does not match manifest"},
       {"old format",
        [&](auto& m) {
@@ -172,11 +171,9 @@ TEST(OvpackTest, AlteredPackagesAreRefusedWithTheReason) {
          m["demo/_ovpack/manifest.json"] = j.dump();
        },
        "content_sha256 mismatch"},
-      {"records changed",
-       [](auto& m) { m["demo/_ovpack/index_records.jsonl"] += "{}\n"; },
+      {"records changed", [](auto& m) { m["demo/_ovpack/index_records.jsonl"] += "{}\n"; },
        "index records sha256"},
-      {"vectors changed",
-       [](auto& m) { m["demo/_ovpack/dense.f32"][0] ^= 1; },
+      {"vectors changed", [](auto& m) { m["demo/_ovpack/dense.f32"][0] ^= 1; },
        "dense vector sha256"},
       {"unsafe entry path",
        [&](auto& m) {

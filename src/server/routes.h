@@ -140,6 +140,8 @@ void RegisterTaskRoutes(Router& router);
 void RegisterSessionRoutes(Router& router);
 // /api/v1/skills (add, list, find, validate) and /api/v1/skills/{name}.
 void RegisterSkillRoutes(Router& router);
+// /api/v1/pack/{export,backup,import,restore} (routes_pack.cc).
+void RegisterPackRoutes(Router& router);
 
 class Authenticator;
 // /api/v1/admin/accounts* (reference §2.9). `auth` (which must outlive the

@@ -8,7 +8,6 @@
 
 #include "common/strings.h"
 #include "server/routes.h"
-#include "server/unbuilt_routes.h"
 #include "service/json_codec.h"
 
 namespace skald::server {
@@ -158,23 +157,6 @@ void Mkdir(Call& call) {
   call.Ok(Json{{"uri", *created}});
 }
 
-// POST /api/v1/pack/export {uri, include_vectors}: OVPack export is not
-// built (501, server/unbuilt_routes.h), but what it names is checked first,
-// so a missing or invisible URI answers 404 as OpenViking's export does.
-void PackExport(Call& call) {
-  std::optional<Json> body = call.BodyObject();
-  if (!body.has_value()) return;
-  ValidationErrors errors;
-  BodyReader b(*body, &errors);
-  const std::string uri = b.RequiredString("uri");
-  (void)b.Bool("include_vectors", false);
-  if (!errors.empty()) return call.FailValidation(errors);
-  Result<NodeInfo> node = call.db().Stat(call.who(), uri);
-  if (!node.ok()) return call.Fail(node.status());
-  call.Fail(
-      Status::InvalidArgument(std::string(kUnbuiltRouteMessage)).WithReason("UNIMPLEMENTED"));
-}
-
 // DELETE /api/v1/fs?uri=&recursive=&wait=&timeout=
 void Rm(Call& call) {
   ValidationErrors errors;
@@ -307,7 +289,6 @@ void RegisterFsRoutes(Router& router) {
   router.Add("GET", "/api/v1/fs/tree", Tree);
   router.Add("GET", "/api/v1/fs/stat", Stat);
   router.Add("POST", "/api/v1/fs/mkdir", Mkdir);
-  router.Add("POST", "/api/v1/pack/export", PackExport);
   router.Add("DELETE", "/api/v1/fs", Rm);
   router.Add("POST", "/api/v1/fs/mv", Mv);
   router.Add("POST", "/api/v1/fs/cp", Cp);

@@ -448,6 +448,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
   server::RegisterTaskRoutes(router);
   server::RegisterSessionRoutes(router);
   server::RegisterSkillRoutes(router);
+  server::RegisterPackRoutes(router);
   server::RegisterSystemRoutes(router, *server->metrics_, options.metrics_enabled);
 
   httplib::Server& http = *server->http_;

@@ -67,7 +67,16 @@ class FakeDb : public Db {
   }
   Result<AddResourceResult> AddResource(const Identity&, const AddResourceRequest&) override {
     return failure;
-  }  Result<ReindexResult> Reindex(const Identity&, const ReindexRequest&) override {
+  }
+  Result<ReindexResult> Reindex(const Identity&, const ReindexRequest&) override {
+    return failure;
+  }
+  Result<Download> ExportPack(const Identity&, std::string_view, bool) override { return failure; }
+  Result<Download> BackupPack(const Identity&, bool) override { return failure; }
+  Result<std::string> ImportPack(const Identity&, const PackImportRequest&) override {
+    return failure;
+  }
+  Result<std::string> RestorePack(const Identity&, const PackImportRequest&) override {
     return failure;
   }
 

@@ -12,8 +12,7 @@ struct UnbuiltRoute {
   std::string_view pattern;
 };
 
-constexpr std::array<UnbuiltRoute, 21> kUnbuilt = {{
-    {"*", "/api/v1/pack/**"},  // export, backup, import, restore
+constexpr std::array<UnbuiltRoute, 20> kUnbuilt = {{
     {"*", "/api/v1/snapshot/**"},
     {"*", "/api/v1/acl/**"},
     {"*", "/api/v1/privacy-configs/**"},

@@ -36,6 +36,7 @@
 #include "service/finder.h"
 #include "service/fs_engine.h"
 #include "service/ops_stats.h"
+#include "service/pack_ops.h"
 #include "service/relation_ops.h"
 #include "service/resource_ops.h"
 #include "service/session_files_adapter.h"
@@ -95,6 +96,20 @@ class DbImpl final : public Db {
   Result<AddResourceResult> AddResource(const Identity& who,
                                         const AddResourceRequest& request) override;
   Result<ReindexResult> Reindex(const Identity& who, const ReindexRequest& request) override;
+  // ---- OVPack: forwarded to PackOps (pack_ops.h).
+  Result<Download> ExportPack(const Identity& who, std::string_view uri,
+                              bool include_vectors) override {
+    return packs_->Export(who, uri, include_vectors);
+  }
+  Result<Download> BackupPack(const Identity& who, bool include_vectors) override {
+    return packs_->Backup(who, include_vectors);
+  }
+  Result<std::string> ImportPack(const Identity& who, const PackImportRequest& request) override {
+    return packs_->Import(who, request);
+  }
+  Result<std::string> RestorePack(const Identity& who, const PackImportRequest& request) override {
+    return packs_->Restore(who, request);
+  }
   Result<FindResult> Find(const Identity& who, const FindRequest& request) override;
   Result<SearchResult> Search(const Identity& who, const SearchRequest& request) override;
   Result<ContextResult> SearchContext(const Identity& who, const ContextRequest& request) override;
@@ -260,6 +275,7 @@ class DbImpl final : public Db {
   std::unique_ptr<Finder> finder_;
   std::unique_ptr<ContextAssembler> context_;
   std::unique_ptr<ResourceOps> resources_;
+  std::unique_ptr<PackOps> packs_;
   std::unique_ptr<AccountRegistry> accounts_;
   std::unique_ptr<OpsStats> ops_;
   std::unique_ptr<SessionFilesAdapter> session_files_;

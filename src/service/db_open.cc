@@ -315,6 +315,23 @@ Status DbImpl::StartBackground() {
   resources_ = std::make_unique<ResourceOps>(&options_, resolver_.get(), catalog_.get(), &locks_,
                                              nodes_.get(), runner_.get(), &maintenance_mu_,
                                              indexing, reserve_.get());
+  PackOpsServices packs;
+  packs.workspace = options_.workspace;
+  packs.resolver = resolver_.get();
+  packs.catalog = catalog_.get();
+  packs.content = content_.get();
+  packs.nodes = nodes_.get();
+  packs.writer = writer_.get();
+  packs.locks = &locks_;
+  packs.runner = runner_.get();
+  packs.maintenance_mu = &maintenance_mu_;
+  packs.indexing = indexing;
+  if (options_.embedder) {
+    packs.embedding = {options_.embedder->provider(), options_.embedder->model(),
+                       options_.embedder->Dimension()};
+  }
+  packs.lock_timeout_ms = options_.lock_timeout_ms;
+  packs_ = std::make_unique<PackOps>(std::move(packs));
   OpsSources ops;
   ops.options = &options_;
   ops.env = env_;
