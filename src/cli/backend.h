@@ -19,6 +19,7 @@
 
 #include "common/json_util.h"
 #include "skald/accounts.h"
+#include "skald/db.h"
 #include "skald/options.h"
 #include "skald/result.h"
 #include "skald/status.h"
@@ -76,7 +77,7 @@ enum class AdminOp {
 };
 // One `skald session ...` operation (reference §2.7; cli/session_commands.h).
 enum class SessionOp {
-  kNew,          // session_id ("" = generated), event_tags, auto_commit_policy_json
+  kNew,  // session_id ("" = generated), event_tags, auto_commit_policy_json
   kList,
   kGet,          // session_id
   kDelete,       // session_id
@@ -177,6 +178,20 @@ class Backend {
   virtual Result<Json> Session(const SessionRequest& request) {
     (void)request;
     return UsageError("this backend has no sessions");
+  }
+  // OVPack (cli/pack_commands.h): the package of the directory `uri`, or of
+  // everything the caller sees when `uri` is "" (a backup), as {name, bytes}.
+  virtual Result<skald::Download> ExportPack(const std::string& uri, bool include_vectors) {
+    (void)uri, (void)include_vectors;
+    return UsageError("this backend has no packs");
+  }
+  // Imports the package `bytes` (uploaded as `filename`) below
+  // request.parent, or restores a backup (`restore`); the route's result
+  // ({"uri"}). Embedded: returns once the tree is indexed.
+  virtual Result<Json> ImportPack(const std::string& filename, const std::string& bytes,
+                                  PackImportRequest request, bool restore) {
+    (void)filename, (void)bytes, (void)request, (void)restore;
+    return UsageError("this backend has no packs");
   }
 };
 

@@ -4,6 +4,8 @@
 
 #include "cli/commands.h"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <functional>
@@ -12,16 +14,15 @@
 #include <optional>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "cli/admin_commands.h"
-#include "cli/command_runs.h"
-#include "cli/session_commands.h"
 #include "cli/backend.h"
 #include "cli/client_config.h"
+#include "cli/command_runs.h"
 #include "cli/doctor.h"
 #include "cli/local_file.h"
 #include "cli/output.h"
+#include "cli/pack_commands.h"
+#include "cli/session_commands.h"
 #include "cli/task_wait.h"
 #include "common/strings.h"
 #include "common/time_util.h"
@@ -276,18 +277,21 @@ int RunCli(int argc, char** argv) {
       "Bring the records of a tree back in line with its content: embed again, summarize "
       "again, or delete the records whose content is gone");
   reindex->add_option("uri", a.reindex.uri, "URI of the tree (or node) to reindex")->required();
-  reindex->add_option("--mode", a.reindex.mode,
-                      "vectors_only (default), semantic_and_vectors or prune_orphans")
+  reindex
+      ->add_option("--mode", a.reindex.mode,
+                   "vectors_only (default), semantic_and_vectors or prune_orphans")
       ->check(CLI::IsMember({"vectors_only", "semantic_and_vectors", "prune_orphans"}));
-  reindex->add_option("--wait", a.reindex.wait,
-                      "Wait until the task completed (true, the default, or false)")
+  reindex
+      ->add_option("--wait", a.reindex.wait,
+                   "Wait until the task completed (true, the default, or false)")
       ->expected(0, 1)
       ->default_str("true");
   reindex->add_option("--timeout", a.reindex.timeout_s,
                       "Stop waiting after this many seconds (the task goes on)");
   reindex->add_flag("--dry-run", a.reindex.dry_run, "Count what would be done, change nothing");
-  reindex->add_option("--recursive", a.reindex.recursive,
-                      "The node and everything below it (true, the default) or the node alone")
+  reindex
+      ->add_option("--recursive", a.reindex.recursive,
+                   "The node and everything below it (true, the default) or the node alone")
       ->expected(0, 1)
       ->default_str("true");
   reindex->callback([&] {
@@ -301,8 +305,9 @@ int RunCli(int argc, char** argv) {
       "add-skill",
       "Store a skill (SKILL.md with name and description) so that find and search with "
       "context type skill return it. Embedded mode waits until it is searchable.");
-  add_skill->add_option("source", a.skill_source,
-                        "A SKILL.md file, a directory holding one, or SKILL.md text")
+  add_skill
+      ->add_option("source", a.skill_source,
+                   "A SKILL.md file, a directory holding one, or SKILL.md text")
       ->required();
   add_skill->add_flag("--wait", a.skill.wait, "Remote mode: wait until the skill is searchable");
   add_skill->add_option("--timeout", a.skill.timeout_s,
@@ -401,6 +406,9 @@ int RunCli(int argc, char** argv) {
             flags, [&](Backend& b) { return AddMemory(b, text); }, RenderSession);
       },
       &action);
+
+  AddPackCommands(
+      app, [&](const Operation& op) { return Execute(flags, op, RenderPack); }, &action);
 
   CLI::App* fsck = app.add_subcommand(
       "fsck", "Check the workspace's content against its catalog (embedded only)");

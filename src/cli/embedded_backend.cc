@@ -2,6 +2,10 @@
 // process and encodes the results with the server's json_codec, so that the
 // output is byte-for-byte what a server would have put in `result`.
 
+#include <fmt/format.h>
+#include <spdlog/sinks/base_sink.h>
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -11,14 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-#include <spdlog/sinks/base_sink.h>
-#include <spdlog/spdlog.h>
-
 #include "cli/admin_commands.h"
-#include "cli/session_commands.h"
 #include "cli/backend.h"
 #include "cli/local_file.h"
+#include "cli/session_commands.h"
 #include "common/time_util.h"
 #include "service/json_codec.h"
 #include "skald/db.h"
@@ -71,8 +71,7 @@ class EmbeddedBackend final : public Backend {
   ~EmbeddedBackend() override {
     Status idle = db_->WaitIdle(int64_t{24} * 3600 * 1000, /*wait_for_retries=*/false);
     if (!idle.ok() && idle.code() != StatusCode::kFailedPrecondition) {
-      std::fprintf(stderr, "skald: background work did not finish: %s\n",
-                   idle.ToString().c_str());
+      std::fprintf(stderr, "skald: background work did not finish: %s\n", idle.ToString().c_str());
     }
   }
 
@@ -229,6 +228,19 @@ class EmbeddedBackend final : public Backend {
     return RunSessionOnDb(*db_, who_, request);
   }
 
+  Result<skald::Download> ExportPack(const std::string& uri, bool include_vectors) override {
+    if (uri.empty()) return db_->BackupPack(who_, include_vectors);
+    return db_->ExportPack(who_, uri, include_vectors);
+  }
+
+  Result<Json> ImportPack(const std::string& filename, const std::string& bytes,
+                          PackImportRequest request, bool restore) override {
+    SKALD_ASSIGN_OR_RETURN(request.temp_file_id, db_->TempUpload(who_, filename, bytes));
+    SKALD_ASSIGN_OR_RETURN(std::string uri, restore ? db_->RestorePack(who_, request)
+                                                    : db_->ImportPack(who_, request));
+    return Json{{"uri", uri}};  // (indexed before the process exits: ~EmbeddedBackend)
+  }
+
  private:
   std::unique_ptr<Db> db_;
   std::string data_dir_;
@@ -257,8 +269,8 @@ Result<std::unique_ptr<Backend>> OpenEmbeddedBackend(const std::string& data_dir
   sink->Release(/*print=*/db.ok());
   if (!db.ok()) {
     if (IsWorkspaceInUse(db.status())) return db.status();  // ReportError adds the hint
-    return Status(db.status().code(), fmt::format("cannot open workspace {}: {}", data_dir,
-                                                  db.status().message()))
+    return Status(db.status().code(),
+                  fmt::format("cannot open workspace {}: {}", data_dir, db.status().message()))
         .WithReason(db.status().reason());
   }
   return std::unique_ptr<Backend>(

@@ -152,9 +152,8 @@ class RemoteBackend final : public Backend {
   }
 
   Result<Json> Write(const WriteRequest& request) override {
-    Json body{{"uri", request.uri},
-              {"content", request.content},
-              {"mode", WriteModeName(request.mode)}};
+    Json body{
+        {"uri", request.uri}, {"content", request.content}, {"mode", WriteModeName(request.mode)}};
     if (request.wait) body["wait"] = true;
     if (request.timeout_s) body["timeout"] = *request.timeout_s;
     return PostJson("/api/v1/content/write", body);
@@ -169,6 +168,32 @@ class RemoteBackend final : public Backend {
     if (!unwrapped.ok()) return unwrapped.status();
     return Status::Internal(fmt::format("download from {} answered HTTP {} without an error",
                                         options_.url, reply.status));
+  }
+
+  Result<skald::Download> ExportPack(const std::string& uri, bool include_vectors) override {
+    Json body{{"include_vectors", include_vectors}};
+    if (!uri.empty()) body["uri"] = uri;
+    SKALD_ASSIGN_OR_RETURN(HttpReply reply,
+                           Send("POST", uri.empty() ? "/api/v1/pack/backup" : "/api/v1/pack/export",
+                                {}, DumpJson(body)));
+    if (reply.status >= 200 && reply.status < 300) {
+      std::string name = uri.empty() ? "openviking-backup" : uri.substr(uri.rfind('/') + 1);
+      return skald::Download{name + ".ovpack", std::move(reply.body)};
+    }
+    Result<Json> unwrapped = UnwrapEnvelope(reply.status, reply.body, options_.url);
+    if (!unwrapped.ok()) return unwrapped.status();
+    return Status::Internal(fmt::format("pack export from {} answered HTTP {} without an error",
+                                        options_.url, reply.status));
+  }
+
+  Result<Json> ImportPack(const std::string& filename, const std::string& bytes,
+                          PackImportRequest request, bool restore) override {
+    SKALD_ASSIGN_OR_RETURN(std::string id, UploadBytes(bytes, filename));
+    Json body{{"temp_file_id", id},
+              {"on_conflict", request.on_conflict},
+              {"vector_mode", request.vector_mode}};
+    if (!restore) body["parent"] = request.parent;
+    return PostJson(restore ? "/api/v1/pack/restore" : "/api/v1/pack/import", body);
   }
 
   Result<Json> Glob(const GlobRequest& request) override {
@@ -328,8 +353,13 @@ class RemoteBackend final : public Backend {
     Result<std::string> bytes = ReadLocalInput(upload_path);
     if (!zip_path.empty()) fs::remove(zip_path, ec);
     if (!bytes.ok()) return UsageError("add-resource: " + bytes.status().message());
+    return UploadBytes(std::move(bytes).value(), filename);
+  }
+
+  // POST /api/v1/resources/temp_upload of `bytes` as `filename`: its temp_file_id.
+  Result<std::string> UploadBytes(std::string bytes, const std::string& filename) {
     httplib::MultipartFormDataItems items = {
-        {"file", std::move(bytes).value(), filename, "application/octet-stream"}};
+        {"file", std::move(bytes), filename, "application/octet-stream"}};
     httplib::Result res =
         client_.Post(url_.base_path + "/api/v1/resources/temp_upload", headers_, items);
     if (!res) return TransportError(res.error());
@@ -352,12 +382,12 @@ class RemoteBackend final : public Backend {
                          const std::string& body) {
     std::string target = url_.base_path + path;
     if (!params.empty()) target += "?" + BuildQuery(params);
-    httplib::Result res = method == "GET" ? client_.Get(target, headers_)
-                          : method == "POST"
-                              ? client_.Post(target, headers_, body, "application/json")
-                          : method == "PUT"   ? client_.Put(target, headers_, body, "application/json")
-                          : method == "PATCH" ? client_.Patch(target, headers_, body, "application/json")
-                                              : client_.Delete(target, headers_);
+    httplib::Result res =
+        method == "GET"     ? client_.Get(target, headers_)
+        : method == "POST"  ? client_.Post(target, headers_, body, "application/json")
+        : method == "PUT"   ? client_.Put(target, headers_, body, "application/json")
+        : method == "PATCH" ? client_.Patch(target, headers_, body, "application/json")
+                            : client_.Delete(target, headers_);
     if (!res) return TransportError(res.error());
     return HttpReply{res->status, std::move(res->body)};
   }

@@ -83,8 +83,9 @@ bool IsNonPublic(const sockaddr* sa) {
 Status PrivateRefused(std::string_view host) {
   return Status::PermissionDenied(
              fmt::format(
-                 "{} resolves to a private, loopback or link-local address; fetching from it is "
-                 "refused (set allow_private_networks in the server config to allow it)",
+                 "{} resolves to a private, loopback or link-local address; only public remote "
+                 "resource targets are fetched (set allow_private_networks in the server config "
+                 "to allow it)",
                  host))
       .WithReason("PERMISSION_DENIED");
 }

@@ -275,12 +275,12 @@ TEST_F(CliTest, AddResourceWaitsAndFindFindsItEmbedded) {
 TEST_F(CliTest, AddResourceAndFindUsageErrors) {
   // Each failure shows the command's whole output (this test once failed
   // in a loaded full run without saying which step).
-  for (const Args& usage : {Args{"find", "x", "--after", "someday"},
-                            Args{"find", "x", "--before", "2026-02-30"}, Args{"find"},
-                            Args{"add-resource"},
-                            Args{"add-resource", "x.md", "--to", "viking://resources/a",
-                                 "--parent", "viking://resources"},
-                            Args{"add-resource", "x.md", "--timeout", "-1"}}) {
+  for (const Args& usage :
+       {Args{"find", "x", "--after", "someday"}, Args{"find", "x", "--before", "2026-02-30"},
+        Args{"find"}, Args{"add-resource"},
+        Args{"add-resource", "x.md", "--to", "viking://resources/a", "--parent",
+             "viking://resources"},
+        Args{"add-resource", "x.md", "--timeout", "-1"}}) {
     ProcessResult u = Embedded(usage);
     EXPECT_EQ(u.exit_code, 2) << usage[0] << " " << (usage.size() > 1 ? usage[1] : "") << ": "
                               << Describe(u);
@@ -313,8 +313,8 @@ TEST_F(CliTest, AddResourceAndFindUsageErrors) {
 // A mistyped --data is one usage error; it never creates directories.
 TEST_F(CliTest, DataDirectoryMustBeADirectoryInAnExistingParent) {
   const std::string typo = workspace_.path() + "/typo/ws";
-  for (const Args& args : {Args{"--data", typo, "ls"},
-                           Args{"--data", typo, "serve", "--port", "0"}}) {
+  for (const Args& args :
+       {Args{"--data", typo, "ls"}, Args{"--data", typo, "serve", "--port", "0"}}) {
     ProcessResult r = Run(args);
     EXPECT_EQ(r.exit_code, 2) << Describe(r);
     EXPECT_EQ(r.err.rfind("error: --data ", 0), 0u) << r.err;
@@ -333,6 +333,54 @@ TEST_F(CliTest, DataDirectoryMustBeADirectoryInAnExistingParent) {
   r = Embedded({"ls"});
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+// export, backup, import and restore of OVPack files, embedded: a backup
+// restored into another workspace brings the files back; an import over an
+// existing tree is an error (exit 1) unless --on-conflict says otherwise; a
+// missing package file is a usage error (exit 2).
+TEST_F(CliTest, PackCommandsSaveAndLoadPackagesEmbedded) {
+  ProcessResult r =
+      Embedded({"write", "viking://resources/notes/quokka.md", "--content",
+                "# Quokkas\n\nQuokkas live on Rottnest Island.\n", "--mode", "create"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const std::string dir = workspace_.path();
+  r = Embedded({"export", "viking://resources/notes", dir + "/notes"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("saved " + dir + "/notes.ovpack"), std::string::npos) << Describe(r);
+  EXPECT_EQ(Slurp(dir + "/notes.ovpack").substr(0, 2), "PK");
+  r = Embedded({"backup", dir});  // a directory: the package's own name in it
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  ASSERT_TRUE(fs::exists(dir + "/openviking-backup.ovpack")) << Describe(r);
+
+  const Args other{"--data", dir + "/other"};
+  auto in_other = [&](Args args) {
+    args.insert(args.begin(), other.begin(), other.end());
+    return RunProcess(kSkald, args);
+  };
+  r = in_other({"restore", dir + "/openviking-backup.ovpack"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("imported viking://"), std::string::npos) << Describe(r);
+  r = in_other({"read", "viking://resources/notes/quokka.md"});
+  EXPECT_EQ(r.out, "# Quokkas\n\nQuokkas live on Rottnest Island.\n") << Describe(r);
+
+  r = in_other({"import", dir + "/notes.ovpack", "viking://resources/copy"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  r = in_other({"import", dir + "/notes.ovpack", "viking://resources/copy"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.err.find("CONFLICT"), std::string::npos) << Describe(r);
+  r = in_other({"--json", "import", dir + "/notes.ovpack", "viking://resources/copy",
+                "--on-conflict", "overwrite"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Json::parse(r.out)["uri"], "viking://resources/copy/notes") << Describe(r);
+  r = in_other({"find", "rottnest quokkas", "--uri", "viking://resources/copy"});
+  EXPECT_NE(r.out.find("viking://resources/copy/notes/quokka.md"), std::string::npos)
+      << Describe(r);
+
+  r = in_other({"import", dir + "/missing.ovpack", "viking://resources/x"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  r = in_other({"import", dir + "/notes.ovpack", "viking://resources/x", "--on-conflict", "no"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
 }
 
 // One server for the remote tests; started and stopped by the fixture.
@@ -362,6 +410,28 @@ class CliRemoteTest : public CliTest {
   BackgroundProcess server_;
   std::string url_;
 };
+
+// The same commands against a server: the package goes over HTTP both ways.
+TEST_F(CliRemoteTest, PackCommandsWorkRemote) {
+  ProcessResult r = Remote({"write", "viking://resources/notes/wombat.md", "--content",
+                            "# Wombats\n\nWombats dig burrows.\n", "--mode", "create"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const std::string file = workspace_.path() + "/notes.ovpack";
+  r = Remote({"export", "viking://resources/notes", file});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  r = Remote({"--json", "import", file, "viking://resources/copy"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Json::parse(r.out)["uri"], "viking://resources/copy/notes") << Describe(r);
+  r = Remote({"import", file, "viking://resources/copy"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  r = Remote({"backup", workspace_.path() + "/all"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_TRUE(fs::exists(workspace_.path() + "/all.ovpack")) << Describe(r);
+  r = Remote({"restore", workspace_.path() + "/all.ovpack", "--on-conflict", "skip"});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  r = Remote({"read", "viking://resources/copy/notes/wombat.md"});
+  EXPECT_EQ(r.out, "# Wombats\n\nWombats dig burrows.\n") << Describe(r);
+}
 
 TEST_F(CliRemoteTest, SameJsonAsEmbeddedForTheSameSteps) {
   const std::vector<Args> steps = {
@@ -587,10 +657,9 @@ class CliAdminTest : public CliTest {
     const std::string config = server_dir_.path() + "/skald.conf";
     std::ofstream(config) << Json{{"server", {{"root_api_key", kRootKey}}}}.dump();
     std::string log = server_dir_.path() + "/server.log";
-    ASSERT_TRUE(server_.Start(kSkald,
-                              {"serve", "--config", config, "--port", "0", "--data",
-                               server_dir_.path() + "/ws"},
-                              log));
+    ASSERT_TRUE(server_.Start(
+        kSkald, {"serve", "--config", config, "--port", "0", "--data", server_dir_.path() + "/ws"},
+        log));
     std::string line = server_.WaitForLine("skald: listening on http://", 30);
     ASSERT_FALSE(line.empty()) << "server did not start; log:\n" << Slurp(log);
     size_t start = line.find("http://");
