@@ -11,6 +11,7 @@
 #include "ingest/sidecar.h"
 #include "service/resource_ops.h"
 #include "uri/access.h"
+#include "uri/uri_path.h"
 
 namespace skald {
 namespace {
@@ -236,10 +237,33 @@ Status PackOps::WriteTree(const Identity& who, const VikingUri& target, const Pa
       Lock({{who.account, std::string(target.path()), PathLockKind::kTree}}, &guard));
   SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(who, target, /*include_self=*/true));
   SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(who, dirs));
-  std::optional<JobSpec> index_job;
+  // The index jobs: one for the target when one namespace root holds it
+  // (resources/x), else one per namespace root the files are in (a restore
+  // of `user`: each user's memories, resources, session archives, ...).
+  std::vector<JobSpec> index_jobs;
   if (s_.indexing) {
-    index_job = IndexJobFor(who, target.path(), JobKind::kIndex, kJobPriorityInteractive);
-    if (index_job) index_job = WithCarriedTags(std::move(*index_job), carried);
+    std::set<std::string> roots;
+    const int target_root = NamespaceRootDepth(target.path());
+    if (target_root > 0 && static_cast<size_t>(target_root) <= target.depth()) {
+      roots.emplace(target.path());
+    } else {
+      for (const auto& [uri, entry] : files) {
+        const int depth = NamespaceRootDepth(uri.path());
+        if (depth <= 0) continue;  // never indexed (live sessions)
+        const auto& segments = uri.segments();
+        const size_t keep = std::max<size_t>(static_cast<size_t>(depth), target.depth());
+        std::string root;
+        for (size_t i = 0; i < keep && i < segments.size(); ++i) {
+          root += (i ? "/" : "") + segments[i];
+        }
+        roots.insert(std::move(root));
+      }
+    }
+    for (const std::string& root : roots) {
+      if (auto job = IndexJobFor(who, root, JobKind::kIndex, kJobPriorityInteractive)) {
+        index_jobs.push_back(WithCarriedTags(std::move(*job), carried));
+      }
+    }
   }
   bool job_queued = false;
   for (const auto& [uri, entry] : files) {
@@ -250,7 +274,7 @@ Status PackOps::WriteTree(const Identity& who, const VikingUri& target, const Pa
           fmt::format("cannot write the file {}: a directory is there", uri.str()));
     }
     std::vector<JobSpec> jobs;
-    if (index_job && !job_queued) jobs.push_back(*index_job);
+    if (!job_queued) jobs = index_jobs;
     SKALD_ASSIGN_OR_RETURN(CatalogNode stored,
                            s_.nodes->StoreFile(who, uri, entry->bytes, existing, jobs));
     (void)stored;
@@ -260,8 +284,8 @@ Status PackOps::WriteTree(const Identity& who, const VikingUri& target, const Pa
     }
   }
   // Once more at the end (a tree job covers its files), as cp does.
-  if (index_job) {
-    SKALD_ASSIGN_OR_RETURN(Job queued, s_.runner->queue()->Enqueue(*index_job));
+  for (const JobSpec& job : index_jobs) {
+    SKALD_ASSIGN_OR_RETURN(Job queued, s_.runner->queue()->Enqueue(job));
     (void)queued;
   }
   return Status::Ok();
@@ -292,7 +316,10 @@ namespace {
 
 // Removes what `who` sees at `uri` (a scope root: each visible child).
 Status Clear(Catalog& catalog, FsWriter& writer, const Identity& who, const VikingUri& uri) {
-  if (uri.depth() > 1) return writer.Rm(who, uri, /*recursive=*/true).status();
+  if (uri.depth() > 1) {
+    SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, uri));
+    return writer.Rm(who, uri, /*recursive=*/true).status();
+  }
   SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> below,
                          catalog.ListSubtree(who.account, uri.path(), 1));
   for (const CatalogNode& n : below) {

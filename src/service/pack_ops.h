@@ -11,8 +11,9 @@
 // first (nothing is written for a package that fails a check), settle a
 // conflict at the target (on_conflict: fail -> 409, skip -> nothing
 // written, overwrite -> the old tree removed first), then write the files
-// as cp does: each through NodeWriter, with the tree's index job in the
-// first file's transaction (the outbox) and once more at the end. The
+// as cp does: each through NodeWriter, with the tree's index jobs (one per
+// namespace root written to) in the first file's transaction (the outbox)
+// and once more at the end. The
 // summaries and vectors are made again by that job (the package's own are
 // not restored, so vector_mode "require" is refused); tags carried in the
 // package's records are given back to the records the job writes.

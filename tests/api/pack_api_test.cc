@@ -111,7 +111,7 @@ TEST_F(PackApiTest, ConflictsFailSkipOrOverwrite) {
 
 TEST_F(PackApiTest, ABackupRestoresIntoAFreshServer) {
   AddHandbook();
-  Create("viking://user/default/notes/todo.md", "# Todo\n\nFeed the quokkas.\n");
+  Create("viking://user/default/resources/todo.md", "# Todo\n\nFeed the quokkas.\n");
   Reply backup = Post("/api/v1/pack/backup", "");
   ASSERT_EQ(backup.status, 200) << backup.raw;
   EXPECT_NE(backup.Header("Content-Disposition").find("openviking-backup.ovpack"),
@@ -129,7 +129,13 @@ TEST_F(PackApiTest, ABackupRestoresIntoAFreshServer) {
   WaitIdle();
   EXPECT_EQ(Read("viking://resources/handbook/quokka.md"),
             "# Quokkas\n\nQuokkas live on Rottnest Island and smile at tourists.\n");
-  EXPECT_EQ(Read("viking://user/default/notes/todo.md"), "# Todo\n\nFeed the quokkas.\n");
+  EXPECT_EQ(Read("viking://user/default/resources/todo.md"), "# Todo\n\nFeed the quokkas.\n");
+  // Both scopes are indexed again: the user's resources too (their own namespace root).
+  for (const char* scope : {"viking://resources", "viking://user/default/resources"}) {
+    Reply found = PostJson("/api/v1/search/find", {{"query", "quokkas"}, {"target_uri", scope}});
+    ASSERT_EQ(found.status, 200) << found.raw;
+    EXPECT_GE(found.json["result"]["resources"].size(), 1u) << scope << ": " << found.raw;
+  }
   // The scopes are not empty any more: a second restore conflicts.
   Reply twice =
       PostJson("/api/v1/pack/restore", {{"temp_file_id", UploadTemp(backup.raw, "backup.ovpack")}});
