@@ -285,6 +285,18 @@ struct FindRequest {
   // kAuto: THINKING (hierarchical) when a reranker is configured, else QUICK.
   RetrievalMode mode = RetrievalMode::kAuto;
   bool include_provenance = false;
+  // What a `filter` (OpenViking's DSL) adds beyond the fields above: the
+  // subtrees a hit must lie in (any of; empty = no condition), each to
+  // `max_depth` levels below its URI (0 = the node itself; -1 = all), the
+  // owners it must have (any of; "" = shared content), and whether the
+  // filter's conditions exclude each other (no hit then).
+  struct Subtree {
+    std::string uri;
+    int max_depth = -1;
+  };
+  std::vector<Subtree> within;
+  std::vector<std::string> owners;
+  bool matches_nothing = false;
 
   Status Validate() const;
 };

@@ -15,6 +15,7 @@
 #include "common/tags.h"
 #include "common/time_util.h"
 #include "server/routes.h"
+#include "server/search_filter.h"
 #include "service/json_codec.h"
 
 namespace skald::server {
@@ -161,64 +162,6 @@ std::vector<std::string> Tags(const Json& body, ValidationErrors* errors) {
   return std::move(*normalized);
 }
 
-// Applies OpenViking's filter DSL to `request`. Skald understands the forms
-// its own fields express: {"op":"and","conds":[...]}, {"op":"must",
-// "field":"context_type"|"search_tags","conds":[...]}, {"op":"time_range",
-// "field":"updated_at"|"created_at","gte"?,"lte"?} (times as `since`/`until`
-// take them). Anything else is INVALID_FILTER (400).
-Status ApplyFilter(const Json& filter, int64_t now_ns, FindRequest* request) {
-  auto invalid = [&](std::string why) {
-    return Status::InvalidArgument("Unsupported filter: " + why).WithReason("INVALID_FILTER");
-  };
-  if (!filter.is_object()) return invalid("a filter must be an object");
-  auto op_it = filter.find("op");
-  if (op_it == filter.end() || !op_it->is_string()) return invalid("missing \"op\"");
-  const std::string& op = op_it->get_ref<const std::string&>();
-  auto conds = filter.find("conds");
-  if (op == "and") {
-    if (conds == filter.end() || !conds->is_array()) return invalid("\"and\" needs \"conds\"");
-    for (const Json& cond : *conds) SKALD_RETURN_IF_ERROR(ApplyFilter(cond, now_ns, request));
-    return Status::Ok();
-  }
-  auto field_it = filter.find("field");
-  const std::string field =
-      field_it != filter.end() && field_it->is_string() ? field_it->get<std::string>() : "";
-  if (op == "must") {
-    if (conds == filter.end() || !conds->is_array()) return invalid("\"must\" needs \"conds\"");
-    std::vector<std::string>* target = field == "context_type"  ? &request->context_types
-                                       : field == "search_tags" ? &request->tags
-                                                                : nullptr;
-    if (target == nullptr) {
-      return invalid(
-          fmt::format("\"must\" on field '{}' (supported: context_type, search_tags)", field));
-    }
-    for (const Json& value : *conds) {
-      if (!value.is_string()) return invalid("\"must\" values must be strings");
-      const std::string& text = value.get_ref<const std::string&>();
-      // Stored tags are normalised (common/tags.h): match them as such.
-      target->push_back(target == &request->tags ? AsciiLower(Trim(text)) : text);
-    }
-    return Status::Ok();
-  }
-  if (op == "time_range") {
-    if (field != "updated_at" && field != "created_at") {
-      return invalid("\"time_range\" field must be updated_at or created_at");
-    }
-    request->time_field = field;
-    for (const char* bound : {"gte", "lte"}) {
-      auto it = filter.find(bound);
-      if (it == filter.end() || it->is_null()) continue;
-      if (!it->is_string()) return invalid(fmt::format("\"{}\" must be a time string", bound));
-      const bool is_until = std::string_view(bound) == "lte";
-      Result<int64_t> at = ParseTimeBound(it->get<std::string>(), now_ns, is_until);
-      if (!at.ok()) return invalid(at.status().message());
-      (is_until ? request->until_ns : request->since_ns) = *at;
-    }
-    return Status::Ok();
-  }
-  return invalid(fmt::format("op '{}' (supported: and, must, time_range)", op));
-}
-
 // Fields find and search share.
 struct FindBody {
   FindRequest request;
@@ -344,7 +287,7 @@ void RunFind(Call& call, FindCall& find, std::string_view operation,
     return call.Fail(Status::InvalidArgument("Either query or image_url must be provided"));
   }
   if (auto it = body.find("filter"); it != body.end() && it->is_object() && !it->empty()) {
-    if (Status applied = ApplyFilter(*it, NowNanos(), &request); !applied.ok()) {
+    if (Status applied = ApplyFilter(*it, call.who().account, NowNanos(), &request); !applied.ok()) {
       return call.Fail(applied);
     }
   }

@@ -2,9 +2,9 @@
 // scopes, context types, levels, tags and time window become the filter of
 // every index search (never a cut of finished results).
 
-#include <chrono>
-
 #include <fmt/format.h>
+
+#include <chrono>
 
 #include "service/finder.h"
 #include "uri/access.h"
@@ -57,14 +57,62 @@ Status AppendPeerScopes(const Identity& who, const VikingUri& scope, Catalog& ca
   return Status::Ok();
 }
 
+// The part of scope `a` inside `b` (b.min_depth is 0), or nullopt: scopes
+// nest or are apart, so the part is the deeper one, its depths narrowed to
+// what both allow.
+std::optional<UriScope> Intersect(const UriScope& a, const FindRequest::Subtree& b) {
+  const int da = UriDepth(a.uri), db = UriDepth(b.uri);
+  auto within = [](std::string_view outer, std::string_view inner) {
+    return inner == outer ||
+           (inner.starts_with(outer) && (outer.ends_with("://") || inner[outer.size()] == '/'));
+  };
+  // Depths below the deeper URI that each side allows (-1 = unlimited).
+  int min = 0, max = -1;
+  UriScope out;
+  if (within(a.uri, b.uri)) {  // b is in a
+    const int k = db - da;
+    if (a.max_depth >= 0 && a.max_depth < k) return std::nullopt;
+    out.uri = b.uri;
+    min = std::max(a.min_depth - k, 0);
+    max = a.max_depth < 0
+              ? b.max_depth
+              : (b.max_depth < 0 ? a.max_depth - k : std::min(a.max_depth - k, b.max_depth));
+  } else if (within(b.uri, a.uri)) {  // a is in b
+    const int k = da - db;
+    if (b.max_depth >= 0 && b.max_depth < k) return std::nullopt;
+    out.uri = a.uri;
+    min = a.min_depth;
+    max = b.max_depth < 0
+              ? a.max_depth
+              : (a.max_depth < 0 ? b.max_depth - k : std::min(a.max_depth, b.max_depth - k));
+  } else {
+    return std::nullopt;
+  }
+  if (max >= 0 && min > max) return std::nullopt;
+  out.min_depth = min;
+  out.max_depth = max;
+  return out;
+}
+
 }  // namespace
+
+std::vector<UriScope> WithinSubtrees(const std::vector<UriScope>& scopes,
+                                     const std::vector<FindRequest::Subtree>& within) {
+  std::vector<UriScope> out;
+  for (const UriScope& a : scopes) {
+    for (const FindRequest::Subtree& b : within) {
+      if (std::optional<UriScope> part = Intersect(a, b)) out.push_back(std::move(*part));
+    }
+  }
+  return out;
+}
 
 Result<FindResult> Finder::Find(const Identity& who, const FindRequest& request) {
   const auto start = std::chrono::steady_clock::now();
   Result<FindResult> result = RunFind(who, request);
-  nanos_ += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                      std::chrono::steady_clock::now() - start)
-                                      .count());
+  nanos_ += static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count());
   ++finds_;
   if (!result.ok()) {
     ++failures_;
@@ -148,8 +196,13 @@ Result<FindResult> Finder::RunFind(const Identity& who, const FindRequest& reque
     query.root_dirs.push_back(scope.str());
   }
 
+  filter.owners = request.owners;
+  if (!request.within.empty())
+    filter.uri_scopes = WithinSubtrees(filter.uri_scopes, request.within);
+
   FindResult out;
-  if (scopes.empty()) return out;  // nothing visible under the targets
+  // Nothing visible under the targets, or nothing the filter admits.
+  if (scopes.empty() || filter.uri_scopes.empty() || request.matches_nothing) return out;
   RetrievalSources sources;
   sources.vectors = vectors_ ? vectors_->Find(who.account) : nullptr;
   sources.lexical = lexical_;

@@ -23,6 +23,12 @@
 
 namespace skald {
 
+// `scopes` narrowed to the parts inside one of `within` (a filter's uri
+// conditions): each pair that nests gives the deeper scope with the depths
+// both allow; pairs apart give nothing.
+std::vector<UriScope> WithinSubtrees(const std::vector<UriScope>& scopes,
+                                     const std::vector<FindRequest::Subtree>& within);
+
 class Finder {
  public:
   // `vectors` is null without an embedder. `options` supplies the embedder,

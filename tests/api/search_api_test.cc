@@ -1,4 +1,6 @@
-// /api/v1/search/{glob,grep}.
+// /api/v1/search/{glob,grep}, and the filter DSL of find.
+
+#include <set>
 
 #include "api_fixture.h"
 
@@ -24,8 +26,8 @@ TEST_F(SearchApiTest, GlobMatchesAndCounts) {
   EXPECT_EQ(r.json["result"]["count"], 2);
   EXPECT_TRUE(r.json["error"].is_null());
 
-  Reply limited = PostJson("/api/v1/search/glob",
-                           {{"pattern", "**/*"}, {"uri", Root()}, {"node_limit", 1}});
+  Reply limited =
+      PostJson("/api/v1/search/glob", {{"pattern", "**/*"}, {"uri", Root()}, {"node_limit", 1}});
   ASSERT_EQ(limited.status, 200) << limited.raw;
   EXPECT_EQ(limited.json["result"]["matches"].size(), 1u);
   Reply unlimited = PostJson("/api/v1/search/glob",
@@ -79,14 +81,14 @@ TEST_F(SearchApiTest, GrepOptions) {
   ASSERT_EQ(insensitive.status, 200) << insensitive.raw;
   EXPECT_EQ(insensitive.json["result"]["count"], 2);
 
-  Reply excluded = PostJson("/api/v1/search/grep", {{"uri", Root()},
-                                                    {"pattern", "eta"},
-                                                    {"exclude_uri", Root() + "/sub"}});
+  Reply excluded =
+      PostJson("/api/v1/search/grep",
+               {{"uri", Root()}, {"pattern", "eta"}, {"exclude_uri", Root() + "/sub"}});
   ASSERT_EQ(excluded.status, 200) << excluded.raw;
   EXPECT_EQ(excluded.json["result"]["count"], 1);
 
-  Reply limited = PostJson("/api/v1/search/grep",
-                           {{"uri", Root()}, {"pattern", "a"}, {"node_limit", 1}});
+  Reply limited =
+      PostJson("/api/v1/search/grep", {{"uri", Root()}, {"pattern", "a"}, {"node_limit", 1}});
   ASSERT_EQ(limited.status, 200) << limited.raw;
   EXPECT_EQ(limited.json["result"]["matches"].size(), 1u);
   EXPECT_GE(limited.json["result"]["match_count"].get<int>(), 2);
@@ -103,6 +105,77 @@ TEST_F(SearchApiTest, GrepErrors) {
   Reply bad_flag = PostJson("/api/v1/search/grep",
                             {{"uri", Root()}, {"pattern", "x"}, {"case_insensitive", "perhaps"}});
   EXPECT_EQ(bad_flag.status, 400) << bad_flag.raw;
+}
+
+// find's `filter` (OpenViking's DSL): each form narrows the hits to what it
+// says; forms Skald cannot apply are 400 INVALID_FILTER.
+TEST_F(SearchApiTest, FindFilterNarrowsTheHitsAsItSays) {
+  Create(Root() + "/sub/deep/d.md", "beta beta deep\n");
+  ASSERT_EQ(PostJson("/api/v1/system/wait", {{"timeout", 60}}).status, 200);
+  // The URIs of find's hits for "beta" under `filter`.
+  auto hits = [&](const Json& filter) {
+    Reply r = PostJson("/api/v1/search/find", {{"query", "beta"},
+                                               {"limit", 50},
+                                               {"target_uri", Root()},
+                                               {"score_threshold", 0},
+                                               {"filter", filter}});
+    EXPECT_EQ(r.status, 200) << filter.dump() << " -> " << r.raw;
+    std::set<std::string> uris;
+    for (const Json& m : r.json["result"]["resources"]) uris.insert(m["uri"].get<std::string>());
+    return uris;
+  };
+  const std::string sub = Root() + "/sub";
+  auto must = [](const std::string& field, Json conds) {
+    return Json{{"op", "must"}, {"field", field}, {"conds", std::move(conds)}};
+  };
+  const std::set<std::string> all = hits(Json::object({{"op", "and"}, {"conds", Json::array()}}));
+  ASSERT_TRUE(all.count(Root() + "/a.md")) << ::testing::PrintToString(all);
+  ASSERT_TRUE(all.count(sub + "/deep/d.md")) << ::testing::PrintToString(all);
+
+  // uri: the subtree, or N levels of it.
+  for (const std::string& uri : hits(must("uri", {sub}))) {
+    EXPECT_EQ(uri.rfind(sub, 0), 0u) << uri;
+  }
+  EXPECT_TRUE(hits(must("uri", {sub})).count(sub + "/deep/d.md"));
+  Json shallow = must("uri", {sub});
+  shallow["para"] = "-d=1";
+  const std::set<std::string> one_level = hits(shallow);
+  EXPECT_TRUE(one_level.count(sub + "/b.md")) << ::testing::PrintToString(one_level);
+  EXPECT_FALSE(one_level.count(sub + "/deep/d.md")) << ::testing::PrintToString(one_level);
+  const std::set<std::string> prefixed =
+      hits({{"op", "prefix"}, {"field", "uri"}, {"prefix", sub + "/deep"}});
+  EXPECT_TRUE(prefixed.count(sub + "/deep/d.md")) << ::testing::PrintToString(prefixed);
+  for (const std::string& uri : prefixed) EXPECT_EQ(uri.rfind(sub + "/deep", 0), 0u) << uri;
+  // level, as must and as range; or of musts on one field.
+  for (const Json& files_only :
+       {must("level", {2}), Json{{"op", "range"}, {"field", "level"}, {"gte", 2}},
+        Json{{"op", "or"}, {"conds", {must("level", {2})}}}}) {
+    const std::set<std::string> files = hits(files_only);
+    EXPECT_FALSE(files.empty()) << files_only.dump();
+    for (const std::string& uri : files) EXPECT_TRUE(uri.ends_with(".md")) << uri;
+  }
+  EXPECT_EQ(hits({{"op", "or"}, {"conds", {must("level", {0}), must("level", {1})}}})
+                .count(Root() + "/a.md"),
+            0u);
+  // Conditions that exclude each other, and another account: nothing.
+  EXPECT_TRUE(hits({{"op", "and"}, {"conds", {must("level", {2}), must("level", {0})}}}).empty());
+  EXPECT_TRUE(hits(must("account_id", {"someone-else"})).empty());
+  EXPECT_EQ(hits(must("account_id", {"default"})), all);
+  EXPECT_TRUE(hits(must("context_type", {"memory"})).empty());
+  EXPECT_TRUE(
+      hits({{"op", "and"}, {"conds", {must("uri", {sub + "/deep"}), must("uri", {Root() + "/x"})}}})
+          .empty());
+
+  for (const Json& bad :
+       {Json{{"op", "must_not"}, {"field", "level"}, {"conds", {2}}},
+        Json{{"op", "or"}, {"conds", {must("level", {2}), must("context_type", {"resource"})}}},
+        must("search_tags", {"a=b", "c=d"}), must("level", {7}), must("size", {1}),
+        Json{{"op", "range"}, {"field", "level"}}, Json{{"type", "resource"}}}) {
+    Reply r = PostJson("/api/v1/search/find", {{"query", "beta"}, {"filter", bad}});
+    EXPECT_EQ(r.status, 400) << bad.dump() << " -> " << r.raw;
+    EXPECT_EQ(r.Code(), "INVALID_FILTER") << bad.dump() << " -> " << r.raw;
+  }
+  ExpectHealthy();
 }
 
 }  // namespace
