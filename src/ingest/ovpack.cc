@@ -135,6 +135,8 @@ struct Members {
   std::map<std::string, std::string, std::less<>> files;  // content, by rel path
   std::set<std::string> dirs;
   std::map<std::string, std::string, std::less<>> internal;  // by "_ovpack/<name>"
+  std::string stray;  // the first member outside both ("" = none)
+  bool stray_dir = false;
 };
 
 Result<Members> SortMembers(MemoryTree tree, std::string* base) {
@@ -162,10 +164,9 @@ Result<Members> SortMembers(MemoryTree tree, std::string* base) {
     if (dir == *base) continue;
     if (auto rel = under(dir, files_prefix)) {
       m.dirs.insert(*rel);
-    } else if (!under(dir, internal_prefix)) {
-      return Invalid(
-                 fmt::format("Unexpected ovpack directory outside the files directory: {}", dir))
-          .WithDetail("path", dir);
+    } else if (!under(dir, internal_prefix) && m.stray.empty()) {
+      m.stray = dir;
+      m.stray_dir = true;
     }
   }
   while (!tree.files.empty()) {
@@ -175,9 +176,8 @@ Result<Members> SortMembers(MemoryTree tree, std::string* base) {
       m.files.emplace(std::move(*rel), std::move(node.mapped()));
     } else if (auto name = under(path, internal_prefix); name && !name->empty()) {
       m.internal.emplace(std::string(kInternalDir) + "/" + *name, std::move(node.mapped()));
-    } else {
-      return Invalid(fmt::format("Unexpected ovpack member outside the files directory: {}", path))
-          .WithDetail("path", path);
+    } else if (m.stray.empty()) {
+      m.stray = path;
     }
   }
   return m;
@@ -615,7 +615,13 @@ Result<Pack> ReadOvpack(const std::string& path, const ArchiveLimits& limits) {
   }
   std::string base;
   SKALD_ASSIGN_OR_RETURN(Members members, SortMembers(std::move(tree).value(), &base));
+  // A package without a manifest (an old layout) is named as such first.
   SKALD_ASSIGN_OR_RETURN(Json manifest, ReadManifest(members, base));
+  if (!members.stray.empty()) {
+    return Invalid(fmt::format("Unexpected ovpack {} outside the files directory: {}",
+                               members.stray_dir ? "directory" : "member", members.stray))
+        .WithDetail("path", members.stray);
+  }
   Pack pack;
   SKALD_RETURN_IF_ERROR(ReadRoot(manifest, base, &pack.root));
   SKALD_ASSIGN_OR_RETURN(auto entries, ReadEntries(manifest));

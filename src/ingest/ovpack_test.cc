@@ -142,6 +142,11 @@ TEST(OvpackTest, AlteredPackagesAreRefusedWithTheReason) {
   const std::vector<Case> cases = {
       {"no manifest", [](auto& m) { m.erase("demo/_ovpack/manifest.json"); },
        "Missing ovpack manifest"},
+      {"an old layout (files at the root, no manifest)",
+       [](auto& m) {
+         m = {{"demo/", ""}, {"demo/readme.md", "# Readme\n"}, {"demo/_._meta.json", "{}"}};
+       },
+       "Missing ovpack manifest"},
       {"content changed", [](auto& m) { m["demo/files/notes.txt"] = "jello"; },
        "sha256 does not match manifest"},
       {"old format",
