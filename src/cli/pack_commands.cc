@@ -45,10 +45,16 @@ Result<Json> LoadPack(Backend& backend, const std::string& file, const PackImpor
 }
 
 void RenderPack(const Json& result, std::ostream& out) {
-  if (result.contains("file")) {
-    out << "saved " << result.value("file", "") << " (" << result.value("bytes", 0) << " bytes)\n";
+  auto text = [&](const char* key) {
+    auto it = result.is_object() ? result.find(key) : result.end();
+    return it != result.end() && !it->is_null()
+               ? (it->is_string() ? it->get<std::string>() : it->dump())
+               : std::string();
+  };
+  if (result.is_object() && result.contains("file")) {
+    out << "saved " << text("file") << " (" << text("bytes") << " bytes)\n";
   } else {
-    out << "imported " << result.value("uri", "") << '\n';
+    out << "imported " << text("uri") << '\n';
   }
 }
 
@@ -73,7 +79,7 @@ void AddPackCommands(CLI::App& app,
   };
 
   CLI::App* exp = app.add_subcommand(
-      "export", "Save a directory (resources or user) as an OVPack package file (ROOT or ADMIN)");
+      "export", "Save a directory (resources or user) as an OVPack package file (ADMIN)");
   exp->add_option("uri", a->uri, "Directory URI")->required();
   exp->add_option("file", a->file, "Output file or directory (.ovpack is appended)")->required();
   exp->add_flag("--include-vectors", a->include_vectors, "Also save the records' vectors");
@@ -84,7 +90,7 @@ void AddPackCommands(CLI::App& app,
   });
 
   CLI::App* backup = app.add_subcommand(
-      "backup", "Save every resource and user space you can see as one package (ROOT or ADMIN)");
+      "backup", "Save every resource and user space you can see as one package (ADMIN)");
   backup->add_option("file", a->file, "Output file or directory (.ovpack is appended)")->required();
   backup->add_flag("--include-vectors", a->include_vectors, "Also save the records' vectors");
   backup->callback([a, execute, action] {
@@ -94,7 +100,7 @@ void AddPackCommands(CLI::App& app,
   });
 
   CLI::App* imp = app.add_subcommand(
-      "import", "Load a package file's tree below a directory, and index it (ROOT or ADMIN)");
+      "import", "Load a package file's tree below a directory, and index it (ADMIN)");
   imp->add_option("file", a->file, "Package file (.ovpack)")->required();
   imp->add_option("parent", a->request.parent, "Directory URI to put the tree in")->required();
   conflict_flags(imp);
@@ -105,7 +111,7 @@ void AddPackCommands(CLI::App& app,
   });
 
   CLI::App* restore = app.add_subcommand(
-      "restore", "Load a backup package back into its scopes, and index it (ROOT or ADMIN)");
+      "restore", "Load a backup package back into its scopes, and index it (ADMIN)");
   restore->add_option("file", a->file, "Backup package file (.ovpack)")->required();
   conflict_flags(restore);
   restore->callback([a, execute, action] {

@@ -3,7 +3,8 @@
 // `skald export|backup|import|restore` (the `ov` commands of the same
 // names): OVPack packages of a directory or of everything the caller sees,
 // saved to and loaded from local files. Embedded they act as ROOT on the
-// workspace; remote they need a ROOT or ADMIN key.
+// workspace; remote they need an ADMIN user's key (the root key is refused
+// on data routes, as everywhere) or a server in dev or trusted mode.
 //
 // Thread safety: as the CLI (one command per process).
 

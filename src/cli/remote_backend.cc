@@ -177,7 +177,12 @@ class RemoteBackend final : public Backend {
                            Send("POST", uri.empty() ? "/api/v1/pack/backup" : "/api/v1/pack/export",
                                 {}, DumpJson(body)));
     if (reply.status >= 200 && reply.status < 300) {
-      std::string name = uri.empty() ? "openviking-backup" : uri.substr(uri.rfind('/') + 1);
+      // The package's name: the leaf of the URI as the server reads it (no
+      // query, no trailing '/'), as the server names its attachment.
+      std::string leaf = uri.substr(0, uri.find('?'));
+      while (leaf.size() > 1 && leaf.back() == '/') leaf.pop_back();
+      leaf = leaf.substr(leaf.rfind('/') + 1);
+      std::string name = uri.empty() ? "openviking-backup" : leaf.empty() ? "export" : leaf;
       return skald::Download{name + ".ovpack", std::move(reply.body)};
     }
     Result<Json> unwrapped = UnwrapEnvelope(reply.status, reply.body, options_.url);

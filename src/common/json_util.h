@@ -4,9 +4,8 @@
 //
 // Thread safety: pure functions.
 
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "skald/result.h"
 
@@ -23,5 +22,11 @@ std::string DumpJson(const Json& value, int indent = -1);
 
 // A string's own text (no quotes); any other value serialized (DumpJson).
 std::string ScalarText(const Json& value);
+
+// True when the JSON text opens more than `max_depth` arrays or objects at
+// once (brackets inside strings do not count). Checked before parsing what
+// a client sends: nlohmann parses any depth, but copying, comparing or
+// printing a value recurses.
+bool NestsDeeperThan(std::string_view text, int max_depth);
 
 }  // namespace skald

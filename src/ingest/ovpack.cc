@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cstring>
 #include <ctime>
@@ -13,12 +14,17 @@
 #include <set>
 
 #include "common/hash.h"
+#include "common/json_util.h"
 #include "common/strings.h"
+#include "uri/viking_uri.h"
 
 namespace skald {
 namespace {
 
 using Json = nlohmann::json;
+
+// dense.f32 is little-endian float32, copied as it is.
+static_assert(std::endian::native == std::endian::little);
 
 constexpr std::string_view kKind = "openviking.ovpack";
 constexpr std::string_view kFilesDir = "files";
@@ -45,9 +51,26 @@ bool IsSha256Hex(const Json& v) {
 
 bool IsCount(const Json& v) { return v.is_number_integer() && v.get<int64_t>() >= 0; }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
+// What a package's JSON may take before it is parsed (parsed JSON holds
+// several times its text): the manifest, each record line, and how deep
+// either nests (deeper values are never written by an exporter, and
+// copying or printing them recurses).
+constexpr size_t kMaxManifestBytes = size_t{32} << 20;
+constexpr size_t kMaxRecordLineBytes = size_t{8} << 20;
+constexpr int kMaxJsonDepth = 64;
+// A vector's dimensions at most (embedders give 256..4096).
+constexpr int64_t kMaxDimensions = 65536;
+
+// A JSON text of at most `max_bytes` and kMaxJsonDepth levels, parsed;
+// discarded (is_discarded()) when it is not JSON.
+Result<Json> ParseBounded(std::string_view text, size_t max_bytes, std::string_view what) {
+  if (text.size() > max_bytes) {
+    return Invalid(fmt::format("{} is larger than {} MiB", what, max_bytes >> 20));
+  }
+  if (NestsDeeperThan(text, kMaxJsonDepth)) {
+    return Invalid(fmt::format("{} nests deeper than {} levels", what, kMaxJsonDepth));
+  }
+  return Json::parse(text, nullptr, /*allow_exceptions=*/false);
 }
 
 std::string Joined(const std::set<std::string>& items) {
@@ -189,7 +212,8 @@ Result<Json> ReadManifest(const Members& m, const std::string& base) {
   if (it == m.internal.end()) {
     return Invalid("Missing ovpack manifest").WithDetail("manifest_path", where);
   }
-  Json manifest = Json::parse(it->second, nullptr, /*allow_exceptions=*/false);
+  SKALD_ASSIGN_OR_RETURN(Json manifest,
+                         ParseBounded(it->second, kMaxManifestBytes, "ovpack manifest"));
   if (manifest.is_discarded()) {
     return Invalid("Invalid JSON in ovpack manifest").WithDetail("manifest_path", where);
   }
@@ -199,7 +223,8 @@ Result<Json> ReadManifest(const Members& m, const std::string& base) {
     return Invalid("Missing ovpack format_version").WithDetail("field", "format_version");
   }
   if (!version->is_number_integer() || version->get<int64_t>() < 1) {
-    return Invalid(fmt::format("Invalid ovpack format_version {}", Dump(*version)))
+    return Invalid(fmt::format("Invalid ovpack format_version (a {}, not a positive integer)",
+                               version->type_name()))
         .WithDetail("field", "format_version");
   }
   if (version->get<int64_t>() != kOvpackFormatVersion) {
@@ -222,6 +247,9 @@ Status ReadRoot(const Json& manifest, const std::string& base, PackRoot* root) {
     return Invalid("Missing ovpack manifest root name").WithDetail("field", "root.name");
   }
   root->name = name->get<std::string>();
+  if (!VikingUri::IsValidSegment(root->name)) {
+    return Invalid("Invalid ovpack manifest root name").WithDetail("field", "root.name");
+  }
   if (root->name != base) {
     return Invalid("ovpack manifest root name does not match zip root")
         .WithDetail("manifest_root_name", root->name)
@@ -245,7 +273,8 @@ Status ReadRoot(const Json& manifest, const std::string& base, PackRoot* root) {
         .WithDetail("root_uri", root->uri);
   }
   root->scope = rest.empty() ? "root" : std::string(rest.substr(0, rest.find('/')));
-  root->backup = r->value("package_type", "") == "backup";
+  auto type = r->find("package_type");
+  root->backup = type != r->end() && *type == "backup";
   if (auto scopes = manifest.find("scopes"); scopes != manifest.end()) {
     if (!scopes->is_array()) return Invalid("Invalid backup ovpack scopes");
     std::set<std::string> seen;
@@ -330,10 +359,11 @@ Status CheckContent(const Json& manifest, const std::map<std::string, Json>& ent
   Json list = Json::array();
   for (const auto& [path, e] : entries) {  // std::map: sorted by path
     if (e["kind"] != "file") continue;
-    list.push_back(
-        {{"path", path}, {"sha256", Lower(e["sha256"].get<std::string>())}, {"size", e["size"]}});
+    list.push_back({{"path", path},
+                    {"sha256", AsciiLower(e["sha256"].get<std::string>())},
+                    {"size", e["size"]}});
   }
-  if (Sha256Hex(Dump(list)) != Lower(digest->get<std::string>())) {
+  if (Sha256Hex(Dump(list)) != AsciiLower(digest->get<std::string>())) {
     return Invalid("ovpack manifest content_sha256 mismatch");
   }
   for (const auto& [path, e] : entries) {
@@ -342,7 +372,7 @@ Status CheckContent(const Json& manifest, const std::map<std::string, Json>& ent
     if (e["size"].get<int64_t>() != static_cast<int64_t>(bytes.size())) {
       return Invalid("ovpack file size does not match manifest").WithDetail("path", path);
     }
-    if (Sha256Hex(bytes) != Lower(e["sha256"].get<std::string>())) {
+    if (Sha256Hex(bytes) != AsciiLower(e["sha256"].get<std::string>())) {
       return Invalid("ovpack file sha256 does not match manifest").WithDetail("path", path);
     }
   }
@@ -399,7 +429,7 @@ Status ReadIndex(const Json& manifest, const std::map<std::string, Json>& entrie
     return st;
   }
   const std::string& lines = m.internal.find(kRecordsPath)->second;
-  if (Sha256Hex(lines) != Lower((*records)["sha256"].get<std::string>())) {
+  if (Sha256Hex(lines) != AsciiLower((*records)["sha256"].get<std::string>())) {
     return Invalid("ovpack index records sha256 does not match manifest");
   }
   std::set<std::string> ids;
@@ -413,7 +443,8 @@ Status ReadIndex(const Json& manifest, const std::map<std::string, Json>& entrie
     const std::string_view line = rest.substr(0, end);
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     if (Trim(line).empty()) continue;
-    Json r = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    SKALD_ASSIGN_OR_RETURN(Json r,
+                           ParseBounded(line, kMaxRecordLineBytes, "an ovpack index record"));
     const std::string where = std::to_string(pack->records.size() + 1);
     if (!r.is_object()) return Invalid("Invalid ovpack index record").WithDetail("line", where);
     const Json id = r.value("record_id", Json());
@@ -466,27 +497,33 @@ Status ReadIndex(const Json& manifest, const std::map<std::string, Json>& entrie
   }
   if (refs.empty()) return Invalid("ovpack dense vector file has no record references");
   const int64_t dims = (*dense)["dimensions"].get<int64_t>();
+  if (dims > kMaxDimensions) {
+    return Invalid(
+        fmt::format("ovpack dense vectors have more than {} dimensions", kMaxDimensions));
+  }
   const std::string& floats = m.internal.find(kDensePath)->second;
+  const int64_t stored = static_cast<int64_t>(floats.size() / 4);
   std::sort(refs.begin(), refs.end(),
             [](const Ref& a, const Ref& b) { return a.offset < b.offset; });
   int64_t next = 0;
   for (const Ref& ref : refs) {
-    if (ref.offset != next || ref.dims != dims) {
+    // (dims is bounded and next never passes `stored`: no overflow.)
+    if (ref.offset != next || ref.dims != dims || dims > stored - next) {
       return Invalid("ovpack dense vector references are not contiguous");
     }
     next += ref.dims;
   }
   if (static_cast<int64_t>(refs.size()) != (*dense)["count"].get<int64_t>() ||
-      static_cast<int64_t>(floats.size()) != next * 4) {
+      floats.size() % 4 != 0 || stored != next) {
     return Invalid("ovpack dense vector file does not match manifest");
   }
-  if (Sha256Hex(floats) != Lower((*dense)["sha256"].get<std::string>())) {
+  if (Sha256Hex(floats) != AsciiLower((*dense)["sha256"].get<std::string>())) {
     return Invalid("ovpack dense vector sha256 does not match manifest");
   }
   for (const Ref& ref : refs) {
     std::vector<float>& out = pack->records[ref.record].vector;
     out.resize(static_cast<size_t>(ref.dims));
-    std::memcpy(out.data(), floats.data() + ref.offset * 4, out.size() * 4);  // little-endian host
+    std::memcpy(out.data(), floats.data() + ref.offset * 4, out.size() * 4);
   }
   PackEmbedding e;
   const Json meta = dense->value("embedding", Json::object());
@@ -515,7 +552,9 @@ Status CheckPackRelPath(std::string_view rel) {
   for (std::string_view rest = rel;;) {
     const size_t slash = rest.find('/');
     const std::string_view part = rest.substr(0, slash);
-    if (part.empty() || part == "." || part == "..") return unsafe();
+    if (part.empty() || part == "." || part == ".." || !VikingUri::IsValidSegment(part)) {
+      return unsafe();
+    }
     if (slash == std::string_view::npos) break;
     rest = rest.substr(slash + 1);
   }

@@ -180,6 +180,56 @@ TEST(OvpackTest, AlteredPackagesAreRefusedWithTheReason) {
        "index records sha256"},
       {"vectors changed", [](auto& m) { m["demo/_ovpack/dense.f32"][0] ^= 1; },
        "dense vector sha256"},
+      {"deep nesting",
+       [&](auto& m) {
+         Json j = manifest_of(m);
+         j["entries"][1]["x"] = "DEEP";
+         std::string text = j.dump();
+         // Spliced in as text: building it as a Json and printing it would recurse.
+         text.replace(text.find("\"DEEP\""), 6,
+                      std::string(100000, '[') + std::string(100000, ']'));
+         m["demo/_ovpack/manifest.json"] = text;
+       },
+       "nests deeper than"},
+      {"a record nesting deep",
+       [&](auto& m) {
+         const std::string lines = std::string(500000, '[') + "\n";
+         m["demo/_ovpack/index_records.jsonl"] = lines;
+         Json j = manifest_of(m);  // the manifest vouches for it
+         j["index"]["records"]["sha256"] = Sha256Hex(lines);
+         j["index"]["records"]["count"] = 1;
+         m["demo/_ovpack/manifest.json"] = j.dump();
+       },
+       "nests deeper than"},
+      {"huge vectors",
+       [&](auto& m) {
+         Json j = manifest_of(m);
+         j["index"]["dense"]["dimensions"] = int64_t{1} << 62;
+         m["demo/_ovpack/manifest.json"] = j.dump();
+       },
+       "dimensions"},
+      {"a root name that is no URI segment",
+       [](auto& m) {
+         std::map<std::string, std::string> renamed;
+         for (auto& [k, v] : m) {
+           std::string name = "pkg?x" + k.substr(4);
+           renamed[name] = k.ends_with("manifest.json") ? "" : v;
+         }
+         Json j = Json::parse(m.at("demo/_ovpack/manifest.json"));
+         j["root"]["name"] = "pkg?x";
+         j["root"]["uri"] = "viking://resources/pkg?x";
+         renamed["pkg?x/_ovpack/manifest.json"] = j.dump();
+         m = renamed;
+       },
+       "root name"},
+      {"an entry name that is no URI segment",
+       [&](auto& m) {
+         Json j = manifest_of(m);
+         j["entries"].push_back({{"path", "{calendar:year}"}, {"kind", "directory"}});
+         m["demo/_ovpack/manifest.json"] = j.dump();
+         m["demo/files/{calendar:year}/"] = "";
+       },
+       "Unsafe ovpack relative path"},
       {"unsafe entry path",
        [&](auto& m) {
          Json j = manifest_of(m);
@@ -196,6 +246,16 @@ TEST(OvpackTest, AlteredPackagesAreRefusedWithTheReason) {
     EXPECT_EQ(read.status().code(), StatusCode::kInvalidArgument) << c.name;
     EXPECT_NE(read.status().message().find(c.expected), std::string::npos)
         << c.name << ": " << read.status().ToString();
+  }
+  // A package_type that is not a string is no backup, and no error.
+  for (const Json& type : {Json(5), Json(), Json::array()}) {
+    auto m = good;
+    Json j = manifest_of(m);
+    j["root"]["package_type"] = type;
+    m["demo/_ovpack/manifest.json"] = j.dump();
+    auto read = ReadOvpack(Rezip(tmp, m), ArchiveLimits{});
+    ASSERT_TRUE(read.ok()) << type.dump() << ": " << read.status().ToString();
+    EXPECT_FALSE(read->root.backup);
   }
   // The unaltered members, zipped by another writer, still read.
   auto read = ReadOvpack(Rezip(tmp, good), ArchiveLimits{});

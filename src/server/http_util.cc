@@ -1,12 +1,12 @@
 #include "server/http_util.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "common/env.h"
 #include "common/strings.h"
@@ -86,8 +86,7 @@ std::string DecodeQueryComponent(std::string_view s) {
     char c = s[i];
     if (c == '+') {
       out += ' ';
-    } else if (c == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 &&
-               HexValue(s[i + 2]) >= 0) {
+    } else if (c == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 && HexValue(s[i + 2]) >= 0) {
       out += static_cast<char>(HexValue(s[i + 1]) * 16 + HexValue(s[i + 2]));
       i += 2;
     } else {
@@ -97,33 +96,9 @@ std::string DecodeQueryComponent(std::string_view s) {
   return out;
 }
 
-// True when the JSON text nests arrays/objects deeper than `max_depth`.
-bool NestsDeeperThan(std::string_view text, int max_depth) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
-}
-
 // Reads a lax int (pydantic): integers, whole floats, numeric strings.
 // Returns the error (message, type) on failure.
-std::optional<std::pair<std::string_view, std::string_view>> LaxInt(const Json& v,
-                                                                      int64_t* out) {
+std::optional<std::pair<std::string_view, std::string_view>> LaxInt(const Json& v, int64_t* out) {
   if (v.is_number_integer()) {
     if (v.is_number_unsigned() &&
         v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
@@ -168,8 +143,7 @@ void ValidationErrors::CheckTagList(std::string_view name, const std::vector<std
   for (size_t i = 0; i < tags.size(); ++i) {
     if (Utf8Length(tags[i]) > kMaxTagChars) {
       Add({"body", std::string(name), std::to_string(i)},
-          fmt::format("String should have at most {} characters", kMaxTagChars),
-          "string_too_long");
+          fmt::format("String should have at most {} characters", kMaxTagChars), "string_too_long");
     }
   }
 }
@@ -372,7 +346,7 @@ std::string BodyReader::RequiredString(std::string_view name) {
 }
 
 std::optional<std::vector<std::string>> BodyReader::StringList(std::string_view name,
-                                                              bool required) {
+                                                               bool required) {
   const Json* v = Field(name);
   if (v == nullptr) {
     if (required) Fail(name, std::string(kMissing), "missing");
@@ -529,7 +503,8 @@ std::string OkEnvelope(const Json& result, const Json* telemetry) {
 
 std::string OkEnvelopeExcludeNone(const Json& result, const Json* telemetry) {
   std::string out = R"({"status":"ok","result":)" + DumpJson(result);
-  if (telemetry != nullptr && !telemetry->is_null()) out += R"(,"telemetry":)" + DumpJson(*telemetry);
+  if (telemetry != nullptr && !telemetry->is_null())
+    out += R"(,"telemetry":)" + DumpJson(*telemetry);
   out += "}";
   return out;
 }
@@ -552,18 +527,27 @@ std::string ErrorEnvelopeExcludeNone(std::string_view code, std::string_view mes
 int HttpStatusForCode(std::string_view code) {
   static const std::vector<std::pair<std::string_view, int>> table = {
       {"OK", 200},
-      {"INVALID_ARGUMENT", 400}, {"INVALID_URI", 400}, {"UNSUPPORTED_URI", 400},
-      {"UNSUPPORTED_MODE", 400}, {"SKILL_INVALID", 400}, {"SKILL_CAPABILITY_UNAVAILABLE", 400},
+      {"INVALID_ARGUMENT", 400},
+      {"INVALID_URI", 400},
+      {"UNSUPPORTED_URI", 400},
+      {"UNSUPPORTED_MODE", 400},
+      {"SKILL_INVALID", 400},
+      {"SKILL_CAPABILITY_UNAVAILABLE", 400},
       {"INVALID_FILTER", 400},
       {"UNAUTHENTICATED", 401},
       {"PERMISSION_DENIED", 403},
       {"NOT_FOUND", 404},
-      {"ALREADY_EXISTS", 409}, {"CONFLICT", 409}, {"ABORTED", 409}, {"WRITE_CONFLICT", 409},
+      {"ALREADY_EXISTS", 409},
+      {"CONFLICT", 409},
+      {"ABORTED", 409},
+      {"WRITE_CONFLICT", 409},
       {"SESSION_EXPIRED", 410},
       {"FAILED_PRECONDITION", 412},
       {"RESOURCE_EXHAUSTED", 429},
       {"UNIMPLEMENTED", 501},
-      {"UNAVAILABLE", 503}, {"MODEL_UNAVAILABLE", 503}, {"BOT_RESTARTED", 503},
+      {"UNAVAILABLE", 503},
+      {"MODEL_UNAVAILABLE", 503},
+      {"BOT_RESTARTED", 503},
       {"NO_VECTOR_DB", 503},
       {"DEADLINE_EXCEEDED", 504},
   };
@@ -619,9 +603,10 @@ namespace {
 // InvalidArgument naming the header and the limit; the value is not echoed
 // (it may be kilobytes long).
 Status IdentifierTooLong(std::string_view header, std::string_view kind, size_t size) {
-  return Status::InvalidArgument(fmt::format("Invalid {} header: {} ids have at most {} bytes, "
-                                             "this one has {}",
-                                             header, kind, kMaxIdentifierBytes, size));
+  return Status::InvalidArgument(
+      fmt::format("Invalid {} header: {} ids have at most {} bytes, "
+                  "this one has {}",
+                  header, kind, kMaxIdentifierBytes, size));
 }
 
 }  // namespace
@@ -670,7 +655,6 @@ Json TelemetryPayload(std::string_view operation, bool summary,
   }
   return payload;
 }
-
 
 // "upload_<32 hex>[.<ext>]", the only form Db::TempUpload hands out. Anything
 // else cannot be an upload of ours (and must not reach the file system).

@@ -52,6 +52,50 @@ std::string Join(std::string_view base, std::string_view rel) {
   return fmt::format("{}/{}", base, rel);
 }
 
+// Whether `uri` holds something `who` can see: a scope root when it has a
+// visible child (scope roots are always there), any other node when it
+// exists and is visible.
+Result<bool> Occupied(Catalog& catalog, const Identity& who, const VikingUri& uri) {
+  if (uri.depth() > 1) {
+    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, catalog.Get(who.account, uri.path()));
+    return node.has_value() && IsAccessible(who, uri);
+  }
+  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> below,
+                         catalog.ListSubtree(who.account, uri.path(), 1));
+  for (const CatalogNode& n : below) {
+    Result<VikingUri> child = VikingUri::Parse("viking://" + n.path);
+    if (child.ok() && IsAccessible(who, *child)) return true;
+  }
+  return false;
+}
+
+// What an overwrite of `uri` deletes: `uri` itself, or for a scope root
+// each child `who` sees; every one checked for delete access, so that a
+// refusal comes before anything is deleted.
+Result<std::vector<VikingUri>> ToClear(Catalog& catalog, const Identity& who,
+                                       const VikingUri& uri) {
+  std::vector<VikingUri> out;
+  if (uri.depth() > 1) {
+    out.push_back(uri);
+  } else {
+    SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> below,
+                           catalog.ListSubtree(who.account, uri.path(), 1));
+    for (const CatalogNode& n : below) {
+      Result<VikingUri> child = VikingUri::Parse("viking://" + n.path);
+      if (child.ok() && IsAccessible(who, *child)) out.push_back(std::move(*child));
+    }
+  }
+  for (const VikingUri& u : out) SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, u));
+  return out;
+}
+
+Status Clear(FsWriter& writer, const Identity& who, const std::vector<VikingUri>& uris) {
+  for (const VikingUri& u : uris) {
+    SKALD_RETURN_IF_ERROR(writer.Rm(who, u, /*recursive=*/true).status());
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status PackOps::Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard) {
@@ -198,17 +242,23 @@ Result<Pack> PackOps::ReadUpload(const Identity& who, const PackImportRequest& r
   return ReadOvpack(upload.path, limits);
 }
 
-Status PackOps::WriteTree(const Identity& who, const VikingUri& target, const Pack& pack,
-                          std::string_view strip) {
-  // Where each entry goes, checked before anything is written.
-  std::vector<VikingUri> dirs;
-  std::vector<std::pair<VikingUri, const PackEntry*>> files;
+Result<PackOps::TreePlan> PackOps::PlanTree(const Identity& who, const VikingUri& target,
+                                            const Pack& pack, std::string_view strip) {
+  TreePlan plan;
+  plan.target = target;
+  std::vector<VikingUri>& dirs = plan.dirs;
+  auto& files = plan.files;
   for (const PackEntry& e : pack.entries) {
     if (!std::string_view(e.path).starts_with(strip)) continue;
     const std::string_view rel = std::string_view(e.path).substr(strip.size());
     if (rel.empty()) continue;
-    SKALD_ASSIGN_OR_RETURN(VikingUri uri,
-                           VikingUri::Parse(fmt::format("viking://{}/{}", target.path(), rel)));
+    const std::string text = fmt::format("viking://{}/{}", target.path(), rel);
+    SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(text));
+    // Each entry names its own place below the target, nothing the parser
+    // rewrote (ReadOvpack admits only plain segments; this holds it).
+    if (uri.str() != text || !target.Contains(uri)) {
+      return Status::InvalidArgument(fmt::format("ovpack entry '{}' is not a plain path", rel));
+    }
     SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, uri));
     SKALD_RETURN_IF_ERROR(CheckNotReserved(uri));
     if (IsRelationFile(uri.name())) continue;
@@ -219,7 +269,7 @@ Status PackOps::WriteTree(const Identity& who, const VikingUri& target, const Pa
     }
   }
   // Tags the package's records carried, by the URI they now have.
-  std::map<std::string, std::vector<std::string>> carried;
+  std::map<std::string, std::vector<std::string>>& carried = plan.carried;
   for (const PackRecord& r : pack.records) {
     if (!std::string_view(r.path).starts_with(strip) && r.path + "/" != strip) continue;
     const Json tags = r.scalars.is_object() ? r.scalars.value("tags", Json()) : Json();
@@ -231,12 +281,17 @@ Status PackOps::WriteTree(const Identity& who, const VikingUri& target, const Pa
     carried[rel.empty() ? target.str() : fmt::format("{}/{}", target.str(), rel)] =
         std::move(normalized);
   }
+  return plan;
+}
 
+Status PackOps::WriteTree(const Identity& who, const TreePlan& plan) {
+  const VikingUri& target = plan.target;
+  const auto& files = plan.files;
   PathLockGuard guard;
   SKALD_RETURN_IF_ERROR(
       Lock({{who.account, std::string(target.path()), PathLockKind::kTree}}, &guard));
   SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(who, target, /*include_self=*/true));
-  SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(who, dirs));
+  SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(who, plan.dirs));
   // The index jobs: one for the target when one namespace root holds it
   // (resources/x), else one per namespace root the files are in (a restore
   // of `user`: each user's memories, resources, session archives, ...).
@@ -261,7 +316,7 @@ Status PackOps::WriteTree(const Identity& who, const VikingUri& target, const Pa
     }
     for (const std::string& root : roots) {
       if (auto job = IndexJobFor(who, root, JobKind::kIndex, kJobPriorityInteractive)) {
-        index_jobs.push_back(WithCarriedTags(std::move(*job), carried));
+        index_jobs.push_back(WithCarriedTags(std::move(*job), plan.carried));
       }
     }
   }
@@ -290,48 +345,6 @@ Status PackOps::WriteTree(const Identity& who, const VikingUri& target, const Pa
   }
   return Status::Ok();
 }
-
-namespace {
-
-// Whether `uri` holds something `who` can see: a scope root when it has a
-// visible child (scope roots are always there), any other node when it
-// exists and is visible.
-Result<bool> Occupied(Catalog& catalog, const Identity& who, const VikingUri& uri) {
-  if (uri.depth() > 1) {
-    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, catalog.Get(who.account, uri.path()));
-    return node.has_value() && IsAccessible(who, uri);
-  }
-  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> below,
-                         catalog.ListSubtree(who.account, uri.path(), 1));
-  for (const CatalogNode& n : below) {
-    Result<VikingUri> child = VikingUri::Parse("viking://" + n.path);
-    if (child.ok() && IsAccessible(who, *child)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
-namespace {
-
-// Removes what `who` sees at `uri` (a scope root: each visible child).
-Status Clear(Catalog& catalog, FsWriter& writer, const Identity& who, const VikingUri& uri) {
-  if (uri.depth() > 1) {
-    SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, uri));
-    return writer.Rm(who, uri, /*recursive=*/true).status();
-  }
-  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> below,
-                         catalog.ListSubtree(who.account, uri.path(), 1));
-  for (const CatalogNode& n : below) {
-    Result<VikingUri> child = VikingUri::Parse("viking://" + n.path);
-    if (!child.ok() || !IsAccessible(who, *child)) continue;
-    SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, *child));
-    SKALD_RETURN_IF_ERROR(writer.Rm(who, *child, /*recursive=*/true).status());
-  }
-  return Status::Ok();
-}
-
-}  // namespace
 
 Result<std::string> PackOps::Import(const Identity& who, const PackImportRequest& request) {
   SKALD_ASSIGN_OR_RETURN(Pack pack, ReadUpload(who, request));
@@ -371,15 +384,20 @@ Result<std::string> PackOps::Import(const Identity& who, const PackImportRequest
         .WithDetail("source", source.str())
         .WithDetail("target", target.str());
   }
-  SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, target));
+  // A scope root (a top-level package) is never written itself: its
+  // entries are checked one by one.
+  if (target.depth() > 1) SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, target));
   SKALD_RETURN_IF_ERROR(CheckNotReserved(target));
+  // Everything is checked before anything changes.
+  SKALD_ASSIGN_OR_RETURN(TreePlan plan, PlanTree(who, target, pack, ""));
   SKALD_ASSIGN_OR_RETURN(bool occupied, Occupied(*s_.catalog, who, target));
   if (occupied) {
     if (request.on_conflict == "skip") return target.str();
     if (request.on_conflict == "fail") return Conflict(target);
-    SKALD_RETURN_IF_ERROR(Clear(*s_.catalog, *s_.writer, who, target));
+    SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> old, ToClear(*s_.catalog, who, target));
+    SKALD_RETURN_IF_ERROR(Clear(*s_.writer, who, old));
   }
-  SKALD_RETURN_IF_ERROR(WriteTree(who, target, pack, ""));
+  SKALD_RETURN_IF_ERROR(WriteTree(who, plan));
   return target.str();
 }
 
@@ -403,22 +421,24 @@ Result<std::string> PackOps::Restore(const Identity& who, const PackImportReques
   if (scopes != top_dirs) {
     return Status::InvalidArgument("Backup ovpack scopes do not match entries");
   }
-  std::vector<VikingUri> roots;
+  // Every scope planned, and what an overwrite deletes checked, before
+  // anything changes.
+  std::vector<TreePlan> plans;
+  std::vector<VikingUri> old;
   for (const std::string& scope : scopes) {
     SKALD_ASSIGN_OR_RETURN(VikingUri root, VikingUri::Parse("viking://" + scope));
+    SKALD_ASSIGN_OR_RETURN(TreePlan plan, PlanTree(who, root, pack, scope + "/"));
     SKALD_ASSIGN_OR_RETURN(bool occupied, Occupied(*s_.catalog, who, root));
     if (occupied) {
       if (request.on_conflict == "skip") return std::string("viking://");
       if (request.on_conflict == "fail") return Conflict(root);
+      SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> here, ToClear(*s_.catalog, who, root));
+      old.insert(old.end(), here.begin(), here.end());
     }
-    roots.push_back(std::move(root));
+    plans.push_back(std::move(plan));
   }
-  for (const VikingUri& root : roots) {
-    if (request.on_conflict == "overwrite") {
-      SKALD_RETURN_IF_ERROR(Clear(*s_.catalog, *s_.writer, who, root));
-    }
-    SKALD_RETURN_IF_ERROR(WriteTree(who, root, pack, std::string(root.path()) + "/"));
-  }
+  SKALD_RETURN_IF_ERROR(Clear(*s_.writer, who, old));
+  for (const TreePlan& plan : plans) SKALD_RETURN_IF_ERROR(WriteTree(who, plan));
   return std::string("viking://");
 }
 

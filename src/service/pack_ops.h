@@ -7,22 +7,31 @@
 //
 // Export and backup read the tree (files, sidecars included; relation files
 // left out) and its records into one package in memory, at most
-// kMaxPackBytes of content. Import and restore check the whole package
-// first (nothing is written for a package that fails a check), settle a
-// conflict at the target (on_conflict: fail -> 409, skip -> nothing
-// written, overwrite -> the old tree removed first), then write the files
-// as cp does: each through NodeWriter, with the tree's index jobs (one per
-// namespace root written to) in the first file's transaction (the outbox)
-// and once more at the end. The
-// summaries and vectors are made again by that job (the package's own are
-// not restored, so vector_mode "require" is refused); tags carried in the
-// package's records are given back to the records the job writes.
+// kMaxPackBytes of content. Import and restore check everything first —
+// the whole package (ReadOvpack), then where each entry goes (a plain path
+// the caller may write, not reserved) and, for an overwrite, that the
+// caller may delete what is there — so a refusal changes nothing. Then a
+// conflict at the target is settled (on_conflict: fail -> 409, skip ->
+// nothing written, overwrite -> the old tree removed) and the files are
+// written as cp writes them: each through NodeWriter, with the tree's index
+// jobs (one per namespace root written to) in the first file's transaction
+// (the outbox) and once more at the end. Not atomic as a whole: a crash
+// while the files are written keeps those written (indexed at the next
+// start, as after cp), and after an overwrite the old tree is gone; run the
+// import again with overwrite. The summaries and vectors are made again by
+// the index job (the package's own are not restored, so vector_mode
+// "require" is refused); tags carried in the package's records are given
+// back to the records the job writes. The conflict check is not under the
+// tree's lock: two imports racing to one new target both write into it.
 //
 // Thread safety: safe for concurrent use; everything passed in is borrowed.
 
+#include <map>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "ingest/ovpack.h"
 #include "service/fs_engine.h"
@@ -71,9 +80,19 @@ class PackOps {
   Status Collect(const Identity& who, const VikingUri& root, const std::string& prefix,
                  bool include_vectors, bool root_records, Pack* pack, uint64_t* bytes);
   Result<Pack> ReadUpload(const Identity& who, const PackImportRequest& request);
-  // Writes `entries` whose paths start with `strip` below `target`.
-  Status WriteTree(const Identity& who, const VikingUri& target, const Pack& pack,
-                   std::string_view strip);
+  // Where the entries of `pack` whose paths start with `strip` go below
+  // `target`, every one checked (a plain path, writable, not reserved), and
+  // the tags its records carry, by URI; made before anything is changed.
+  struct TreePlan {
+    VikingUri target;
+    std::vector<VikingUri> dirs;
+    std::vector<std::pair<VikingUri, const PackEntry*>> files;  // entries borrowed from the pack
+    std::map<std::string, std::vector<std::string>> carried;
+  };
+  Result<TreePlan> PlanTree(const Identity& who, const VikingUri& target, const Pack& pack,
+                            std::string_view strip);
+  // Writes the plan's directories and files and queues their index jobs.
+  Status WriteTree(const Identity& who, const TreePlan& plan);
   Status Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard);
 
   PackOpsServices s_;

@@ -9,6 +9,7 @@
 
 #include <fstream>
 
+#include "ingest/ovpack.h"
 #include "tests/api/api_fixture.h"
 
 namespace skald::apitest {
@@ -184,6 +185,37 @@ TEST_F(PackApiTest, BadPackagesAndRequestsAreRefusedAndNothingIsWritten) {
                 .status,
             400);
   ExpectHealthy();
+}
+
+// A package that reads whole but cannot be written (a reserved name inside)
+// changes nothing, overwrite or not: every entry is checked before the old
+// tree is removed.
+TEST_F(PackApiTest, OverwriteWithAPackageThatCannotBeWrittenKeepsTheOldTree) {
+  AddHandbook();
+  Pack pack;
+  pack.root = {"handbook", "viking://resources/handbook", "resources", false, {}};
+  pack.entries = {{"fine.md", false, "# Fine\n"}, {".skald-tmp.x", false, "reserved"}};
+  auto bytes = WriteOvpack(pack);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  Reply r = Import(*bytes, "viking://resources", {{"on_conflict", "overwrite"}});
+  EXPECT_EQ(r.status, 400) << r.raw;
+  EXPECT_EQ(Read("viking://resources/handbook/quokka.md"),
+            "# Quokkas\n\nQuokkas live on Rottnest Island and smile at tourists.\n");
+  EXPECT_EQ(Get("/api/v1/fs/stat?uri=viking://resources/handbook/fine.md").status, 404);
+}
+
+// A top-level package (an export of a whole scope) goes back to viking://.
+TEST_F(PackApiTest, AWholeScopeExportImportsAtTheRoot) {
+  Create("viking://user/default/resources/todo.md", "# Todo\n\nFeed the quokkas.\n");
+  Reply pack = Export("viking://user");
+  ASSERT_EQ(pack.status, 200) << pack.raw;
+  Restart(std::nullopt);
+  Reply under = Import(pack.raw, "viking://resources");
+  EXPECT_EQ(under.status, 400) << under.raw;  // a scope goes to viking:// only
+  Reply imported = Import(pack.raw, "viking://");
+  ASSERT_EQ(imported.status, 200) << imported.raw;
+  EXPECT_EQ(imported.json["result"]["uri"], "viking://user");
+  EXPECT_EQ(Read("viking://user/default/resources/todo.md"), "# Todo\n\nFeed the quokkas.\n");
 }
 
 TEST_F(PackApiTest, OnlyRootAndAdminsMayUseThePackRoutes) {
