@@ -6,15 +6,27 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "server/http_util.h"
 #include "server/routes.h"
 
 namespace skald::server {
 namespace {
 
+// As OpenViking's file responses name it: `filename="..."` for a plain
+// ASCII name, else the RFC 5987 form.
+std::string PackDisposition(const std::string& name) {
+  const bool plain = std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) != 0 || c == '.' || c == '_' || c == '-';
+  });
+  return plain ? "attachment; filename=\"" + name + "\"" : ContentDispositionAttachment(name);
+}
+
 void SendPack(Call& call, Result<Download> pack) {
   if (!pack.ok()) return call.Fail(pack.status());
-  call.SetHeader("Content-Disposition", ContentDispositionAttachment(pack->name));
+  call.SetHeader("Content-Disposition", PackDisposition(pack->name));
   call.Bytes(std::move(pack->bytes), "application/zip");
 }
 

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <filesystem>
 #include <map>
 #include <set>
 
 #include "common/tags.h"
+#include "ingest/import_job.h"
 #include "ingest/ingest_jobs.h"
 #include "ingest/sidecar.h"
 #include "service/resource_ops.h"
@@ -239,7 +241,12 @@ Result<Pack> PackOps::ReadUpload(const Identity& who, const PackImportRequest& r
   }
   ArchiveLimits limits;
   limits.max_total_bytes = kMaxPackBytes;
-  return ReadOvpack(upload.path, limits);
+  Result<Pack> pack = ReadOvpack(upload.path, limits);
+  // The upload is used up, read or refused, as OpenViking's is.
+  std::error_code ec;
+  std::filesystem::remove(upload.path, ec);
+  std::filesystem::remove(upload.path + std::string(kUploadMetaSuffix), ec);
+  return pack;
 }
 
 Result<PackOps::TreePlan> PackOps::PlanTree(const Identity& who, const VikingUri& target,

@@ -57,7 +57,7 @@ TEST_F(PackApiTest, AnExportedTreeImportsElsewhereWithItsFilesAndTags) {
   Reply pack = Export("viking://resources/handbook");
   ASSERT_EQ(pack.status, 200) << pack.raw;
   EXPECT_EQ(pack.Header("Content-Type"), "application/zip");
-  EXPECT_NE(pack.Header("Content-Disposition").find("handbook.ovpack"), std::string::npos);
+  EXPECT_EQ(pack.Header("Content-Disposition"), "attachment; filename=\"handbook.ovpack\"");
   EXPECT_EQ(pack.raw.substr(0, 2), "PK");
 
   Reply imported = Import(pack.raw, "viking://resources/imported/");
@@ -91,6 +91,16 @@ TEST_F(PackApiTest, ConflictsFailSkipOrOverwrite) {
   ASSERT_EQ(pack.status, 200) << pack.raw;
   ASSERT_EQ(Import(pack.raw, "viking://resources/copy").status, 200);
   Create("viking://resources/copy/handbook/extra.md", "# Extra\n");
+
+  // An upload is used up by its import, as OpenViking's is.
+  const std::string id = UploadTemp(pack.raw, "pack.ovpack");
+  ASSERT_EQ(
+      PostJson("/api/v1/pack/import", {{"temp_file_id", id}, {"parent", "viking://resources/one"}})
+          .status,
+      200);
+  Reply reused =
+      PostJson("/api/v1/pack/import", {{"temp_file_id", id}, {"parent", "viking://resources/two"}});
+  EXPECT_EQ(reused.status, 403) << reused.raw;
 
   Reply again = Import(pack.raw, "viking://resources/copy");
   EXPECT_EQ(again.status, 409) << again.raw;
