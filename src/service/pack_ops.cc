@@ -297,6 +297,10 @@ Status PackOps::WriteTree(const Identity& who, const TreePlan& plan) {
   PathLockGuard guard;
   SKALD_RETURN_IF_ERROR(
       Lock({{who.account, std::string(target.path()), PathLockKind::kTree}}, &guard));
+  // Another import may have written here since the conflict was settled:
+  // under the tree's lock the target must still be empty.
+  SKALD_ASSIGN_OR_RETURN(bool occupied, Occupied(*s_.catalog, who, target));
+  if (occupied) return Conflict(target);
   SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(who, target, /*include_self=*/true));
   SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(who, plan.dirs));
   // The index jobs: one for the target when one namespace root holds it

@@ -21,8 +21,10 @@
 // import again with overwrite. The summaries and vectors are made again by
 // the index job (the package's own are not restored, so vector_mode
 // "require" is refused); tags carried in the package's records are given
-// back to the records the job writes. The conflict check is not under the
-// tree's lock: two imports racing to one new target both write into it.
+// back to the records the job writes. Under the target's tree lock the
+// target is checked once more to be empty: of two imports racing to one
+// target, the second is a Conflict (or a lock timeout while the first
+// writes).
 //
 // Thread safety: safe for concurrent use; everything passed in is borrowed.
 
