@@ -41,7 +41,8 @@ TEST_F(FsApiTest, MkdirValidatesBody) {
   Reply missing = PostJson("/api/v1/fs/mkdir", Json::object());
   ASSERT_EQ(missing.status, 400) << missing.raw;
   EXPECT_EQ(missing.Code(), "INVALID_ARGUMENT");
-  EXPECT_EQ(missing.json["error"]["message"], "Invalid request parameters: body.uri: Field required");
+  EXPECT_EQ(missing.json["error"]["message"],
+            "Invalid request parameters: body.uri: Field required");
   EXPECT_EQ(missing.json["error"]["details"]["validation_errors"][0]["loc"],
             Json::array({"body", "uri"}));
   EXPECT_FALSE(missing.json.contains("result"));  // validation errors omit nulls
@@ -143,9 +144,14 @@ TEST_F(FsApiTest, LsHidesDotFilesUnlessAsked) {
   Reply r = Get("/api/v1/fs/ls?simple=1&uri=" + Q(Root()));
   ASSERT_EQ(r.status, 200) << r.raw;
   EXPECT_EQ(r.json["result"], Json::array({Root() + "/shown.md"}));
+  // With hidden files: .hidden.md too, and the directory's summaries once
+  // its index job has written them (waited for: it runs in the background).
+  ASSERT_EQ(PostJson("/api/v1/system/wait", {{"timeout", 60}}).status, 200);
   Reply all = Get("/api/v1/fs/ls?simple=1&show_all_hidden=TRUE&uri=" + Q(Root()));
   ASSERT_EQ(all.status, 200) << all.raw;
-  EXPECT_EQ(all.json["result"].size(), 2u) << all.raw;
+  EXPECT_EQ(all.json["result"], Json::array({Root() + "/.abstract.md", Root() + "/.hidden.md",
+                                             Root() + "/.overview.md", Root() + "/shown.md"}))
+      << all.raw;
 }
 
 TEST_F(FsApiTest, LsLimitAliasWinsAndSortingWorks) {
@@ -185,7 +191,8 @@ TEST_F(FsApiTest, LsRejectsBadParameters) {
 
   Reply no_uri = Get("/api/v1/fs/ls");
   ASSERT_EQ(no_uri.status, 400) << no_uri.raw;
-  EXPECT_EQ(no_uri.json["error"]["message"], "Invalid request parameters: query.uri: Field required");
+  EXPECT_EQ(no_uri.json["error"]["message"],
+            "Invalid request parameters: query.uri: Field required");
 
   Reply missing = Get("/api/v1/fs/ls?uri=" + Q(Root() + "/nope"));
   EXPECT_EQ(missing.status, 404) << missing.raw;
@@ -269,16 +276,16 @@ TEST_F(FsApiTest, RmIsIdempotentAndGuardsDirectories) {
 
 TEST_F(FsApiTest, MvMovesAndReportsFromTo) {
   Create(Root() + "/old.md", "content");
-  Reply r = PostJson("/api/v1/fs/mv",
-                     {{"from_uri", Root() + "/old.md"}, {"to_uri", Root() + "/new.md"}});
+  Reply r =
+      PostJson("/api/v1/fs/mv", {{"from_uri", Root() + "/old.md"}, {"to_uri", Root() + "/new.md"}});
   ASSERT_EQ(r.status, 200) << r.raw;
   EXPECT_EQ(r.json["result"], Json({{"from", Root() + "/old.md"}, {"to", Root() + "/new.md"}}));
   EXPECT_EQ(Get("/api/v1/fs/stat?uri=" + Q(Root() + "/old.md")).status, 404);
   Reply read = Get("/api/v1/content/read?uri=" + Q(Root() + "/new.md"));
   EXPECT_EQ(read.json["result"], "content");
 
-  Reply missing = PostJson("/api/v1/fs/mv",
-                           {{"from_uri", Root() + "/old.md"}, {"to_uri", Root() + "/x.md"}});
+  Reply missing =
+      PostJson("/api/v1/fs/mv", {{"from_uri", Root() + "/old.md"}, {"to_uri", Root() + "/x.md"}});
   EXPECT_EQ(missing.status, 404) << missing.raw;
   Reply no_to = PostJson("/api/v1/fs/mv", {{"from_uri", Root() + "/new.md"}});
   ASSERT_EQ(no_to.status, 400) << no_to.raw;
@@ -302,12 +309,14 @@ TEST_F(FsApiTest, ListingAndSearchLimitsHaveCeilings) {
   expect(Get("/api/v1/fs/ls?abs_limit=4097&uri=" + uri), 400);
   expect(Get("/api/v1/fs/tree?level_limit=32&node_limit=10000&uri=" + uri), 200);
   expect(Get("/api/v1/fs/tree?level_limit=33&uri=" + uri), 400);
-  expect(PostJson("/api/v1/search/grep", {{"uri", Root()}, {"pattern", "x"}, {"node_limit", 10001}}),
-         400);
+  expect(
+      PostJson("/api/v1/search/grep", {{"uri", Root()}, {"pattern", "x"}, {"node_limit", 10001}}),
+      400);
   expect(PostJson("/api/v1/search/grep", {{"uri", Root()}, {"pattern", "x"}, {"level_limit", 33}}),
          400);
-  expect(PostJson("/api/v1/search/grep", {{"uri", Root()}, {"pattern", "x"}, {"node_limit", nullptr}}),
-         200);
+  expect(
+      PostJson("/api/v1/search/grep", {{"uri", Root()}, {"pattern", "x"}, {"node_limit", nullptr}}),
+      200);
   expect(PostJson("/api/v1/search/glob", {{"pattern", "*"}, {"node_limit", 1000000}}), 400);
   expect(PostJson("/api/v1/search/glob", {{"pattern", "*"}, {"node_limit", 10000}}), 200);
   Reply over = Get("/api/v1/fs/ls?node_limit=10001&uri=" + uri);
