@@ -33,11 +33,8 @@ constexpr std::string_view kManifestPath = "_ovpack/manifest.json";
 constexpr std::string_view kRecordsPath = "_ovpack/index_records.jsonl";
 constexpr std::string_view kDensePath = "_ovpack/dense.f32";
 
-// JSON text as OpenViking writes it: keys sorted (nlohmann's objects are
-// ordered maps), UTF-8 kept raw; `indent` -1 = compact, no spaces.
-std::string Dump(const Json& j, int indent = -1) {
-  return j.dump(indent, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
-}
+// JSON is written with DumpJson (common/json_util.h) as OpenViking writes
+// it: keys sorted (nlohmann's objects are ordered maps), UTF-8 kept raw.
 
 Status Invalid(std::string message) { return Status::InvalidArgument(std::move(message)); }
 
@@ -363,7 +360,7 @@ Status CheckContent(const Json& manifest, const std::map<std::string, Json>& ent
                     {"sha256", AsciiLower(e["sha256"].get<std::string>())},
                     {"size", e["size"]}});
   }
-  if (Sha256Hex(Dump(list)) != AsciiLower(digest->get<std::string>())) {
+  if (Sha256Hex(DumpJson(list)) != AsciiLower(digest->get<std::string>())) {
     return Invalid("ovpack manifest content_sha256 mismatch");
   }
   for (const auto& [path, e] : entries) {
@@ -570,7 +567,7 @@ std::string OvpackContentSha256(const std::vector<PackEntry>& entries) {
   for (const auto& [path, e] : files) {
     list.push_back({{"path", path}, {"sha256", Sha256Hex(e->bytes)}, {"size", e->bytes.size()}});
   }
-  return Sha256Hex(Dump(list));
+  return Sha256Hex(DumpJson(list));
 }
 
 Result<std::string> WriteOvpack(const Pack& pack) {
@@ -603,7 +600,7 @@ Result<std::string> WriteOvpack(const Pack& pack) {
       floats.append(reinterpret_cast<const char*>(r.vector.data()), r.vector.size() * 4);
       ++vectors;
     }
-    lines += Dump(j);
+    lines += DumpJson(j);
     lines += '\n';
   }
   Json root = {{"name", base}, {"uri", pack.root.uri}, {"scope", pack.root.scope}};
@@ -643,7 +640,7 @@ Result<std::string> WriteOvpack(const Pack& pack) {
   SKALD_RETURN_IF_ERROR(zip.Dir(internal));
   SKALD_RETURN_IF_ERROR(zip.File(base + "/" + std::string(kRecordsPath), lines));
   if (vectors > 0) SKALD_RETURN_IF_ERROR(zip.File(base + "/" + std::string(kDensePath), floats));
-  SKALD_RETURN_IF_ERROR(zip.File(base + "/" + std::string(kManifestPath), Dump(manifest, 2)));
+  SKALD_RETURN_IF_ERROR(zip.File(base + "/" + std::string(kManifestPath), DumpJson(manifest, 2)));
   return zip.Finish();
 }
 

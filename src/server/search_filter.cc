@@ -44,8 +44,7 @@ Result<std::string> UriValue(const Json& v) {
   if (!uri.starts_with("viking://")) {
     uri = "viking://" + uri.substr(std::min(uri.find_first_not_of('/'), uri.size()));
   }
-  while (uri.size() > 9 && uri.back() == '/') uri.pop_back();
-  return uri;
+  return std::string(UriTrimTrailingSlashes(uri));
 }
 
 // The N of "para": "-d=N" (or ["-d=N"]), clamped to [-1, 50]; -1 without.
@@ -69,23 +68,13 @@ Result<int> DepthParameter(const Json& cond) {
 // Subtrees that lie in one of `a` and in one of `b` (both any-of).
 std::vector<FindRequest::Subtree> Both(const std::vector<FindRequest::Subtree>& a,
                                        const std::vector<FindRequest::Subtree>& b) {
-  auto in = [](const std::string& outer, const std::string& inner) {
-    return inner == outer || (inner.starts_with(outer) && inner[outer.size()] == '/');
-  };
   std::vector<FindRequest::Subtree> out;
   for (const auto& x : a) {
     for (const auto& y : b) {
-      const bool y_in_x = in(x.uri, y.uri);
-      if (!y_in_x && !in(y.uri, x.uri)) continue;
-      const auto& deep = y_in_x ? y : x;
-      const auto& shallow = y_in_x ? x : y;
-      const int k = UriDepth(deep.uri) - UriDepth(shallow.uri);
-      if (shallow.max_depth >= 0 && shallow.max_depth < k) continue;
-      int depth = deep.max_depth;
-      if (shallow.max_depth >= 0) {
-        depth = depth < 0 ? shallow.max_depth - k : std::min(depth, shallow.max_depth - k);
+      if (std::optional<UriSpan> part =
+              IntersectSpans({x.uri, 0, x.max_depth}, {y.uri, 0, y.max_depth})) {
+        out.push_back({std::move(part->uri), part->max_depth});
       }
-      out.push_back({deep.uri, depth});
     }
   }
   return out;

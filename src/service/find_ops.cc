@@ -57,43 +57,6 @@ Status AppendPeerScopes(const Identity& who, const VikingUri& scope, Catalog& ca
   return Status::Ok();
 }
 
-// The part of scope `a` inside `b` (b.min_depth is 0), or nullopt: scopes
-// nest or are apart, so the part is the deeper one, its depths narrowed to
-// what both allow.
-std::optional<UriScope> Intersect(const UriScope& a, const FindRequest::Subtree& b) {
-  const int da = UriDepth(a.uri), db = UriDepth(b.uri);
-  auto within = [](std::string_view outer, std::string_view inner) {
-    return inner == outer ||
-           (inner.starts_with(outer) && (outer.ends_with("://") || inner[outer.size()] == '/'));
-  };
-  // Depths below the deeper URI that each side allows (-1 = unlimited).
-  int min = 0, max = -1;
-  UriScope out;
-  if (within(a.uri, b.uri)) {  // b is in a
-    const int k = db - da;
-    if (a.max_depth >= 0 && a.max_depth < k) return std::nullopt;
-    out.uri = b.uri;
-    min = std::max(a.min_depth - k, 0);
-    max = a.max_depth < 0
-              ? b.max_depth
-              : (b.max_depth < 0 ? a.max_depth - k : std::min(a.max_depth - k, b.max_depth));
-  } else if (within(b.uri, a.uri)) {  // a is in b
-    const int k = da - db;
-    if (b.max_depth >= 0 && b.max_depth < k) return std::nullopt;
-    out.uri = a.uri;
-    min = a.min_depth;
-    max = b.max_depth < 0
-              ? a.max_depth
-              : (a.max_depth < 0 ? b.max_depth - k : std::min(a.max_depth, b.max_depth - k));
-  } else {
-    return std::nullopt;
-  }
-  if (max >= 0 && min > max) return std::nullopt;
-  out.min_depth = min;
-  out.max_depth = max;
-  return out;
-}
-
 }  // namespace
 
 std::vector<UriScope> WithinSubtrees(const std::vector<UriScope>& scopes,
@@ -101,7 +64,10 @@ std::vector<UriScope> WithinSubtrees(const std::vector<UriScope>& scopes,
   std::vector<UriScope> out;
   for (const UriScope& a : scopes) {
     for (const FindRequest::Subtree& b : within) {
-      if (std::optional<UriScope> part = Intersect(a, b)) out.push_back(std::move(*part));
+      if (std::optional<UriSpan> part =
+              IntersectSpans({a.uri, a.min_depth, a.max_depth}, {b.uri, 0, b.max_depth})) {
+        out.push_back({std::move(part->uri), part->min_depth, part->max_depth});
+      }
     }
   }
   return out;

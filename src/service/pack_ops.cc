@@ -47,11 +47,17 @@ Status Conflict(const VikingUri& at) {
       .WithDetail("resource", at.str());
 }
 
-// `rel` joined below `base` ("" stays `base`).
-std::string Join(std::string_view base, std::string_view rel) {
-  if (base.empty()) return std::string(rel);
-  if (rel.empty()) return std::string(base);
-  return fmt::format("{}/{}", base, rel);
+// The children of `uri` that `who` may see.
+Result<std::vector<VikingUri>> VisibleChildren(Catalog& catalog, const Identity& who,
+                                               const VikingUri& uri) {
+  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> below,
+                         catalog.ListSubtree(who.account, uri.path(), 1));
+  std::vector<VikingUri> out;
+  for (const CatalogNode& n : below) {
+    Result<VikingUri> child = VikingUri::Parse(UriOfPath(n.path));
+    if (child.ok() && IsAccessible(who, *child)) out.push_back(std::move(*child));
+  }
+  return out;
 }
 
 // Whether `uri` holds something `who` can see: a scope root when it has a
@@ -62,13 +68,8 @@ Result<bool> Occupied(Catalog& catalog, const Identity& who, const VikingUri& ur
     SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, catalog.Get(who.account, uri.path()));
     return node.has_value() && IsAccessible(who, uri);
   }
-  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> below,
-                         catalog.ListSubtree(who.account, uri.path(), 1));
-  for (const CatalogNode& n : below) {
-    Result<VikingUri> child = VikingUri::Parse("viking://" + n.path);
-    if (child.ok() && IsAccessible(who, *child)) return true;
-  }
-  return false;
+  SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> children, VisibleChildren(catalog, who, uri));
+  return !children.empty();
 }
 
 // What an overwrite of `uri` deletes: `uri` itself, or for a scope root
@@ -80,12 +81,7 @@ Result<std::vector<VikingUri>> ToClear(Catalog& catalog, const Identity& who,
   if (uri.depth() > 1) {
     out.push_back(uri);
   } else {
-    SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> below,
-                           catalog.ListSubtree(who.account, uri.path(), 1));
-    for (const CatalogNode& n : below) {
-      Result<VikingUri> child = VikingUri::Parse("viking://" + n.path);
-      if (child.ok() && IsAccessible(who, *child)) out.push_back(std::move(*child));
-    }
+    SKALD_ASSIGN_OR_RETURN(out, VisibleChildren(catalog, who, uri));
   }
   for (const VikingUri& u : out) SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, u));
   return out;
@@ -105,15 +101,15 @@ Status PackOps::Lock(const std::vector<PathLockRequest>& requests, PathLockGuard
 }
 
 Status PackOps::Collect(const Identity& who, const VikingUri& root, const std::string& prefix,
-                        bool include_vectors, bool root_records, Pack* pack, uint64_t* bytes) {
+                        bool include_vectors, Pack* pack, uint64_t* bytes) {
   const std::string& account = who.account;
   SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> nodes,
                          s_.catalog->ListSubtree(account, root.path(), 0));
   for (const CatalogNode& node : nodes) {
-    Result<VikingUri> uri = VikingUri::Parse("viking://" + node.path);
+    Result<VikingUri> uri = VikingUri::Parse(UriOfPath(node.path));
     if (!uri.ok() || !IsAccessible(who, *uri) || IsRelationFile(uri->name())) continue;
     const std::string rel =
-        Join(prefix, std::string_view(node.path).substr(root.path().size() + 1));
+        JoinPath(prefix, std::string_view(node.path).substr(root.path().size() + 1));
     SKALD_RETURN_IF_ERROR(CheckPackRelPath(rel));
     PackEntry entry{rel, node.is_dir, ""};
     if (!node.is_dir) {
@@ -127,6 +123,7 @@ Status PackOps::Collect(const Identity& who, const VikingUri& root, const std::s
     }
     pack->entries.push_back(std::move(entry));
   }
+  // (Only records of `root` and below.)
   SKALD_ASSIGN_OR_RETURN(std::vector<Record> records,
                          s_.catalog->GetRecordsUnder(account, root.str()));
   if (include_vectors && !records.empty()) {
@@ -139,11 +136,10 @@ Status PackOps::Collect(const Identity& who, const VikingUri& root, const std::s
     Result<VikingUri> uri = VikingUri::Parse(r.uri);
     if (!uri.ok() || !IsAccessible(who, *uri)) continue;
     const bool is_root = uri->str() == root.str();
-    if (is_root && !root_records) continue;
-    if (!is_root && !root.Contains(*uri)) continue;
     PackRecord out;
-    out.path =
-        is_root ? prefix : Join(prefix, std::string_view(uri->str()).substr(root.str().size() + 1));
+    out.path = is_root
+                   ? prefix
+                   : JoinPath(prefix, std::string_view(uri->str()).substr(root.str().size() + 1));
     out.is_dir = r.level != 2;
     out.level = r.level;
     if (out.is_dir) out.text = r.abstract;
@@ -193,7 +189,7 @@ Result<Download> PackOps::Export(const Identity& who, std::string_view uri_text,
   Pack pack;
   pack.root = {std::string(uri.name()), uri.str(), std::string(ScopeOf(uri)), false, {}};
   uint64_t bytes = 0;
-  SKALD_RETURN_IF_ERROR(Collect(who, uri, "", include_vectors, true, &pack, &bytes));
+  SKALD_RETURN_IF_ERROR(Collect(who, uri, "", include_vectors, &pack, &bytes));
   if (include_vectors) pack.embedding = s_.embedding;
   SKALD_ASSIGN_OR_RETURN(std::string zip, WriteOvpack(pack));
   return Download{pack.root.name + ".ovpack", std::move(zip)};
@@ -207,12 +203,11 @@ Result<Download> PackOps::Backup(const Identity& who, bool include_vectors) {
   for (std::string_view scope : kPackScopes) {
     pack.root.scopes.emplace_back(scope);
     pack.entries.push_back({std::string(scope), true, ""});
-    SKALD_ASSIGN_OR_RETURN(VikingUri root, VikingUri::Parse(fmt::format("viking://{}", scope)));
+    SKALD_ASSIGN_OR_RETURN(VikingUri root, VikingUri::Parse(UriOfPath(scope)));
     SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node,
                            s_.catalog->Get(who.account, root.path()));
     if (!node) continue;
-    SKALD_RETURN_IF_ERROR(
-        Collect(who, root, std::string(scope), include_vectors, true, &pack, &bytes));
+    SKALD_RETURN_IF_ERROR(Collect(who, root, std::string(scope), include_vectors, &pack, &bytes));
   }
   if (include_vectors) pack.embedding = s_.embedding;
   SKALD_ASSIGN_OR_RETURN(std::string zip, WriteOvpack(pack));
@@ -437,7 +432,7 @@ Result<std::string> PackOps::Restore(const Identity& who, const PackImportReques
   std::vector<TreePlan> plans;
   std::vector<VikingUri> old;
   for (const std::string& scope : scopes) {
-    SKALD_ASSIGN_OR_RETURN(VikingUri root, VikingUri::Parse("viking://" + scope));
+    SKALD_ASSIGN_OR_RETURN(VikingUri root, VikingUri::Parse(UriOfPath(scope)));
     SKALD_ASSIGN_OR_RETURN(TreePlan plan, PlanTree(who, root, pack, scope + "/"));
     SKALD_ASSIGN_OR_RETURN(bool occupied, Occupied(*s_.catalog, who, root));
     if (occupied) {

@@ -78,9 +78,10 @@ class PackOps {
 
  private:
   // The visible tree under `root` (entries prefixed by `prefix`) and its
-  // records, appended to `pack`; `bytes` counts the content taken.
+  // records, the root's own included, appended to `pack`; `bytes` counts the
+  // content taken.
   Status Collect(const Identity& who, const VikingUri& root, const std::string& prefix,
-                 bool include_vectors, bool root_records, Pack* pack, uint64_t* bytes);
+                 bool include_vectors, Pack* pack, uint64_t* bytes);
   Result<Pack> ReadUpload(const Identity& who, const PackImportRequest& request);
   // Where the entries of `pack` whose paths start with `strip` go below
   // `target`, every one checked (a plain path, writable, not reserved), and

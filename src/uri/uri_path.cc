@@ -47,6 +47,23 @@ bool UriWithin(std::string_view uri, std::string_view base) {
   return uri.size() == base.size() || uri[base.size()] == '/';
 }
 
+std::optional<UriSpan> IntersectSpans(const UriSpan& a, const UriSpan& b) {
+  const bool b_in_a = UriWithin(b.uri, a.uri);
+  if (!b_in_a && !UriWithin(a.uri, b.uri)) return std::nullopt;
+  const UriSpan& deep = b_in_a ? b : a;
+  const UriSpan& shallow = b_in_a ? a : b;
+  // The shallow span's depths, counted from the deeper URI, are k less.
+  const int k = UriDepth(deep.uri) - UriDepth(shallow.uri);
+  if (shallow.max_depth >= 0 && shallow.max_depth < k) return std::nullopt;
+  UriSpan out{deep.uri, std::max({deep.min_depth, shallow.min_depth - k, 0}), deep.max_depth};
+  if (shallow.max_depth >= 0) {
+    out.max_depth =
+        out.max_depth < 0 ? shallow.max_depth - k : std::min(out.max_depth, shallow.max_depth - k);
+  }
+  if (out.max_depth >= 0 && out.min_depth > out.max_depth) return std::nullopt;
+  return out;
+}
+
 std::string UriOfPath(std::string_view path) {
   std::string out = "viking://";
   out += path;

@@ -12,6 +12,7 @@
 // Thread safety: pure functions.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,19 @@ std::string_view UriParent(std::string_view uri);
 // without a path ("viking://") contains every URI of its scheme. Trailing
 // slashes of either are ignored.
 bool UriWithin(std::string_view uri, std::string_view base);
+
+// The URIs `min_depth`..`max_depth` segments below `uri` (0 = `uri` itself;
+// a negative max_depth = unlimited).
+struct UriSpan {
+  std::string uri;
+  int min_depth = 0;
+  int max_depth = -1;
+};
+
+// The URIs in both spans: when one span's URI lies within the other's
+// (UriWithin), the span at the deeper URI with the depths both allow;
+// nullopt when they share none.
+std::optional<UriSpan> IntersectSpans(const UriSpan& a, const UriSpan& b);
 
 // ---- URI paths without scheme ("resources/a/b") ----
 

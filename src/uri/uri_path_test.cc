@@ -70,5 +70,43 @@ TEST(UriPathTest, IndexesSessionArchivesThroughTheirExcerptsOnly) {
   EXPECT_FALSE(IsSessionExcerptName("excerpt_12.txt"));
 }
 
+TEST(UriPathTest, IntersectSpansKeepsTheDeeperUriAndTheDepthsBothAllow) {
+  auto both = [](UriSpan a, UriSpan b) {
+    std::optional<UriSpan> ab = IntersectSpans(a, b), ba = IntersectSpans(b, a);
+    EXPECT_EQ(ab.has_value(), ba.has_value());  // symmetric
+    if (ab && ba) {
+      EXPECT_EQ(ab->uri, ba->uri);
+      EXPECT_EQ(ab->min_depth, ba->min_depth);
+      EXPECT_EQ(ab->max_depth, ba->max_depth);
+    }
+    return ab;
+  };
+  // A whole subtree and one inside it: the inner one.
+  auto r = both({"viking://r", 0, -1}, {"viking://r/a", 0, 1});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->uri, "viking://r/a");
+  EXPECT_EQ(r->min_depth, 0);
+  EXPECT_EQ(r->max_depth, 1);
+  // Children of r (depth 1..1) and the subtree of r/a: r/a itself only.
+  r = both({"viking://r", 1, 1}, {"viking://r/a", 0, -1});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->uri, "viking://r/a");
+  EXPECT_EQ(r->min_depth, 0);
+  EXPECT_EQ(r->max_depth, 0);
+  // Two levels below r reach r/a/b's children at most one level down.
+  r = both({"viking://r", 2, 3}, {"viking://r/a/b", 0, -1});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->min_depth, 0);
+  EXPECT_EQ(r->max_depth, 1);
+  // Too shallow to reach, beside each other, or depths that exclude each other.
+  EXPECT_FALSE(both({"viking://r", 0, 1}, {"viking://r/a/b", 0, -1}));
+  EXPECT_FALSE(both({"viking://r/a", 0, -1}, {"viking://r/ab", 0, -1}));
+  EXPECT_FALSE(both({"viking://r/a", 2, -1}, {"viking://r/a", 0, 1}));
+  // The scheme's root holds every URI.
+  r = both({"viking://", 0, -1}, {"viking://r", 0, 2});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->uri, "viking://r");
+}
+
 }  // namespace
 }  // namespace skald
