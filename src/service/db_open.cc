@@ -17,6 +17,7 @@
 #include "session/memory_hook.h"
 #include "session/search_hints.h"
 #include "storage/reconcile.h"
+#include "storage/tree_swap.h"
 
 namespace skald {
 namespace {
@@ -107,6 +108,10 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
     recover.repair = true;
     recover.rehash_modified_since_ns =
         started && ParseInt64(*started, &started_ns) ? started_ns - kMtimeSlackNs : 0;
+    // Tree swaps (pack imports) committed before the crash are finished
+    // first: reconcile's leftover sweep would take their staging areas.
+    SKALD_ASSIGN_OR_RETURN(uint64_t swaps, RecoverTreeSwaps(*db->content_));
+    (void)swaps;
     SKALD_ASSIGN_OR_RETURN(ReconcileReport report,
                            Reconcile(*db->content_, *db->catalog_, recover));
     recovered = report.issues;
@@ -321,7 +326,7 @@ Status DbImpl::StartBackground() {
   packs.catalog = catalog_.get();
   packs.content = content_.get();
   packs.nodes = nodes_.get();
-  packs.writer = writer_.get();
+  packs.indexes = indexes_.get();
   packs.locks = &locks_;
   packs.runner = runner_.get();
   packs.maintenance_mu = &maintenance_mu_;

@@ -23,7 +23,7 @@ constexpr std::array<std::string_view, 9> kCreatableExtensions = {
     ".md", ".txt", ".json", ".yaml", ".yml", ".toml", ".py", ".js", ".ts"};
 
 // Name prefix the content store uses for its temporary files.
-constexpr std::string_view kReservedPrefix = ".skald-tmp.";
+constexpr std::string_view kReservedPrefix = kTempNamePrefix;
 
 bool HasCreatableExtension(std::string_view name) {
   for (std::string_view ext : kCreatableExtensions) {

@@ -1,17 +1,21 @@
 #include "service/pack_ops.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <map>
 #include <set>
 
+#include "common/hash.h"
 #include "common/tags.h"
 #include "ingest/import_job.h"
 #include "ingest/ingest_jobs.h"
 #include "ingest/sidecar.h"
 #include "service/resource_ops.h"
+#include "storage/tree_swap.h"
 #include "uri/access.h"
 #include "uri/uri_path.h"
 
@@ -85,13 +89,6 @@ Result<std::vector<VikingUri>> ToClear(Catalog& catalog, const Identity& who,
   }
   for (const VikingUri& u : out) SKALD_RETURN_IF_ERROR(CheckDeleteAccess(who, u));
   return out;
-}
-
-Status Clear(FsWriter& writer, const Identity& who, const std::vector<VikingUri>& uris) {
-  for (const VikingUri& u : uris) {
-    SKALD_RETURN_IF_ERROR(writer.Rm(who, u, /*recursive=*/true).status());
-  }
-  return Status::Ok();
 }
 
 }  // namespace
@@ -249,6 +246,7 @@ Result<PackOps::TreePlan> PackOps::PlanTree(const Identity& who, const VikingUri
   TreePlan plan;
   plan.target = target;
   std::vector<VikingUri>& dirs = plan.dirs;
+  std::set<std::string> dir_paths;
   auto& files = plan.files;
   for (const PackEntry& e : pack.entries) {
     if (!std::string_view(e.path).starts_with(strip)) continue;
@@ -264,9 +262,13 @@ Result<PackOps::TreePlan> PackOps::PlanTree(const Identity& who, const VikingUri
     SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, uri));
     SKALD_RETURN_IF_ERROR(CheckNotReserved(uri));
     if (IsRelationFile(uri.name())) continue;
-    if (e.is_dir) {
-      dirs.push_back(std::move(uri));
-    } else if (!IsSidecarName(uri.name())) {  // the index job writes its own
+    // Every directory on the way, listed in the package or implied.
+    for (VikingUri up = e.is_dir ? uri : uri.Parent(); up.depth() > target.depth();
+         up = up.Parent()) {
+      if (!dir_paths.insert(std::string(up.path())).second) break;
+      dirs.push_back(up);
+    }
+    if (!e.is_dir && !IsSidecarName(uri.name())) {  // the index job writes its own
       files.emplace_back(std::move(uri), &e);
     }
   }
@@ -286,70 +288,171 @@ Result<PackOps::TreePlan> PackOps::PlanTree(const Identity& who, const VikingUri
   return plan;
 }
 
-Status PackOps::WriteTree(const Identity& who, const TreePlan& plan) {
+std::vector<JobSpec> PackOps::IndexJobs(const Identity& who, const TreePlan& plan) const {
+  std::vector<JobSpec> jobs;
+  if (!s_.indexing) return jobs;
+  // One for the target when one namespace root holds it (resources/x),
+  // else one per namespace root the files are in (a restore of `user`:
+  // each user's memories, resources, session archives, ...).
   const VikingUri& target = plan.target;
-  const auto& files = plan.files;
+  std::set<std::string> roots;
+  const int target_root = NamespaceRootDepth(target.path());
+  if (target_root > 0 && static_cast<size_t>(target_root) <= target.depth()) {
+    roots.emplace(target.path());
+  } else {
+    for (const auto& [uri, entry] : plan.files) {
+      const int depth = NamespaceRootDepth(uri.path());
+      if (depth <= 0) continue;  // never indexed (live sessions)
+      const auto& segments = uri.segments();
+      const size_t keep = std::max<size_t>(static_cast<size_t>(depth), target.depth());
+      std::string root;
+      for (size_t i = 0; i < keep && i < segments.size(); ++i) {
+        root += (i ? "/" : "") + segments[i];
+      }
+      roots.insert(std::move(root));
+    }
+  }
+  for (const std::string& root : roots) {
+    if (auto job = IndexJobFor(who, root, JobKind::kIndex, kJobPriorityInteractive)) {
+      jobs.push_back(WithCarriedTags(std::move(*job), plan.carried));
+    }
+  }
+  return jobs;
+}
+
+Result<bool> PackOps::SwapIn(const Identity& who, const std::vector<TreePlan>& plans,
+                             std::string_view on_conflict) {
+  std::vector<PathLockRequest> locks;
+  for (const TreePlan& plan : plans) {
+    locks.push_back({who.account, std::string(plan.target.path()), PathLockKind::kTree});
+  }
   PathLockGuard guard;
-  SKALD_RETURN_IF_ERROR(
-      Lock({{who.account, std::string(target.path()), PathLockKind::kTree}}, &guard));
-  // Another import may have written here since the conflict was settled:
-  // under the tree's lock the target must still be empty.
-  SKALD_ASSIGN_OR_RETURN(bool occupied, Occupied(*s_.catalog, who, target));
-  if (occupied) return Conflict(target);
-  SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(who, target, /*include_self=*/true));
-  SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(who, plan.dirs));
-  // The index jobs: one for the target when one namespace root holds it
-  // (resources/x), else one per namespace root the files are in (a restore
-  // of `user`: each user's memories, resources, session archives, ...).
-  std::vector<JobSpec> index_jobs;
-  if (s_.indexing) {
-    std::set<std::string> roots;
-    const int target_root = NamespaceRootDepth(target.path());
-    if (target_root > 0 && static_cast<size_t>(target_root) <= target.depth()) {
-      roots.emplace(target.path());
-    } else {
-      for (const auto& [uri, entry] : files) {
-        const int depth = NamespaceRootDepth(uri.path());
-        if (depth <= 0) continue;  // never indexed (live sessions)
-        const auto& segments = uri.segments();
-        const size_t keep = std::max<size_t>(static_cast<size_t>(depth), target.depth());
-        std::string root;
-        for (size_t i = 0; i < keep && i < segments.size(); ++i) {
-          root += (i ? "/" : "") + segments[i];
-        }
-        roots.insert(std::move(root));
+  SKALD_RETURN_IF_ERROR(Lock(locks, &guard));
+  // The conflict is settled under the targets' locks: of two imports
+  // racing to one target, the second finds the first's tree. What an
+  // overwrite removes is checked (delete access) before anything changes.
+  std::vector<VikingUri> old;
+  for (const TreePlan& plan : plans) {
+    SKALD_ASSIGN_OR_RETURN(bool occupied, Occupied(*s_.catalog, who, plan.target));
+    if (!occupied) continue;
+    if (on_conflict == "skip") return false;
+    if (on_conflict != "overwrite") return Conflict(plan.target);
+    SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> here, ToClear(*s_.catalog, who, plan.target));
+    old.insert(old.end(), here.begin(), here.end());
+  }
+  // The directories the trees go into (a scope root is one).
+  for (const TreePlan& plan : plans) {
+    SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(
+        who, plan.target, /*include_self=*/plan.target.depth() == 1));
+  }
+
+  // The new trees are staged out of sight and swapped in as one unit
+  // (storage/tree_swap.h): a crash leaves every old tree or every new one.
+  // Each target is one tree, or for a scope root each child it gets.
+  SKALD_ASSIGN_OR_RETURN(std::unique_ptr<TreeSwap> swap,
+                         TreeSwap::Begin(s_.content, who.account));
+  std::map<std::string, size_t> items;  // target path -> swap target
+  // Where a planned URI is staged: its item (added on first sight) and the
+  // path below the item's root.
+  auto staged_at = [&](const TreePlan& plan, const VikingUri& uri) -> std::string {
+    const size_t item_depth = std::max<size_t>(plan.target.depth(), 2);
+    std::string item_path;
+    for (size_t i = 0; i < item_depth; ++i) {
+      item_path += (i ? "/" : "") + uri.segments()[i];
+    }
+    auto [it, added] = items.emplace(item_path, 0);
+    if (added) it->second = swap->AddTarget(item_path, /*staged=*/true);
+    const std::string_view rel =
+        std::string_view(uri.path()).substr(std::min(uri.path().size(), item_path.size() + 1));
+    return swap->StagedPath(it->second, rel);
+  };
+  std::vector<std::string> staged_dirs;
+  std::vector<std::string> staged_files;
+  std::vector<const PackEntry*> file_entries;
+  std::vector<CatalogNode> upserts;
+  std::vector<JobSpec> jobs;
+  for (const TreePlan& plan : plans) {
+    if (plan.target.depth() > 1) staged_dirs.push_back(staged_at(plan, plan.target));
+    for (const VikingUri& dir : plan.dirs) staged_dirs.push_back(staged_at(plan, dir));
+    for (const auto& [uri, entry] : plan.files) {
+      staged_files.push_back(staged_at(plan, uri));
+      file_entries.push_back(entry);
+    }
+    std::vector<JobSpec> index = IndexJobs(who, plan);
+    jobs.insert(jobs.end(), index.begin(), index.end());
+  }
+  // What an overwrite removes and no new tree replaces.
+  for (const VikingUri& u : old) {
+    if (items.count(std::string(u.path()))) continue;
+    swap->AddTarget(std::string(u.path()), /*staged=*/false);
+    if (!s_.indexing) continue;
+    if (auto refresh = IndexJobFor(who, u.path(), JobKind::kRefresh, kJobPriorityInteractive)) {
+      jobs.push_back(std::move(*refresh));
+    }
+  }
+  // Parents before children (a directory's path is a prefix of its children's).
+  std::sort(staged_dirs.begin(), staged_dirs.end());
+  staged_dirs.erase(std::unique(staged_dirs.begin(), staged_dirs.end()), staged_dirs.end());
+  SKALD_RETURN_IF_ERROR(s_.content->MakeDirs(who.account, staged_dirs));
+  std::vector<ContentStore::FileWrite> writes;
+  for (size_t i = 0; i < staged_files.size(); ++i) {
+    writes.push_back({staged_files[i], file_entries[i]->bytes});
+  }
+  SKALD_ASSIGN_OR_RETURN(std::vector<ContentAttr> attrs,
+                         WriteFilesOnTwoThreads(s_.content, who.account, writes));
+  SKALD_RETURN_IF_ERROR(swap->Commit());
+  // From here on the new trees are there, crash or not: a failure leaves
+  // the rest to recovery at the next open.
+  if (Status applied = swap->Apply(); !applied.ok()) {
+    s_.nodes->MarkNeedsRecovery();
+    return applied;
+  }
+  // The catalog follows in one transaction: the old nodes and their records
+  // go, the new nodes come with the index jobs (the outbox).
+  std::vector<std::string> deletes;
+  for (const auto& [path, item] : items) deletes.push_back(path);
+  for (const VikingUri& u : old) deletes.emplace_back(u.path());
+  for (const TreePlan& plan : plans) {
+    std::vector<VikingUri> dirs = plan.dirs;
+    if (plan.target.depth() > 1) dirs.push_back(plan.target);
+    for (const VikingUri& dir : dirs) {
+      Result<ContentAttr> attr = s_.content->Stat(who.account, dir.path());
+      if (!attr.ok()) {
+        s_.nodes->MarkNeedsRecovery();
+        return attr.status();
       }
-    }
-    for (const std::string& root : roots) {
-      if (auto job = IndexJobFor(who, root, JobKind::kIndex, kJobPriorityInteractive)) {
-        index_jobs.push_back(WithCarriedTags(std::move(*job), plan.carried));
-      }
-    }
-  }
-  bool job_queued = false;
-  for (const auto& [uri, entry] : files) {
-    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> existing,
-                           s_.catalog->Get(who.account, uri.path()));
-    if (existing && existing->is_dir) {
-      return Status::FailedPrecondition(
-          fmt::format("cannot write the file {}: a directory is there", uri.str()));
-    }
-    std::vector<JobSpec> jobs;
-    if (!job_queued) jobs = index_jobs;
-    SKALD_ASSIGN_OR_RETURN(CatalogNode stored,
-                           s_.nodes->StoreFile(who, uri, entry->bytes, existing, jobs));
-    (void)stored;
-    if (!jobs.empty()) {
-      job_queued = true;
-      s_.runner->queue()->Notify();
+      CatalogNode n;
+      n.path = std::string(dir.path());
+      n.is_dir = true;
+      n.mtime_ns = n.ctime_ns = attr->mtime_ns;
+      upserts.push_back(std::move(n));
     }
   }
-  // Once more at the end (a tree job covers its files), as cp does.
-  for (const JobSpec& job : index_jobs) {
-    SKALD_ASSIGN_OR_RETURN(Job queued, s_.runner->queue()->Enqueue(job));
-    (void)queued;
+  size_t f = 0;
+  for (const TreePlan& plan : plans) {
+    for (const auto& [uri, entry] : plan.files) {
+      CatalogNode n;
+      n.path = std::string(uri.path());
+      n.size = entry->bytes.size();
+      n.mtime_ns = n.ctime_ns = attrs[f++].mtime_ns;
+      n.hash = Sha256Hex(entry->bytes);
+      upserts.push_back(std::move(n));
+    }
   }
-  return Status::Ok();
+  // Parents before children, as the catalog expects them.
+  std::sort(upserts.begin(), upserts.end(),
+            [](const CatalogNode& a, const CatalogNode& b) { return a.path < b.path; });
+  if (Status recorded = s_.catalog->Apply(who.account, upserts, deletes, jobs); !recorded.ok()) {
+    s_.nodes->MarkNeedsRecovery();  // the content changed, the catalog did not
+    return recorded;
+  }
+  if (Status finished = swap->Finish(); !finished.ok()) {
+    spdlog::warn("could not remove a pack import's staging area: {}", finished.ToString());
+  }
+  if (!jobs.empty()) s_.runner->queue()->Notify();
+  // Search stops returning the old records now, not at the next catch-up.
+  SKALD_RETURN_IF_ERROR(s_.indexes->CatchUpIndexes());
+  return true;
 }
 
 Result<std::string> PackOps::Import(const Identity& who, const PackImportRequest& request) {
@@ -396,14 +499,10 @@ Result<std::string> PackOps::Import(const Identity& who, const PackImportRequest
   SKALD_RETURN_IF_ERROR(CheckNotReserved(target));
   // Everything is checked before anything changes.
   SKALD_ASSIGN_OR_RETURN(TreePlan plan, PlanTree(who, target, pack, ""));
-  SKALD_ASSIGN_OR_RETURN(bool occupied, Occupied(*s_.catalog, who, target));
-  if (occupied) {
-    if (request.on_conflict == "skip") return target.str();
-    if (request.on_conflict == "fail") return Conflict(target);
-    SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> old, ToClear(*s_.catalog, who, target));
-    SKALD_RETURN_IF_ERROR(Clear(*s_.writer, who, old));
-  }
-  SKALD_RETURN_IF_ERROR(WriteTree(who, plan));
+  std::vector<TreePlan> plans;
+  plans.push_back(std::move(plan));
+  SKALD_ASSIGN_OR_RETURN(bool written, SwapIn(who, plans, request.on_conflict));
+  (void)written;  // skipped or not, the answer names the target
   return target.str();
 }
 
@@ -427,24 +526,16 @@ Result<std::string> PackOps::Restore(const Identity& who, const PackImportReques
   if (scopes != top_dirs) {
     return Status::InvalidArgument("Backup ovpack scopes do not match entries");
   }
-  // Every scope planned, and what an overwrite deletes checked, before
-  // anything changes.
+  // Every scope planned before anything changes; the conflict is settled
+  // and the trees swapped in as one unit (SwapIn).
   std::vector<TreePlan> plans;
-  std::vector<VikingUri> old;
   for (const std::string& scope : scopes) {
     SKALD_ASSIGN_OR_RETURN(VikingUri root, VikingUri::Parse(UriOfPath(scope)));
     SKALD_ASSIGN_OR_RETURN(TreePlan plan, PlanTree(who, root, pack, scope + "/"));
-    SKALD_ASSIGN_OR_RETURN(bool occupied, Occupied(*s_.catalog, who, root));
-    if (occupied) {
-      if (request.on_conflict == "skip") return std::string("viking://");
-      if (request.on_conflict == "fail") return Conflict(root);
-      SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> here, ToClear(*s_.catalog, who, root));
-      old.insert(old.end(), here.begin(), here.end());
-    }
     plans.push_back(std::move(plan));
   }
-  SKALD_RETURN_IF_ERROR(Clear(*s_.writer, who, old));
-  for (const TreePlan& plan : plans) SKALD_RETURN_IF_ERROR(WriteTree(who, plan));
+  SKALD_ASSIGN_OR_RETURN(bool written, SwapIn(who, plans, request.on_conflict));
+  (void)written;
   return std::string("viking://");
 }
 

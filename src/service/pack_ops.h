@@ -9,22 +9,17 @@
 // left out) and its records into one package in memory, at most
 // kMaxPackBytes of content. Import and restore check everything first —
 // the whole package (ReadOvpack), then where each entry goes (a plain path
-// the caller may write, not reserved) and, for an overwrite, that the
-// caller may delete what is there — so a refusal changes nothing. Then a
-// conflict at the target is settled (on_conflict: fail -> 409, skip ->
-// nothing written, overwrite -> the old tree removed) and the files are
-// written as cp writes them: each through NodeWriter, with the tree's index
-// jobs (one per namespace root written to) in the first file's transaction
-// (the outbox) and once more at the end. Not atomic as a whole: a crash
-// while the files are written keeps those written (indexed at the next
-// start, as after cp), and after an overwrite the old tree is gone; run the
-// import again with overwrite. The summaries and vectors are made again by
-// the index job (the package's own are not restored, so vector_mode
-// "require" is refused); tags carried in the package's records are given
-// back to the records the job writes. Under the target's tree lock the
-// target is checked once more to be empty: of two imports racing to one
-// target, the second is a Conflict (or a lock timeout while the first
-// writes).
+// the caller may write, not reserved) — and then, under the targets' tree
+// locks, settle a conflict (on_conflict: fail -> 409, skip -> nothing
+// written, overwrite -> the old tree replaced, after checking that the
+// caller may delete it). The new trees are staged out of sight and swapped
+// in as one unit (storage/tree_swap.h): a crash at any point leaves every
+// old tree or every new one, never a mix and never neither. The catalog
+// follows in one transaction with the trees' index jobs (one per namespace
+// root written to). The summaries and vectors are made again by the index
+// job (the package's own are not restored, so vector_mode "require" is
+// refused); tags carried in the package's records are given back to the
+// records the job writes.
 //
 // Thread safety: safe for concurrent use; everything passed in is borrowed.
 
@@ -35,6 +30,7 @@
 #include <utility>
 #include <vector>
 
+#include "ingest/index_catch_up.h"
 #include "ingest/ovpack.h"
 #include "service/fs_engine.h"
 #include "service/uri_resolver.h"
@@ -56,7 +52,7 @@ struct PackOpsServices {
   Catalog* catalog = nullptr;
   ContentStore* content = nullptr;
   NodeWriter* nodes = nullptr;
-  FsWriter* writer = nullptr;
+  IndexCatchUp* indexes = nullptr;
   PathLockManager* locks = nullptr;
   JobRunner* runner = nullptr;
   std::shared_mutex* maintenance_mu = nullptr;
@@ -94,8 +90,13 @@ class PackOps {
   };
   Result<TreePlan> PlanTree(const Identity& who, const VikingUri& target, const Pack& pack,
                             std::string_view strip);
-  // Writes the plan's directories and files and queues their index jobs.
-  Status WriteTree(const Identity& who, const TreePlan& plan);
+  // The index jobs of a planned tree, with the tags its records carried.
+  std::vector<JobSpec> IndexJobs(const Identity& who, const TreePlan& plan) const;
+  // Settles the conflict at each plan's target (`on_conflict`) and swaps
+  // the planned trees in as one unit with their index jobs; false when
+  // "skip" left everything as it was.
+  Result<bool> SwapIn(const Identity& who, const std::vector<TreePlan>& plans,
+                      std::string_view on_conflict);
   Status Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard);
 
   PackOpsServices s_;

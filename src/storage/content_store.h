@@ -48,6 +48,11 @@ Status MarkContentChanged(Status st);
 // True when a failed call's change may be visible (see kContentChangedDetail).
 bool ContentChangedDespiteError(const Status& st);
 
+// Names that start with this are the store's own temporary files and
+// staging areas (storage/tree_swap.h): Scan never reports them and
+// CleanLeftovers removes them. No URI may hold such a segment.
+inline constexpr std::string_view kTempNamePrefix = ".skald-tmp.";
+
 // Errors never name a host path (they may reach API clients); a full disk
 // is DiskFullError (common/env.h).
 class ContentStore {
@@ -128,6 +133,12 @@ class ContentStore {
   // excluded), parents before children. Leftover temporary files are not
   // reported.
   virtual Result<std::vector<ContentEntry>> Scan(std::string_view account) = 0;
+
+  // The names in directory `path` ("" = the account root) as they are
+  // stored, temporary ones included (recovery looks for what an interrupted
+  // process left). NotFound when the directory does not exist.
+  virtual Result<std::vector<std::string>> ListStoredNames(std::string_view account,
+                                                           std::string_view path) = 0;
 
   // Accounts that have a content directory.
   virtual Result<std::vector<std::string>> ListAccounts() = 0;

@@ -27,7 +27,7 @@
 namespace skald {
 namespace {
 
-constexpr std::string_view kTempPrefix = ".skald-tmp.";
+constexpr std::string_view kTempPrefix = kTempNamePrefix;
 
 std::string ParentDir(const std::string& path) {
   size_t slash = path.find_last_of('/');
@@ -278,6 +278,13 @@ class LocalContentStore final : public ContentStore {
     SKALD_RETURN_IF_ERROR(root.status());
     SKALD_RETURN_IF_ERROR(ScanDir(base, "", &out));
     return out;
+  }
+
+  Result<std::vector<std::string>> ListStoredNames(std::string_view account,
+                                                   std::string_view path) override {
+    SKALD_ASSIGN_OR_RETURN(std::vector<std::string> names, env_->ListDir(FsPath(account, path)));
+    std::sort(names.begin(), names.end());
+    return names;
   }
 
   Result<std::vector<std::string>> ListAccounts() override {
