@@ -73,7 +73,8 @@ void AddPackCommands(CLI::App& app,
         ->check(CLI::IsMember({"fail", "overwrite", "skip"}))
         ->capture_default_str();
     sub->add_option("--vector-mode", a->request.vector_mode,
-                    "auto or recompute: vectors are made again ('require' is refused)")
+                    "auto: reuse the package's vectors when this embedder made them; "
+                    "recompute: embed again; require: reuse or refuse")
         ->check(CLI::IsMember({"auto", "recompute", "require"}))
         ->capture_default_str();
   };

@@ -62,12 +62,6 @@ ContextType ContextTypeOf(std::string_view path) {
   return uri->context_type();
 }
 
-// Text of a directory record as OpenViking embeds it: the directory named in
-// a frontmatter block, then the body.
-std::string DirectoryEmbeddingText(std::string_view uri, std::string_view body) {
-  return fmt::format("---\ndirectory: {}/\n---\n\n{}", uri, body);
-}
-
 // The summarizer of the node at `path`: the model's for resources and
 // skills when there is one (SemanticIndexerOptions::model_summarizer).
 Summarizer* SummarizerFor(std::string_view path, Summarizer* base, Summarizer* model) {
@@ -93,6 +87,18 @@ bool IsGenerated(const Sidecar& sidecar) {
 }
 
 }  // namespace
+
+std::string DirectoryEmbeddingText(std::string_view uri, std::string_view body) {
+  return fmt::format("---\ndirectory: {}/\n---\n\n{}", uri, body);
+}
+
+std::string FileEmbeddingText(std::string_view name, std::string_view bytes,
+                              int64_t max_input_tokens) {
+  std::string text(TokenBudgetPrefix(bytes, max_input_tokens));
+  if (text.size() < bytes.size()) text += kTruncatedMarker;
+  if (Trim(text).empty()) text = std::string(name);
+  return text;
+}
 
 Status SemanticIndexerOptions::Validate() const {
   if (max_input_tokens < 16) return Status::InvalidArgument("max_input_tokens must be >= 16");
@@ -259,9 +265,7 @@ Result<IndexStats> SemanticIndexer::Reembed(std::string_view account, std::vecto
         ++stats.skipped_files;
         continue;
       }
-      text = std::string(TokenBudgetPrefix(*bytes, options_.max_input_tokens));
-      if (text.size() < bytes->size()) text += kTruncatedMarker;
-      if (Trim(text).empty()) text = std::string(BaseName(path));
+      text = FileEmbeddingText(BaseName(path), *bytes, options_.max_input_tokens);
       source_hash = Sha256Hex(*bytes);
       ++stats.files;
     } else {
@@ -336,9 +340,7 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
       out->summary_terms.keys = TermStatistics::KeysOf(out->summary);
     }
   }
-  out->text = std::string(TokenBudgetPrefix(bytes, options_.max_input_tokens));
-  if (out->text.size() < bytes.size()) out->text += kTruncatedMarker;
-  if (Trim(out->text).empty()) out->text = name;
+  out->text = FileEmbeddingText(name, bytes, options_.max_input_tokens);
   out->hash = lent ? lent->sha256_hex : Sha256Hex(bytes);
 }
 

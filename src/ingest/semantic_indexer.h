@@ -117,6 +117,15 @@ struct TreeChanges {
   std::vector<std::string> removed;          // nodes removed (their records with them)
 };
 
+// The text embedded for a directory record: the directory named in a
+// frontmatter block (as OpenViking embeds it), then the L0 or L1 body.
+std::string DirectoryEmbeddingText(std::string_view uri, std::string_view body);
+// The text embedded for the file `name` holding `bytes` (text, see
+// LooksLikeText): its first max_input_tokens, marked when cut; the name
+// when it holds nothing but space.
+std::string FileEmbeddingText(std::string_view name, std::string_view bytes,
+                              int64_t max_input_tokens);
+
 // Progress label for the task's `stage`, e.g. "embedding 120/400".
 using IndexProgress = std::function<void(std::string_view stage)>;
 

@@ -335,6 +335,8 @@ Status DbImpl::StartBackground() {
     packs.embedding = {options_.embedder->provider(), options_.embedder->model(),
                        options_.embedder->Dimension()};
   }
+  packs.embedder = options_.embedder.get();
+  packs.max_input_tokens = options_.embedding_max_input_tokens;
   packs.lock_timeout_ms = options_.lock_timeout_ms;
   packs_ = std::make_unique<PackOps>(std::move(packs));
   OpsSources ops;

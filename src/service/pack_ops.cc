@@ -13,7 +13,9 @@
 #include "common/tags.h"
 #include "ingest/import_job.h"
 #include "ingest/ingest_jobs.h"
+#include "ingest/semantic_indexer.h"
 #include "ingest/sidecar.h"
+#include "ingest/source_import.h"
 #include "service/resource_ops.h"
 #include "storage/tree_swap.h"
 #include "uri/access.h"
@@ -226,11 +228,6 @@ Result<Pack> PackOps::ReadUpload(const Identity& who, const PackImportRequest& r
                     request.vector_mode));
   }
   SKALD_ASSIGN_OR_RETURN(UploadRef upload, FindUpload(s_.workspace, who, request.temp_file_id));
-  if (request.vector_mode == "require") {
-    return Status::InvalidArgument(
-        "vector_mode 'require' cannot be met: Skald does not restore packaged vectors, it embeds "
-        "imported content again (use auto or recompute)");
-  }
   ArchiveLimits limits;
   limits.max_total_bytes = kMaxPackBytes;
   Result<Pack> pack = ReadOvpack(upload.path, limits);
@@ -245,6 +242,7 @@ Result<PackOps::TreePlan> PackOps::PlanTree(const Identity& who, const VikingUri
                                             const Pack& pack, std::string_view strip) {
   TreePlan plan;
   plan.target = target;
+  plan.strip = std::string(strip);
   std::vector<VikingUri>& dirs = plan.dirs;
   std::set<std::string> dir_paths;
   auto& files = plan.files;
@@ -286,6 +284,76 @@ Result<PackOps::TreePlan> PackOps::PlanTree(const Identity& who, const VikingUri
         std::move(normalized);
   }
   return plan;
+}
+
+Result<bool> PackOps::ReuseVectors(const Pack& pack, std::string_view vector_mode) const {
+  if (vector_mode == "recompute") return false;
+  // OpenViking's reasons, in its order; "auto" embeds again instead.
+  auto cannot = [&](Status why) -> Result<bool> {
+    if (vector_mode == "require") return why;
+    return false;
+  };
+  if (!s_.indexing || s_.embedder == nullptr) {
+    return cannot(Status::InvalidArgument("Vector restore requires a writable vector store"));
+  }
+  if (!pack.embedding) {
+    return cannot(
+        Status::InvalidArgument("ovpack package does not contain a dense vector snapshot"));
+  }
+  const size_t missing = std::count_if(pack.records.begin(), pack.records.end(),
+                                       [](const PackRecord& r) { return r.vector.empty(); });
+  if (missing > 0) {
+    return cannot(Status::InvalidArgument("ovpack dense vector snapshot is incomplete")
+                      .WithDetail("missing_record_count", std::to_string(missing)));
+  }
+  const PackEmbedding& packed = *pack.embedding;
+  const char* mismatch = packed.provider != s_.embedder->provider() ? "embedding provider mismatch"
+                         : packed.model != s_.embedder->model()     ? "embedding model mismatch"
+                         : packed.dimensions != s_.embedder->Dimension()
+                             ? "embedding dimensions mismatch"
+                             : nullptr;
+  if (mismatch != nullptr) {
+    return cannot(Status::InvalidArgument(
+                      "ovpack dense vector snapshot is incompatible with current embedding config")
+                      .WithDetail("reason", mismatch));
+  }
+  return true;
+}
+
+Status PackOps::SeedVectors(const Identity& who, const Pack& pack,
+                            const std::vector<TreePlan>& plans) {
+  // The built-in embedder is not cached: it makes the same vectors again.
+  if (s_.embedder == nullptr || !s_.embedder->worth_caching()) return Status::Ok();
+  std::map<std::string_view, const PackEntry*> files;
+  for (const PackEntry& e : pack.entries) {
+    if (!e.is_dir) files.emplace(e.path, &e);
+  }
+  std::vector<std::string> hashes;
+  std::vector<std::vector<float>> vectors;
+  for (const TreePlan& plan : plans) {
+    const std::string& strip = plan.strip;
+    for (const PackRecord& r : pack.records) {
+      if (!r.path.starts_with(strip) && r.path + "/" != strip) continue;
+      const std::string_view rel =
+          r.path.size() >= strip.size() ? std::string_view(r.path).substr(strip.size()) : "";
+      const std::string uri =
+          rel.empty() ? plan.target.str() : fmt::format("{}/{}", plan.target.str(), rel);
+      std::string text;
+      if (r.level == 2 && !r.is_dir) {
+        auto file = files.find(r.path);
+        if (file == files.end() || !LooksLikeText(file->second->bytes)) continue;
+        text = FileEmbeddingText(BaseName(uri), file->second->bytes, s_.max_input_tokens);
+      } else if (!r.text.empty()) {
+        text = DirectoryEmbeddingText(uri, r.text);
+      } else {
+        continue;
+      }
+      hashes.push_back(Sha256Hex(text));
+      vectors.push_back(r.vector);
+    }
+  }
+  if (hashes.empty()) return Status::Ok();
+  return s_.catalog->PutCachedEmbeddings(who.account, s_.embedder->Name(), hashes, vectors);
 }
 
 std::vector<JobSpec> PackOps::IndexJobs(const Identity& who, const TreePlan& plan) const {
@@ -342,15 +410,14 @@ Result<bool> PackOps::SwapIn(const Identity& who, const std::vector<TreePlan>& p
   }
   // The directories the trees go into (a scope root is one).
   for (const TreePlan& plan : plans) {
-    SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(
-        who, plan.target, /*include_self=*/plan.target.depth() == 1));
+    SKALD_RETURN_IF_ERROR(
+        s_.nodes->EnsureDirectories(who, plan.target, /*include_self=*/plan.target.depth() == 1));
   }
 
   // The new trees are staged out of sight and swapped in as one unit
   // (storage/tree_swap.h): a crash leaves every old tree or every new one.
   // Each target is one tree, or for a scope root each child it gets.
-  SKALD_ASSIGN_OR_RETURN(std::unique_ptr<TreeSwap> swap,
-                         TreeSwap::Begin(s_.content, who.account));
+  SKALD_ASSIGN_OR_RETURN(std::unique_ptr<TreeSwap> swap, TreeSwap::Begin(s_.content, who.account));
   std::map<std::string, size_t> items;  // target path -> swap target
   // Where a planned URI is staged: its item (added on first sight) and the
   // path below the item's root.
@@ -501,6 +568,8 @@ Result<std::string> PackOps::Import(const Identity& who, const PackImportRequest
   SKALD_ASSIGN_OR_RETURN(TreePlan plan, PlanTree(who, target, pack, ""));
   std::vector<TreePlan> plans;
   plans.push_back(std::move(plan));
+  SKALD_ASSIGN_OR_RETURN(bool reuse, ReuseVectors(pack, request.vector_mode));
+  if (reuse) SKALD_RETURN_IF_ERROR(SeedVectors(who, pack, plans));
   SKALD_ASSIGN_OR_RETURN(bool written, SwapIn(who, plans, request.on_conflict));
   (void)written;  // skipped or not, the answer names the target
   return target.str();
@@ -534,6 +603,8 @@ Result<std::string> PackOps::Restore(const Identity& who, const PackImportReques
     SKALD_ASSIGN_OR_RETURN(TreePlan plan, PlanTree(who, root, pack, scope + "/"));
     plans.push_back(std::move(plan));
   }
+  SKALD_ASSIGN_OR_RETURN(bool reuse, ReuseVectors(pack, request.vector_mode));
+  if (reuse) SKALD_RETURN_IF_ERROR(SeedVectors(who, pack, plans));
   SKALD_ASSIGN_OR_RETURN(bool written, SwapIn(who, plans, request.on_conflict));
   (void)written;
   return std::string("viking://");

@@ -16,10 +16,14 @@
 // in as one unit (storage/tree_swap.h): a crash at any point leaves every
 // old tree or every new one, never a mix and never neither. The catalog
 // follows in one transaction with the trees' index jobs (one per namespace
-// root written to). The summaries and vectors are made again by the index
-// job (the package's own are not restored, so vector_mode "require" is
-// refused); tags carried in the package's records are given back to the
-// records the job writes.
+// root written to), which make the summaries again. Vectors: with
+// vector_mode "auto" or "require" and a package made with this workspace's
+// embedder (provider, model, dimensions), the packaged vectors go into the
+// embedding cache under the texts the new records are embedded from, so the
+// index job reuses them ("require" refuses a package whose vectors cannot
+// be reused); with "recompute", or under "auto" otherwise, it embeds again.
+// Tags carried in the package's records are given back to the records the
+// job writes.
 //
 // Thread safety: safe for concurrent use; everything passed in is borrowed.
 
@@ -32,6 +36,7 @@
 
 #include "ingest/index_catch_up.h"
 #include "ingest/ovpack.h"
+#include "model/embedder.h"
 #include "service/fs_engine.h"
 #include "service/uri_resolver.h"
 #include "skald/db.h"
@@ -56,8 +61,10 @@ struct PackOpsServices {
   PathLockManager* locks = nullptr;
   JobRunner* runner = nullptr;
   std::shared_mutex* maintenance_mu = nullptr;
-  bool indexing = false;    // false without an embedder: no index jobs
-  PackEmbedding embedding;  // the workspace's embedder, for exported vectors
+  bool indexing = false;            // false without an embedder: no index jobs
+  PackEmbedding embedding;          // the workspace's embedder, for exported vectors
+  Embedder* embedder = nullptr;     // null without one; its cache takes packaged vectors
+  int64_t max_input_tokens = 4096;  // of the texts the embedder is given
   int lock_timeout_ms = 5000;
 };
 
@@ -84,12 +91,22 @@ class PackOps {
   // the tags its records carry, by URI; made before anything is changed.
   struct TreePlan {
     VikingUri target;
+    std::string strip;  // the prefix of the package paths planned
     std::vector<VikingUri> dirs;
     std::vector<std::pair<VikingUri, const PackEntry*>> files;  // entries borrowed from the pack
     std::map<std::string, std::vector<std::string>> carried;
   };
   Result<TreePlan> PlanTree(const Identity& who, const VikingUri& target, const Pack& pack,
                             std::string_view strip);
+  // Whether the package's vectors are reused (vector_mode): false for
+  // "recompute" or, under "auto", when they cannot be; under "require" the
+  // reason they cannot be is an InvalidArgument.
+  Result<bool> ReuseVectors(const Pack& pack, std::string_view vector_mode) const;
+  // Puts the package's vectors into the embedding cache under the texts
+  // the planned trees' records will be embedded from (their new URIs), so
+  // that the index jobs take them instead of embedding again — as long as
+  // a text is what the package's vector was made from.
+  Status SeedVectors(const Identity& who, const Pack& pack, const std::vector<TreePlan>& plans);
   // The index jobs of a planned tree, with the tags its records carried.
   std::vector<JobSpec> IndexJobs(const Identity& who, const TreePlan& plan) const;
   // Settles the conflict at each plan's target (`on_conflict`) and swaps

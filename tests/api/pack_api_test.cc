@@ -182,8 +182,17 @@ TEST_F(PackApiTest, BadPackagesAndRequestsAreRefusedAndNothingIsWritten) {
   EXPECT_EQ(removed.status, 400) << removed.raw;
   EXPECT_NE(removed.raw.find("vectorize"), std::string::npos);
   EXPECT_NE(removed.raw.find("force"), std::string::npos);
+  // "require" needs the package's vectors: refused without them, taken
+  // with them (made by this server's embedder).
   Reply require = Import(pack.raw, "viking://resources/v", {{"vector_mode", "require"}});
   EXPECT_EQ(require.status, 400) << require.raw;
+  EXPECT_NE(require.raw.find("does not contain a dense vector snapshot"), std::string::npos)
+      << require.raw;
+  Reply with_vectors = PostJson(
+      "/api/v1/pack/export", {{"uri", "viking://resources/handbook"}, {"include_vectors", true}});
+  ASSERT_EQ(with_vectors.status, 200) << with_vectors.raw;
+  Reply required = Import(with_vectors.raw, "viking://resources/v", {{"vector_mode", "require"}});
+  EXPECT_EQ(required.status, 200) << required.raw;
   Reply scope = Import(pack.raw, "viking://agent/skills");
   EXPECT_EQ(scope.status, 400) << scope.raw;
 

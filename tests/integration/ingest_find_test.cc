@@ -517,9 +517,9 @@ class ProviderTest : public ::testing::Test {
     config_.circuit_breaker.max_reset_timeout = std::chrono::milliseconds(600);
   }
 
-  Result<std::unique_ptr<Db>> Open(bool with_reranker) {
+  Result<std::unique_ptr<Db>> Open(bool with_reranker, const std::string& workspace = "ws") {
     DbOptions options;
-    options.workspace = tmp_.Sub("ws");
+    options.workspace = tmp_.Sub(workspace);
     options.sync_writes = false;
     auto embedder = NewEmbedder(config_);
     if (!embedder.ok()) return embedder.status();
@@ -574,6 +574,87 @@ TEST_F(ProviderTest, IngestionAndFindUseTheConfiguredEmbedderInBatches) {
   again.wait = true;
   ASSERT_TRUE((*db)->AddResource(Root(), again).ok());
   EXPECT_EQ(CountPath("/v1/embeddings"), 5);
+}
+
+// A package exported with its vectors and imported where the same embedder
+// is configured: the files' vectors are taken from the package, not
+// embedded again (vector_mode auto or require); "recompute" embeds them;
+// "require" refuses a package made with another model.
+TEST_F(ProviderTest, PackagedVectorsAreReusedWhenTheEmbedderMatches) {
+  std::string package;
+  {
+    auto db = Open(/*with_reranker=*/false, "source");
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    ImportWaiting(**db, tmp_.Sub("docs"));
+    auto exported = (*db)->ExportPack(Root(), "viking://resources/docs", /*include_vectors=*/true);
+    ASSERT_TRUE(exported.ok()) << exported.status().ToString();
+    package = std::move(exported->bytes);
+  }
+  // The texts sent to the embedder since request `from`.
+  auto embedded_since = [&](size_t from) {
+    std::vector<std::string> texts;
+    const auto requests = server_.requests();
+    for (size_t i = from; i < requests.size(); ++i) {
+      if (requests[i].path != "/v1/embeddings") continue;
+      for (const auto& input : requests[i].body["input"]) texts.push_back(input);
+    }
+    return texts;
+  };
+  auto file_texts = [](const std::vector<std::string>& texts) {
+    int n = 0;
+    for (const std::string& t : texts) {
+      for (const char* start : {"# Key rotation", "# Password policy", "# Backups",
+                                "Deployments run", "\"\"\"Command line"}) {
+        n += t.rfind(start, 0) == 0;
+      }
+    }
+    return n;
+  };
+  auto import = [&](Db& db, const std::string& parent, const std::string& mode) -> Status {
+    auto upload = db.TempUpload(Root(), "docs.ovpack", package);
+    if (!upload.ok()) return upload.status();
+    PackImportRequest request;
+    request.temp_file_id = *upload;
+    request.parent = parent;
+    request.vector_mode = mode;
+    auto imported = db.ImportPack(Root(), request);
+    if (!imported.ok()) return imported.status();
+    return db.WaitIdle(60000);
+  };
+  {
+    // A fresh workspace (nothing cached) that recomputes: the files are
+    // embedded.
+    auto fresh = Open(/*with_reranker=*/false, "recomputed");
+    ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+    const size_t before = server_.requests().size();
+    Status recomputed = import(**fresh, "viking://resources/recompute", "recompute");
+    ASSERT_TRUE(recomputed.ok()) << recomputed.ToString();
+    EXPECT_EQ(file_texts(embedded_since(before)), 5);
+  }
+  auto db = Open(/*with_reranker=*/false, "target");
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  for (const std::string mode : {"require", "auto"}) {
+    SCOPED_TRACE(mode);
+    const size_t before = server_.requests().size();
+    Status imported = import(**db, "viking://resources/" + mode, mode);
+    ASSERT_TRUE(imported.ok()) << imported.ToString();
+    EXPECT_EQ(file_texts(embedded_since(before)), 0);
+    auto hits = (*db)->Find(Root(), Query("nightly backups object storage"));
+    ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+    EXPECT_TRUE(Contains(Uris(hits->resources), "viking://resources/" + mode +
+                                                    "/docs/ops/backups.md"));
+  }
+
+  config_.model = "other-embed";
+  auto other = Open(/*with_reranker=*/false, "other");
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  Status refused = import(**other, "viking://resources/x", "require");
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << refused.ToString();
+  EXPECT_NE(refused.message().find("incompatible"), std::string::npos) << refused.ToString();
+  ASSERT_FALSE(refused.details().empty());
+  EXPECT_EQ(refused.details().back().second, "embedding model mismatch");
+  Status automatic = import(**other, "viking://resources/x", "auto");
+  EXPECT_TRUE(automatic.ok()) << automatic.ToString();
 }
 
 TEST_F(ProviderTest, AccountsNeverShareTheEmbeddingCache) {
