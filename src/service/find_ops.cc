@@ -108,14 +108,16 @@ Result<FindResult> Finder::RunFind(const Identity& who, const FindRequest& reque
   }
   // Scopes: the targets, narrowed to what the caller may see (uri/access.h
   // VisibleSubtrees). They become the candidate filter of every index
-  // search, so other users' spaces are never candidates; a target the
-  // caller cannot see adds nothing, as a missing one would.
+  // search, so other users' spaces are never candidates. A target the
+  // caller may not see at all is refused (as OpenViking does), by its URI
+  // alone.
   std::vector<VikingUri> targets;
   if (request.target_uris.empty()) {
     targets = DefaultTargets(who, request.context_types);
   } else {
     for (const std::string& text : request.target_uris) {
       SKALD_ASSIGN_OR_RETURN(VikingUri target, resolver_->ParseOnly(who, text));
+      SKALD_RETURN_IF_ERROR(CheckReadAccess(who, target));
       if (target.is_root()) {
         for (VikingUri& scope : PublicScopes()) targets.push_back(std::move(scope));
       } else {

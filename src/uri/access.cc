@@ -71,8 +71,9 @@ bool CanSeeOwned(const Identity& who, std::string_view account, std::string_view
 
 Status CheckReadAccess(const Identity& who, const VikingUri& uri) {
   if (IsAccessible(who, uri)) return Status::Ok();
-  // As if absent: the body a missing path gets, whatever is stored there.
-  return AbsentStatus(uri);
+  // Decided by the URI alone (whose space, which namespace), never by what
+  // is stored there: the answer is the same whether the path exists.
+  return Denied(uri, "Access denied for " + uri.str());
 }
 
 Status CheckWriteAccess(const Identity& who, const VikingUri& uri) {

@@ -5,11 +5,12 @@
 // The service layer applies it to every Db operation through UriResolver
 // (service/uri_resolver.h); sessions use the same functions.
 //
-// Invisible data answers as if it were absent: Check*Access return the same
-// NotFound a missing path gets (AbsentStatus), never a "forbidden" that would
-// tell a caller another user's space is there. Accounts never share data
-// (every store is partitioned by account), so the rules here are about users
-// inside the caller's account.
+// Invisible data is refused by the URI alone: Check*Access return
+// PermissionDenied "Access denied for <uri>" (as OpenViking does) before
+// anything is looked up, so the answer is the same whether the path exists
+// and tells a caller nothing the URI did not already say. Accounts never
+// share data (every store is partitioned by account), so the rules here are
+// about users inside the caller's account.
 //
 // Thread safety: pure functions.
 
@@ -57,15 +58,16 @@ bool CanSeeOwned(const Identity& who, std::string_view account, std::string_view
 // claimable only by the user who made them.
 bool IsOwner(const Identity& who, std::string_view account, std::string_view user);
 
-// The NotFound a missing path gets, and an invisible one too:
-// "File not found: <uri>" with details {type: file, resource: <uri>}.
+// The NotFound a missing path gets: "File not found: <uri>" with details
+// {type: file, resource: <uri>}.
 Status AbsentStatus(const VikingUri& uri);
 
-// Ok when `who` may read `uri`, else AbsentStatus(uri) (NotFound).
+// Ok when `who` may read `uri`, else PermissionDenied "Access denied for
+// <uri>" (detail "resource").
 Status CheckReadAccess(const Identity& who, const VikingUri& uri);
 
 // Ok when `who` may create or modify `uri` (mkdir, write, mv target): first
-// CheckReadAccess (NotFound when invisible), then the namespace must accept
+// CheckReadAccess (PermissionDenied when invisible), then the namespace must accept
 // writes. Refused for every role: `viking://`, `viking://user`,
 // `viking://agent`, `viking://session/...` and legacy agent ids (agent/{x}
 // other than skills/endpoints/tools/payments, with a hint to use
@@ -85,7 +87,7 @@ bool HoldsOtherPeers(const Identity& who, const VikingUri& uri);
 // reindex) on a subtree that HoldsOtherPeers; Ok otherwise.
 Status CheckSubtreeAccess(const Identity& who, const VikingUri& uri);
 
-// Ok when `uri` may be deleted by `who`: first CheckReadAccess (NotFound when
+// Ok when `uri` may be deleted by `who`: first CheckReadAccess (denied when
 // invisible), then CheckSubtreeAccess; never `viking://`, `viking://user`, `viking://agent`; non-ROOT
 // callers cannot delete `viking://resources`, their own `viking://user/{uid}`
 // root or `viking://temp`. Legacy agent trees stay deletable (as in

@@ -101,9 +101,9 @@ TEST(AccessTest, AnActorPeerSeesNoOtherPeersSpace) {
     EXPECT_TRUE(VisibleSubtrees(who, U("viking://user/alice/peers/bot2/resources")).empty());
     EXPECT_EQ(VisibleSubtrees(who, U("viking://user/alice/peers/bot1")).size(), 1u);
     EXPECT_EQ(CheckReadAccess(who, U("viking://user/alice/peers/bot2/a.md")).code(),
-              StatusCode::kNotFound);
+              StatusCode::kPermissionDenied);
     EXPECT_EQ(CheckWriteAccess(who, U("viking://user/alice/peers/bot2/a.md")).code(),
-              StatusCode::kNotFound);
+              StatusCode::kPermissionDenied);
   }
 }
 
@@ -121,29 +121,30 @@ TEST(AccessTest, LegacySessionUrisAreNeverWritable) {
   EXPECT_NE(s.message().find("viking://session/s1"), std::string::npos) << s.message();
 }
 
-TEST(AccessTest, InvisibleAnswersExactlyAsAbsent) {
+TEST(AccessTest, InvisibleIsDeniedByTheUriAlone) {
   Identity alice = AccessCaller("alice", Role::kUser);
   VikingUri bobs = U("viking://user/bob/memories");
-  Status absent = AbsentStatus(bobs);
-  EXPECT_EQ(absent.code(), StatusCode::kNotFound);
-  EXPECT_EQ(absent.message(), "File not found: viking://user/bob/memories");
-  EXPECT_EQ(absent.details(), (std::vector<Status::Detail>{
-                                  {"type", "file"}, {"resource", "viking://user/bob/memories"}}));
-  // Reading, writing and deleting in bob's space all answer what a missing
-  // path answers: no "forbidden" that would tell bob's space is there.
+  // Reading, writing and deleting in bob's space are "Access denied" (as
+  // OpenViking answers), decided by the URI: nothing here looks at what is
+  // stored, so the answer is the same whether bob's space exists.
   for (const Status& s : {CheckReadAccess(alice, bobs), CheckWriteAccess(alice, bobs),
                           CheckDeleteAccess(alice, bobs)}) {
-    EXPECT_EQ(s.code(), StatusCode::kNotFound) << s.ToString();
-    EXPECT_EQ(s.message(), absent.message());
-    EXPECT_EQ(s.details(), absent.details());
+    EXPECT_EQ(s.code(), StatusCode::kPermissionDenied) << s.ToString();
+    EXPECT_EQ(s.message(), "Access denied for viking://user/bob/memories");
+    EXPECT_EQ(s.details(),
+              (std::vector<Status::Detail>{{"resource", "viking://user/bob/memories"}}));
   }
-  // bob's root: alice learns only "not found", not the root-delete rule.
+  // bob's root: the plain denial, not the root-delete rule.
   Status root = CheckDeleteAccess(alice, U("viking://user/bob"));
-  EXPECT_EQ(root.code(), StatusCode::kNotFound);
-  EXPECT_EQ(root.message(), "File not found: viking://user/bob");
+  EXPECT_EQ(root.code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(root.message(), "Access denied for viking://user/bob");
   // The hidden watch-task control file too.
   EXPECT_EQ(CheckReadAccess(alice, U("viking://resources/.watch_tasks.json")).code(),
-            StatusCode::kNotFound);
+            StatusCode::kPermissionDenied);
+  // A missing path answers NotFound (AbsentStatus) where the caller may look.
+  Status absent = AbsentStatus(U("viking://user/alice/memories"));
+  EXPECT_EQ(absent.code(), StatusCode::kNotFound);
+  EXPECT_EQ(absent.message(), "File not found: viking://user/alice/memories");
 }
 
 TEST(AccessTest, NamespaceRefusalsStayPermissionDenied) {
@@ -177,19 +178,19 @@ std::vector<std::string> Strs(const std::vector<VikingUri>& uris) {
 TEST(AccessTest, VisibleSubtreesNarrowWalksToTheCallersParts) {
   using V = std::vector<std::string>;
   Identity alice = AccessCaller("alice", Role::kUser);
-  EXPECT_EQ(Strs(VisibleSubtrees(alice, U("viking://"))),
-            (V{"viking://resources", "viking://agent", "viking://user/alice",
-               "viking://temp/alice"}));
+  EXPECT_EQ(
+      Strs(VisibleSubtrees(alice, U("viking://"))),
+      (V{"viking://resources", "viking://agent", "viking://user/alice", "viking://temp/alice"}));
   EXPECT_EQ(Strs(VisibleSubtrees(alice, U("viking://user"))), (V{"viking://user/alice"}));
   EXPECT_EQ(Strs(VisibleSubtrees(alice, U("viking://temp"))), (V{"viking://temp/alice"}));
-  for (const char* whole : {"viking://resources", "viking://resources/docs", "viking://agent",
-                            "viking://agent/skills/pdf", "viking://user/alice",
-                            "viking://user/alice/memories"}) {
+  for (const char* whole :
+       {"viking://resources", "viking://resources/docs", "viking://agent",
+        "viking://agent/skills/pdf", "viking://user/alice", "viking://user/alice/memories"}) {
     EXPECT_EQ(Strs(VisibleSubtrees(alice, U(whole))), (V{whole}));
   }
-  for (const char* hidden : {"viking://user/bob", "viking://user/bob/memories",
-                             "viking://user/alice2", "viking://temp/bob", "viking://upload",
-                             "viking://queue/q"}) {
+  for (const char* hidden :
+       {"viking://user/bob", "viking://user/bob/memories", "viking://user/alice2",
+        "viking://temp/bob", "viking://upload", "viking://queue/q"}) {
     EXPECT_TRUE(VisibleSubtrees(alice, U(hidden)).empty()) << hidden;
   }
   // Every part is visible, and every visible URI under `viking://` is in

@@ -146,7 +146,7 @@ TEST_F(CompatTwoUsersApiTest, CpNeverCopiesAnotherUsersSpace) {
   Reply bobs = As(alice_, "/api/v1/fs/cp",
                   {{"from_uri", "viking://user/bob/notes/secret.md"},
                    {"to_uri", "viking://resources/secret.md"}});
-  EXPECT_EQ(bobs.status, 404) << bobs.raw;
+  EXPECT_EQ(bobs.status, 403) << bobs.raw;
 }
 
 // A link to another user's private file, and its reason, are shown to that

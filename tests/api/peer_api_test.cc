@@ -47,7 +47,8 @@ TEST_F(PeerApiTest, OtherPeersSpacesAreHiddenFromAnActorPeer) {
   EXPECT_TRUE(under(all, peers + "/bot1/")) << Json(all).dump();
   EXPECT_TRUE(under(all, peers + "/bot2/")) << Json(all).dump();
 
-  // As bot1: bot2's space is absent from find, listings, reads and writes.
+  // As bot1: bot2's space is absent from find and listings, denied to reads
+  // and writes.
   std::set<std::string> mine = Found("otters hands beavers dams", As("bot1"));
   EXPECT_TRUE(under(mine, peers + "/bot1/")) << Json(mine).dump();
   EXPECT_FALSE(under(mine, peers + "/bot2/")) << Json(mine).dump();
@@ -57,7 +58,7 @@ TEST_F(PeerApiTest, OtherPeersSpacesAreHiddenFromAnActorPeer) {
   for (const Json& e : ls.json["result"]) listed.insert(e.value("uri", ""));
   EXPECT_EQ(listed.count(peers + "/bot1"), 1u) << ls.raw;
   EXPECT_EQ(listed.count(peers + "/bot2"), 0u) << ls.raw;
-  EXPECT_EQ(Get("/api/v1/fs/stat?uri=" + Q(b2), As("bot1")).status, 404);
+  EXPECT_EQ(Get("/api/v1/fs/stat?uri=" + Q(b2), As("bot1")).status, 403);
   EXPECT_EQ(Get("/api/v1/fs/stat?uri=" + Q(b2), {}).status, 200);
   Reply grep = Post("/api/v1/search/grep",
                     Json{{"uri", "viking://user/default"}, {"pattern", "dams"}}.dump(),

@@ -255,13 +255,13 @@ TEST_F(ReindexPermissionApiTest, UserReindexesOnlyTheirOwnTree) {
   EXPECT_EQ(shared.status, 403) << shared.raw;
 
   // An ADMIN reindexes the account's shared resources; another user's
-  // private tree stays invisible to them (404, as every other route).
+  // private tree is denied to them (403, as on every other route).
   Reply admin =
       Post("/api/v1/content/reindex", alice_, {{"uri", "viking://resources"}, {"dry_run", true}});
   EXPECT_EQ(admin.status, 200) << admin.raw;
   Reply hidden = Post("/api/v1/content/reindex", alice_,
                       {{"uri", "viking://user/bob/memories"}, {"dry_run", true}});
-  EXPECT_EQ(hidden.status, 404) << hidden.raw;
+  EXPECT_EQ(hidden.status, 403) << hidden.raw;
 }
 
 }  // namespace

@@ -406,7 +406,7 @@ TEST_F(SessionsIsolationApiTest, AnotherUsersSessionIsNotFound) {
                     "/api/v1/content/read?uri=" +
                         Q("viking://user/alice/sessions/secret/history/archive_001/messages.jsonl"),
                     bob_);
-  EXPECT_EQ(read.status, 404) << read.raw;
+  EXPECT_EQ(read.status, 403) << read.raw;
   Reply list = Send("GET", "/api/v1/sessions", bob_);
   ASSERT_EQ(list.status, 200);
   EXPECT_EQ(list.json["result"], Json::array());
@@ -422,7 +422,7 @@ TEST_F(SessionsIsolationApiTest, AnotherUsersSessionIsNotFound) {
                            Q("viking://user/alice/sessions/secret/history/archive_001/"
                              "excerpt_0001.md"),
                        bob_);
-  EXPECT_EQ(excerpt.status, 404) << excerpt.raw;
+  EXPECT_EQ(excerpt.status, 403) << excerpt.raw;
   Reply searched = Send("POST", "/api/v1/search/search", bob_,
                         R"({"query":"and what about it?","session_id":"secret"})");
   ASSERT_EQ(searched.status, 200) << searched.raw;

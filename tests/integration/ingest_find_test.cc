@@ -487,12 +487,16 @@ TEST(IngestFindTest, UsersNeverFindEachOthersPrivateContext) {
   std::string wide = seen_by(bob, {"viking://", "viking://user"});
   EXPECT_EQ(wide.find("blue vault"), std::string::npos) << wide;
   EXPECT_EQ(wide.find("badge"), std::string::npos) << wide;
-  // Naming alice's tree finds nothing, as naming a missing tree would.
+  // Naming alice's tree is refused by its URI, as naming a tree of a user
+  // who does not exist is.
   FindRequest probe = Query("walrus");
   probe.target_uris = {"viking://user/alice/memories"};
   auto refused = (*db)->Find(bob, probe);
-  ASSERT_TRUE(refused.ok()) << refused.status().ToString();
-  EXPECT_EQ(refused->total(), 0u);
+  EXPECT_EQ(refused.status().code(), StatusCode::kPermissionDenied) << refused.status().ToString();
+  probe.target_uris = {"viking://user/nobody/memories"};
+  auto nobody = (*db)->Find(bob, probe);
+  EXPECT_EQ(nobody.status().code(), StatusCode::kPermissionDenied) << nobody.status().ToString();
+  EXPECT_EQ(nobody.status().message(), "Access denied for viking://user/nobody/memories");
   // The other account's alice sees only her own account.
   std::string acme = seen_by(other_account);
   EXPECT_NE(acme.find("badge"), std::string::npos) << acme;

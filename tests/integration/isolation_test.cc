@@ -152,6 +152,16 @@ class IsolationTest : public ::testing::Test {
         f.target_uris = targets;
         if (!type.empty()) f.context_types = {type};
         auto r = db_->Find(who, f);
+        // A target in another user's space is refused; everything else answers.
+        bool others = false;
+        for (const std::string& t : targets) {
+          others = others || (t.rfind("viking://user/", 0) == 0 &&
+                              t.rfind("viking://user/" + who.user, 0) != 0);
+        }
+        if (others && who.role != Role::kRoot) {
+          EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied) << r.status().ToString();
+          continue;
+        }
         EXPECT_TRUE(r.ok()) << "find: " << r.status().ToString();
         if (!r.ok()) continue;
         for (const auto* group : {&r->memories, &r->resources, &r->skills}) {
@@ -169,6 +179,14 @@ class IsolationTest : public ::testing::Test {
   Identity carol_ = User("globex", "carol");
   std::vector<Seeded> seeded_;  // alice, bob, carol
 };
+
+// The body a path in another user's space gets, whether or not it exists.
+void ExpectDenied(const Status& s, const std::string& uri, const std::string& what) {
+  EXPECT_EQ(s.code(), StatusCode::kPermissionDenied) << what << " " << uri << ": " << s.ToString();
+  EXPECT_EQ(s.message(), "Access denied for " + uri) << what << " " << uri;
+  EXPECT_EQ(s.details(), (std::vector<Status::Detail>{{"resource", uri}}))
+      << what << " " << uri << ": " << s.ToString();
+}
 
 // The body a missing path gets.
 void ExpectAbsent(const Status& s, const std::string& uri, const std::string& what) {
@@ -221,47 +239,48 @@ TEST_F(IsolationTest, OtherUsersAndAccountsSeeNothing) {
   }
 }
 
-TEST_F(IsolationTest, DirectAccessToAnotherUsersSpaceAnswersAsAbsent) {
+TEST_F(IsolationTest, DirectAccessToAnotherUsersSpaceIsDeniedAlikeWhetherItExists) {
   const Seeded& alice = seeded_[0];
   Identity bob_admin = User("acme", "bob", Role::kAdmin);
   for (const Identity& who : {bob_, bob_admin, carol_}) {
     SCOPED_TRACE(Name(who));
-    auto reads_absent = [&](const std::string& uri) {
-      ExpectAbsent(db_->Stat(who, uri).status(), uri, "stat");
-      ExpectAbsent(db_->Read(who, uri, 0, -1).status(), uri, "read");
-      ExpectAbsent(db_->DownloadFile(who, uri).status(), uri, "download");
-      ExpectAbsent(db_->Abstract(who, uri).status(), uri, "abstract");
-      ExpectAbsent(db_->Overview(who, uri).status(), uri, "overview");
-      ExpectAbsent(db_->Ls(who, uri, LsOptions{}).status(), uri, "ls");
-      ExpectAbsent(db_->Tree(who, uri, LsOptions{}).status(), uri, "tree");
+    using Expect = void (*)(const Status&, const std::string&, const std::string&);
+    auto reads_refused = [&](const std::string& uri, Expect expect) {
+      expect(db_->Stat(who, uri).status(), uri, "stat");
+      expect(db_->Read(who, uri, 0, -1).status(), uri, "read");
+      expect(db_->DownloadFile(who, uri).status(), uri, "download");
+      expect(db_->Abstract(who, uri).status(), uri, "abstract");
+      expect(db_->Overview(who, uri).status(), uri, "overview");
+      expect(db_->Ls(who, uri, LsOptions{}).status(), uri, "ls");
+      expect(db_->Tree(who, uri, LsOptions{}).status(), uri, "tree");
       GlobRequest glob;
       glob.pattern = "**";
       glob.uri = uri;
-      ExpectAbsent(db_->Glob(who, glob).status(), uri, "glob");
+      expect(db_->Glob(who, glob).status(), uri, "glob");
       GrepRequest grep;
       grep.pattern = "walrus";
       grep.uri = uri;
-      ExpectAbsent(db_->Grep(who, grep).status(), uri, "grep");
+      expect(db_->Grep(who, grep).status(), uri, "grep");
     };
     // Existing and missing paths of alice's space, and of a user who does
-    // not exist, all answer alike.
+    // not exist, all answer alike: "Access denied", decided by the URI.
     for (const std::string& uri :
          {std::string("viking://user/alice"), std::string("viking://user/alice/memories"),
           alice.memory, alice.resource, std::string("viking://user/alice/resources/notes"),
           std::string("viking://user/alice/memories/missing.md"),
           std::string("viking://user/nobody/memories/x.md")}) {
-      reads_absent(uri);
-      // Changing it: refused as absent, before anything is looked at.
+      reads_refused(uri, ExpectDenied);
+      // Changing it: refused alike, before anything is looked at.
       for (WriteMode mode : {WriteMode::kReplace, WriteMode::kAppend, WriteMode::kCreate}) {
         WriteRequest w;
         w.uri = uri;
         w.content = "overwritten by " + who.user;
         w.mode = mode;
-        ExpectAbsent(db_->Write(who, w).status(), uri, "write");
+        ExpectDenied(db_->Write(who, w).status(), uri, "write");
       }
-      ExpectAbsent(db_->Mkdir(who, uri + "/sub", "").status(), uri + "/sub", "mkdir");
-      ExpectAbsent(db_->Rm(who, uri, /*recursive=*/true).status(), uri, "rm");
-      ExpectAbsent(db_->Mv(who, uri, "viking://resources/stolen").status(), uri, "mv from");
+      ExpectDenied(db_->Mkdir(who, uri + "/sub", "").status(), uri + "/sub", "mkdir");
+      ExpectDenied(db_->Rm(who, uri, /*recursive=*/true).status(), uri, "rm");
+      ExpectDenied(db_->Mv(who, uri, "viking://resources/stolen").status(), uri, "mv from");
     }
     // Refusals that say nothing about alice stay what they are for anyone:
     // traversal (403) and internal namespaces (400).
@@ -272,19 +291,19 @@ TEST_F(IsolationTest, DirectAccessToAnotherUsersSpaceAnswersAsAbsent) {
     EXPECT_EQ(db_->Stat(who, "viking://temp/alice").status().code(),
               StatusCode::kInvalidArgument);
     // The other account's shared resource is simply not in this account.
-    if (who.account != "acme") reads_absent("viking://resources/acme-shared.md");
+    if (who.account != "acme") reads_refused("viking://resources/acme-shared.md", ExpectAbsent);
     // Moving or placing one's own things into alice's space.
     std::string mine = "viking://user/" + who.user + "/memories/secret.md";
     std::string into = "viking://user/alice/memories/planted.md";
-    ExpectAbsent(db_->Mv(who, mine, into).status(), into, "mv to");
+    ExpectDenied(db_->Mv(who, mine, into).status(), into, "mv to");
     EXPECT_TRUE(db_->Stat(who, mine).ok());
     AddResourceRequest add;
     add.temp_file_id = seeded_[who.user == "bob" ? 1 : 2].upload_id;
     add.to = "viking://user/alice/resources/planted";
-    ExpectAbsent(db_->AddResource(who, add).status(), add.to, "add_resource to");
+    ExpectDenied(db_->AddResource(who, add).status(), add.to, "add_resource to");
     add.to.clear();
     add.parent = "viking://user/alice/resources";
-    ExpectAbsent(db_->AddResource(who, add).status(), add.parent, "add_resource parent");
+    ExpectDenied(db_->AddResource(who, add).status(), add.parent, "add_resource parent");
   }
   // Nothing of alice's changed.
   auto memory = db_->Read(alice_, alice.memory, 0, -1);
