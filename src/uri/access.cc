@@ -40,7 +40,8 @@ bool IsAccessible(const Identity& who, const VikingUri& uri) {
   const std::vector<std::string>& s = uri.segments();
   const std::string_view scope = s[0];
   if (scope == "resources") return uri.str() != kWatchTaskControlUri;
-  if (scope == "agent") return true;
+  // The account-shared agent trees; a legacy `agent/{id}` tree is ROOT's.
+  if (scope == "agent") return s.size() == 1 || IsSharedAgentTree(s[1]);
   // The `user` and `temp` containers are visible; below them only one's own.
   if (IsPerUserScope(scope)) return s.size() == 1 || s[1] == who.user;
   return false;
@@ -49,13 +50,17 @@ bool IsAccessible(const Identity& who, const VikingUri& uri) {
 std::vector<VikingUri> VisibleSubtrees(const Identity& who, const VikingUri& base) {
   if (!IsAccessible(who, base)) return {};
   if (who.role == Role::kRoot) return {base};
-  // Inside a shared scope or the caller's own space: all of it.
-  if (!base.is_root() && (!IsPerUserScope(base.scope()) || base.depth() >= 2)) return {base};
-  // `viking://`, `viking://user`, `viking://temp`: only the caller's parts.
+  // Inside `resources`, a shared agent tree or the caller's own space: all
+  // of it.
+  if (!base.is_root() && (base.scope() == "resources" || base.depth() >= 2)) return {base};
+  // `viking://`, `viking://user`, `viking://temp`, `viking://agent`: only
+  // the caller's parts.
   std::vector<VikingUri> parts;
-  for (VikingUri part : {VikingUri::FromSegments({"resources"}), VikingUri::FromSegments({"agent"}),
-                         VikingUri::FromSegments({"user", who.user}),
-                         VikingUri::FromSegments({"temp", who.user})}) {
+  for (VikingUri part :
+       {VikingUri::FromSegments({"resources"}), VikingUri::FromSegments({"agent", "skills"}),
+        VikingUri::FromSegments({"agent", "endpoints"}), VikingUri::FromSegments({"agent", "tools"}),
+        VikingUri::FromSegments({"agent", "payments"}), VikingUri::FromSegments({"user", who.user}),
+        VikingUri::FromSegments({"temp", who.user})}) {
     if (base.Contains(part)) parts.push_back(std::move(part));
   }
   return parts;

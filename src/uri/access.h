@@ -27,9 +27,10 @@ namespace skald {
 // in). USER and ADMIN see: the root `viking://`; `resources/**` except the
 // watch-task control file `viking://resources/.watch_tasks.json`; the `user`
 // container (listings filter it to their own directory) and their own
-// `user/{uid}/**`; all of `agent/**` (the account-shared
-// skills/endpoints/tools/payments trees, and legacy `agent/{id}` trees, which
-// are read-only, see CheckWriteAccess); the `temp` container and their own
+// `user/{uid}/**`; the `agent` container and its account-shared
+// skills/endpoints/tools/payments trees (not legacy `agent/{id}` trees, as
+// OpenViking refuses another agent's tree; ROOT reads them, nobody writes
+// them, see CheckWriteAccess); the `temp` container and their own
 // `temp/{uid}/**`. Never another user's space, another user's temp, `upload`,
 // `queue`, `session` (Parse() expands it) or anything else (`_system`,
 // unknown scopes): unlisted namespaces fail closed. With an actor peer
@@ -40,12 +41,14 @@ namespace skald {
 bool IsAccessible(const Identity& who, const VikingUri& uri);
 
 // The parts of the subtree at `base` that `who` may walk: {base} when the
-// caller may see all of it (ROOT; anything inside resources, agent, their own
-// user or temp space); for a visible container above other users' spaces
-// (`viking://`, `viking://user`, `viking://temp`) the caller's visible
-// subtrees inside it (e.g. {user/alice} for `viking://user`), so that a walk
-// (tree, glob, grep) or a search's candidate filter never enters another
-// user's space; {} when `base` is invisible. Entries of a part may still be
+// caller may see all of it (ROOT; anything inside resources, a shared agent
+// tree, their own user or temp space); for a visible container above spaces
+// they may not see (`viking://`, `viking://user`, `viking://temp`,
+// `viking://agent`) the caller's visible subtrees inside it (e.g.
+// {user/alice} for `viking://user`, the four shared trees for
+// `viking://agent`), so that a walk (tree, glob, grep) or a search's
+// candidate filter never enters another user's space or a legacy agent
+// tree; {} when `base` is invisible. Entries of a part may still be
 // invisible one by one (the watch-task file, other peers' spaces under an
 // actor peer): filter rows with IsAccessible.
 std::vector<VikingUri> VisibleSubtrees(const Identity& who, const VikingUri& base);

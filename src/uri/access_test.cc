@@ -57,7 +57,7 @@ const Row kMatrix[] = {
     {"viking://agent/endpoints/e",                true,  true,  true,  true,  true},
     {"viking://agent/tools/t",                    true,  true,  true,  true,  true},
     {"viking://agent/payments/p",                 true,  true,  true,  true,  true},
-    {"viking://agent/legacy_bot/memories/m",      true,  false, true,  false, true},
+    {"viking://agent/legacy_bot/memories/m",      false, false, false, false, true},
     {"viking://temp",                             true,  false, false, true,  true},
     {"viking://temp/alice/t1",                    true,  true,  true,  true,  true},
     {"viking://temp/bob/t1",                      false, false, false, true,  true},
@@ -149,7 +149,11 @@ TEST(AccessTest, InvisibleIsDeniedByTheUriAlone) {
 
 TEST(AccessTest, NamespaceRefusalsStayPermissionDenied) {
   Identity alice = AccessCaller("alice", Role::kUser);
-  Status legacy = CheckWriteAccess(alice, U("viking://agent/bot/x"));
+  // A legacy agent tree: not even visible to a USER; read-only for ROOT.
+  Status hidden = CheckWriteAccess(alice, U("viking://agent/bot/x"));
+  EXPECT_EQ(hidden.code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(hidden.message(), "Access denied for viking://agent/bot/x");
+  Status legacy = CheckWriteAccess(AccessCaller("r", Role::kRoot), U("viking://agent/bot/x"));
   EXPECT_EQ(legacy.code(), StatusCode::kPermissionDenied);
   EXPECT_NE(legacy.message().find("viking://user/{user_id}/peers/bot"), std::string::npos)
       << legacy.message();
@@ -178,19 +182,23 @@ std::vector<std::string> Strs(const std::vector<VikingUri>& uris) {
 TEST(AccessTest, VisibleSubtreesNarrowWalksToTheCallersParts) {
   using V = std::vector<std::string>;
   Identity alice = AccessCaller("alice", Role::kUser);
-  EXPECT_EQ(
-      Strs(VisibleSubtrees(alice, U("viking://"))),
-      (V{"viking://resources", "viking://agent", "viking://user/alice", "viking://temp/alice"}));
+  const V shared_agent = {"viking://agent/skills", "viking://agent/endpoints",
+                          "viking://agent/tools", "viking://agent/payments"};
+  V top = {"viking://resources"};
+  top.insert(top.end(), shared_agent.begin(), shared_agent.end());
+  top.insert(top.end(), {"viking://user/alice", "viking://temp/alice"});
+  EXPECT_EQ(Strs(VisibleSubtrees(alice, U("viking://"))), top);
+  EXPECT_EQ(Strs(VisibleSubtrees(alice, U("viking://agent"))), shared_agent);
   EXPECT_EQ(Strs(VisibleSubtrees(alice, U("viking://user"))), (V{"viking://user/alice"}));
   EXPECT_EQ(Strs(VisibleSubtrees(alice, U("viking://temp"))), (V{"viking://temp/alice"}));
   for (const char* whole :
-       {"viking://resources", "viking://resources/docs", "viking://agent",
+       {"viking://resources", "viking://resources/docs", "viking://agent/skills",
         "viking://agent/skills/pdf", "viking://user/alice", "viking://user/alice/memories"}) {
     EXPECT_EQ(Strs(VisibleSubtrees(alice, U(whole))), (V{whole}));
   }
   for (const char* hidden :
        {"viking://user/bob", "viking://user/bob/memories", "viking://user/alice2",
-        "viking://temp/bob", "viking://upload", "viking://queue/q"}) {
+        "viking://temp/bob", "viking://upload", "viking://queue/q", "viking://agent/legacy_bot"}) {
     EXPECT_TRUE(VisibleSubtrees(alice, U(hidden)).empty()) << hidden;
   }
   // Every part is visible, and every visible URI under `viking://` is in
