@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <system_error>
 #include <unordered_set>
@@ -248,8 +249,13 @@ Status VectorIndexSet::OpenAccount(const std::string& account) {
 }
 
 bool VectorIndexSet::Indexable(const Record& r) const {
+  // A record whose vector holds a NaN or an infinity (however it got into
+  // the catalog) is left out, as one of another embedder is: the index
+  // refuses such a vector, and a catch-up stuck on it would hold every
+  // later change back, and every open.
   return r.embedder == options_.index.embedder &&
-         r.vector.size() == static_cast<size_t>(options_.index.dim);
+         r.vector.size() == static_cast<size_t>(options_.index.dim) &&
+         std::all_of(r.vector.begin(), r.vector.end(), [](float x) { return std::isfinite(x); });
 }
 
 Status VectorIndexSet::RebuildFromCatalog(const std::string& account, Entry* entry) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <thread>
 
 #include "index/index_test_util.h"
@@ -271,6 +272,38 @@ TEST_F(VectorIndexSetTest, OtherEmbeddersAreSkippedAndEmbedderChangeRebuilds) {
   EXPECT_EQ(report.action, IndexOpenReport::Action::kRebuilt);
   EXPECT_NE(report.reason.find("embedder"), std::string::npos) << report.reason;
   EXPECT_EQ(set->Find("acme")->size(), 10u);
+}
+
+
+// A record whose vector holds a NaN or an infinity (however it reached the
+// catalog) is skipped like one of another embedder: it neither fails the
+// rebuild at open nor holds back the catch-up of the records after it.
+TEST_F(VectorIndexSetTest, NonFiniteVectorsAreSkippedNotFatal) {
+  Add("acme", 0, 20);
+  auto bad = [](int i, float value) {
+    Record r = CatalogRecord(i);
+    r.vector[3] = value;
+    return std::vector<Record>{r};
+  };
+  std::vector<Record> nan = bad(20, std::numeric_limits<float>::quiet_NaN());
+  ASSERT_TRUE(catalog_->UpsertRecords("acme", &nan).ok());
+  {
+    auto set = OpenSet();  // a rebuild from the catalog
+    ASSERT_TRUE(set);
+    EXPECT_EQ(set->Find("acme")->size(), 20u);
+    EXPECT_EQ(set->skipped_records(), 1u);
+    std::vector<Record> inf = bad(21, std::numeric_limits<float>::infinity());
+    ASSERT_TRUE(catalog_->UpsertRecords("acme", &inf).ok());
+    Add("acme", 22, 30);
+    auto caught_up = set->CatchUp();
+    ASSERT_TRUE(caught_up.ok()) << caught_up.status().ToString();
+    EXPECT_EQ(set->Find("acme")->size(), 28u);
+    EXPECT_TRUE(Findable(set.get(), "acme", 25));
+    ASSERT_TRUE(set->SaveAll().ok());
+  }
+  auto reopened = OpenSet();
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ(reopened->Find("acme")->size(), 28u);
 }
 
 }  // namespace

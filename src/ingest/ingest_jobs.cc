@@ -39,7 +39,13 @@ Status RunIndexJob(const IngestServices& s, JobContext& context) {
                             payload["tags"].is_array();
   const bool carries = payload.is_object() && payload.contains("carried_tags") &&
                        payload["carried_tags"].is_object();
-  if (tagged_write || carries) {
+  // A pack import's vectors, left for this job (PackOps).
+  const std::string packaged =
+      payload.is_object() && payload.contains("packaged_vectors") &&
+              payload["packaged_vectors"].is_string()
+          ? PackVectorsKey(s.embedder->Name(), payload["packaged_vectors"].get<std::string>())
+          : std::string();
+  if (tagged_write || carries || !packaged.empty()) {
     SemanticIndexerOptions options = s.indexer->options();
     if (tagged_write) {
       options.tags = NormalizeTagsLeniently(StringsOf(payload["tags"]));
@@ -51,11 +57,18 @@ Status RunIndexJob(const IngestServices& s, JobContext& context) {
         if (tags.is_array()) options.carried_tags[uri] = NormalizeTagsLeniently(StringsOf(tags));
       }
     }
+    options.packaged_vectors = packaged;
     SemanticIndexer tagged(s.content, s.catalog, s.locks, s.embedder, s.summarizer,
                            std::move(options));
     SKALD_ASSIGN_OR_RETURN(IndexStats stats,
                            tagged.IndexTree(job.account, path, context.Progress()));
     (void)stats;
+    if (!packaged.empty()) {
+      // Used once: the records hold them now.
+      SKALD_ASSIGN_OR_RETURN(uint64_t dropped,
+                             s.catalog->DeleteEmbeddingCacheOf(job.account, packaged));
+      (void)dropped;
+    }
     return s.indexes->CatchUpIndexes();
   }
   SKALD_ASSIGN_OR_RETURN(IndexStats stats,
@@ -164,6 +177,18 @@ TagMode TagModeOfPayload(const nlohmann::json& payload) {
   auto it = payload.find("tag_mode");
   return it != payload.end() && it->is_string() && *it == "append" ? TagMode::kAppend
                                                                    : TagMode::kReplace;
+}
+
+std::string PackVectorsKey(std::string_view embedder_name, std::string_view batch) {
+  return fmt::format("{}#ovpack:{}", embedder_name, batch);
+}
+
+JobSpec WithPackagedVectors(JobSpec spec, std::string_view batch) {
+  nlohmann::json payload = nlohmann::json::parse(spec.payload, nullptr, false);
+  if (!payload.is_object()) payload = nlohmann::json::object();
+  payload["packaged_vectors"] = batch;
+  spec.payload = payload.dump();
+  return spec;
 }
 
 JobSpec WithCarriedTags(JobSpec spec, const std::map<std::string, std::vector<std::string>>& tags) {

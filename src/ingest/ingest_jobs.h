@@ -114,4 +114,13 @@ JobSpec WithTags(JobSpec spec, const std::vector<std::string>& tags, TagMode mod
 // record had). No change when `tags` is empty.
 JobSpec WithCarriedTags(JobSpec spec, const std::map<std::string, std::vector<std::string>>& tags);
 
+// The embedding-cache key of the vectors a pack import left for one index
+// job (`batch`, an id of its own): entries no other job reads, dropped by
+// the job once it has written its records.
+std::string PackVectorsKey(std::string_view embedder_name, std::string_view batch);
+
+// `spec` (an index job) taking the vectors left under PackVectorsKey(the
+// embedder's name, `batch`) before it embeds anything.
+JobSpec WithPackagedVectors(JobSpec spec, std::string_view batch);
+
 }  // namespace skald

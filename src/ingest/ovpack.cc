@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -521,6 +522,11 @@ Status ReadIndex(const Json& manifest, const std::map<std::string, Json>& entrie
     std::vector<float>& out = pack->records[ref.record].vector;
     out.resize(static_cast<size_t>(ref.dims));
     std::memcpy(out.data(), floats.data() + ref.offset * 4, out.size() * 4);
+    // A NaN or infinity would poison every search it took part in.
+    if (!std::all_of(out.begin(), out.end(), [](float x) { return std::isfinite(x); })) {
+      return Invalid("ovpack dense vector holds a non-finite value")
+          .WithDetail("path", pack->records[ref.record].path);
+    }
   }
   PackEmbedding e;
   const Json meta = dense->value("embedding", Json::object());

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 
 #include "common/hash.h"
@@ -260,6 +261,22 @@ TEST(OvpackTest, AlteredPackagesAreRefusedWithTheReason) {
   // The unaltered members, zipped by another writer, still read.
   auto read = ReadOvpack(Rezip(tmp, good), ArchiveLimits{});
   EXPECT_TRUE(read.ok()) << read.status().ToString();
+}
+
+TEST(OvpackTest, NonFiniteVectorsAreRefused) {
+  TempDir tmp;
+  for (float value : {std::numeric_limits<float>::quiet_NaN(),
+                      std::numeric_limits<float>::infinity()}) {
+    Pack pack = DemoPack();
+    pack.records[1].vector = {value, 1.0f};
+    auto bytes = WriteOvpack(pack);
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    auto read = ReadOvpack(WriteFile(tmp, "nan.ovpack", *bytes), ArchiveLimits{});
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(read.status().message().find("non-finite"), std::string::npos)
+        << read.status().ToString();
+  }
 }
 
 TEST(OvpackTest, NotAZipIsRefused) {

@@ -73,6 +73,11 @@ struct SemanticIndexerOptions {
   // Tags by record URI for records that have none stored yet and get none
   // given: a moved or copied tree's records take their old tags with them.
   std::map<std::string, std::vector<std::string>, std::less<>> carried_tags;
+  // The embedding-cache key under which a pack import left the vectors its
+  // package brought, by the text each record is embedded from
+  // (PackVectorsKey); "" = none. Taken before the embedder is asked; the
+  // shared cache never holds them.
+  std::string packaged_vectors;
   // Writes the summaries of resource and skill nodes when set (the LLM
   // summarizer, llm_summarizer.h); memories and session archives keep the
   // constructor's summarizer (their texts are short statements already).

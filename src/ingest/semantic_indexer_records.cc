@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,13 +36,24 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
     size_t end = std::min(total, begin + static_cast<size_t>(options_.embed_chunk));
     if (progress) progress(fmt::format("embedding {}/{}", begin, total));
     StageTimings::Scope embed_timed(options_.timings, "embedding");
+    const bool packaged = !options_.packaged_vectors.empty() && pending->use_cache;
     std::vector<std::string> hashes;
-    if (cache) {
+    if (cache || packaged) {
       for (size_t i = begin; i < end; ++i) hashes.push_back(Sha256Hex(pending->texts[i]));
     }
     std::vector<std::optional<std::vector<float>>> cached(end - begin);
     if (cache && pending->use_cache) {
       SKALD_ASSIGN_OR_RETURN(cached, catalog_->GetCachedEmbeddings(account, embedder_name, hashes));
+    }
+    if (packaged) {
+      // The vectors a pack import brought for exactly these texts (only
+      // this import's job reads them: SemanticIndexerOptions).
+      SKALD_ASSIGN_OR_RETURN(
+          std::vector<std::optional<std::vector<float>>> brought,
+          catalog_->GetCachedEmbeddings(account, options_.packaged_vectors, hashes));
+      for (size_t j = 0; j < brought.size(); ++j) {
+        if (brought[j]) cached[j] = std::move(brought[j]);
+      }
     }
     std::vector<size_t> missing;
     std::vector<std::string> missing_texts;
@@ -53,7 +65,10 @@ Status SemanticIndexer::Flush(std::string_view account, Pending* pending, IndexS
         continue;
       }
       auto& hit = cached[i - begin];
-      if (hit && static_cast<int>(hit->size()) == embedder_->Dimension()) {
+      // (A cached vector of another size or with a non-finite value, from
+      // an older version or a damaged row, is embedded again.)
+      if (hit && static_cast<int>(hit->size()) == embedder_->Dimension() &&
+          std::all_of(hit->begin(), hit->end(), [](float x) { return std::isfinite(x); })) {
         pending->records[i].vector = std::move(*hit);
         ++stats->cache_hits;
       } else {

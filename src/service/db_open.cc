@@ -18,6 +18,7 @@
 #include "session/search_hints.h"
 #include "storage/reconcile.h"
 #include "storage/tree_swap.h"
+#include "uri/uri_path.h"
 
 namespace skald {
 namespace {
@@ -86,6 +87,7 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
   // unless the caller asked for the reindex.
   bool reindex = false;
   std::vector<ReconcileIssue> recovered;  // nodes recovery changed: to index again
+  std::vector<RecoveredSwap> swaps;       // pack imports recovery finished
   if (!db->options_.embedder) {
     SKALD_ASSIGN_OR_RETURN(db->options_.embedder, EmbedderForUnconfiguredOpen(*db->catalog_));
   }
@@ -110,8 +112,7 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
         started && ParseInt64(*started, &started_ns) ? started_ns - kMtimeSlackNs : 0;
     // Tree swaps (pack imports) committed before the crash are finished
     // first: reconcile's leftover sweep would take their staging areas.
-    SKALD_ASSIGN_OR_RETURN(uint64_t swaps, RecoverTreeSwaps(*db->content_));
-    (void)swaps;
+    SKALD_ASSIGN_OR_RETURN(swaps, RecoverTreeSwaps(*db->content_));
     SKALD_ASSIGN_OR_RETURN(ReconcileReport report,
                            Reconcile(*db->content_, *db->catalog_, recover));
     recovered = report.issues;
@@ -156,7 +157,24 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
     SKALD_ASSIGN_OR_RETURN(uint64_t queued, db->catalog_->CountJobs(JobState::kPending, JobKind::kReindex));
     reindex = queued == 0;
   }
+  // A finished swap's trees are indexed by the jobs its plan named (their
+  // tags, the package's vectors), not node by node.
+  std::erase_if(recovered, [&](const ReconcileIssue& issue) {
+    return std::any_of(swaps.begin(), swaps.end(), [&](const RecoveredSwap& swap) {
+      return swap.account == issue.account &&
+             std::any_of(swap.targets.begin(), swap.targets.end(),
+                         [&](const std::string& t) {
+                           return UriWithin(UriOfPath(issue.path), UriOfPath(t));
+                         });
+    });
+  });
   SKALD_RETURN_IF_ERROR(db->upkeep_->IndexRepairedNodes(recovered));
+  for (const RecoveredSwap& swap : swaps) {
+    for (const JobSpec& job : swap.jobs) {
+      SKALD_ASSIGN_OR_RETURN(Job queued, db->runner_->queue()->Enqueue(job));
+      (void)queued;
+    }
+  }
   if (reindex) {
     // Every vector must be remade with the new embedder: one durable job.
     JobSpec spec;

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "common/file_util.h"
 #include "common/hash.h"
 #include "common/tags.h"
 #include "ingest/import_job.h"
@@ -321,39 +322,51 @@ Result<bool> PackOps::ReuseVectors(const Pack& pack, std::string_view vector_mod
 }
 
 Status PackOps::SeedVectors(const Identity& who, const Pack& pack,
-                            const std::vector<TreePlan>& plans) {
-  // The built-in embedder is not cached: it makes the same vectors again.
-  if (s_.embedder == nullptr || !s_.embedder->worth_caching()) return Status::Ok();
+                            const std::vector<TreePlan>& plans,
+                            const std::vector<std::pair<VikingUri, std::string>>& batches) {
   std::map<std::string_view, const PackEntry*> files;
   for (const PackEntry& e : pack.entries) {
     if (!e.is_dir) files.emplace(e.path, &e);
   }
-  std::vector<std::string> hashes;
-  std::vector<std::vector<float>> vectors;
+  // Per batch (one per index job, by the root it indexes): text hashes and
+  // vectors.
+  std::vector<std::vector<std::string>> hashes(batches.size());
+  std::vector<std::vector<std::vector<float>>> vectors(batches.size());
   for (const TreePlan& plan : plans) {
     const std::string& strip = plan.strip;
     for (const PackRecord& r : pack.records) {
       if (!r.path.starts_with(strip) && r.path + "/" != strip) continue;
       const std::string_view rel =
           r.path.size() >= strip.size() ? std::string_view(r.path).substr(strip.size()) : "";
-      const std::string uri =
-          rel.empty() ? plan.target.str() : fmt::format("{}/{}", plan.target.str(), rel);
+      Result<VikingUri> uri = VikingUri::Parse(
+          rel.empty() ? plan.target.str() : fmt::format("{}/{}", plan.target.str(), rel));
+      if (!uri.ok()) continue;
+      size_t batch = batches.size();
+      for (size_t b = 0; b < batches.size(); ++b) {
+        if (batches[b].first.Contains(*uri)) batch = b;
+      }
+      if (batch == batches.size()) continue;  // indexed by no job of this import
       std::string text;
       if (r.level == 2 && !r.is_dir) {
         auto file = files.find(r.path);
         if (file == files.end() || !LooksLikeText(file->second->bytes)) continue;
-        text = FileEmbeddingText(BaseName(uri), file->second->bytes, s_.max_input_tokens);
+        text = FileEmbeddingText(uri->name(), file->second->bytes, s_.max_input_tokens);
       } else if (!r.text.empty()) {
-        text = DirectoryEmbeddingText(uri, r.text);
+        text = DirectoryEmbeddingText(uri->str(), r.text);
       } else {
         continue;
       }
-      hashes.push_back(Sha256Hex(text));
-      vectors.push_back(r.vector);
+      hashes[batch].push_back(Sha256Hex(text));
+      vectors[batch].push_back(r.vector);
     }
   }
-  if (hashes.empty()) return Status::Ok();
-  return s_.catalog->PutCachedEmbeddings(who.account, s_.embedder->Name(), hashes, vectors);
+  for (size_t b = 0; b < batches.size(); ++b) {
+    if (hashes[b].empty()) continue;
+    SKALD_RETURN_IF_ERROR(s_.catalog->PutCachedEmbeddings(
+        who.account, PackVectorsKey(s_.embedder->Name(), batches[b].second), hashes[b],
+        vectors[b]));
+  }
+  return Status::Ok();
 }
 
 std::vector<JobSpec> PackOps::IndexJobs(const Identity& who, const TreePlan& plan) const {
@@ -388,8 +401,8 @@ std::vector<JobSpec> PackOps::IndexJobs(const Identity& who, const TreePlan& pla
   return jobs;
 }
 
-Result<bool> PackOps::SwapIn(const Identity& who, const std::vector<TreePlan>& plans,
-                             std::string_view on_conflict) {
+Result<bool> PackOps::SwapIn(const Identity& who, const Pack& pack,
+                             const std::vector<TreePlan>& plans, const PackImportRequest& request) {
   std::vector<PathLockRequest> locks;
   for (const TreePlan& plan : plans) {
     locks.push_back({who.account, std::string(plan.target.path()), PathLockKind::kTree});
@@ -403,11 +416,14 @@ Result<bool> PackOps::SwapIn(const Identity& who, const std::vector<TreePlan>& p
   for (const TreePlan& plan : plans) {
     SKALD_ASSIGN_OR_RETURN(bool occupied, Occupied(*s_.catalog, who, plan.target));
     if (!occupied) continue;
-    if (on_conflict == "skip") return false;
-    if (on_conflict != "overwrite") return Conflict(plan.target);
+    if (request.on_conflict == "skip") return false;
+    if (request.on_conflict != "overwrite") return Conflict(plan.target);
     SKALD_ASSIGN_OR_RETURN(std::vector<VikingUri> here, ToClear(*s_.catalog, who, plan.target));
     old.insert(old.end(), here.begin(), here.end());
   }
+  // Then whether the package's vectors are taken (as OpenViking decides
+  // it, after the conflict).
+  SKALD_ASSIGN_OR_RETURN(bool reuse, ReuseVectors(pack, request.vector_mode));
   // The directories the trees go into (a scope root is one).
   for (const TreePlan& plan : plans) {
     SKALD_RETURN_IF_ERROR(
@@ -438,6 +454,11 @@ Result<bool> PackOps::SwapIn(const Identity& who, const std::vector<TreePlan>& p
   std::vector<const PackEntry*> file_entries;
   std::vector<CatalogNode> upserts;
   std::vector<JobSpec> jobs;
+  // The vectors the package brings, left for each index job under a batch
+  // of its own (never in the shared cache: only this import's records take
+  // them). The built-in embedder makes the same ones again.
+  std::vector<std::pair<VikingUri, std::string>> batches;  // job root, batch
+  const bool seed = reuse && s_.embedder->worth_caching();
   for (const TreePlan& plan : plans) {
     if (plan.target.depth() > 1) staged_dirs.push_back(staged_at(plan, plan.target));
     for (const VikingUri& dir : plan.dirs) staged_dirs.push_back(staged_at(plan, dir));
@@ -445,8 +466,16 @@ Result<bool> PackOps::SwapIn(const Identity& who, const std::vector<TreePlan>& p
       staged_files.push_back(staged_at(plan, uri));
       file_entries.push_back(entry);
     }
-    std::vector<JobSpec> index = IndexJobs(who, plan);
-    jobs.insert(jobs.end(), index.begin(), index.end());
+    for (JobSpec& job : IndexJobs(who, plan)) {
+      if (seed) {
+        Result<VikingUri> root = VikingUri::Parse(job.resource_id);
+        if (root.ok()) {
+          batches.emplace_back(*root, RandomHex128());
+          job = WithPackagedVectors(std::move(job), batches.back().second);
+        }
+      }
+      jobs.push_back(std::move(job));
+    }
   }
   // What an overwrite removes and no new tree replaces.
   for (const VikingUri& u : old) {
@@ -457,6 +486,22 @@ Result<bool> PackOps::SwapIn(const Identity& who, const std::vector<TreePlan>& p
       jobs.push_back(std::move(*refresh));
     }
   }
+  // Batches left behind by a swap that does not happen are dropped.
+  struct BatchDropper {
+    PackOps* ops;
+    const Identity& who;
+    std::vector<std::pair<VikingUri, std::string>>& batches;
+    bool keep = false;
+    ~BatchDropper() {
+      if (keep) return;
+      for (const auto& [root, batch] : batches) {
+        Result<uint64_t> dropped = ops->s_.catalog->DeleteEmbeddingCacheOf(
+            who.account, PackVectorsKey(ops->s_.embedder->Name(), batch));
+        (void)dropped;
+      }
+    }
+  } drop_batches{this, who, batches};
+  if (seed) SKALD_RETURN_IF_ERROR(SeedVectors(who, pack, plans, batches));
   // Parents before children (a directory's path is a prefix of its children's).
   std::sort(staged_dirs.begin(), staged_dirs.end());
   staged_dirs.erase(std::unique(staged_dirs.begin(), staged_dirs.end()), staged_dirs.end());
@@ -467,15 +512,23 @@ Result<bool> PackOps::SwapIn(const Identity& who, const std::vector<TreePlan>& p
   }
   SKALD_ASSIGN_OR_RETURN(std::vector<ContentAttr> attrs,
                          WriteFilesOnTwoThreads(s_.content, who.account, writes));
-  SKALD_RETURN_IF_ERROR(swap->Commit());
-  // From here on the new trees are there, crash or not: a failure leaves
-  // the rest to recovery at the next open.
+  // The commit point: the plan names the jobs, so that a crash after it
+  // still indexes the new trees as asked (their carried tags, the vectors).
+  SKALD_RETURN_IF_ERROR(swap->Commit(jobs));
+  drop_batches.keep = true;
   if (Status applied = swap->Apply(); !applied.ok()) {
-    s_.nodes->MarkNeedsRecovery();
+    // Still under the locks: put the old trees back (the swap then never
+    // happened), else leave it to recovery at the next open.
+    if (Status rolled_back = swap->RollBack(); !rolled_back.ok()) {
+      s_.nodes->MarkNeedsRecovery();
+    } else {
+      drop_batches.keep = false;
+    }
     return applied;
   }
   // The catalog follows in one transaction: the old nodes and their records
-  // go, the new nodes come with the index jobs (the outbox).
+  // go, the new nodes come with the jobs (the outbox). A failure from here
+  // on leaves the plan to recovery, which queues the jobs again.
   std::vector<std::string> deletes;
   for (const auto& [path, item] : items) deletes.push_back(path);
   for (const VikingUri& u : old) deletes.emplace_back(u.path());
@@ -514,11 +567,17 @@ Result<bool> PackOps::SwapIn(const Identity& who, const std::vector<TreePlan>& p
     return recorded;
   }
   if (Status finished = swap->Finish(); !finished.ok()) {
+    // The plan stays: recovery applies it again (a no-op now) at the next
+    // open, which must therefore be a recovering one.
+    s_.nodes->MarkNeedsRecovery();
     spdlog::warn("could not remove a pack import's staging area: {}", finished.ToString());
   }
   if (!jobs.empty()) s_.runner->queue()->Notify();
-  // Search stops returning the old records now, not at the next catch-up.
-  SKALD_RETURN_IF_ERROR(s_.indexes->CatchUpIndexes());
+  // Search stops returning the old records now, not at the next catch-up
+  // (the import itself is done: a failure here is the indexes' to retry).
+  if (Status caught_up = s_.indexes->CatchUpIndexes(); !caught_up.ok()) {
+    spdlog::warn("index catch-up after a pack import: {}", caught_up.ToString());
+  }
   return true;
 }
 
@@ -568,9 +627,7 @@ Result<std::string> PackOps::Import(const Identity& who, const PackImportRequest
   SKALD_ASSIGN_OR_RETURN(TreePlan plan, PlanTree(who, target, pack, ""));
   std::vector<TreePlan> plans;
   plans.push_back(std::move(plan));
-  SKALD_ASSIGN_OR_RETURN(bool reuse, ReuseVectors(pack, request.vector_mode));
-  if (reuse) SKALD_RETURN_IF_ERROR(SeedVectors(who, pack, plans));
-  SKALD_ASSIGN_OR_RETURN(bool written, SwapIn(who, plans, request.on_conflict));
+  SKALD_ASSIGN_OR_RETURN(bool written, SwapIn(who, pack, plans, request));
   (void)written;  // skipped or not, the answer names the target
   return target.str();
 }
@@ -603,9 +660,7 @@ Result<std::string> PackOps::Restore(const Identity& who, const PackImportReques
     SKALD_ASSIGN_OR_RETURN(TreePlan plan, PlanTree(who, root, pack, scope + "/"));
     plans.push_back(std::move(plan));
   }
-  SKALD_ASSIGN_OR_RETURN(bool reuse, ReuseVectors(pack, request.vector_mode));
-  if (reuse) SKALD_RETURN_IF_ERROR(SeedVectors(who, pack, plans));
-  SKALD_ASSIGN_OR_RETURN(bool written, SwapIn(who, plans, request.on_conflict));
+  SKALD_ASSIGN_OR_RETURN(bool written, SwapIn(who, pack, plans, request));
   (void)written;
   return std::string("viking://");
 }

@@ -102,18 +102,20 @@ class PackOps {
   // "recompute" or, under "auto", when they cannot be; under "require" the
   // reason they cannot be is an InvalidArgument.
   Result<bool> ReuseVectors(const Pack& pack, std::string_view vector_mode) const;
-  // Puts the package's vectors into the embedding cache under the texts
-  // the planned trees' records will be embedded from (their new URIs), so
-  // that the index jobs take them instead of embedding again — as long as
-  // a text is what the package's vector was made from.
-  Status SeedVectors(const Identity& who, const Pack& pack, const std::vector<TreePlan>& plans);
+  // Leaves the package's vectors for the index jobs of this import: under
+  // PackVectorsKey(embedder, batch) of the job (batches: each job's root and
+  // batch) whose root holds the record, by the text the record will be
+  // embedded from (its new URI for a directory).
+  Status SeedVectors(const Identity& who, const Pack& pack, const std::vector<TreePlan>& plans,
+                     const std::vector<std::pair<VikingUri, std::string>>& batches);
   // The index jobs of a planned tree, with the tags its records carried.
   std::vector<JobSpec> IndexJobs(const Identity& who, const TreePlan& plan) const;
-  // Settles the conflict at each plan's target (`on_conflict`) and swaps
-  // the planned trees in as one unit with their index jobs; false when
-  // "skip" left everything as it was.
-  Result<bool> SwapIn(const Identity& who, const std::vector<TreePlan>& plans,
-                      std::string_view on_conflict);
+  // Settles the conflict at each plan's target (request.on_conflict), then
+  // decides the vectors (request.vector_mode) and swaps the planned trees in
+  // as one unit with their index jobs; false when "skip" left everything as
+  // it was.
+  Result<bool> SwapIn(const Identity& who, const Pack& pack, const std::vector<TreePlan>& plans,
+                      const PackImportRequest& request);
   Status Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard);
 
   PackOpsServices s_;

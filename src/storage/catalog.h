@@ -346,6 +346,10 @@ class Catalog {
   // `keep_embedder`; returns how many.
   Result<uint64_t> PurgeEmbeddingCache(std::string_view keep_embedder);
 
+  // Deletes the entries of `account` under `embedder` exactly; returns how
+  // many.
+  Result<uint64_t> DeleteEmbeddingCacheOf(std::string_view account, std::string_view embedder);
+
   // ---- Account registry (tables `accounts` and `users`). Policy (who may
   // do what, key format) lives in service/account_registry.h; these are the
   // rows.

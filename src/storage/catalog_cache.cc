@@ -2,6 +2,10 @@
 // re-adding unchanged text costs no embedder call. Layout: docs/format/catalog.md.
 
 #include "storage/catalog.h"
+
+#include <algorithm>
+#include <cmath>
+
 #include "storage/catalog_internal.h"
 
 namespace skald {
@@ -47,6 +51,11 @@ Status Catalog::PutCachedEmbeddings(std::string_view account, std::string_view e
                                                text_hashes.size(), vectors.size()));
   }
   if (embedder.empty()) return Status::InvalidArgument("embedding cache put: embedder is empty");
+  for (const std::vector<float>& v : vectors) {
+    if (!std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); })) {
+      return Status::InvalidArgument("embedding cache put: a vector holds a non-finite value");
+    }
+  }
   if (text_hashes.empty()) return Status::Ok();
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
@@ -72,6 +81,17 @@ Result<uint64_t> Catalog::PurgeEmbeddingCache(std::string_view keep_embedder) {
   if (!s.prepared()) return SqlError(db, "purge embedding cache");
   s.Bind(1, keep_embedder);
   SKALD_RETURN_IF_ERROR(s.Run("purge embedding cache"));
+  return static_cast<uint64_t>(sqlite3_changes(db));
+}
+
+Result<uint64_t> Catalog::DeleteEmbeddingCacheOf(std::string_view account,
+                                                 std::string_view embedder) {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  sqlite3* db = impl_->writer;
+  Stmt s(db, "DELETE FROM embed_cache WHERE account = ? AND embedder = ?");
+  if (!s.prepared()) return SqlError(db, "delete embedding cache entries");
+  s.Bind(1, account).Bind(2, embedder);
+  SKALD_RETURN_IF_ERROR(s.Run("delete embedding cache entries"));
   return static_cast<uint64_t>(sqlite3_changes(db));
 }
 

@@ -10,18 +10,25 @@
 // 2. The caller writes each target's new tree (or file) at StagedPath()
 //    with the ordinary ContentStore calls. A target may also have nothing
 //    staged: it is removed.
-// 3. Commit: the plan (the targets, and which have a new tree) is written
-//    durably into the staging area. This is the commit point: before it a
-//    crash leaves every old tree (the staging area is swept); after it,
-//    recovery (RecoverTreeSwaps, at open, before reconcile) finishes the swap.
+// 3. Commit: the plan — the targets, which of them get a new tree, and the
+//    jobs to queue once the trees are in place — is written durably into
+//    the staging area. This is the commit point: before it a crash leaves
+//    every old tree (the staging area is swept); after it, recovery
+//    (RecoverTreeSwaps, at open, before reconcile) finishes the swap and
+//    hands the jobs back to be queued.
 // 4. Apply: per target, the old tree is renamed into the staging area and the
 //    new one into place. Each step is read back from what exists, so
-//    applying again after a crash at any point finishes the job.
-// 5. Finish: the staging area goes, and the old trees with it.
+//    applying again after a crash at any point finishes the job; and it
+//    never removes anything: a target that holds something although its old
+//    tree was already set aside (nothing can, under the caller's locks, or
+//    in recovery) is left as it is. A failed Apply can be rolled back while
+//    the caller still holds its locks (RollBack).
+// 5. Finish: the staging area goes, with the plan and the old trees.
 //
-// The catalog is the caller's: after Apply it records the new trees (one
-// transaction). A crash between the two leaves content ahead of the catalog,
-// which recovery's reconcile brings in line, as after any write.
+// The catalog is the caller's: after Apply it records the new trees and
+// queues the jobs (one transaction), then calls Finish. A crash before
+// Finish leaves content ahead of the catalog, which recovery's reconcile
+// brings in line, as after any write; the plan's jobs are queued again.
 //
 // Thread safety: one TreeSwap is used by one thread; callers hold path locks
 // covering every target. The content store is borrowed.
@@ -32,9 +39,12 @@
 #include <vector>
 
 #include "skald/result.h"
+#include "storage/catalog.h"
 #include "storage/content_store.h"
 
 namespace skald {
+
+struct RecoveredSwap;
 
 class TreeSwap {
  public:
@@ -56,15 +66,25 @@ class TreeSwap {
   // root itself, a directory or a file). The root's parent exists.
   std::string StagedPath(size_t target, std::string_view rel) const;
 
-  // Writes the plan durably: from here on the swap happens, crash or not.
-  // REQUIRES: everything staged is durable (ContentStore calls return so).
-  Status Commit();
+  // Writes the plan, with `jobs`, durably: from here on the swap happens,
+  // crash or not. REQUIRES: everything staged is durable (ContentStore
+  // calls return so).
+  Status Commit(const std::vector<JobSpec>& jobs);
 
   // Puts every target in place. REQUIRES: committed. Idempotent; on an
-  // error the swap is left to recovery (the workspace must be reconciled).
+  // error, RollBack or leave the swap to recovery (the workspace must then
+  // be reconciled).
   Status Apply();
 
-  // Removes the staging area with the old trees.
+  // After a failed Apply: the new trees back into the staging area and the
+  // old ones into place, and the plan removed, so that the swap is
+  // uncommitted again (the destructor drops it). REQUIRES: committed, and
+  // the caller still holds the locks it held for Apply.
+  Status RollBack();
+
+  // Removes the staging area with the plan and the old trees. Ok also when
+  // only the plan could be removed (the rest is a leftover the next
+  // recovery sweeps); an error leaves the plan, for recovery to apply again.
   Status Finish();
 
  private:
@@ -74,20 +94,31 @@ class TreeSwap {
   };
   TreeSwap(ContentStore* content, std::string account, std::string root)
       : content_(content), account_(std::move(account)), root_(std::move(root)) {}
-  friend Result<uint64_t> RecoverTreeSwaps(ContentStore& content);
+  friend Result<std::vector<RecoveredSwap>> RecoverTreeSwaps(ContentStore& content);
+  // Makes the missing directories above `path` (recovery: a parent removed
+  // after a failed Apply).
+  Status EnsureParents(std::string_view path);
 
   ContentStore* const content_;
   const std::string account_;
   const std::string root_;  // the staging area's path
   std::vector<Target> targets_;
+  std::vector<JobSpec> jobs_;
   bool committed_ = false;
   bool finished_ = false;
 };
 
+// A committed swap that recovery finished.
+struct RecoveredSwap {
+  std::string account;
+  std::vector<std::string> targets;  // the paths it put in place or removed
+  std::vector<JobSpec> jobs;         // the plan's jobs, to queue again
+};
+
 // Finishes every committed swap an interrupted process left and discards
-// the uncommitted ones, in every account. Returns how many staging areas it
-// found. Call at open, before reconcile (whose leftover sweep would remove
-// a committed swap's staging area too).
-Result<uint64_t> RecoverTreeSwaps(ContentStore& content);
+// the uncommitted ones, in every account. Call at open, before reconcile
+// (whose leftover sweep would remove a committed swap's staging area too);
+// queue the returned jobs once reconcile has run.
+Result<std::vector<RecoveredSwap>> RecoverTreeSwaps(ContentStore& content);
 
 }  // namespace skald

@@ -124,7 +124,12 @@ class TreeSwapTest : public ::testing::Test {
     std::vector<ContentStore::FileWrite> writes = {{p1, "new a"}, {p2, "new x"}, {p3, "new b"}};
     SKALD_ASSIGN_OR_RETURN(std::vector<ContentAttr> attrs, store.WriteFiles("acct", writes));
     (void)attrs;
-    SKALD_RETURN_IF_ERROR(swap->Commit());
+    JobSpec job;
+    job.kind = JobKind::kIndex;
+    job.account = "acct";
+    job.resource_id = "viking://resources/a";
+    job.payload = R"({"path":"resources/a","carried_tags":{"viking://resources/a":["t=1"]}})";
+    SKALD_RETURN_IF_ERROR(swap->Commit({job}));
     *committed = true;
     SKALD_RETURN_IF_ERROR(swap->Apply());
     return swap->Finish();
@@ -157,9 +162,9 @@ TEST_F(TreeSwapTest, ReplacesAddsAndRemovesTargetsAndLeavesNoStagingArea) {
   Result<std::vector<std::string>> names = store->ListStoredNames("acct", "");
   ASSERT_TRUE(names.ok());
   EXPECT_EQ(*names, std::vector<std::string>{"resources"});
-  Result<uint64_t> found = RecoverTreeSwaps(*store);
+  auto found = RecoverTreeSwaps(*store);
   ASSERT_TRUE(found.ok());
-  EXPECT_EQ(*found, 0u);
+  EXPECT_TRUE(found->empty());
 }
 
 TEST_F(TreeSwapTest, AnUncommittedSwapIsDroppedWithTheOldTreesKept) {
@@ -201,8 +206,20 @@ TEST_F(TreeSwapTest, ACrashAtAnyPointLeavesAllOldOrAllNewAfterRecovery) {
     }
     // The restart.
     std::unique_ptr<ContentStore> store = Open(nullptr);
-    Result<uint64_t> recovered = RecoverTreeSwaps(*store);
+    auto recovered = RecoverTreeSwaps(*store);
     ASSERT_TRUE(recovered.ok()) << "budget " << budget << ": " << recovered.status().ToString();
+    // A committed swap comes back with its plan's job (carried tags and
+    // all), unless the crash came as Finish had removed the plan already.
+    // (A plan can be in place although Commit failed: the crash came after
+    // its rename, before the directory was synced.)
+    ASSERT_LE(recovered->size(), 1u) << "budget " << budget;
+    if (!recovered->empty()) {
+      ASSERT_EQ((*recovered)[0].jobs.size(), 1u);
+      EXPECT_EQ((*recovered)[0].jobs[0].kind, JobKind::kIndex);
+      EXPECT_NE((*recovered)[0].jobs[0].payload.find("t=1"), std::string::npos);
+      EXPECT_EQ((*recovered)[0].targets,
+                (std::vector<std::string>{"resources/a", "resources/b.md", "resources/gone"}));
+    }
     ASSERT_TRUE(store->CleanLeftovers().ok());
     std::map<std::string, std::string> tree = TreeOf(*store, "resources");
     if (committed) {
@@ -222,6 +239,85 @@ TEST_F(TreeSwapTest, ACrashAtAnyPointLeavesAllOldOrAllNewAfterRecovery) {
   // Both outcomes were reached: the crash points straddle the commit.
   EXPECT_GT(old_outcomes, 0);
   EXPECT_GT(new_outcomes, 1);
+}
+
+// A failed Apply rolled back under the caller's locks: every old tree is
+// back, nothing staged is left, and no plan is left to recovery.
+TEST_F(TreeSwapTest, ARollBackAfterAFailedApplyRestoresEveryOldTree) {
+  for (int64_t budget = 0;; ++budget) {
+    {
+      std::unique_ptr<ContentStore> clean = Open(nullptr);
+      ASSERT_TRUE(clean->Remove("acct", "resources").ok());
+      WriteOldTrees(*clean);
+    }
+    CrashingEnv env;
+    std::unique_ptr<ContentStore> store = Open(&env);
+    auto swap = TreeSwap::Begin(store.get(), "acct");
+    ASSERT_TRUE(swap.ok());
+    size_t a = (*swap)->AddTarget("resources/a", true);
+    (*swap)->AddTarget("resources/gone", false);
+    ASSERT_TRUE(store->WriteFile("acct", (*swap)->StagedPath(a, ""), "new a").ok());
+    ASSERT_TRUE((*swap)->Commit({}).ok());
+    env.Arm(budget);  // Apply fails after `budget` changes
+    Status applied = (*swap)->Apply();
+    env.Arm(INT64_MAX);
+    if (applied.ok()) break;  // every budget that fails Apply was tried
+    Status rolled_back = (*swap)->RollBack();
+    ASSERT_TRUE(rolled_back.ok()) << "budget " << budget << ": " << rolled_back.ToString();
+    swap->reset();  // uncommitted again: the staging area goes
+    EXPECT_EQ(TreeOf(*store, "resources"), kOld) << "budget " << budget;
+    EXPECT_EQ(*store->ListStoredNames("acct", ""), std::vector<std::string>{"resources"});
+    auto recovered = RecoverTreeSwaps(*store);
+    ASSERT_TRUE(recovered.ok());
+    EXPECT_TRUE(recovered->empty());
+    ASSERT_LT(budget, 50);
+  }
+}
+
+// A plan left behind after its swap completed (its removal failed) is
+// applied again at the next recovery without touching what was written at
+// its targets since: replaying never removes anything.
+TEST_F(TreeSwapTest, ReplayingAFinishedPlanRemovesNothingWrittenSince) {
+  std::unique_ptr<ContentStore> store = Open(nullptr);
+  WriteOldTrees(*store);
+  auto swap = TreeSwap::Begin(store.get(), "acct");
+  ASSERT_TRUE(swap.ok());
+  size_t a = (*swap)->AddTarget("resources/a", true);
+  (*swap)->AddTarget("resources/gone", false);
+  ASSERT_TRUE(store->WriteFile("acct", (*swap)->StagedPath(a, ""), "new a").ok());
+  ASSERT_TRUE((*swap)->Commit({}).ok());
+  ASSERT_TRUE((*swap)->Apply().ok());
+  swap->release();  // as if Finish had failed: the plan stays (a deliberate leak)
+  // Later writes at both targets.
+  ASSERT_TRUE(store->Remove("acct", "resources/a").ok());
+  ASSERT_TRUE(store->MakeDir("acct", "resources/a").ok());
+  ASSERT_TRUE(store->WriteFile("acct", "resources/a/later.md", "later a").ok());
+  ASSERT_TRUE(store->MakeDir("acct", "resources/gone").ok());
+  ASSERT_TRUE(store->WriteFile("acct", "resources/gone/later.md", "later gone").ok());
+  auto recovered = RecoverTreeSwaps(*store);
+  ASSERT_TRUE(recovered.ok()) << recovered.status().ToString();
+  EXPECT_EQ(recovered->size(), 1u);
+  EXPECT_EQ(*store->ReadFile("acct", "resources/a/later.md"), "later a");
+  EXPECT_EQ(*store->ReadFile("acct", "resources/gone/later.md"), "later gone");
+  EXPECT_EQ(*store->ListStoredNames("acct", ""), std::vector<std::string>{"resources"});
+}
+
+// A committed swap whose target's parent is gone by the time recovery runs:
+// the parent is made again rather than refusing to open the workspace.
+TEST_F(TreeSwapTest, RecoveryMakesAMissingParentOfATarget) {
+  std::unique_ptr<ContentStore> store = Open(nullptr);
+  WriteOldTrees(*store);
+  ASSERT_TRUE(store->MakeDirs("acct", std::vector<std::string>{"resources/p"}).ok());
+  auto swap = TreeSwap::Begin(store.get(), "acct");
+  ASSERT_TRUE(swap.ok());
+  size_t t = (*swap)->AddTarget("resources/p/proj", true);
+  ASSERT_TRUE(store->WriteFile("acct", (*swap)->StagedPath(t, ""), "proj").ok());
+  ASSERT_TRUE((*swap)->Commit({}).ok());
+  swap->release();  // the process died here (a deliberate leak)
+  ASSERT_TRUE(store->Remove("acct", "resources/p").ok());
+  auto recovered = RecoverTreeSwaps(*store);
+  ASSERT_TRUE(recovered.ok()) << recovered.status().ToString();
+  EXPECT_EQ(*store->ReadFile("acct", "resources/p/proj"), "proj");
 }
 
 }  // namespace

@@ -649,6 +649,27 @@ TEST_F(ProviderTest, PackagedVectorsAreReusedWhenTheEmbedderMatches) {
                                                     "/docs/ops/backups.md"));
   }
 
+  // The packaged vectors served those imports only: the shared cache never
+  // got them, so a later file with the same text is embedded (and a
+  // refused import leaves nothing behind either).
+  auto write_copy = [&](const std::string& uri) {
+    const size_t before = server_.requests().size();
+    WriteRequest copy;
+    copy.uri = uri;
+    copy.mode = WriteMode::kCreate;
+    copy.content =
+        "# Backups\n\nNightly backups go to object storage. Restores are tested every "
+        "month by restoring the newest snapshot.\n";
+    copy.wait = true;
+    auto written = (*db)->Write(Root(), copy);
+    EXPECT_TRUE(written.ok()) << written.status().ToString();
+    return file_texts(embedded_since(before));
+  };
+  EXPECT_EQ(write_copy("viking://resources/later/backups.md"), 1);
+  Status refused_import = import(**db, "viking://resources/require", "require");
+  EXPECT_EQ(refused_import.code(), StatusCode::kAlreadyExists) << refused_import.ToString();
+  EXPECT_EQ(write_copy("viking://resources/later2/backups-again.md"), 0);  // cached by the first
+
   config_.model = "other-embed";
   auto other = Open(/*with_reranker=*/false, "other");
   ASSERT_TRUE(other.ok()) << other.status().ToString();

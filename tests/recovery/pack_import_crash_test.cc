@@ -115,12 +115,19 @@ TEST(PackImportCrashTest, AKilledOverwriteLeavesTheOldTreeOrTheNewOne) {
     auto db = OpenDb(dir.Sub("packer"));
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     AddTree(**db, dir.Sub("new/proj"));
+    // Tags the package's records carry, to come back with the new tree.
+    SetTagsRequest tag;
+    tag.uri = "viking://resources/proj/part1";
+    tag.tags = {"team=core"};
+    tag.recursive = true;
+    ASSERT_TRUE((*db)->SetTags(kWho, tag).ok());
     auto exported = (*db)->ExportPack(kWho, "viking://resources/proj", false);
     ASSERT_TRUE(exported.ok()) << exported.status().ToString();
     package = std::move(exported->bytes);
   }
   int old_outcomes = 0, new_outcomes = 0;
-  for (int delay_ms : {0, 20, 60, 120, 250, 3000}) {
+  // -1: killed as soon as the swap's plan is written (its commit point).
+  for (int delay_ms : {-1, 0, 20, 60, 120, 250, 3000}) {
     SCOPED_TRACE("killed after " + std::to_string(delay_ms) + " ms");
     const std::string workspace = dir.Sub("ws" + std::to_string(delay_ms));
     {
@@ -133,7 +140,20 @@ TEST(PackImportCrashTest, AKilledOverwriteLeavesTheOldTreeOrTheNewOne) {
         testing::ForkChild([&](int fd) { RunChild(workspace, package, fd); });
     ASSERT_GE(child.pid, 0);
     ASSERT_EQ(testing::ReadLine(child.from_child), "go");
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    if (delay_ms >= 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    } else {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      bool planned = false;
+      while (!planned && std::chrono::steady_clock::now() < give_up) {
+        std::error_code ec;
+        for (const auto& e :
+             std::filesystem::directory_iterator(workspace + "/content/default", ec)) {
+          planned = planned || std::filesystem::exists(e.path() / "plan.json");
+        }
+      }
+      EXPECT_TRUE(planned) << "the import never wrote its plan";
+    }
     const int status = testing::KillAndReap(child.pid);
     // What the child said before it died: "done" once the import answered.
     const bool answered = testing::ReadLine(child.from_child) == "done";
@@ -165,8 +185,15 @@ TEST(PackImportCrashTest, AKilledOverwriteLeavesTheOldTreeOrTheNewOne) {
     ASSERT_TRUE(orphans.ok()) << orphans.status().ToString();
     EXPECT_EQ(orphans->would_delete_records, 0u);
 
-    // The tree there is the one search finds.
+    // The tree there is the one search finds, with the tags its package
+    // carried when it is the new one (also when the crash came after the
+    // swap's commit point, before the import answered).
     const bool is_new = tree == new_tree;
+    auto attrs = (*db)->Attrs(kWho, "viking://resources/proj/part1/new7.md");
+    if (is_new) {
+      ASSERT_TRUE(attrs.ok()) << attrs.status().ToString();
+      EXPECT_EQ(attrs->tags, std::vector<std::string>{"team=core"});
+    }
     FindRequest find;
     find.query = is_new ? "newmarker7" : "oldmarker7";
     auto found = (*db)->Find(kWho, find);
