@@ -256,7 +256,7 @@ Result<std::string> FsReader::ReadFileBytes(const Identity& who, const VikingUri
                                             std::string_view verb) {
   SKALD_ASSIGN_OR_RETURN(CatalogNode node, GetNode(who, uri));
   if (node.is_dir) {
-    return Status::InvalidArgument(fmt::format("Cannot {} a directory: {}", verb, uri.str()))
+    return Status::InvalidArgument(fmt::format("Cannot {} directory as file: {}", verb, uri.str()))
         .WithDetail("expected", "file")
         .WithDetail("actual", "directory")
         .WithDetail("resource", uri.str());

@@ -126,6 +126,8 @@ TEST_F(ContentApiTest, ReadOfDirectoryIs400WithExpectedActual) {
   EXPECT_EQ(r.Code(), "INVALID_ARGUMENT");
   EXPECT_EQ(r.json["error"]["details"]["expected"], "file");
   EXPECT_EQ(r.json["error"]["details"]["actual"], "directory");
+  // OpenViking's wording, which its tests look for.
+  EXPECT_EQ(r.json["error"]["message"], "Cannot read directory as file: " + Root());
   // OpenViking-style error envelope keeps the null siblings.
   EXPECT_TRUE(r.json.contains("result") && r.json["result"].is_null());
 
