@@ -287,7 +287,7 @@ TEST_F(TreeSwapTest, ReplayingAFinishedPlanRemovesNothingWrittenSince) {
   ASSERT_TRUE(store->WriteFile("acct", (*swap)->StagedPath(a, ""), "new a").ok());
   ASSERT_TRUE((*swap)->Commit({}).ok());
   ASSERT_TRUE((*swap)->Apply().ok());
-  swap->release();  // as if Finish had failed: the plan stays (a deliberate leak)
+  swap->reset();  // as if Finish had failed: a committed swap keeps its plan
   // Later writes at both targets.
   ASSERT_TRUE(store->Remove("acct", "resources/a").ok());
   ASSERT_TRUE(store->MakeDir("acct", "resources/a").ok());
@@ -313,7 +313,7 @@ TEST_F(TreeSwapTest, RecoveryMakesAMissingParentOfATarget) {
   size_t t = (*swap)->AddTarget("resources/p/proj", true);
   ASSERT_TRUE(store->WriteFile("acct", (*swap)->StagedPath(t, ""), "proj").ok());
   ASSERT_TRUE((*swap)->Commit({}).ok());
-  swap->release();  // the process died here (a deliberate leak)
+  swap->reset();  // the process died here: a committed swap is left as it is
   ASSERT_TRUE(store->Remove("acct", "resources/p").ok());
   auto recovered = RecoverTreeSwaps(*store);
   ASSERT_TRUE(recovered.ok()) << recovered.status().ToString();
