@@ -540,6 +540,33 @@ class Db {
   virtual Result<std::string> ImportPack(const Identity& who, const PackImportRequest& request) = 0;
   virtual Result<std::string> RestorePack(const Identity& who,
                                           const PackImportRequest& request) = 0;
+  // OpenViking's privacy configs of the caller, in their own space
+  // (service/privacy_ops.h): the categories (`category` "") or a category's
+  // target keys; a config as JSON text {"meta", "current"} (NotFound when
+  // missing); its version numbers; one version's snapshot; an upsert of the
+  // whole value map (`values_json` an object; `labels_json` an object or ""
+  // to keep them) answering the active snapshot; activating a version; and
+  // removing a config (false when there was none). Names are plain segments.
+  virtual Result<std::vector<std::string>> ListPrivacyConfigs(const Identity& who,
+                                                              std::string_view category) = 0;
+  virtual Result<std::string> GetPrivacyConfig(const Identity& who, std::string_view category,
+                                               std::string_view target) = 0;
+  virtual Result<std::vector<int>> PrivacyConfigVersions(const Identity& who,
+                                                         std::string_view category,
+                                                         std::string_view target) = 0;
+  virtual Result<std::string> GetPrivacyConfigVersion(const Identity& who,
+                                                      std::string_view category,
+                                                      std::string_view target, int version) = 0;
+  virtual Result<std::string> UpsertPrivacyConfig(const Identity& who, std::string_view category,
+                                                  std::string_view target,
+                                                  std::string_view values_json,
+                                                  std::string_view change_reason,
+                                                  std::string_view labels_json) = 0;
+  virtual Result<std::string> ActivatePrivacyConfig(const Identity& who,
+                                                    std::string_view category,
+                                                    std::string_view target, int version) = 0;
+  virtual Result<bool> DeletePrivacyConfig(const Identity& who, std::string_view category,
+                                           std::string_view target) = 0;
   // Semantic + lexical search over the caller's visible context: targets
   // are narrowed to what the caller may see before any index is searched
   // (a target the caller cannot see contributes no results, as a missing

@@ -411,6 +411,28 @@ int64_t BodyReader::Int(std::string_view name, int64_t default_value) {
   return value;
 }
 
+int64_t BodyReader::RequiredInt(std::string_view name) {
+  if (Field(name) == nullptr) {
+    Fail(name, std::string(kMissing), "missing");
+    return 0;
+  }
+  return Int(name, 0);
+}
+
+std::optional<Json> BodyReader::Object(std::string_view name, bool required) {
+  const Json* v = Field(name);
+  if (v == nullptr) {
+    if (required) Fail(name, std::string(kMissing), "missing");
+    return std::nullopt;
+  }
+  if (v->is_null() && !required) return std::nullopt;
+  if (!v->is_object()) {
+    Fail(name, "Input should be a valid dictionary", "dict_type");
+    return std::nullopt;
+  }
+  return *v;
+}
+
 std::optional<int64_t> BodyReader::NullableInt(std::string_view name,
                                                std::optional<int64_t> default_value) {
   const Json* v = Field(name);

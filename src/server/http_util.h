@@ -142,6 +142,12 @@ class BodyReader {
   // OpenViking's `telemetry: bool | {"summary": bool}`. Returns whether a
   // telemetry payload is wanted; *summary says whether it carries a summary.
   bool Telemetry(std::string_view name, bool* summary);
+  // A required int: absent -> an error ("missing") and 0.
+  int64_t RequiredInt(std::string_view name);
+  // A JSON object (Dict[str, Any]): absent -> nullopt (an error too when
+  // `required`); null -> nullopt (an error when `required`); anything else
+  // -> an error ("dict_type").
+  std::optional<Json> Object(std::string_view name, bool required);
   // extra="forbid": every field not in `allowed` is an error ("extra_forbidden").
   void ForbidExtra(std::initializer_list<std::string_view> allowed);
 

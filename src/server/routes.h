@@ -142,6 +142,8 @@ void RegisterSessionRoutes(Router& router);
 void RegisterSkillRoutes(Router& router);
 // /api/v1/pack/{export,backup,import,restore} (routes_pack.cc).
 void RegisterPackRoutes(Router& router);
+// /api/v1/privacy-configs* (routes_privacy.cc).
+void RegisterPrivacyRoutes(Router& router);
 
 class Authenticator;
 // /api/v1/admin/accounts* (reference §2.9). `auth` (which must outlive the

@@ -252,10 +252,13 @@ void DeleteSkill(Call& call) {
   Result<SkillInfo> gone =
       call.db().DeleteSkill(call.who(), PathParameter(call, kSkillPrefix), target.value_or(""));
   if (!gone.ok()) return call.Fail(gone.status());
+  // The skill's privacy config (category "skill") goes with it.
+  Result<bool> privacy = call.db().DeletePrivacyConfig(call.who(), "skill", gone->name);
+  if (!privacy.ok()) return call.Fail(privacy.status());
   call.Ok({{"name", gone->name},
            {"uri", gone->uri},
            {"root_uri", gone->uri},
-           {"privacy_deleted", false}});
+           {"privacy_deleted", *privacy}});
 }
 
 // The skills root and the skill name of a URI inside a skill:

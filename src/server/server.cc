@@ -449,6 +449,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
   server::RegisterSessionRoutes(router);
   server::RegisterSkillRoutes(router);
   server::RegisterPackRoutes(router);
+  server::RegisterPrivacyRoutes(router);
   server::RegisterSystemRoutes(router, *server->metrics_, options.metrics_enabled);
 
   httplib::Server& http = *server->http_;

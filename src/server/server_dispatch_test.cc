@@ -79,6 +79,34 @@ class FakeDb : public Db {
   Result<std::string> RestorePack(const Identity&, const PackImportRequest&) override {
     return failure;
   }
+  Result<std::vector<std::string>> ListPrivacyConfigs(const Identity&,
+                                                      std::string_view) override {
+    return failure;
+  }
+  Result<std::string> GetPrivacyConfig(const Identity&, std::string_view,
+                                       std::string_view) override {
+    return failure;
+  }
+  Result<std::vector<int>> PrivacyConfigVersions(const Identity&, std::string_view,
+                                                 std::string_view) override {
+    return failure;
+  }
+  Result<std::string> GetPrivacyConfigVersion(const Identity&, std::string_view, std::string_view,
+                                              int) override {
+    return failure;
+  }
+  Result<std::string> UpsertPrivacyConfig(const Identity&, std::string_view, std::string_view,
+                                          std::string_view, std::string_view,
+                                          std::string_view) override {
+    return failure;
+  }
+  Result<std::string> ActivatePrivacyConfig(const Identity&, std::string_view, std::string_view,
+                                            int) override {
+    return failure;
+  }
+  Result<bool> DeletePrivacyConfig(const Identity&, std::string_view, std::string_view) override {
+    return failure;
+  }
 
   Result<FindResult> Find(const Identity&, const FindRequest&) override { return failure; }
   Result<SearchResult> Search(const Identity&, const SearchRequest&) override { return failure; }

@@ -12,10 +12,9 @@ struct UnbuiltRoute {
   std::string_view pattern;
 };
 
-constexpr std::array<UnbuiltRoute, 20> kUnbuilt = {{
+constexpr std::array<UnbuiltRoute, 19> kUnbuilt = {{
     {"*", "/api/v1/snapshot/**"},
     {"*", "/api/v1/acl/**"},
-    {"*", "/api/v1/privacy-configs/**"},
     {"*", "/api/v1/user-settings/**"},
     {"*", "/api/v1/stats/**"},
     {"*", "/api/v1/console/**"},

@@ -247,6 +247,20 @@ Result<AddResourceResult> DbImpl::AddResource(const Identity& who,
   return resources_->AddResource(who, request);  // resolves after validating the request
 }
 
+Result<std::string> DbImpl::UpsertPrivacyConfig(const Identity& who, std::string_view category,
+                                                std::string_view target,
+                                                std::string_view values_json,
+                                                std::string_view change_reason,
+                                                std::string_view labels_json) {
+  SKALD_ASSIGN_OR_RETURN(Json values, ParseJson(values_json));
+  Json labels;
+  if (!labels_json.empty()) {
+    SKALD_ASSIGN_OR_RETURN(labels, ParseJson(labels_json));
+  }
+  return DumpedJson(
+      privacy_->Upsert(who, category, target, values, std::string(change_reason), labels));
+}
+
 Result<ReindexResult> DbImpl::Reindex(const Identity& who, const ReindexRequest& request) {
   return resources_->Reindex(who, request);
 }

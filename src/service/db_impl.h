@@ -37,6 +37,7 @@
 #include "service/fs_engine.h"
 #include "service/ops_stats.h"
 #include "service/pack_ops.h"
+#include "service/privacy_ops.h"
 #include "service/relation_ops.h"
 #include "service/resource_ops.h"
 #include "service/session_files_adapter.h"
@@ -109,6 +110,35 @@ class DbImpl final : public Db {
   }
   Result<std::string> RestorePack(const Identity& who, const PackImportRequest& request) override {
     return packs_->Restore(who, request);
+  }
+  // ---- Privacy configs: forwarded to PrivacyOps (privacy_ops.h).
+  Result<std::vector<std::string>> ListPrivacyConfigs(const Identity& who,
+                                                      std::string_view category) override {
+    return privacy_->List(who, category);
+  }
+  Result<std::string> GetPrivacyConfig(const Identity& who, std::string_view category,
+                                       std::string_view target) override {
+    return DumpedJson(privacy_->Get(who, category, target));
+  }
+  Result<std::vector<int>> PrivacyConfigVersions(const Identity& who, std::string_view category,
+                                                 std::string_view target) override {
+    return privacy_->Versions(who, category, target);
+  }
+  Result<std::string> GetPrivacyConfigVersion(const Identity& who, std::string_view category,
+                                              std::string_view target, int version) override {
+    return DumpedJson(privacy_->Version(who, category, target, version));
+  }
+  Result<std::string> UpsertPrivacyConfig(const Identity& who, std::string_view category,
+                                          std::string_view target, std::string_view values_json,
+                                          std::string_view change_reason,
+                                          std::string_view labels_json) override;
+  Result<std::string> ActivatePrivacyConfig(const Identity& who, std::string_view category,
+                                            std::string_view target, int version) override {
+    return DumpedJson(privacy_->Activate(who, category, target, version));
+  }
+  Result<bool> DeletePrivacyConfig(const Identity& who, std::string_view category,
+                                   std::string_view target) override {
+    return privacy_->Delete(who, category, target);
   }
   Result<FindResult> Find(const Identity& who, const FindRequest& request) override;
   Result<SearchResult> Search(const Identity& who, const SearchRequest& request) override;
@@ -276,6 +306,7 @@ class DbImpl final : public Db {
   std::unique_ptr<ContextAssembler> context_;
   std::unique_ptr<ResourceOps> resources_;
   std::unique_ptr<PackOps> packs_;
+  std::unique_ptr<PrivacyOps> privacy_;
   std::unique_ptr<AccountRegistry> accounts_;
   std::unique_ptr<OpsStats> ops_;
   std::unique_ptr<SessionFilesAdapter> session_files_;

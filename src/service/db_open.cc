@@ -161,7 +161,7 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
   // tags, the package's vectors), not node by node.
   std::erase_if(recovered, [&](const ReconcileIssue& issue) {
     return std::any_of(swaps.begin(), swaps.end(), [&](const RecoveredSwap& swap) {
-      return swap.account == issue.account &&
+      return swap.jobs_complete && swap.account == issue.account &&
              std::any_of(swap.targets.begin(), swap.targets.end(),
                          [&](const std::string& t) {
                            return UriWithin(UriOfPath(issue.path), UriOfPath(t));
@@ -357,6 +357,14 @@ Status DbImpl::StartBackground() {
   packs.max_input_tokens = options_.embedding_max_input_tokens;
   packs.lock_timeout_ms = options_.lock_timeout_ms;
   packs_ = std::make_unique<PackOps>(std::move(packs));
+  PrivacyOpsServices privacy;
+  privacy.catalog = catalog_.get();
+  privacy.content = content_.get();
+  privacy.nodes = nodes_.get();
+  privacy.writer = writer_.get();
+  privacy.locks = &locks_;
+  privacy.lock_timeout_ms = options_.lock_timeout_ms;
+  privacy_ = std::make_unique<PrivacyOps>(privacy);
   OpsSources ops;
   ops.options = &options_;
   ops.env = env_;

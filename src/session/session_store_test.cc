@@ -40,14 +40,19 @@ class FakeSessionFiles final : public SessionFiles {
   Result<std::vector<Job>> Write(const Identity& who, const VikingUri& uri,
                                  std::string_view bytes,
                                  const std::vector<JobSpec>& jobs) override {
+    // The file first, then its jobs, as the real outbox makes them visible
+    // together: a job queued first could run before the file is there (a
+    // worker found the archive "deleted" in 1 of ~50 loaded runs).
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      files_[Key(who, uri.path())] = std::string(bytes);
+      AddParents(who, std::string(uri.path()));
+    }
     std::vector<Job> out;
     for (const JobSpec& spec : jobs) {
       SKALD_ASSIGN_OR_RETURN(Job job, queue_->Enqueue(spec));
       out.push_back(job);
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    files_[Key(who, uri.path())] = std::string(bytes);
-    AddParents(who, std::string(uri.path()));
     return out;
   }
   Result<std::vector<Job>> WriteIndexed(const Identity& who, const VikingUri& uri,

@@ -211,8 +211,14 @@ Result<std::vector<RecoveredSwap>> RecoverTreeSwaps(ContentStore& content) {
       }
       if (plan->contains("jobs") && (*plan)["jobs"].is_array()) {
         for (const Json& j : (*plan)["jobs"]) {
+          // A job that does not read back is left out (the trees still go
+          // in place; reconcile's own jobs index them), never a failed open.
           std::optional<JobSpec> job = JobOfJson(j);
-          if (!job) return unreadable;
+          if (!job) {
+            spdlog::warn("tree swap {}: a job of its plan is unreadable; skipped", name);
+            done.jobs_complete = false;
+            continue;
+          }
           done.jobs.push_back(std::move(*job));
         }
       }

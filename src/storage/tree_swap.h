@@ -113,6 +113,7 @@ struct RecoveredSwap {
   std::string account;
   std::vector<std::string> targets;  // the paths it put in place or removed
   std::vector<JobSpec> jobs;         // the plan's jobs, to queue again
+  bool jobs_complete = true;         // false when one of them did not read back
 };
 
 // Finishes every committed swap an interrupted process left and discards

@@ -40,8 +40,12 @@ bool IsAccessible(const Identity& who, const VikingUri& uri) {
   const std::vector<std::string>& s = uri.segments();
   const std::string_view scope = s[0];
   if (scope == "resources") return uri.str() != kWatchTaskControlUri;
-  // The account-shared agent trees; a legacy `agent/{id}` tree is ROOT's.
-  if (scope == "agent") return s.size() == 1 || IsSharedAgentTree(s[1]);
+  // The account-shared agent trees; a legacy `agent/{id}` tree is the
+  // administrators' (ROOT, and the account's ADMINs, who can still read it
+  // and clean it up), never a USER's (OpenViking refuses another agent's).
+  if (scope == "agent") {
+    return s.size() == 1 || IsSharedAgentTree(s[1]) || who.role == Role::kAdmin;
+  }
   // The `user` and `temp` containers are visible; below them only one's own.
   if (IsPerUserScope(scope)) return s.size() == 1 || s[1] == who.user;
   return false;

@@ -28,9 +28,10 @@ namespace skald {
 // watch-task control file `viking://resources/.watch_tasks.json`; the `user`
 // container (listings filter it to their own directory) and their own
 // `user/{uid}/**`; the `agent` container and its account-shared
-// skills/endpoints/tools/payments trees (not legacy `agent/{id}` trees, as
-// OpenViking refuses another agent's tree; ROOT reads them, nobody writes
-// them, see CheckWriteAccess); the `temp` container and their own
+// skills/endpoints/tools/payments trees (legacy `agent/{id}` trees only to
+// an ADMIN, who may read and delete them, never write them, see
+// CheckWriteAccess; a USER is refused, as OpenViking refuses another
+// agent's tree); the `temp` container and their own
 // `temp/{uid}/**`. Never another user's space, another user's temp, `upload`,
 // `queue`, `session` (Parse() expands it) or anything else (`_system`,
 // unknown scopes): unlisted namespaces fail closed. With an actor peer
