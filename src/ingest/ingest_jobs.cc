@@ -4,6 +4,7 @@
 #include "ingest/ingest_jobs.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -189,6 +190,34 @@ JobSpec WithPackagedVectors(JobSpec spec, std::string_view batch) {
   payload["packaged_vectors"] = batch;
   spec.payload = payload.dump();
   return spec;
+}
+
+Result<uint64_t> DropUnclaimedPackagedVectors(Catalog& catalog) {
+  constexpr std::string_view kBatchMark = "#ovpack:";
+  SKALD_ASSIGN_OR_RETURN(auto keys, catalog.EmbeddingCacheKeysWith(kBatchMark));
+  if (keys.empty()) return uint64_t{0};
+  std::set<std::string> claimed;  // batches named by a job still to run or running
+  for (JobState state : {JobState::kPending, JobState::kRunning}) {
+    JobFilter filter;
+    filter.state = state;
+    filter.limit = 0;
+    SKALD_ASSIGN_OR_RETURN(std::vector<Job> jobs, catalog.ListJobs(filter));
+    for (const Job& job : jobs) {
+      nlohmann::json payload = nlohmann::json::parse(job.payload, nullptr, false);
+      if (payload.is_object() && payload.contains("packaged_vectors") &&
+          payload["packaged_vectors"].is_string()) {
+        claimed.insert(payload["packaged_vectors"].get<std::string>());
+      }
+    }
+  }
+  uint64_t dropped = 0;
+  for (const auto& [account, key] : keys) {
+    const size_t mark = key.rfind(kBatchMark);
+    if (mark != std::string::npos && claimed.count(key.substr(mark + kBatchMark.size()))) continue;
+    SKALD_ASSIGN_OR_RETURN(uint64_t n, catalog.DeleteEmbeddingCacheOf(account, key));
+    dropped += n;
+  }
+  return dropped;
 }
 
 JobSpec WithCarriedTags(JobSpec spec, const std::map<std::string, std::vector<std::string>>& tags) {

@@ -123,4 +123,10 @@ std::string PackVectorsKey(std::string_view embedder_name, std::string_view batc
 // embedder's name, `batch`) before it embeds anything.
 JobSpec WithPackagedVectors(JobSpec spec, std::string_view batch);
 
+// Drops the packaged vectors no pending or running index job will take:
+// those of an import stopped before its swap, or of a job that ended
+// failed. Returns how many cache entries went. Call at open (while no
+// import is being staged).
+Result<uint64_t> DropUnclaimedPackagedVectors(Catalog& catalog);
+
 }  // namespace skald

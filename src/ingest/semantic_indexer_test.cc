@@ -534,5 +534,32 @@ TEST(IngestJobsTest, TagPayloadsAreWrittenAndReadDefensively) {
   EXPECT_EQ(WithCarriedTags(*job, {}).payload, job->payload) << "nothing to carry: unchanged";
 }
 
+// Packaged vectors no pending or running index job names are dropped; the
+// claimed batch and the shared cache stay.
+TEST(PackagedVectorsTest, UnclaimedBatchesAreDropped) {
+  TempDir tmp;
+  auto catalog = Catalog::Open({tmp.Sub("skald.db")});
+  ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+  const std::vector<std::string> hashes = {"h1", "h2"};
+  const std::vector<std::vector<float>> vectors = {{1, 2}, {3, 4}};
+  for (const std::string key : {PackVectorsKey("emb", "claimed"), PackVectorsKey("emb", "stale"),
+                                std::string("emb")}) {
+    ASSERT_TRUE((*catalog)->PutCachedEmbeddings("acct", key, hashes, vectors).ok());
+  }
+  auto job = IndexJobFor(Identity{"acct", "u", Role::kRoot}, "resources/x", JobKind::kIndex, 0);
+  ASSERT_TRUE(job.has_value());
+  ASSERT_TRUE((*catalog)->Apply("acct", {}, {}, {WithPackagedVectors(*job, "claimed")}).ok());
+  auto dropped = DropUnclaimedPackagedVectors(**catalog);
+  ASSERT_TRUE(dropped.ok()) << dropped.status().ToString();
+  EXPECT_EQ(*dropped, 2u);
+  auto left = [&](const std::string& key) {
+    auto got = (*catalog)->GetCachedEmbeddings("acct", key, hashes);
+    return got.ok() && (*got)[0].has_value();
+  };
+  EXPECT_TRUE(left(PackVectorsKey("emb", "claimed")));
+  EXPECT_FALSE(left(PackVectorsKey("emb", "stale")));
+  EXPECT_TRUE(left("emb"));
+}
+
 }  // namespace
 }  // namespace skald

@@ -175,6 +175,10 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
       (void)queued;
     }
   }
+  // Packaged vectors no pending job will take (an import stopped before
+  // its swap, a job that failed) are dropped now, before any job runs.
+  SKALD_ASSIGN_OR_RETURN(uint64_t unclaimed, DropUnclaimedPackagedVectors(*db->catalog_));
+  if (unclaimed > 0) spdlog::info("dropped {} unclaimed packaged vectors", unclaimed);
   if (reindex) {
     // Every vector must be remade with the new embedder: one durable job.
     JobSpec spec;

@@ -350,6 +350,11 @@ class Catalog {
   // many.
   Result<uint64_t> DeleteEmbeddingCacheOf(std::string_view account, std::string_view embedder);
 
+  // The distinct (account, embedder) keys of the cache whose embedder
+  // contains `fragment`.
+  Result<std::vector<std::pair<std::string, std::string>>> EmbeddingCacheKeysWith(
+      std::string_view fragment);
+
   // ---- Account registry (tables `accounts` and `users`). Policy (who may
   // do what, key format) lives in service/account_registry.h; these are the
   // rows.

@@ -95,4 +95,18 @@ Result<uint64_t> Catalog::DeleteEmbeddingCacheOf(std::string_view account,
   return static_cast<uint64_t>(sqlite3_changes(db));
 }
 
+Result<std::vector<std::pair<std::string, std::string>>> Catalog::EmbeddingCacheKeysWith(
+    std::string_view fragment) {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  sqlite3* db = impl_->writer;
+  Stmt s(db, "SELECT DISTINCT account, embedder FROM embed_cache WHERE instr(embedder, ?) > 0");
+  if (!s.prepared()) return SqlError(db, "list embedding cache keys");
+  s.Bind(1, fragment);
+  std::vector<std::pair<std::string, std::string>> keys;
+  int rc = SQLITE_ROW;
+  while ((rc = s.Step()) == SQLITE_ROW) keys.emplace_back(s.Text(0), s.Text(1));
+  if (rc != SQLITE_DONE) return SqlError(db, "list embedding cache keys");
+  return keys;
+}
+
 }  // namespace skald
