@@ -542,7 +542,7 @@ TEST(PackagedVectorsTest, UnclaimedBatchesAreDropped) {
   ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
   const std::vector<std::string> hashes = {"h1", "h2"};
   const std::vector<std::vector<float>> vectors = {{1, 2}, {3, 4}};
-  for (const std::string key : {PackVectorsKey("emb", "claimed"), PackVectorsKey("emb", "stale"),
+  for (const std::string& key : {PackVectorsKey("emb", "claimed"), PackVectorsKey("emb", "stale"),
                                 std::string("emb")}) {
     ASSERT_TRUE((*catalog)->PutCachedEmbeddings("acct", key, hashes, vectors).ok());
   }
