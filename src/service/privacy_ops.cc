@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <optional>
 
+#include "common/strings.h"
 #include "common/time_util.h"
 
 namespace skald {
@@ -30,15 +32,12 @@ int VersionOfFileName(std::string_view name) {
   constexpr std::string_view kPrefix = "version_";
   constexpr std::string_view kSuffix = ".json";
   if (!name.starts_with(kPrefix) || !name.ends_with(kSuffix)) return -1;
-  std::string_view digits =
-      name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
-  if (digits.empty() || digits.size() > 9) return -1;
-  int v = 0;
-  for (char c : digits) {
-    if (c < '0' || c > '9') return -1;
-    v = v * 10 + (c - '0');
+  long long v = -1;
+  if (!ParseInt64(name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size()), &v) ||
+      v < 0 || v > std::numeric_limits<int>::max()) {
+    return -1;
   }
-  return v;
+  return static_cast<int>(v);
 }
 
 // The values in a canonical form (keys sorted at every level: nlohmann's
@@ -63,6 +62,14 @@ Result<VikingUri> PrivacyOps::RootOf(const Identity& who, std::string_view categ
 Status PrivacyOps::Lock(const Identity& who, const VikingUri& root, PathLockGuard* guard) {
   return s_.locks->Acquire({{who.account, std::string(root.path()), PathLockKind::kTree}},
                            std::chrono::milliseconds(s_.lock_timeout_ms), guard);
+}
+
+Status PrivacyOps::RequireConfig(const Identity& who, const VikingUri& root,
+                                 std::string_view category, std::string_view target) const {
+  SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node,
+                         s_.catalog->Get(who.account, root.path()));
+  if (!node || !node->is_dir) return ConfigNotFound(category, target);
+  return Status::Ok();
 }
 
 Result<std::optional<Json>> PrivacyOps::ReadJson(const Identity& who, const VikingUri& file) const {
@@ -112,9 +119,7 @@ Result<Json> PrivacyOps::Get(const Identity& who, std::string_view category,
 Result<std::vector<int>> PrivacyOps::Versions(const Identity& who, std::string_view category,
                                               std::string_view target) {
   SKALD_ASSIGN_OR_RETURN(VikingUri root, RootOf(who, category, target));
-  SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node,
-                         s_.catalog->Get(who.account, root.path()));
-  if (!node || !node->is_dir) return ConfigNotFound(category, target);
+  SKALD_RETURN_IF_ERROR(RequireConfig(who, root, category, target));
   SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> files,
                          s_.catalog->ListChildren(who.account, root.Child(kHistoryName).path()));
   std::vector<int> versions;
@@ -129,9 +134,7 @@ Result<std::vector<int>> PrivacyOps::Versions(const Identity& who, std::string_v
 Result<Json> PrivacyOps::Version(const Identity& who, std::string_view category,
                                  std::string_view target, int version) {
   SKALD_ASSIGN_OR_RETURN(VikingUri root, RootOf(who, category, target));
-  SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node,
-                         s_.catalog->Get(who.account, root.path()));
-  if (!node || !node->is_dir) return ConfigNotFound(category, target);
+  SKALD_RETURN_IF_ERROR(RequireConfig(who, root, category, target));
   if (version < 0) return ConfigNotFound(category, target, fmt::format("/versions/{}", version));
   SKALD_ASSIGN_OR_RETURN(std::optional<Json> snapshot,
                          ReadJson(who, root.Child(kHistoryName).Child(VersionFileName(version))));
@@ -194,9 +197,7 @@ Result<Json> PrivacyOps::Activate(const Identity& who, std::string_view category
   SKALD_ASSIGN_OR_RETURN(VikingUri root, RootOf(who, category, target));
   PathLockGuard guard;
   SKALD_RETURN_IF_ERROR(Lock(who, root, &guard));
-  SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node,
-                         s_.catalog->Get(who.account, root.path()));
-  if (!node || !node->is_dir) return ConfigNotFound(category, target);
+  SKALD_RETURN_IF_ERROR(RequireConfig(who, root, category, target));
   SKALD_ASSIGN_OR_RETURN(std::optional<Json> meta, ReadJson(who, root.Child(kMetaName)));
   std::optional<Json> snapshot;
   if (version >= 0) {

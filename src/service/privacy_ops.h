@@ -80,6 +80,9 @@ class PrivacyOps {
   // viking://user/{uid}/privacy[/category[/target]], the names checked.
   Result<VikingUri> RootOf(const Identity& who, std::string_view category,
                            std::string_view target) const;
+  // NotFound "Privacy config not found: c/t" unless the config's directory is there.
+  Status RequireConfig(const Identity& who, const VikingUri& root, std::string_view category,
+                       std::string_view target) const;
   Result<std::optional<Json>> ReadJson(const Identity& who, const VikingUri& file) const;
   Status WriteJson(const Identity& who, const VikingUri& file, const Json& value);
   Status Lock(const Identity& who, const VikingUri& root, PathLockGuard* guard);
