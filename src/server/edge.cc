@@ -185,8 +185,8 @@ EdgeGate::Verdict EdgeGate::Check(const httplib::Request& req, EdgeRefusal* refu
   if (req.has_header("Content-Length")) {
     const std::string header = req.get_header_value("Content-Length");
     const std::string value(Trim(header));
-    bool valid = req.get_header_value_count("Content-Length") == 1 && !value.empty() &&
-                 value.size() <= 19;
+    bool valid =
+        req.get_header_value_count("Content-Length") == 1 && !value.empty() && value.size() <= 19;
     for (char c : value) valid = valid && c >= '0' && c <= '9';
     if (!valid) return refuse(400, "INVALID_ARGUMENT", "Invalid Content-Length header");
     length = std::stoull(value);
@@ -199,15 +199,16 @@ EdgeGate::Verdict EdgeGate::Check(const httplib::Request& req, EdgeRefusal* refu
   const bool has_body = chunked || length > 0;
   const bool json_method = req.method == "POST" || req.method == "PUT" || req.method == "PATCH";
   if (has_body && json_method && req.path != kTempUploadPath) {
+    // As OpenViking's (FastAPI): a body without a type is read as JSON; one
+    // of another type fails validation (400), here before it is read.
     const std::string type = req.get_header_value("Content-Type");
-    if (!IsJsonContentType(type)) {
-      return refuse(415, "UNKNOWN",
-                    type.empty()
-                        ? std::string("Content-Type is missing: request bodies must be JSON "
-                                      "(Content-Type: application/json)")
-                        : fmt::format("Unsupported Content-Type '{}': request bodies must be "
-                                      "JSON (Content-Type: application/json)",
-                                      Excerpt(type)));
+    if (req.get_header_value_count("Content-Type") > 1 ||
+        (req.has_header("Content-Type") && !IsJsonContentType(type))) {
+      return refuse(400, "INVALID_ARGUMENT",
+                    fmt::format("Invalid request parameters: body: unsupported Content-Type "
+                                "'{}': request bodies must be JSON (Content-Type: "
+                                "application/json)",
+                                Excerpt(type)));
     }
   }
   return Verdict::kPass;

@@ -3,13 +3,13 @@
 
 #include "server/edge.h"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "server/worker_pool.h"
 
@@ -122,11 +122,17 @@ TEST_F(EdgeGateTest, BodiesNeedJsonIdentityAndAnAcceptableSize) {
   EXPECT_EQ(Check(Head("POST", "/api/v1/fs/mkdir",
                        {{"Host", h}, {"Content-Length", "10"}, {"Content-Type", "text/plain"}})),
             EdgeGate::Verdict::kRefuse);
-  EXPECT_EQ(refusal_.status, 415);
-  EXPECT_EQ(refusal_.code, "UNKNOWN");
+  EXPECT_EQ(refusal_.status, 400);
+  EXPECT_EQ(refusal_.code, "INVALID_ARGUMENT");
+  EXPECT_EQ(
+      Check(Head("POST", "/api/v1/fs/mkdir", {{"Host", h}, {"Transfer-Encoding", "chunked"}})),
+      EdgeGate::Verdict::kPass);  // a body without a type is read as JSON
   EXPECT_EQ(Check(Head("POST", "/api/v1/fs/mkdir",
-                       {{"Host", h}, {"Transfer-Encoding", "chunked"}})),
-            EdgeGate::Verdict::kRefuse);  // a chunked body without a type
+                       {{"Host", h},
+                        {"Content-Length", "10"},
+                        {"Content-Type", "application/json"},
+                        {"Content-Type", "text/plain"}})),
+            EdgeGate::Verdict::kRefuse);
   EXPECT_EQ(Check(Head("POST", "/api/v1/fs/mkdir", {{"Host", h}, {"Content-Length", "0"}})),
             EdgeGate::Verdict::kPass);
   EXPECT_EQ(Check(Head("POST", "/api/v1/resources/temp_upload",
@@ -134,11 +140,10 @@ TEST_F(EdgeGateTest, BodiesNeedJsonIdentityAndAnAcceptableSize) {
                         {"Content-Length", "10"},
                         {"Content-Type", "multipart/form-data; boundary=x"}})),
             EdgeGate::Verdict::kPass);
-  EXPECT_EQ(Check(Head("POST", "/api/v1/fs/mkdir",
-                       {{"Host", h},
-                        {"Content-Length", "1001"},
-                        {"Content-Type", "application/json"}})),
-            EdgeGate::Verdict::kRefuse);
+  EXPECT_EQ(
+      Check(Head("POST", "/api/v1/fs/mkdir",
+                 {{"Host", h}, {"Content-Length", "1001"}, {"Content-Type", "application/json"}})),
+      EdgeGate::Verdict::kRefuse);
   EXPECT_EQ(refusal_.status, 413);
   EXPECT_EQ(Check(Head("POST", "/api/v1/fs/mkdir",
                        {{"Host", h},
@@ -152,11 +157,10 @@ TEST_F(EdgeGateTest, BodiesNeedJsonIdentityAndAnAcceptableSize) {
                         {"Content-Type", "application/json"},
                         {"Transfer-Encoding", "gzip, chunked"}})),
             EdgeGate::Verdict::kRefuse);
-  EXPECT_EQ(Check(Head("POST", "/api/v1/fs/mkdir",
-                       {{"Host", h},
-                        {"Content-Length", "-1"},
-                        {"Content-Type", "application/json"}})),
-            EdgeGate::Verdict::kRefuse);
+  EXPECT_EQ(
+      Check(Head("POST", "/api/v1/fs/mkdir",
+                 {{"Host", h}, {"Content-Length", "-1"}, {"Content-Type", "application/json"}})),
+      EdgeGate::Verdict::kRefuse);
   EXPECT_EQ(refusal_.status, 400);
 }
 

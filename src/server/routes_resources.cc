@@ -188,6 +188,12 @@ void AddResource(Call& call) {
                  "value_error");
     } else if (!request.to.empty() && !request.parent.empty()) {
       errors.Add({"body"}, "Value error, 'to' and 'parent' cannot be used together", "value_error");
+    } else if (watch_interval > 0 && request.to.empty()) {
+      // OpenViking's order: a watch needs its target before anything else.
+      errors.Add({"body", "watch_interval"},
+                 "Value error, watch_interval > 0 requires 'to' to be specified (target URI to "
+                 "watch)",
+                 "value_error");
     } else if (has_temp && watch_interval > 0) {
       errors.Add({"body", "watch_interval"},
                  "Value error, watch_interval > 0 cannot be used with temp_file_id: uploaded "
@@ -264,7 +270,9 @@ void AddResource(Call& call) {
     payload["summary"]["resource"] = {
         {"request", {{"duration_ms", payload["summary"]["duration_ms"]}}},
         {"flags",
-         {{"wait", request.wait}, {"build_index", true}, {"summarize", true},
+         {{"wait", request.wait},
+          {"build_index", true},
+          {"summarize", true},
           {"watch_enabled", false}}}};
   }
   call.OkExcludeNone(result, &payload);

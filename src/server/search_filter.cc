@@ -208,6 +208,16 @@ Status Apply(const Json& filter, std::string_view account, int64_t now_ns, FindR
   if (depth > 32) return Invalid("nested deeper than 32 levels");
   if (!filter.is_object()) return Invalid("a filter must be an object");
   auto op_it = filter.find("op");
+  if (op_it == filter.end() && !filter.contains("field") && !filter.contains("conds")) {
+    // Shorthand {"field": value or [values], ...}: a "must" on each field,
+    // "type" naming context_type (as OpenViking's clients send it).
+    for (const auto& [key, value] : filter.items()) {
+      const std::string field = key == "type" ? "context_type" : key;
+      const Json values = value.is_array() ? value : Json::array({value});
+      SKALD_RETURN_IF_ERROR(ApplyMust(field, values, Json::object(), account, request));
+    }
+    return Status::Ok();
+  }
   if (op_it == filter.end() || !op_it->is_string()) return Invalid("missing \"op\"");
   const std::string& op = op_it->get_ref<const std::string&>();
   auto conds = filter.find("conds");

@@ -1,18 +1,18 @@
 // Mutating file-system operations: mkdir, rm, mv, cp, write (FsWriter; the
 // order every mutation follows is described in fs_engine.h).
 
-#include <array>
-#include <map>
-
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include <array>
+#include <map>
 
 #include "common/hash.h"
 #include "common/strings.h"
 #include "common/time_util.h"
 #include "ingest/ingest_jobs.h"
-#include "service/fs_engine.h"
 #include "ingest/sidecar.h"
+#include "service/fs_engine.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -35,9 +35,9 @@ bool HasCreatableExtension(std::string_view name) {
 // The tags of the records at and below `from`, keyed by the URI each record
 // gets at `to` (only records that have tags): what a move or copy carries.
 Result<std::map<std::string, std::vector<std::string>>> TagsToCarry(Catalog& catalog,
-                                                                   std::string_view account,
-                                                                   const VikingUri& from,
-                                                                   const VikingUri& to) {
+                                                                    std::string_view account,
+                                                                    const VikingUri& from,
+                                                                    const VikingUri& to) {
   std::map<std::string, std::vector<std::string>> carried;
   SKALD_ASSIGN_OR_RETURN(std::vector<Record> records, catalog.GetRecordsUnder(account, from.str()));
   for (Record& r : records) {
@@ -98,8 +98,8 @@ Result<std::string> FsWriter::Mkdir(const Identity& who, const VikingUri& uri,
                                     std::string_view description) {
   if (!IsValidUtf8(description)) return Status::InvalidArgument("description is not valid UTF-8");
   PathLockGuard guard;
-  SKALD_RETURN_IF_ERROR(Lock({{who.account, std::string(uri.path()), PathLockKind::kExact}},
-                             &guard));
+  SKALD_RETURN_IF_ERROR(
+      Lock({{who.account, std::string(uri.path()), PathLockKind::kExact}}, &guard));
   SKALD_ASSIGN_OR_RETURN(auto existing, catalog_->Get(who.account, uri.path()));
   if (existing) {
     return Status::AlreadyExists(fmt::format("Directory already exists: {}", uri.str()))
@@ -131,8 +131,8 @@ Result<RmResult> FsWriter::Rm(const Identity& who, const VikingUri& uri, bool re
   // index commits of the delete: deleting must always work.
   if (reserve_ != nullptr) reserve_->ReleaseIfLow();
   PathLockGuard guard;
-  SKALD_RETURN_IF_ERROR(Lock({{who.account, std::string(uri.path()), PathLockKind::kTree}},
-                             &guard));
+  SKALD_RETURN_IF_ERROR(
+      Lock({{who.account, std::string(uri.path()), PathLockKind::kTree}}, &guard));
   RmResult result;
   result.uri = uri.str();
   SKALD_ASSIGN_OR_RETURN(auto node, catalog_->Get(who.account, uri.path()));
@@ -311,8 +311,7 @@ Result<CpResult> FsWriter::Cp(const Identity& who, const VikingUri& from, const 
     if (rest.empty()) replaced = target;  // a file copied onto an existing file
     std::vector<JobSpec> jobs;
     if (index_job && !job_queued) jobs.push_back(*index_job);
-    SKALD_ASSIGN_OR_RETURN(CatalogNode stored,
-                           nodes_->StoreFile(who, copy, bytes, replaced, jobs));
+    SKALD_ASSIGN_OR_RETURN(CatalogNode stored, nodes_->StoreFile(who, copy, bytes, replaced, jobs));
     (void)stored;
     if (!jobs.empty()) {
       job_queued = true;
@@ -335,6 +334,14 @@ Result<WriteResult> FsWriter::Write(const Identity& who, const VikingUri& uri,
   if (uri.depth() < 2) {
     return Status::InvalidArgument(fmt::format("cannot write to a scope root: {}", uri.str()));
   }
+  if (uri.name() == ".relations.json") {
+    // OpenViking's relation file; relations are written through their own
+    // routes (POST/DELETE /api/v1/relations/link), never as content.
+    return Status::InvalidArgument(
+        fmt::format("{} cannot be written through content/write: manage relations with "
+                    "/api/v1/relations/link",
+                    uri.str()));
+  }
   WriteMode mode = request.mode;
   bool sidecar = IsSidecarName(uri.name());
   if (mode == WriteMode::kCreate && sidecar) {
@@ -349,8 +356,8 @@ Result<WriteResult> FsWriter::Write(const Identity& who, const VikingUri& uri,
   }
 
   PathLockGuard guard;
-  SKALD_RETURN_IF_ERROR(Lock({{who.account, std::string(uri.path()), PathLockKind::kExact}},
-                             &guard));
+  SKALD_RETURN_IF_ERROR(
+      Lock({{who.account, std::string(uri.path()), PathLockKind::kExact}}, &guard));
   SKALD_ASSIGN_OR_RETURN(auto existing, catalog_->Get(who.account, uri.path()));
   if (existing && existing->is_dir) {
     return Status::InvalidArgument(fmt::format("Cannot write to a directory: {}", uri.str()))
@@ -376,10 +383,10 @@ Result<WriteResult> FsWriter::Write(const Identity& who, const VikingUri& uri,
       // Public writes change a sidecar's body; its frontmatter is kept.
       // The body is the user's from now on: the indexer keeps it.
       Sidecar parsed = ParseSidecar(old);
-      std::string body = mode == WriteMode::kAppend ? parsed.body + request.content
-                                                    : request.content;
-      bytes = RenderSidecar(
-          SidecarFrontmatter(uri.Parent().str(), "ContentWrite", "content_write"), body);
+      std::string body =
+          mode == WriteMode::kAppend ? parsed.body + request.content : request.content;
+      bytes = RenderSidecar(SidecarFrontmatter(uri.Parent().str(), "ContentWrite", "content_write"),
+                            body);
     } else {
       bytes = mode == WriteMode::kAppend ? old + request.content : request.content;
     }
@@ -414,7 +421,7 @@ Result<WriteResult> FsWriter::Write(const Identity& who, const VikingUri& uri,
   if (enqueued.empty()) return result;
   runner_->queue()->Notify();
   guard = PathLockGuard();  // the job takes its own locks
-  no_fsck.unlock();          // and its own share of the maintenance lock
+  no_fsck.unlock();         // and its own share of the maintenance lock
   result.semantic_status = result.vector_status = "queued";
   if (request.wait) {
     SKALD_ASSIGN_OR_RETURN(Job done, runner_->AwaitTask(enqueued[0].task_id, request.timeout_s));

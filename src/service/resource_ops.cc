@@ -182,8 +182,16 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   }
   const bool single_document = url.empty() && names_file && !IsArchiveName(display_name);
   // `to` a resources root itself (viking://resources, viking://~/resources)
-  // places the resource in it under its derived name, as without `to`.
+  // is the whole space, not a resource's place (OpenViking's rule): it must
+  // end in '/', which places the resource in it under its derived name, as
+  // without `to`.
   const bool to_root = to && IsResourcesRoot(*to);
+  if (to_root && request.to.back() != '/') {
+    return Status::InvalidArgument(fmt::format(
+        "'to' cannot be the resources root {0}: name the resource's own place ({0}/<name>), "
+        "or end it with '/' ({0}/) to add the resource there under its own name",
+        to->str()));
+  }
   const bool to_inside = to && !to_root && request.to.back() == '/';
   std::optional<VikingUri> file_target;  // file mode: the file's URI
   if (to && !to_root && single_document) {
@@ -205,14 +213,14 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
     if (to_root || to_inside) {
       parent = *to;
     } else {
-      SKALD_ASSIGN_OR_RETURN(parent, Resolve(who, request.parent.empty()
-                                                      ? "viking://resources"
+      SKALD_ASSIGN_OR_RETURN(
+          parent, Resolve(who, request.parent.empty() ? "viking://resources"
                                                       : std::string_view(request.parent)));
     }
     if (!IsResourceUri(parent)) {
-      return Status::InvalidArgument(fmt::format(
-                 "parent must be a resource directory (viking://resources/...): {}",
-                 parent.str()))
+      return Status::InvalidArgument(
+                 fmt::format("parent must be a resource directory (viking://resources/...): {}",
+                             parent.str()))
           .WithReason("INVALID_URI");
     }
     SKALD_ASSIGN_OR_RETURN(auto parent_node, catalog_->Get(who.account, parent.path()));
@@ -224,9 +232,9 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
     // so is a `to` directory.
     if (!parent_node && !request.parent.empty() && !request.create_parent &&
         !IsResourcesRoot(parent)) {
-      return Status::NotFound(fmt::format(
-                 "parent directory does not exist: {} (set create_parent to create it)",
-                 parent.str()))
+      return Status::NotFound(
+                 fmt::format("parent directory does not exist: {} (set create_parent to create it)",
+                             parent.str()))
           .WithDetail("resource", parent.str());
     }
     root = parent.Child(root_name);
@@ -257,13 +265,18 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   // Reserve the root and queue the work. (A crash between the two leaves
   // an empty directory and no job; nothing half-imported.)
   // ("path", the job's root, is set once the root is taken.)
-  nlohmann::json payload = {
-      {"source_path", source_path},         {"display_name", display_name},
-      {"temp_file_id", temp_file_id},
-      {"include", request.include},         {"exclude", request.exclude},
-      {"ignore_dirs", request.ignore_dirs}, {"tags", request.tags}, {"tag_mode", request.tag_mode},
-      {"reason", request.reason},           {"url", url},
-      {"parse_mode", request.parse_mode},   {"processing_mode", request.processing_mode}};
+  nlohmann::json payload = {{"source_path", source_path},
+                            {"display_name", display_name},
+                            {"temp_file_id", temp_file_id},
+                            {"include", request.include},
+                            {"exclude", request.exclude},
+                            {"ignore_dirs", request.ignore_dirs},
+                            {"tags", request.tags},
+                            {"tag_mode", request.tag_mode},
+                            {"reason", request.reason},
+                            {"url", url},
+                            {"parse_mode", request.parse_mode},
+                            {"processing_mode", request.processing_mode}};
   if (file_target) payload["file_name"] = std::string(file_target->name());
   JobSpec spec;
   spec.kind = JobKind::kAddResource;
@@ -295,6 +308,9 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
     break;
   }
   result.root_uri = root.str();
+  // A tree put into a `to` directory is named as one, with its slash
+  // (OpenViking's rule: "dir/" + "myproj" -> "dir/myproj/").
+  if (to_inside && !file_target) result.root_uri += '/';
   no_fsck.unlock();  // the job takes its own share
   if (!request.wait) {
     // As OpenViking's, the answer comes once the files are in place (an

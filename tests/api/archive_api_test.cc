@@ -109,6 +109,42 @@ TEST_F(ArchiveApiTest, TarGzWithOneTopFolderTakesTheGivenName) {
                                       "viking://resources/site/guide/intro.md"}));
 }
 
+// OpenViking's placement rules for trees: `to` ending in '/' is a directory
+// the tree goes into under its name, answered with the slash of a
+// directory; `to` without it is the tree's root; the bare resources root is
+// refused (it would name the whole space as the resource).
+TEST_F(ArchiveApiTest, ToPlacesATreeInsideOrAtItAndRefusesTheBareRoot) {
+  const std::vector<ArchiveItem> items = {ArchiveItem::File("demo_dir/a.md", "# a\n"),
+                                          ArchiveItem::File("demo_dir/b.md", "# b\n")};
+  Json inside = AddArchive(ArchiveFormat::kZip, items, "demo_dir.zip",
+                           {{"to", "viking://resources/custom/"}, {"wait", true}});
+  EXPECT_EQ(inside.value("root_uri", ""), "viking://resources/custom/demo_dir/") << inside.dump();
+  Reply stat = Get("/api/v1/fs/stat?uri=" + Q(inside.value("root_uri", "")));
+  ASSERT_EQ(stat.status, 200) << stat.raw;
+  EXPECT_TRUE(stat.json["result"].value("isDir", false)) << stat.raw;
+  EXPECT_EQ(FilesUnder("viking://resources/custom/demo_dir"),
+            (std::vector<std::string>{"viking://resources/custom/demo_dir/a.md",
+                                      "viking://resources/custom/demo_dir/b.md"}));
+  Json at = AddArchive(ArchiveFormat::kZip, items, "demo_dir.zip",
+                       {{"to", "viking://resources/custom/explicit_root"}, {"wait", true}});
+  EXPECT_EQ(at.value("root_uri", ""), "viking://resources/custom/explicit_root") << at.dump();
+  // The resources root itself: with its slash the tree goes in under its
+  // name (no slash added: it is a top-level resource, as without `to`).
+  Json top = AddArchive(ArchiveFormat::kZip, items, "demo_dir.zip",
+                        {{"to", "viking://resources/"}, {"wait", true}});
+  EXPECT_EQ(top.value("root_uri", ""), "viking://resources/demo_dir") << top.dump();
+  const std::string path = scratch_.Sub("bare.zip");
+  ASSERT_TRUE(WriteTestArchive(path, ArchiveFormat::kZip, items));
+  Reply bare =
+      PostJson("/api/v1/resources", {{"temp_file_id", UploadTemp(ReadBytes(path), "d.zip")},
+                                     {"to", "viking://resources"},
+                                     {"wait", true}});
+  ASSERT_EQ(bare.status, 400) << bare.raw;
+  EXPECT_EQ(bare.Code(), "INVALID_ARGUMENT") << bare.raw;
+  EXPECT_NE(bare.raw.find("viking://resources/"), std::string::npos) << bare.raw;
+  ExpectHealthy();
+}
+
 TEST_F(ArchiveApiTest, ZipSlipFails) {
   ExpectFails(
       ArchiveFormat::kZip,

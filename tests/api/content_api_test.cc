@@ -50,7 +50,8 @@ TEST_F(ContentApiTest, ReplaceAppendAndReadLines) {
   EXPECT_EQ(slice.json["result"], "b\nc\n");
 
   // mode defaults to replace
-  Reply defaulted = PostJson("/api/v1/content/write", {{"uri", Root() + "/f.txt"}, {"content", "z"}});
+  Reply defaulted =
+      PostJson("/api/v1/content/write", {{"uri", Root() + "/f.txt"}, {"content", "z"}});
   ASSERT_EQ(defaulted.status, 200) << defaulted.raw;
   EXPECT_EQ(defaulted.json["result"]["mode"], "replace");
   EXPECT_EQ(Get("/api/v1/content/read?uri=" + Q(Root() + "/f.txt")).json["result"], "z");
@@ -71,6 +72,14 @@ TEST_F(ContentApiTest, WriteErrorsFollowTheReference) {
 
   Reply directory = Write(Root(), "x", "replace");
   EXPECT_EQ(directory.status, 400) << directory.raw;
+
+  // Relations have their own routes; their file is never content (400
+  // whether or not one exists, as OpenViking's).
+  for (const char* mode : {"replace", "create"}) {
+    Reply relations = Write(Root() + "/.relations.json", "{}", mode);
+    EXPECT_EQ(relations.status, 400) << relations.raw;
+    EXPECT_EQ(relations.Code(), "INVALID_ARGUMENT") << relations.raw;
+  }
 }
 
 TEST_F(ContentApiTest, WriteBodyIsValidatedStrictly) {
@@ -85,13 +94,14 @@ TEST_F(ContentApiTest, WriteBodyIsValidatedStrictly) {
   ASSERT_EQ(number.status, 400) << number.raw;
   EXPECT_EQ(number.json["error"]["details"]["validation_errors"][0]["type"], "string_type");
 
-  Reply mode = PostJson("/api/v1/content/write",
-                        {{"uri", uri}, {"content", "x"}, {"mode", "upsert"}});
+  Reply mode =
+      PostJson("/api/v1/content/write", {{"uri", uri}, {"content", "x"}, {"mode", "upsert"}});
   EXPECT_EQ(mode.status, 400) << mode.raw;
-  Reply wait = PostJson("/api/v1/content/write", {{"uri", uri}, {"content", "x"}, {"wait", "later"}});
+  Reply wait =
+      PostJson("/api/v1/content/write", {{"uri", uri}, {"content", "x"}, {"wait", "later"}});
   EXPECT_EQ(wait.status, 400) << wait.raw;
-  Reply timeout = PostJson("/api/v1/content/write",
-                           {{"uri", uri}, {"content", "x"}, {"timeout", "soon"}});
+  Reply timeout =
+      PostJson("/api/v1/content/write", {{"uri", uri}, {"content", "x"}, {"timeout", "soon"}});
   EXPECT_EQ(timeout.status, 400) << timeout.raw;
   Reply telemetry = PostJson("/api/v1/content/write",
                              {{"uri", uri}, {"content", "x"}, {"telemetry", {{"verbose", true}}}});
@@ -152,11 +162,11 @@ TEST_F(ContentApiTest, AbstractAndOverviewPlaceholders) {
 
   // A file's abstract is its parent directory's (read once the write's
   // indexing is done, so both reads see the same directory abstract).
-  ASSERT_EQ(PostJson("/api/v1/content/write",
-                     {{"uri", Root() + "/f.md"}, {"content", "x"}, {"mode", "create"},
-                      {"wait", true}})
-                .status,
-            200);
+  ASSERT_EQ(
+      PostJson("/api/v1/content/write",
+               {{"uri", Root() + "/f.md"}, {"content", "x"}, {"mode", "create"}, {"wait", true}})
+          .status,
+      200);
   Reply of_file = Get("/api/v1/content/abstract?uri=" + Q(Root() + "/f.md"));
   Reply of_dir = Get("/api/v1/content/abstract?uri=" + Q(Root()));
   EXPECT_EQ(of_file.json["result"], of_dir.json["result"]);
@@ -172,11 +182,10 @@ TEST_F(ContentApiTest, DownloadReturnsRawBytesAsAttachment) {
   EXPECT_EQ(r.raw, "raw\x01 bytes");
   EXPECT_EQ(r.Header("Content-Type"), "application/octet-stream");
   // Checked on the wire: cpp-httplib's client percent-decodes header values.
-  const std::string wire = RawHttp(server_->port(),
-                                   "GET /api/v1/content/download?uri=" +
-                                       Q(Root() + "/my notes é.md") +
-                                       " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(server_->port()) +
-                                       "\r\nConnection: close\r\n\r\n");
+  const std::string wire = RawHttp(
+      server_->port(), "GET /api/v1/content/download?uri=" + Q(Root() + "/my notes é.md") +
+                           " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(server_->port()) +
+                           "\r\nConnection: close\r\n\r\n");
   EXPECT_NE(wire.find("\r\nContent-Disposition: attachment; filename*=UTF-8''my%20notes%20%C3%A9.md"
                       "\r\n"),
             std::string::npos)

@@ -233,11 +233,19 @@ TEST_F(RetrievalApiTest, AddResourceValidatesItsBody) {
   EXPECT_EQ(FirstLoc(unknown), "body.recursive");
   Reply bad_wait = PostJson("/api/v1/resources", {{"path", "https://x/y"}, {"wait", "soon"}});
   EXPECT_EQ(bad_wait.status, 400) << bad_wait.raw;
+  // A watch needs `to` first (OpenViking's message), then a source to watch.
   Reply watch = PostJson(
       "/api/v1/resources",
       {{"temp_file_id", "upload_0123456789abcdef0123456789abcdef.md"}, {"watch_interval", 5}});
   EXPECT_EQ(watch.status, 400) << watch.raw;
-  EXPECT_NE(watch.raw.find("uploaded content"), std::string::npos) << watch.raw;
+  EXPECT_NE(watch.raw.find("watch_interval > 0 requires 'to' to be specified"), std::string::npos)
+      << watch.raw;
+  Reply watch_to =
+      PostJson("/api/v1/resources", {{"temp_file_id", "upload_0123456789abcdef0123456789abcdef.md"},
+                                     {"to", "viking://resources/w"},
+                                     {"watch_interval", 5}});
+  EXPECT_EQ(watch_to.status, 400) << watch_to.raw;
+  EXPECT_NE(watch_to.raw.find("uploaded content"), std::string::npos) << watch_to.raw;
   // OpenViking's newer fields are known ones.
   Reply known = PostJson("/api/v1/resources", {{"temp_file_id", UploadTemp("# k\n", "k.md")},
                                                {"is_active", false},
@@ -269,24 +277,28 @@ TEST_F(RetrievalApiTest, AWaitThatTimesOutAnswers504AndTheImportGoesOn) {
   EXPECT_EQ(status, "completed");
 }
 
-// `to` a resources root places the resource in it under its derived name,
-// as without `to` (OpenViking's API tests), with or without the slash.
-TEST_F(RetrievalApiTest, AddResourceToTheResourcesRootUsesTheDerivedName) {
-  for (const char* to : {"viking://resources", "viking://resources/"}) {
-    const std::string id = UploadTemp("hello world\n", "upload_temp.txt");
-    Reply added = PostJson("/api/v1/resources", {{"temp_file_id", id},
-                                                 {"source_name", "aa.txt"},
-                                                 {"to", to},
-                                                 {"wait", true},
-                                                 {"telemetry", true}});
-    ASSERT_EQ(added.status, 200) << to << ": " << added.raw;
-    const Json& summary = added.json["telemetry"]["summary"];
-    EXPECT_EQ(summary.value("operation", ""), "resources.add_resource") << added.raw;
-    EXPECT_EQ(summary["resource"]["flags"].value("wait", false), true) << added.raw;
-    const std::string expected = std::string(to) == "viking://resources" ? "viking://resources/aa"
-                                                                         : "viking://resources/aa_1";
-    EXPECT_EQ(added.json["result"].value("root_uri", ""), expected) << added.raw;
-  }
+// `to` a resources root with its slash places the resource in it under its
+// derived name, as without `to`; the bare root is refused (OpenViking's
+// placement rules: it would name the whole space as the resource).
+TEST_F(RetrievalApiTest, AddResourceToTheResourcesRootNeedsItsSlash) {
+  const std::string id = UploadTemp("hello world\n", "upload_temp.txt");
+  Reply added = PostJson("/api/v1/resources", {{"temp_file_id", id},
+                                               {"source_name", "aa.txt"},
+                                               {"to", "viking://resources/"},
+                                               {"wait", true},
+                                               {"telemetry", true}});
+  ASSERT_EQ(added.status, 200) << added.raw;
+  const Json& summary = added.json["telemetry"]["summary"];
+  EXPECT_EQ(summary.value("operation", ""), "resources.add_resource") << added.raw;
+  EXPECT_EQ(summary["resource"]["flags"].value("wait", false), true) << added.raw;
+  EXPECT_EQ(added.json["result"].value("root_uri", ""), "viking://resources/aa") << added.raw;
+  Reply bare = PostJson(
+      "/api/v1/resources",
+      {{"temp_file_id", UploadTemp("x\n", "x.txt")}, {"to", "viking://resources"}, {"wait", true}});
+  ASSERT_EQ(bare.status, 400) << bare.raw;
+  EXPECT_EQ(bare.Code(), "INVALID_ARGUMENT") << bare.raw;
+  const std::string message = bare.json["error"].value("message", "");
+  EXPECT_NE(message.find("viking://resources/"), std::string::npos) << message;
   // Anything else outside a resources directory is still refused.
   Reply outside = PostJson("/api/v1/resources", {{"temp_file_id", UploadTemp("x\n", "x.txt")},
                                                  {"to", "viking://user/default/memories/x"}});
@@ -322,9 +334,9 @@ TEST_F(RetrievalApiTest, AddResourceToNamesTheDocumentOrItsDirectory) {
             "viking://resources/p/beavers.md");
   EXPECT_FALSE(is_dir("viking://resources/p/beavers.md"));
   // Added again to the same `to`: the file is updated, its siblings stay.
-  EXPECT_EQ(add("# Otters\n\nSea otters sleep afloat.\n", "sample.md",
-                "viking://resources/p/renamed.md"),
-            "viking://resources/p/renamed.md");
+  EXPECT_EQ(
+      add("# Otters\n\nSea otters sleep afloat.\n", "sample.md", "viking://resources/p/renamed.md"),
+      "viking://resources/p/renamed.md");
   read = Get("/api/v1/content/read?uri=" + Q("viking://resources/p/renamed.md"));
   EXPECT_NE(read.raw.find("sleep afloat"), std::string::npos) << read.raw;
   EXPECT_FALSE(is_dir("viking://resources/p/beavers.md")) << "a sibling is not synced away";
@@ -339,12 +351,14 @@ TEST_F(RetrievalApiTest, AddResourceToNamesTheDocumentOrItsDirectory) {
   // A document too long for one file is a directory at `to`.
   std::string longdoc = "# Long\n\n";
   for (int i = 0; i < 400; ++i) {
-    longdoc += "## Part " + std::to_string(i) + "\n\n" + std::string(300, 'a' + i % 26) + " word.\n\n";
+    longdoc +=
+        "## Part " + std::to_string(i) + "\n\n" + std::string(300, 'a' + i % 26) + " word.\n\n";
   }
   EXPECT_EQ(add(longdoc, "long.md", "viking://resources/p/long.md"),
             "viking://resources/p/long.md");
   EXPECT_TRUE(is_dir("viking://resources/p/long.md"));
-  EXPECT_FALSE(is_dir("viking://resources/p/renamed.md")) << "the split went into its own directory";
+  EXPECT_FALSE(is_dir("viking://resources/p/renamed.md"))
+      << "the split went into its own directory";
 }
 
 // Without `wait`, add-resource answers once the files are in place (as
@@ -353,9 +367,9 @@ TEST_F(RetrievalApiTest, AddResourceToNamesTheDocumentOrItsDirectory) {
 TEST_F(RetrievalApiTest, AddResourceWithoutWaitAnswersWithTheFilesInPlace) {
   for (int round = 0; round < 5; ++round) {
     const std::string dir = "viking://resources/nw" + std::to_string(round) + "/";
-    Reply added = PostJson("/api/v1/resources",
-                           {{"temp_file_id", UploadTemp("# Note\n\nKingfishers dive.\n", "n.md")},
-                            {"to", dir}});
+    Reply added = PostJson(
+        "/api/v1/resources",
+        {{"temp_file_id", UploadTemp("# Note\n\nKingfishers dive.\n", "n.md")}, {"to", dir}});
     ASSERT_EQ(added.status, 200) << added.raw;
     EXPECT_TRUE(added.json["result"]["task_id"].is_string()) << added.raw;
     Reply read = Get("/api/v1/content/read?uri=" + Q(dir + "n.md"));
@@ -524,8 +538,8 @@ TEST_F(RetrievalApiTest, FindWithProvenanceReturnsTheTrace) {
   EXPECT_TRUE(trace["latency_ms"].is_number()) << trace.dump();
   EXPECT_TRUE(found.json["telemetry"].is_object()) << found.raw;
   // OpenViking's telemetry id: "tm_" and 32 hex digits.
-  EXPECT_TRUE(std::regex_match(found.json["telemetry"].value("id", ""),
-                               std::regex("tm_[0-9a-f]{32}")))
+  EXPECT_TRUE(
+      std::regex_match(found.json["telemetry"].value("id", ""), std::regex("tm_[0-9a-f]{32}")))
       << found.raw;
   // The summary carries OpenViking's retrieval metrics.
   const Json& summary = found.json["telemetry"]["summary"];

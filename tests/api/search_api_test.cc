@@ -162,6 +162,12 @@ TEST_F(SearchApiTest, FindFilterNarrowsTheHitsAsItSays) {
   EXPECT_TRUE(hits(must("account_id", {"someone-else"})).empty());
   EXPECT_EQ(hits(must("account_id", {"default"})), all);
   EXPECT_TRUE(hits(must("context_type", {"memory"})).empty());
+  // The shorthand {field: value or [values]} (OpenViking's clients send
+  // {"type": "resource"}): a must on each field, "type" for context_type.
+  EXPECT_EQ(hits({{"type", "resource"}}), all);
+  EXPECT_TRUE(hits({{"type", "memory"}}).empty());
+  EXPECT_TRUE(hits({{"context_type", {"skill", "memory"}}}).empty());
+  EXPECT_EQ(hits({{"level", 2}, {"type", "resource"}}), hits(must("level", {2})));
   EXPECT_TRUE(
       hits({{"op", "and"}, {"conds", {must("uri", {sub + "/deep"}), must("uri", {Root() + "/x"})}}})
           .empty());
@@ -170,7 +176,8 @@ TEST_F(SearchApiTest, FindFilterNarrowsTheHitsAsItSays) {
        {Json{{"op", "must_not"}, {"field", "level"}, {"conds", {2}}},
         Json{{"op", "or"}, {"conds", {must("level", {2}), must("context_type", {"resource"})}}},
         must("search_tags", {"a=b", "c=d"}), must("level", {7}), must("size", {1}),
-        Json{{"op", "range"}, {"field", "level"}}, Json{{"type", "resource"}}}) {
+        Json{{"op", "range"}, {"field", "level"}}, Json{{"size", 1}},
+        Json{{"field", "level"}, {"conds", {2}}}}) {
     Reply r = PostJson("/api/v1/search/find", {{"query", "beta"}, {"filter", bad}});
     EXPECT_EQ(r.status, 400) << bad.dump() << " -> " << r.raw;
     EXPECT_EQ(r.Code(), "INVALID_FILTER") << bad.dump() << " -> " << r.raw;
