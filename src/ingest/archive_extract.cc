@@ -131,8 +131,7 @@ class DiskSink {
     if (ec) return WriteError(name, ec.message());
     // Nothing in dest_ is a link (none is ever made), and O_NOFOLLOW keeps
     // it so; a repeated entry replaces the earlier one.
-    out_.Reset(
-        ::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+    out_.Reset(::open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (out_.fd < 0) return WriteError(name, std::strerror(errno));
     return Status::Ok();
   }
@@ -192,8 +191,8 @@ class MemorySink {
   }
 
   static Status Clash(std::string_view name) {
-    return Status::InvalidArgument(fmt::format(
-        "the archive entry '{}' makes one path both a file and a directory", name));
+    return Status::InvalidArgument(
+        fmt::format("the archive entry '{}' makes one path both a file and a directory", name));
   }
 
   MemoryTree* const tree_;
@@ -248,10 +247,9 @@ class Extractor {
       ++stats_.directories;
       return Status::Ok();
     }
-    const uint64_t declared =
-        archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0
-            ? static_cast<uint64_t>(archive_entry_size(entry))
-            : 0;
+    const uint64_t declared = archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0
+                                  ? static_cast<uint64_t>(archive_entry_size(entry))
+                                  : 0;
     const uint64_t room =
         limits_.max_total_bytes > stats_.bytes ? limits_.max_total_bytes - stats_.bytes : 0;
     SKALD_RETURN_IF_ERROR(sink_->BeginFile(rel, name, std::min(declared, room)));
@@ -340,6 +338,41 @@ Result<ArchiveStats> ReadInto(const std::string& archive_path, const ArchiveLimi
 }
 
 }  // namespace
+
+std::optional<std::string> LoneArchiveFile(const std::string& archive_path) {
+  FdCloser in{::open(archive_path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (in.fd < 0) return std::nullopt;
+  std::unique_ptr<archive, ArchiveCloser> a(archive_read_new());
+  if (!a) return std::nullopt;
+  archive_read_support_format_zip(a.get());
+  archive_read_support_format_tar(a.get());
+  archive_read_support_filter_gzip(a.get());
+  archive_read_support_filter_bzip2(a.get());
+  archive_read_support_filter_xz(a.get());
+  if (archive_read_open_fd(a.get(), in.fd, 64 * 1024) != ARCHIVE_OK) return std::nullopt;
+  std::optional<std::string> lone;
+  archive_entry* entry = nullptr;
+  for (int read = 0; read < 1000; ++read) {
+    const int status = archive_read_next_header(a.get(), &entry);
+    if (status == ARCHIVE_EOF) return lone;
+    if (status != ARCHIVE_OK && status != ARCHIVE_WARN) return std::nullopt;
+    const char* utf8 = archive_entry_pathname_utf8(entry);
+    const char* name = utf8 != nullptr ? utf8 : archive_entry_pathname(entry);
+    if (name == nullptr) return std::nullopt;
+    Result<std::string> rel = SafeRelativePath(name);
+    if (!rel.ok()) return std::nullopt;
+    if (rel->empty() || *rel == "__MACOSX" || rel->rfind("__MACOSX/", 0) == 0) {
+      archive_read_data_skip(a.get());
+      continue;
+    }
+    if (archive_entry_filetype(entry) != AE_IFREG || lone || rel->find('/') != std::string::npos) {
+      return std::nullopt;
+    }
+    lone = std::move(*rel);
+    if (archive_read_data_skip(a.get()) != ARCHIVE_OK) return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 Status ArchiveLimits::Validate() const {
   if (max_entries == 0) return Status::InvalidArgument("archive max_entries must be > 0");

@@ -154,6 +154,30 @@ TEST(ArchiveExtractTest, CorruptAndTruncatedArchivesFailClearly) {
   ASSERT_FALSE(stats.ok());
 }
 
+TEST(ArchiveExtractTest, LoneArchiveFileNamesTheOnlyTopLevelFile) {
+  TempDir tmp;
+  auto lone = [&](const std::string& name, ArchiveFormat format,
+                  const std::vector<ArchiveItem>& items) {
+    EXPECT_TRUE(WriteTestArchive(tmp.Sub(name), format, items));
+    return LoneArchiveFile(tmp.Sub(name));
+  };
+  const ArchiveItem hello = ArchiveItem::File("hello.md", "# hi\n");
+  EXPECT_EQ(lone("a.zip", ArchiveFormat::kZip, {hello}), "hello.md");
+  EXPECT_EQ(lone("a.tgz", ArchiveFormat::kTarGz, {hello}), "hello.md");
+  EXPECT_EQ(
+      lone("fork.zip", ArchiveFormat::kZip, {ArchiveItem::File("__MACOSX/._hello.md", "x"), hello}),
+      "hello.md");
+  EXPECT_EQ(lone("two.zip", ArchiveFormat::kZip, {hello, ArchiveItem::File("b.md", "b")}),
+            std::nullopt);
+  EXPECT_EQ(lone("nested.zip", ArchiveFormat::kZip, {ArchiveItem::File("d/hello.md", "x")}),
+            std::nullopt);
+  EXPECT_EQ(lone("dir.zip", ArchiveFormat::kZip, {ArchiveItem::Dir("d/"), hello}), std::nullopt);
+  EXPECT_EQ(lone("empty.tar", ArchiveFormat::kTar, {}), std::nullopt);
+  { std::ofstream(tmp.Sub("junk.zip"), std::ios::binary) << "not a zip\n"; }
+  EXPECT_EQ(LoneArchiveFile(tmp.Sub("junk.zip")), std::nullopt);
+  EXPECT_EQ(LoneArchiveFile(tmp.Sub("missing.zip")), std::nullopt);
+}
+
 TEST(SourceStageTest, ArchiveIsPlannedAsATree) {
   TempDir tmp;
   ASSERT_TRUE(WriteTestArchive(tmp.Sub("upload_1.zip"), ArchiveFormat::kZip, NestedTree()));
@@ -186,8 +210,9 @@ TEST(SourceStageTest, TheArchivePlanIsTheFolderPlan) {
       {"c/.h.md", "# hidden file\n"},
       {"node_modules/m.md", "# ignored folder\n"},
       {"c/d.txt", "plain text\n"},
-      {"c/latin1.txt", "caf\xe9 cr\xe8me br\xfbl\xe9"
-                        "e, encore et encore\n"},
+      {"c/latin1.txt",
+       "caf\xe9 cr\xe8me br\xfbl\xe9"
+       "e, encore et encore\n"},
       {"c/empty.md", ""},
       {"c/blob.bin", std::string("\x00\x01\x02\xff", 4)},
   };

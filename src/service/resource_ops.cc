@@ -17,6 +17,7 @@
 #include "common/file_util.h"
 #include "common/tags.h"
 #include "common/time_util.h"
+#include "ingest/archive_extract.h"
 #include "ingest/import_job.h"
 #include "ingest/ingest_jobs.h"
 #include "ingest/reindex_job.h"
@@ -161,6 +162,15 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
     if (display_name.empty()) display_name = path.parent_path().filename().string();
   }
   result.source_path = !url.empty() ? url : temp_file_id.empty() ? source_path : display_name;
+  if (url.empty()) {
+    // An empty file holds nothing to import: refused now, not as a failed
+    // task (OpenViking answers 400).
+    std::error_code ec;
+    if (fs::is_regular_file(source_path, ec) && fs::file_size(source_path, ec) == 0 && !ec) {
+      return Status::InvalidArgument(
+          fmt::format("{} is empty: there is nothing to import", display_name));
+    }
+  }
   std::string base_name = request.source_name.empty() ? display_name : request.source_name;
   // A file's resource is named without its extension ("docs.tar.gz" ->
   // "docs"); so is a URL's, unless the name is its host ("example.com").
@@ -180,7 +190,18 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   if (!request.to.empty()) {
     SKALD_ASSIGN_OR_RETURN(to, Resolve(who, request.to));
   }
-  const bool single_document = url.empty() && names_file && !IsArchiveName(display_name);
+  bool single_document = url.empty() && names_file && !IsArchiveName(display_name);
+  // The name a single document is placed under in a `to` directory.
+  std::string document_name = request.source_name.empty() ? display_name : request.source_name;
+  if (to && url.empty() && request.source_name.empty() && IsArchiveName(display_name)) {
+    // An archive of one file is placed as that file (OpenViking unpacks,
+    // then applies the rules below). A folder the CLI zipped carries its
+    // name (source_name) and stays a folder.
+    if (std::optional<std::string> lone = LoneArchiveFile(source_path)) {
+      single_document = true;
+      document_name = std::move(*lone);
+    }
+  }
   // `to` a resources root itself (viking://resources, viking://~/resources)
   // is the whole space, not a resource's place (OpenViking's rule): it must
   // end in '/', which places the resource in it under its derived name, as
@@ -195,10 +216,7 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   const bool to_inside = to && !to_root && request.to.back() == '/';
   std::optional<VikingUri> file_target;  // file mode: the file's URI
   if (to && !to_root && single_document) {
-    VikingUri target =
-        to_inside ? to->Child(SegmentFor(request.source_name.empty() ? display_name
-                                                                     : request.source_name))
-                  : *to;
+    VikingUri target = to_inside ? to->Child(SegmentFor(document_name)) : *to;
     SKALD_ASSIGN_OR_RETURN(auto existing, catalog_->Get(who.account, target.path()));
     // An existing directory there (a resource added before) is the root, as before.
     if (!existing || !existing->is_dir) file_target = std::move(target);

@@ -2,10 +2,10 @@
 // phase 2 (the durable `session_commit` job, RunCommitJob). See
 // session_store.h for the layout and the guarantees.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "common/file_util.h"
 #include "common/strings.h"
@@ -127,15 +127,19 @@ Result<SessionCommitResult> SessionStore::CommitLocked(const Identity& who,
   spec.kind = JobKind::kSessionCommit;
   spec.account = who.account;
   spec.user = who.user;
-  spec.resource_id = archive.str();
+  // The session, as OpenViking names a commit's task (clients list a
+  // session's commits with ?resource_id=<session_id>); the archive is in the
+  // payload and the task's result.
+  spec.resource_id = std::string(session_id);
   spec.priority = kJobPriorityInteractive;
   spec.max_attempts = kCommitJobAttempts;
-  spec.payload = DumpJson(Json{{"session_id", std::string(session_id)},
-                               {"session_uri", session.str()},
-                               {"archive_uri", archive.str()},
-                               {"committed_at_ns", now},
-                               {"auto_commit", automatic},
-                               {"usage_uris", Json(std::vector<std::string>(usage.begin(), usage.end()))}});
+  spec.payload =
+      DumpJson(Json{{"session_id", std::string(session_id)},
+                    {"session_uri", session.str()},
+                    {"archive_uri", archive.str()},
+                    {"committed_at_ns", now},
+                    {"auto_commit", automatic},
+                    {"usage_uris", Json(std::vector<std::string>(usage.begin(), usage.end()))}});
   // The archived messages and the phase-2 job commit together (the outbox):
   // an archive without its job is never visible.
   SKALD_ASSIGN_OR_RETURN(std::vector<Job> jobs,
@@ -232,9 +236,9 @@ Status SessionStore::RunCommitJob(JobContext& context) {
 
   SKALD_ASSIGN_OR_RETURN(auto node, files_->Stat(owner, *archive));
   if (!node) {
-    return Status::NotFound(fmt::format(
-        "session {} or its archive {} was deleted before the commit finished", session_id,
-        archive->name()));
+    return Status::NotFound(
+        fmt::format("session {} or its archive {} was deleted before the commit finished",
+                    session_id, archive->name()));
   }
   ArchiveForExtraction input;
   input.owner = owner;
@@ -246,26 +250,29 @@ Status SessionStore::RunCommitJob(JobContext& context) {
 
   // 1. The archive's L0/L1 (who, when, topics, key statements).
   progress("summarize");
-  ArchiveSummary summary = SummarizeArchive(*summarizer_, session_id, archive->name(),
-                                            input.messages);
+  ArchiveSummary summary =
+      SummarizeArchive(*summarizer_, session_id, archive->name(), input.messages);
   SKALD_RETURN_IF_ERROR(
-      files_->Write(owner, archive->Child(".overview.md"),
-                    RenderSidecar(SidecarFrontmatter(archive->str(), "SessionCommit",
-                                                     "session_commit"),
-                                  summary.overview))
+      files_
+          ->Write(
+              owner, archive->Child(".overview.md"),
+              RenderSidecar(SidecarFrontmatter(archive->str(), "SessionCommit", "session_commit"),
+                            summary.overview))
           .status());
   SKALD_RETURN_IF_ERROR(
-      files_->Write(owner, archive->Child(".abstract.md"),
-                    RenderSidecar(SidecarFrontmatter(archive->str(), "SessionCommit",
-                                                     "session_commit"),
-                                  summary.abstract))
+      files_
+          ->Write(
+              owner, archive->Child(".abstract.md"),
+              RenderSidecar(SidecarFrontmatter(archive->str(), "SessionCommit", "session_commit"),
+                            summary.abstract))
           .status());
 
   // 2. The conversation excerpts (archive_excerpts.h), then the index job
   // for the archive: its summaries and excerpts become searchable.
   progress("excerpts");
   for (const ArchiveExcerpt& excerpt : RenderArchiveExcerpts(session_id, input.messages)) {
-    SKALD_RETURN_IF_ERROR(files_->Write(owner, archive->Child(excerpt.name), excerpt.text).status());
+    SKALD_RETURN_IF_ERROR(
+        files_->Write(owner, archive->Child(excerpt.name), excerpt.text).status());
   }
   SKALD_RETURN_IF_ERROR(files_->QueueIndex(owner, *archive));
 
@@ -287,7 +294,8 @@ Status SessionStore::RunCommitJob(JobContext& context) {
   // task id with the bump, so a rerun after a crash between here and .done
   // does not count again; the key is forgotten once .done is written (a
   // rerun then ends at the .done check above).
-  std::vector<std::string> counted = VisibleUsage(owner, payload->value("usage_uris", Json::array()));
+  std::vector<std::string> counted =
+      VisibleUsage(owner, payload->value("usage_uris", Json::array()));
   if (!counted.empty()) {
     progress("count_usage");
     SKALD_RETURN_IF_ERROR(files_->BumpActiveCount(owner, counted, job.task_id));
@@ -306,7 +314,8 @@ Status SessionStore::RunCommitJob(JobContext& context) {
         counters[type] = counters.value(type, int64_t{0}) + count;
       }
       counters["total"] = counters.value("total", int64_t{0}) + total;
-      if (report.prompt_tokens > 0 || report.completion_tokens > 0) {  // memory extraction's chat call
+      if (report.prompt_tokens > 0 ||
+          report.completion_tokens > 0) {  // memory extraction's chat call
         Json& usage = (*meta)["llm_token_usage"];
         if (!usage.is_object()) usage = Json::object();
         usage["prompt_tokens"] = usage.value("prompt_tokens", int64_t{0}) + report.prompt_tokens;
@@ -325,7 +334,8 @@ Status SessionStore::RunCommitJob(JobContext& context) {
               {"memories_extracted_total", total},
               {"usage_uris", payload->value("usage_uris", Json::array())},
               {"active_count_updated", counted}};
-  if (!report.extractor.empty()) result["extractor"] = report.extractor;  // llm | model_free[_fallback]
+  if (!report.extractor.empty())
+    result["extractor"] = report.extractor;  // llm | model_free[_fallback]
   if (!report.fallback_reason.empty()) result["extractor_fallback_reason"] = report.fallback_reason;
   if (report.prompt_tokens > 0 || report.completion_tokens > 0) {
     result["llm_token_usage"] = Json{{"prompt_tokens", report.prompt_tokens},

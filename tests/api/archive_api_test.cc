@@ -145,6 +145,44 @@ TEST_F(ArchiveApiTest, ToPlacesATreeInsideOrAtItAndRefusesTheBareRoot) {
   ExpectHealthy();
 }
 
+// An archive of one file is placed as that file (OpenViking unpacks, then
+// applies the placement rules); a folder the CLI zipped (its name sent as
+// source_name) stays a folder.
+TEST_F(ArchiveApiTest, AnArchiveOfOneFileIsPlacedAsThatFile) {
+  const std::vector<ArchiveItem> one = {ArchiveItem::File("hello.md", "# Hello\n\nPuffins.\n")};
+  auto is_dir = [&](const std::string& uri) {
+    Reply r = Get("/api/v1/fs/stat?uri=" + Q(uri));
+    EXPECT_EQ(r.status, 200) << uri << ": " << r.raw;
+    return r.json["result"].value("isDir", true);
+  };
+  Json inside = AddArchive(ArchiveFormat::kZip, one, "single_file.zip",
+                           {{"to", "viking://resources/custom_dir/"}, {"wait", true}});
+  EXPECT_EQ(inside.value("root_uri", ""), "viking://resources/custom_dir/hello.md")
+      << inside.dump();
+  EXPECT_FALSE(is_dir("viking://resources/custom_dir/hello.md"));
+  Reply read = Get("/api/v1/content/read?uri=" + Q("viking://resources/custom_dir/hello.md"));
+  EXPECT_NE(read.raw.find("Puffins"), std::string::npos) << read.raw;
+  Json at = AddArchive(ArchiveFormat::kTarGz, one, "one.tar.gz",
+                       {{"to", "viking://resources/custom_dir/renamed.md"}, {"wait", true}});
+  EXPECT_EQ(at.value("root_uri", ""), "viking://resources/custom_dir/renamed.md") << at.dump();
+  EXPECT_FALSE(is_dir("viking://resources/custom_dir/renamed.md"));
+  // Named as a folder: a tree, with the file inside.
+  Json folder = AddArchive(ArchiveFormat::kZip, one, ".tmpA1.zip",
+                           {{"to", "viking://resources/custom_dir/"},
+                            {"source_name", "notes"},
+                            {"wait", true}});
+  EXPECT_EQ(folder.value("root_uri", ""), "viking://resources/custom_dir/notes/") << folder.dump();
+  EXPECT_FALSE(is_dir("viking://resources/custom_dir/notes/hello.md"));
+  // Without `to` an archive is a tree, as before.
+  Json plain = AddArchive(ArchiveFormat::kZip, one, "single_file.zip", {{"wait", true}});
+  EXPECT_EQ(plain.value("root_uri", ""), "viking://resources/single_file") << plain.dump();
+  EXPECT_TRUE(is_dir("viking://resources/single_file"));
+  // Two files are a tree.
+  Json two = AddArchive(ArchiveFormat::kZip, {one[0], ArchiveItem::File("b.md", "# B\n")},
+                        "two.zip", {{"to", "viking://resources/custom_dir/"}, {"wait", true}});
+  EXPECT_EQ(two.value("root_uri", ""), "viking://resources/custom_dir/two/") << two.dump();
+}
+
 TEST_F(ArchiveApiTest, ZipSlipFails) {
   ExpectFails(
       ArchiveFormat::kZip,

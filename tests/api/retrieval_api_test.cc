@@ -381,6 +381,22 @@ TEST_F(RetrievalApiTest, AddResourceWithoutWaitAnswersWithTheFilesInPlace) {
   }
 }
 
+// An empty file is refused at once (400, as OpenViking's), not as a failed
+// task, with or without wait; the upload can still be used for nothing else.
+TEST_F(RetrievalApiTest, AnEmptyFileIsRefusedBeforeATaskIsQueued) {
+  for (bool wait : {true, false}) {
+    Reply r = PostJson("/api/v1/resources",
+                       {{"temp_file_id", UploadTemp("", "blank.txt")}, {"wait", wait}});
+    ASSERT_EQ(r.status, 400) << r.raw;
+    EXPECT_EQ(r.Code(), "INVALID_ARGUMENT") << r.raw;
+    EXPECT_NE(r.json["error"].value("message", "").find("empty"), std::string::npos) << r.raw;
+  }
+  Reply tasks = Get("/api/v1/tasks?task_type=add_resource");
+  ASSERT_EQ(tasks.status, 200) << tasks.raw;
+  EXPECT_TRUE(tasks.json["result"].empty()) << tasks.raw;
+  ExpectHealthy();
+}
+
 TEST_F(RetrievalApiTest, TempUploadNeedsAFilePart) {
   Reply json = PostJson("/api/v1/resources/temp_upload", {{"file", "x"}});
   ASSERT_EQ(json.status, 400) << json.raw;

@@ -270,6 +270,13 @@ TEST_F(SessionsApiTest, CommitArchivesAtOnceAndTheTaskCompletes) {
   EXPECT_EQ(task.json["result"]["task_type"], "session_commit");
   EXPECT_EQ(task.json["result"]["status"], "completed") << task.raw;
   EXPECT_EQ(task.json["result"]["result"]["messages_archived"], 3);
+  // The task names its session, as OpenViking's: a session's commits are
+  // listed by it.
+  EXPECT_EQ(task.json["result"]["resource_id"], "c1") << task.raw;
+  Reply listed = Get("/api/v1/tasks?task_type=session_commit&resource_id=c1");
+  ASSERT_EQ(listed.status, 200) << listed.raw;
+  ASSERT_EQ(listed.json["result"].size(), 1u) << listed.raw;
+  EXPECT_EQ(listed.json["result"][0]["task_id"], r["task_id"]) << listed.raw;
 
   archive = Get("/api/v1/sessions/c1/archives/archive_001");
   ASSERT_EQ(archive.status, 200) << archive.raw;
