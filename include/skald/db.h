@@ -84,9 +84,9 @@ struct CpResult {
 
 // What set_tags changed (POST /api/v1/content/set_tags).
 struct SetTagsResult {
-  std::string uri;           // the node, canonical
-  std::string root_uri;      // a directory itself; a file's resource root (or its parent)
-  std::string context_type;  // resource | memory | skill
+  std::string uri;                // the node, canonical
+  std::string root_uri;           // a directory itself; a file's resource root (or its parent)
+  std::string context_type;       // resource | memory | skill
   std::vector<std::string> tags;  // the request's tags, normalised
   std::string mode;               // replace | append
   // One entry per record whose tags were set (a directory's L0 and L1 are
@@ -110,24 +110,27 @@ struct RelationLink {
 
 struct WriteResult {
   std::string uri;
-  std::string root_uri;      // the top-level resource/memory/skill directory written into
+  std::string root_uri;  // the top-level resource/memory/skill directory written into
   ContextType context_type = ContextType::kResource;
   WriteMode mode = WriteMode::kReplace;
   uint64_t written_bytes = 0;
-  bool content_updated = false;  // false when the bytes were already identical
+  bool content_updated = false;             // false when the bytes were already identical
   std::string semantic_status = "skipped";  // no semantic pipeline yet
   std::string vector_status = "skipped";
+  // The task that indexes the written file ("content_write"; GET
+  // /api/v1/tasks/{id}); empty when nothing was queued.
+  std::string task_id;
 };
 
 struct Download {
-  std::string name;   // file name for Content-Disposition
+  std::string name;  // file name for Content-Disposition
   std::string bytes;
 };
 
 // Db::ImportPack and Db::RestorePack: an OVPack upload and what to do with it.
 struct PackImportRequest {
-  std::string temp_file_id;  // an upload of Db::TempUpload (the .ovpack file)
-  std::string parent;        // ImportPack: the package's tree goes below it, under its name
+  std::string temp_file_id;          // an upload of Db::TempUpload (the .ovpack file)
+  std::string parent;                // ImportPack: the package's tree goes below it, under its name
   std::string on_conflict = "fail";  // fail (409) | overwrite | skip
   std::string vector_mode = "auto";  // auto | recompute | require (refused: vectors are remade)
 };
@@ -150,7 +153,7 @@ struct GrepResult {
 
 // One difference between content and catalog found by Fsck.
 struct FsckIssue {
-  std::string kind;    // "missing_content", "untracked_content", "size_mismatch", ...
+  std::string kind;  // "missing_content", "untracked_content", "size_mismatch", ...
   std::string account;
   std::string uri;
   std::string detail;
@@ -166,20 +169,20 @@ struct FsckReport {
 // State of one background job as the tasks API shows it (reference §2.8).
 struct TaskInfo {
   std::string task_id;
-  std::string task_type;   // "add_resource", "index", ...
+  std::string task_type;  // "add_resource", "index", ...
   TaskState status = TaskState::kPending;
   int64_t created_ns = 0;
   int64_t updated_ns = 0;
-  std::string resource_id; // the URI the task works on
-  std::string stage;       // progress, e.g. "embedding 120/400"
-  std::string result_json; // JSON object ("" = null)
-  std::string error;       // "" unless failed (or retrying after an error)
+  std::string resource_id;  // the URI the task works on
+  std::string stage;        // progress, e.g. "embedding 120/400"
+  std::string result_json;  // JSON object ("" = null)
+  std::string error;        // "" unless failed (or retrying after an error)
 };
 
 struct AddResourceResult {
   std::string root_uri;
   std::string source_path;
-  std::string task_id;     // "" when the call waited
+  std::string task_id;  // "" when the call waited
   std::vector<std::string> errors;
   std::vector<std::string> warnings;
   // With `wait`: the task's final state (kCompleted), or kPending/kRunning
@@ -192,7 +195,7 @@ struct ReindexResult {
   // kCompleted when the call waited for the task; else the task's state
   // (kPending without wait, or when timeout_s expired first).
   TaskState task_status = TaskState::kPending;
-  std::string task_id;      // "" when the call waited for the task to complete
+  std::string task_id;  // "" when the call waited for the task to complete
   std::string uri;
   std::string object_type;  // "resource", "memory", "skill" or "namespace"
   std::string mode;
@@ -240,9 +243,9 @@ struct ContextEntry {
 };
 
 struct ContextStats {
-  int64_t candidates = 0;      // hits considered
+  int64_t candidates = 0;  // hits considered
   int64_t entries = 0;
-  int64_t tokens = 0;          // estimate of `rendered`, <= max_tokens
+  int64_t tokens = 0;  // estimate of `rendered`, <= max_tokens
   int64_t max_tokens = 0;
   int64_t left_out = 0;        // candidates that did not fit the budget
   int64_t over_quota = 0;      // candidates beyond their category's quota
@@ -315,11 +318,11 @@ struct SkillReadOptions {
 // One stored skill.
 struct SkillInfo {
   std::string name;
-  std::string uri;       // the skill directory
-  std::string root_uri;  // the skills root it is in
-  std::string abstract;  // L0
-  std::string overview;  // L1 ("" unless asked for)
-  std::string content;   // SKILL.md ("" unless asked for)
+  std::string uri;             // the skill directory
+  std::string root_uri;        // the skills root it is in
+  std::string abstract;        // L0
+  std::string overview;        // L1 ("" unless asked for)
+  std::string content;         // SKILL.md ("" unless asked for)
   std::string content_sha256;  // with content
   std::string description;
   std::vector<std::string> tags;
@@ -407,7 +410,7 @@ struct RetrievalStats {
 };
 
 struct DbStats {
-  int workers = 0;  // background worker threads
+  int workers = 0;                 // background worker threads
   std::vector<JobKindStats> jobs;  // every known kind, in JobKind order
   std::vector<IndexSizeStats> indexes;
   std::vector<ModelClientStats> models;
@@ -460,8 +463,7 @@ class Db {
   virtual Result<RmResult> Rm(const Identity& who, std::string_view uri, bool recursive) = 0;
   // Moves a file or a directory tree. NotFound when `from` is missing,
   // AlreadyExists when `to` exists, InvalidArgument when `to` is inside `from`.
-  virtual Result<MvResult> Mv(const Identity& who, std::string_view from,
-                              std::string_view to) = 0;
+  virtual Result<MvResult> Mv(const Identity& who, std::string_view from, std::string_view to) = 0;
   // Copies a file, or with `recursive` a directory tree, to `to`; the copy
   // is indexed as new content. A file replaces an existing file `to`; a
   // directory needs `recursive` (else InvalidArgument) and a `to` that does
@@ -505,7 +507,6 @@ class Db {
 
   virtual Result<GlobResult> Glob(const Identity& who, const GlobRequest& request) = 0;
   virtual Result<GrepResult> Grep(const Identity& who, const GrepRequest& request) = 0;
-
 
   // Stores an uploaded file under <workspace>/temp/upload and returns its id
   // ("upload_<32 hex><ext>") for AddResource. Uploads expire after a day and
@@ -562,8 +563,7 @@ class Db {
                                                   std::string_view values_json,
                                                   std::string_view change_reason,
                                                   std::string_view labels_json) = 0;
-  virtual Result<std::string> ActivatePrivacyConfig(const Identity& who,
-                                                    std::string_view category,
+  virtual Result<std::string> ActivatePrivacyConfig(const Identity& who, std::string_view category,
                                                     std::string_view target, int version) = 0;
   virtual Result<bool> DeletePrivacyConfig(const Identity& who, std::string_view category,
                                            std::string_view target) = 0;
@@ -593,14 +593,12 @@ class Db {
   // Skills under `target_uri` ("" = the caller's own root and
   // viking://agent/skills), by name, at most `limit`.
   virtual Result<std::vector<SkillInfo>> ListSkills(const Identity& who,
-                                                    std::string_view target_uri,
-                                                    int64_t limit) = 0;
+                                                    std::string_view target_uri, int64_t limit) = 0;
   // One skill by name (the caller's own root first, then the agent root,
   // unless `target_uri` names one), with what `read` asks for. NotFound
   // when absent.
   virtual Result<SkillInfo> GetSkill(const Identity& who, std::string_view name,
-                                     std::string_view target_uri,
-                                     const SkillReadOptions& read) = 0;
+                                     std::string_view target_uri, const SkillReadOptions& read) = 0;
   // Deletes a skill directory found as GetSkill; returns what it deleted.
   virtual Result<SkillInfo> DeleteSkill(const Identity& who, std::string_view name,
                                         std::string_view target_uri) = 0;
@@ -613,7 +611,8 @@ class Db {
   // for other users' tasks (ROOT sees all).
   virtual Result<TaskInfo> GetTask(const Identity& who, std::string_view task_id) = 0;
   // The caller's tasks (ROOT: all), newest first.
-  virtual Result<std::vector<TaskInfo>> ListTasks(const Identity& who, const TaskFilter& filter) = 0;
+  virtual Result<std::vector<TaskInfo>> ListTasks(const Identity& who,
+                                                  const TaskFilter& filter) = 0;
   // Blocks until no background work is pending or running, or `timeout_ms`
   // passes (DeadlineExceeded). For tests and embedded callers that exit.
   // Without `wait_for_retries`, jobs waiting out a backoff after a failure
@@ -640,8 +639,7 @@ class Db {
   // anything else InvalidArgument); returns its key.
   virtual Result<std::string> RegisterUser(const Identity& who, std::string_view account_id,
                                            std::string_view user_id, std::string_view role) = 0;
-  virtual Result<std::vector<UserInfo>> ListUsers(const Identity& who,
-                                                  std::string_view account_id,
+  virtual Result<std::vector<UserInfo>> ListUsers(const Identity& who, std::string_view account_id,
                                                   const UserFilter& filter) = 0;
   // Revokes the user's key at once and queues the durable `user_delete` task
   // that deletes viking://user/{uid}, its tasks and uploads, then the user.

@@ -3,12 +3,11 @@
 
 #include "ingest/ingest_jobs.h"
 
-#include <algorithm>
-#include <set>
-
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "ingest/import_job.h"
 #include "ingest/index_catch_up.h"
@@ -36,8 +35,8 @@ Status RunIndexJob(const IngestServices& s, JobContext& context) {
   // records' tags: an indexer of its own gives them to the records it writes
   // (WithTags, WithCarriedTags).
   nlohmann::json payload = nlohmann::json::parse(job.payload, nullptr, false);
-  const bool tagged_write = payload.is_object() && payload.contains("tags") &&
-                            payload["tags"].is_array();
+  const bool tagged_write =
+      payload.is_object() && payload.contains("tags") && payload["tags"].is_array();
   const bool carries = payload.is_object() && payload.contains("carried_tags") &&
                        payload["carried_tags"].is_object();
   // A pack import's vectors, left for this job (PackOps).
@@ -112,12 +111,17 @@ void RegisterIngestJobs(const IngestServices& services, JobRunner* runner) {
   runner->RegisterHandler(JobKind::kAddResource, [services](JobContext& context) {
     return RunImportJob(services, context);
   });
-  runner->RegisterHandler(JobKind::kIndex, [services](JobContext& context) {
-    return RunIndexJob(services, context);
-  });
+  runner->RegisterHandler(
+      JobKind::kIndex, [services](JobContext& context) { return RunIndexJob(services, context); });
   // A skill's index task is an index job under OpenViking's task type.
   runner->RegisterHandler(JobKind::kAddSkill, [services](JobContext& context) {
     return RunIndexJob(services, context);
+  });
+  // A content write's index task: completed with the queues it went
+  // through, as OpenViking's content_write task reports them.
+  runner->RegisterHandler(JobKind::kContentWrite, [services](JobContext& context) {
+    SKALD_RETURN_IF_ERROR(RunIndexJob(services, context));
+    return context.Complete(nlohmann::json{{"queue_status", QueueStatusJson(true)}}.dump());
   });
   runner->RegisterHandler(JobKind::kRefresh, [services](JobContext& context) {
     return RunRefreshJob(services, context);
@@ -128,6 +132,14 @@ void RegisterIngestJobs(const IngestServices& services, JobRunner* runner) {
   runner->RegisterHandler(JobKind::kAdminReindex, [services](JobContext& context) {
     return RunAdminReindexJob(services, context);
   });
+}
+
+nlohmann::json QueueStatusJson(bool completed) {
+  const nlohmann::json queue = {{"processed", completed ? 1 : 0},
+                                {"requeue_count", 0},
+                                {"error_count", 0},
+                                {"errors", nlohmann::json::array()}};
+  return {{"Semantic", queue}, {"Embedding", queue}};
 }
 
 std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path, JobKind kind,
@@ -155,8 +167,8 @@ std::vector<std::string> StringsOf(const nlohmann::json& list) {
 }
 
 Result<uint64_t> RetagRecords(Catalog& catalog, std::string_view account,
-                              const std::vector<Record>& records,
-                              std::span<const std::string> tags, TagMode mode) {
+                              const std::vector<Record>& records, std::span<const std::string> tags,
+                              TagMode mode) {
   // In transactions of a bounded size: a subtree of a million records does
   // not hold the catalog's writer for the whole of it.
   constexpr size_t kChunk = 2048;

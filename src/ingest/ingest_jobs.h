@@ -20,12 +20,11 @@
 // everything in IngestServices is safe for concurrent use.
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "common/tags.h"
 #include "skald/types.h"
@@ -83,9 +82,17 @@ struct IngestServices {
 // null); before runner->Start.
 void RegisterIngestJobs(const IngestServices& services, JobRunner* runner);
 
+// OpenViking's queue_status for a request's follow-up: the queues
+// (Semantic, Embedding), each {processed, requeue_count, error_count,
+// errors}. Skald runs a request's follow-up as one task (summaries and
+// vectors together), reported in both queues: processed 1 once it
+// completed. A failed task is an error answer instead.
+nlohmann::json QueueStatusJson(bool completed);
+
 // The follow-up job that (re)indexes `path` of `who.account` after a change;
 // nullopt for paths that are never indexed (sessions, hidden files,
-// namespace roots). `kind` kIndex indexes the subtree; kRefresh only its
+// namespace roots). `kind` kIndex (or kAddSkill, kContentWrite: the same
+// under a task type of their own) indexes the subtree; kRefresh only its
 // ancestors.
 std::optional<JobSpec> IndexJobFor(const Identity& who, std::string_view path, JobKind kind,
                                    int priority);
@@ -98,8 +105,8 @@ std::vector<std::string> StringsOf(const nlohmann::json& list);
 // transactions of 2,048 records);
 // only those whose tags change are written. Returns how many were.
 Result<uint64_t> RetagRecords(Catalog& catalog, std::string_view account,
-                              const std::vector<Record>& records,
-                              std::span<const std::string> tags, TagMode mode);
+                              const std::vector<Record>& records, std::span<const std::string> tags,
+                              TagMode mode);
 
 // The "tag_mode" of a job payload: kAppend for "append", else kReplace
 // (a missing or malformed value included: payloads are never trusted).

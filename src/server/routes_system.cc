@@ -33,11 +33,12 @@ namespace {
 constexpr int64_t kMaxWaitMs = int64_t{24} * 3600 * 1000;
 
 const std::set<std::string>& SemanticKinds() {
-  static const std::set<std::string> kinds = {"add_resource", "index", "refresh", "add_skill"};
+  static const std::set<std::string> kinds = {"add_resource", "index", "refresh", "add_skill",
+                                              "content_write"};
   return kinds;
 }
 const std::set<std::string>& EmbeddingKinds() {
-  static const std::set<std::string> kinds = {"index", "reindex", "add_skill"};
+  static const std::set<std::string> kinds = {"index", "reindex", "add_skill", "content_write"};
   return kinds;
 }
 
@@ -95,14 +96,15 @@ Json Component(std::string_view name, bool healthy, bool has_errors, std::string
 // Count"), model tables come under "<Kind> Models:" headings with the model
 // name first, the lock table says "No active locks" or has a "TOTAL (n)" row,
 // the retrieval table is Metric | Value with "Total Queries", "Total Errors"
-// and "Zero-Result Rate" (read by older and newer `ov` releases), and the filesystem status lists its stores as "Mount: " lines.
+// and "Zero-Result Rate" (read by older and newer `ov` releases), and the filesystem status lists
+// its stores as "Mount: " lines.
 Json QueueComponent(const DbStats& s) {
   std::vector<std::vector<std::string>> rows;
   JobKindStats total;
   for (const JobKindStats& k : s.jobs) {
     const uint64_t all = k.pending + k.running + k.processed;
-    rows.push_back({k.kind, N(k.pending), N(k.running), N(k.processed), N(k.requeued),
-                    N(k.errors), N(all)});
+    rows.push_back(
+        {k.kind, N(k.pending), N(k.running), N(k.processed), N(k.requeued), N(k.errors), N(all)});
     total.pending += k.pending;
     total.running += k.running;
     total.processed += k.processed;
@@ -122,27 +124,26 @@ Json VikingDbComponent(const DbStats& s) {
   uint64_t vectors = 0, bytes = 0, memory = 0;
   for (const IndexSizeStats& i : s.indexes) {
     const bool is_vector = i.name == "vector";
-    rows.push_back({i.name, "1", is_vector ? N(i.records) : "-", N(i.records), N(i.bytes),
-                    N(i.memory_bytes)});
+    rows.push_back(
+        {i.name, "1", is_vector ? N(i.records) : "-", N(i.records), N(i.bytes), N(i.memory_bytes)});
     if (is_vector) vectors += i.records;
     bytes += i.bytes;
     memory += i.memory_bytes;
   }
   rows.push_back({"TOTAL", N(s.indexes.size()), N(vectors), "", N(bytes), N(memory)});
-  return Component("vikingdb", true, false,
-                   Table({"Collection", "Index Count", "Vector Count", "Records", "Disk bytes",
-                          "Memory bytes"},
-                         rows));
+  return Component(
+      "vikingdb", true, false,
+      Table({"Collection", "Index Count", "Vector Count", "Records", "Disk bytes", "Memory bytes"},
+            rows));
 }
 
 Json ModelsComponent(const DbStats& s) {
   uint64_t failures = 0;
   std::string status;
   // One section per kind of model, in a fixed order.
-  for (const auto& [role, heading] :
-       {std::pair<std::string, std::string>{"llm", "VLM Models:"},
-        {"embedding", "Embedding Models:"},
-        {"rerank", "Rerank Models:"}}) {
+  for (const auto& [role, heading] : {std::pair<std::string, std::string>{"llm", "VLM Models:"},
+                                      {"embedding", "Embedding Models:"},
+                                      {"rerank", "Rerank Models:"}}) {
     std::vector<std::vector<std::string>> rows;
     for (const ModelClientStats& m : s.models) {
       if (m.role != role) continue;
@@ -161,8 +162,7 @@ Json ModelsComponent(const DbStats& s) {
 Json LockComponent(const DbStats& s) {
   std::string status = s.locks_held == 0 ? "No active locks\n" : "";
   status += Table({"Locks", "Held", "Waiting"},
-                  {{fmt::format("TOTAL ({})", s.locks_held), N(s.locks_held),
-                    N(s.lock_waiters)}});
+                  {{fmt::format("TOTAL ({})", s.locks_held), N(s.locks_held), N(s.lock_waiters)}});
   return Component("lock", true, false, status);
 }
 
@@ -182,8 +182,7 @@ Json RetrievalComponent(const DbStats& s) {
 }
 
 Json FilesystemComponent(const DbStats& s) {
-  std::string status =
-      "Mount: content (local file system)\nMount: catalog (SQLite)\n";
+  std::string status = "Mount: content (local file system)\nMount: catalog (SQLite)\n";
   status += Table({"Metric", "Value"}, {{"Accounts", N(s.accounts)},
                                         {"Catalog bytes", N(s.catalog_bytes)},
                                         {"Disk", s.disk_full ? "full" : "ok"}});
@@ -216,9 +215,7 @@ Json SystemStatus(const DbStats& stats) {
   return {{"is_healthy", healthy}, {"errors", errors}, {"components", components}};
 }
 
-void SystemStatusRoute(Call& call) {
-  call.Ok({{"initialized", true}, {"user", call.who().user}});
-}
+void SystemStatusRoute(Call& call) { call.Ok({{"initialized", true}, {"user", call.who().user}}); }
 
 // {timeout?: float|null}; other fields are ignored (OpenViking allows them).
 void WaitRoute(Call& call) {

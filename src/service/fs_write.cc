@@ -406,7 +406,7 @@ Result<WriteResult> FsWriter::Write(const Identity& who, const VikingUri& uri,
   // written sidecar refreshes its directory and the directories above.
   std::optional<JobSpec> job =
       sidecar ? IndexJobFor(who, uri.path(), JobKind::kRefresh, kJobPriorityInteractive)
-              : IndexJobFor(who, uri.path(), JobKind::kIndex, kJobPriorityInteractive);
+              : IndexJobFor(who, uri.path(), JobKind::kContentWrite, kJobPriorityInteractive);
   if (job && request.tags && !sidecar) {
     job = WithTags(std::move(*job), NormalizeTagsLeniently(*request.tags),
                    request.tag_mode == "append" ? TagMode::kAppend : TagMode::kReplace);
@@ -423,6 +423,7 @@ Result<WriteResult> FsWriter::Write(const Identity& who, const VikingUri& uri,
   guard = PathLockGuard();  // the job takes its own locks
   no_fsck.unlock();         // and its own share of the maintenance lock
   result.semantic_status = result.vector_status = "queued";
+  if (enqueued[0].kind == JobKind::kContentWrite) result.task_id = enqueued[0].task_id;
   if (request.wait) {
     SKALD_ASSIGN_OR_RETURN(Job done, runner_->AwaitTask(enqueued[0].task_id, request.timeout_s));
     if (done.state == JobState::kCompleted) {

@@ -1,10 +1,10 @@
 #include "service/json_codec.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cmath>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "common/strings.h"
 #include "common/time_util.h"
@@ -15,9 +15,12 @@ namespace {
 
 std::string_view WriteModeName(WriteMode mode) {
   switch (mode) {
-    case WriteMode::kReplace: return "replace";
-    case WriteMode::kAppend: return "append";
-    case WriteMode::kCreate: return "create";
+    case WriteMode::kReplace:
+      return "replace";
+    case WriteMode::kAppend:
+      return "append";
+    case WriteMode::kCreate:
+      return "create";
   }
   return "replace";
 }
@@ -64,12 +67,23 @@ bool ParseRelativeAge(std::string_view s, int64_t* out) {
   if (s.size() < 2) return false;
   int64_t unit = 0;
   switch (s.back()) {
-    case 's': unit = kNanosPerSecond; break;
-    case 'm': unit = 60 * kNanosPerSecond; break;
-    case 'h': unit = 3600 * kNanosPerSecond; break;
-    case 'd': unit = 86400 * kNanosPerSecond; break;
-    case 'w': unit = 7 * 86400 * kNanosPerSecond; break;
-    default: return false;
+    case 's':
+      unit = kNanosPerSecond;
+      break;
+    case 'm':
+      unit = 60 * kNanosPerSecond;
+      break;
+    case 'h':
+      unit = 3600 * kNanosPerSecond;
+      break;
+    case 'd':
+      unit = 86400 * kNanosPerSecond;
+      break;
+    case 'w':
+      unit = 7 * 86400 * kNanosPerSecond;
+      break;
+    default:
+      return false;
   }
   long long count = 0;
   std::string_view digits = s.substr(0, s.size() - 1);
@@ -229,15 +243,12 @@ Json WriteToJson(const WriteResult& result) {
   return out;
 }
 
-Json QueueStatusJson(bool completed) {
-  Json queue = {{"processed", completed ? 1 : 0}, {"requeue_count", 0}, {"error_count", 0},
-                {"errors", Json::array()}};
-  return Json{{"Semantic", queue}, {"Embedding", queue}};
-}
-
 Json WriteToJson(const WriteResult& result, bool waited) {
   Json out = WriteToJson(result);
-  if (!waited) return out;
+  if (!waited) {
+    if (!result.task_id.empty()) out["task_id"] = result.task_id;
+    return out;
+  }
   out["queue_status"] = QueueStatusJson(result.vector_status == "completed");
   return out;
 }
@@ -448,10 +459,14 @@ Json SkillResultToJson(const SkillResult& result, bool waited) {
 
 std::string_view SkillFileKindName(SkillFileKind kind) {
   switch (kind) {
-    case SkillFileKind::kDefinition: return "definition";
-    case SkillFileKind::kSummary: return "summary";
-    case SkillFileKind::kAuxiliary: return "auxiliary";
-    case SkillFileKind::kDirectory: return "directory";
+    case SkillFileKind::kDefinition:
+      return "definition";
+    case SkillFileKind::kSummary:
+      return "summary";
+    case SkillFileKind::kAuxiliary:
+      return "auxiliary";
+    case SkillFileKind::kDirectory:
+      return "directory";
   }
   return "auxiliary";
 }
@@ -491,10 +506,10 @@ Json SkillInfoToJson(const SkillInfo& skill, const SkillFields& fields) {
   if (fields.read.source) {
     Json source = Json::parse(skill.source_json, nullptr, /*allow_exceptions=*/false);
     if (skill.source_json.empty() || !source.is_object()) {
-      out["source"] = {{"tracked", false},
-                       {"message", skill.source_json.empty()
-                                       ? "Skill source metadata is not tracked yet."
-                                       : "Skill source metadata is invalid."}};
+      out["source"] = {
+          {"tracked", false},
+          {"message", skill.source_json.empty() ? "Skill source metadata is not tracked yet."
+                                                : "Skill source metadata is invalid."}};
     } else {
       source["tracked"] = true;
       source["metadata_uri"] = skill.uri + "/" + std::string(kSkillSourceFile);
@@ -542,22 +557,36 @@ Result<int64_t> ParseTimeBound(std::string_view text, int64_t now_ns, bool end_o
 std::string WireErrorCode(const Status& status) {
   if (!status.reason().empty()) return status.reason();
   switch (status.code()) {
-    case StatusCode::kOk: return "OK";
-    case StatusCode::kNotFound: return "NOT_FOUND";
-    case StatusCode::kInvalidArgument: return "INVALID_ARGUMENT";
+    case StatusCode::kOk:
+      return "OK";
+    case StatusCode::kNotFound:
+      return "NOT_FOUND";
+    case StatusCode::kInvalidArgument:
+      return "INVALID_ARGUMENT";
     // OpenViking's file system reports an existing target as a conflict
     // (RAGFS AlreadyExists -> ConflictError), e.g. mkdir on an existing dir.
-    case StatusCode::kAlreadyExists: return "CONFLICT";
-    case StatusCode::kPermissionDenied: return "PERMISSION_DENIED";
-    case StatusCode::kUnauthenticated: return "UNAUTHENTICATED";
-    case StatusCode::kFailedPrecondition: return "FAILED_PRECONDITION";
-    case StatusCode::kConflict: return "CONFLICT";
-    case StatusCode::kCorruption: return "INTERNAL";
-    case StatusCode::kIOError: return "INTERNAL";
-    case StatusCode::kUnavailable: return "UNAVAILABLE";
-    case StatusCode::kDeadlineExceeded: return "DEADLINE_EXCEEDED";
-    case StatusCode::kResourceExhausted: return "RESOURCE_EXHAUSTED";
-    case StatusCode::kInternal: return "INTERNAL";
+    case StatusCode::kAlreadyExists:
+      return "CONFLICT";
+    case StatusCode::kPermissionDenied:
+      return "PERMISSION_DENIED";
+    case StatusCode::kUnauthenticated:
+      return "UNAUTHENTICATED";
+    case StatusCode::kFailedPrecondition:
+      return "FAILED_PRECONDITION";
+    case StatusCode::kConflict:
+      return "CONFLICT";
+    case StatusCode::kCorruption:
+      return "INTERNAL";
+    case StatusCode::kIOError:
+      return "INTERNAL";
+    case StatusCode::kUnavailable:
+      return "UNAVAILABLE";
+    case StatusCode::kDeadlineExceeded:
+      return "DEADLINE_EXCEEDED";
+    case StatusCode::kResourceExhausted:
+      return "RESOURCE_EXHAUSTED";
+    case StatusCode::kInternal:
+      return "INTERNAL";
   }
   return "UNKNOWN";
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/json_util.h"
+#include "ingest/ingest_jobs.h"
 #include "skald/db.h"
 
 namespace skald {
@@ -37,11 +38,7 @@ Json WriteToJson(const WriteResult& result);
 Json WriteToJson(const WriteResult& result, bool waited);
 
 // OpenViking's `queue_status` after wait=true: what each of its queues
-// (Semantic, Embedding) processed for the request, {processed,
-// requeue_count, error_count, errors}. Skald runs a request's follow-up as
-// one task (summaries and vectors together), reported in both queues:
-// processed 1 once it `completed`. A failed task is an error answer instead.
-Json QueueStatusJson(bool completed);
+// QueueStatusJson (ingest/ingest_jobs.h): OpenViking's queue_status.
 // {matches:[uri...], count}
 Json GlobToJson(const GlobResult& result);
 // {matches:[{uri,line,content}], count, match_count, files_scanned}

@@ -6,7 +6,7 @@
 namespace skald {
 namespace {
 
-constexpr std::array<std::pair<JobKind, std::string_view>, 8> kNames = {{
+constexpr std::array<std::pair<JobKind, std::string_view>, 9> kNames = {{
     {JobKind::kAddResource, "add_resource"},
     {JobKind::kIndex, "index"},
     {JobKind::kRefresh, "refresh"},
@@ -15,11 +15,13 @@ constexpr std::array<std::pair<JobKind, std::string_view>, 8> kNames = {{
     {JobKind::kSessionCommit, "session_commit"},
     {JobKind::kAdminReindex, "admin_reindex"},
     {JobKind::kAddSkill, "add_skill"},
+    {JobKind::kContentWrite, "content_write"},
 }};
 
 constexpr std::array<JobKind, kNames.size()> kKnown = {
-    JobKind::kAddResource, JobKind::kIndex, JobKind::kRefresh, JobKind::kReindex,
-    JobKind::kUserDelete, JobKind::kSessionCommit, JobKind::kAdminReindex, JobKind::kAddSkill};
+    JobKind::kAddResource,  JobKind::kIndex,      JobKind::kRefresh,
+    JobKind::kReindex,      JobKind::kUserDelete, JobKind::kSessionCommit,
+    JobKind::kAdminReindex, JobKind::kAddSkill,   JobKind::kContentWrite};
 
 }  // namespace
 

@@ -19,14 +19,15 @@
 namespace skald {
 
 enum class JobKind {
-  kAddResource,  // "add_resource": import a source into a resource tree (ingest/import_job.h)
-  kIndex,        // "index": summarize and embed a subtree, then its ancestors
-  kRefresh,      // "refresh": refresh the summaries above a changed path
-  kReindex,      // "reindex": re-embed every record after an embedder change
-  kUserDelete,   // "user_delete": remove a deleted user's data (service/account_registry.h)
+  kAddResource,    // "add_resource": import a source into a resource tree (ingest/import_job.h)
+  kIndex,          // "index": summarize and embed a subtree, then its ancestors
+  kRefresh,        // "refresh": refresh the summaries above a changed path
+  kReindex,        // "reindex": re-embed every record after an embedder change
+  kUserDelete,     // "user_delete": remove a deleted user's data (service/account_registry.h)
   kSessionCommit,  // "session_commit": phase 2 of a session commit (session/session_store.h)
   kAdminReindex,   // "admin_reindex": POST /content/reindex of one tree (ingest/reindex_job.h)
   kAddSkill,       // "add_skill": an `index` of a skill just written (service/skill_ops.h)
+  kContentWrite,   // "content_write": an `index` of a file written through content/write
   // A stored kind this binary does not know (a job written by a newer
   // version, or a damaged row). Never enqueued; Job::kind_name keeps the
   // stored text for messages.
@@ -34,7 +35,7 @@ enum class JobKind {
 };
 
 // The stored name of `kind` ("add_resource", "index", "refresh", "reindex",
-// "user_delete", "session_commit", "admin_reindex", "add_skill";
+// "user_delete", "session_commit", "admin_reindex", "add_skill", "content_write";
 // "unknown" for kUnknown, which has no stored name of its own).
 std::string_view JobKindName(JobKind kind);
 

@@ -438,10 +438,11 @@ TEST_F(JobRunnerTest, WaitIdleTimesOutOnTheEnvClock) {
 
 TEST(JobKindTest, NamesRoundTrip) {
   for (JobKind kind : KnownJobKinds()) EXPECT_EQ(ParseJobKind(JobKindName(kind)), kind);
-  EXPECT_EQ(KnownJobKinds().size(), 8u);
+  EXPECT_EQ(KnownJobKinds().size(), 9u);
   EXPECT_EQ(JobKindName(JobKind::kSessionCommit), "session_commit");
   EXPECT_EQ(JobKindName(JobKind::kAddResource), "add_resource");
   EXPECT_EQ(JobKindName(JobKind::kAddSkill), "add_skill");
+  EXPECT_EQ(JobKindName(JobKind::kContentWrite), "content_write");
   EXPECT_FALSE(ParseJobKind("semantic").has_value());
   EXPECT_FALSE(ParseJobKind("").has_value());
 }

@@ -199,7 +199,7 @@ TEST_F(CompatKeyApiTest, TaskCancelAnswersNotFoundOrNotCancellable) {
       Json{{"uri", "viking://resources/a.md"}, {"content", "alpha"}, {"mode", "create"}}.dump(),
       "application/json"));
   ASSERT_EQ(written.status, 200) << written.raw;
-  Reply tasks = ToReply(client_->Get("/api/v1/tasks?limit=1&task_type=index", alice));
+  Reply tasks = ToReply(client_->Get("/api/v1/tasks?limit=1&task_type=content_write", alice));
   ASSERT_EQ(tasks.status, 200) << tasks.raw;
   ASSERT_FALSE(tasks.json["result"].empty()) << tasks.raw;
   const std::string task_id = tasks.json["result"][0]["task_id"];

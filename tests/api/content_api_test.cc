@@ -31,6 +31,27 @@ TEST_F(ContentApiTest, WriteResultShapeAndExcludeNoneEnvelope) {
   EXPECT_TRUE(w["semantic_status"].is_string());
   EXPECT_TRUE(w["vector_status"].is_string());
   EXPECT_FALSE(w.contains("queue_status"));
+  // The follow-up is a content_write task (OpenViking's), named by the
+  // written URI and completed with the queues it went through.
+  ASSERT_TRUE(w["task_id"].is_string()) << r.raw;
+  Json task = WaitForTask(w["task_id"].get<std::string>());
+  EXPECT_EQ(task.value("status", ""), "completed") << task.dump();
+  EXPECT_EQ(task.value("task_type", ""), "content_write") << task.dump();
+  EXPECT_EQ(task.value("resource_id", ""), Root() + "/notes/a.md") << task.dump();
+  const Json& queues = task["result"]["queue_status"];
+  ASSERT_TRUE(queues.is_object()) << task.dump();
+  EXPECT_EQ(queues.size(), 2u) << task.dump();
+  for (const char* queue : {"Semantic", "Embedding"}) {
+    EXPECT_EQ(queues[queue].value("error_count", -1), 0) << task.dump();
+    EXPECT_EQ(queues[queue].size(), 4u) << task.dump();
+  }
+  Reply listed = Get("/api/v1/tasks?task_type=content_write");
+  ASSERT_EQ(listed.status, 200) << listed.raw;
+  EXPECT_EQ(listed.json["result"].size(), 1u) << listed.raw;
+  // Unchanged bytes queue nothing: no task.
+  Reply same = Write(Root() + "/notes/a.md", "hello\n", "replace");
+  ASSERT_EQ(same.status, 200) << same.raw;
+  EXPECT_FALSE(same.json["result"].contains("task_id")) << same.raw;
 }
 
 TEST_F(ContentApiTest, ReplaceAppendAndReadLines) {

@@ -287,9 +287,9 @@ TEST_F(SystemApiTest, MetricsReportIndexSizesQueueDepthAndRetrievals) {
   EXPECT_GE(Sample(m.raw, R"(skald_index_records{index="lexical"})"), 1) << m.raw;
   EXPECT_GE(Sample(m.raw, R"(skald_index_records{index="vector"})"), 1) << m.raw;
   EXPECT_GT(Sample(m.raw, R"(skald_index_bytes{index="lexical"})"), 0) << m.raw;
-  EXPECT_EQ(Sample(m.raw, R"(skald_jobs{kind="index",state="pending"})"), 0) << m.raw;
-  EXPECT_GE(Sample(m.raw, R"(skald_jobs_processed_total{kind="index"})"), 1) << m.raw;
-  EXPECT_EQ(Sample(m.raw, R"(skald_job_failures_total{kind="index"})"), 0) << m.raw;
+  EXPECT_EQ(Sample(m.raw, R"(skald_jobs{kind="content_write",state="pending"})"), 0) << m.raw;
+  EXPECT_GE(Sample(m.raw, R"(skald_jobs_processed_total{kind="content_write"})"), 1) << m.raw;
+  EXPECT_EQ(Sample(m.raw, R"(skald_job_failures_total{kind="content_write"})"), 0) << m.raw;
 }
 
 TEST(MetricsConfigTest, MetricsCanBeDisabled) {
