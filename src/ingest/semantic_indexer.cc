@@ -11,8 +11,8 @@
 #include <span>
 
 #include "common/hash.h"
-#include "common/two_threads.h"
 #include "common/strings.h"
+#include "common/two_threads.h"
 #include "ingest/file_bodies.h"
 #include "ingest/semantic_indexer_pending.h"
 #include "ingest/sidecar.h"
@@ -88,6 +88,29 @@ bool IsGenerated(const Sidecar& sidecar) {
 
 }  // namespace
 
+std::vector<Record> RecordsMovedTo(std::string_view account, std::vector<Record> records,
+                                   std::string_view from_uri, std::string_view to_uri) {
+  std::vector<Record> moved;
+  for (Record& r : records) {
+    const std::string_view old_uri = r.uri;
+    if (r.deleted || !old_uri.starts_with(from_uri) ||
+        (old_uri.size() > from_uri.size() && old_uri[from_uri.size()] != '/')) {
+      continue;
+    }
+    std::string uri = fmt::format("{}{}", to_uri, old_uri.substr(from_uri.size()));
+    if (!uri.starts_with(kScheme)) continue;
+    const std::string_view path = std::string_view(uri).substr(kScheme.size());
+    if (!Indexable(path)) continue;
+    r.id = RecordId(account, uri, r.level);
+    r.parent_uri = UriOfPath(ParentPath(path));
+    r.owner = OwnerOf(path);
+    r.context_type = ContextTypeOf(path);
+    r.uri = std::move(uri);
+    moved.push_back(std::move(r));
+  }
+  return moved;
+}
+
 std::string DirectoryEmbeddingText(std::string_view uri, std::string_view body) {
   return fmt::format("---\ndirectory: {}/\n---\n\n{}", uri, body);
 }
@@ -140,7 +163,8 @@ Result<IndexStats> SemanticIndexer::IndexTree(std::string_view account, std::str
   IndexStats stats;
   SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, catalog_->Get(account, path));
   if (!node) {
-    SKALD_ASSIGN_OR_RETURN(uint64_t deleted, catalog_->DeleteRecordsUnder(account, UriOfPath(path)));
+    SKALD_ASSIGN_OR_RETURN(uint64_t deleted,
+                           catalog_->DeleteRecordsUnder(account, UriOfPath(path)));
     (void)deleted;
     return RefreshAncestors(account, path);
   }
@@ -354,8 +378,7 @@ void SemanticIndexer::PrepareFiles(std::string_view account, const std::vector<s
   const bool embed = embedder_->provider() == "hashing" && !embedder_->worth_caching();
   constexpr size_t kBatch = 16;
   const size_t total = std::min(paths.size(), kPrepareAhead);
-  for (size_t begin = 0; begin < total && !stop.load(std::memory_order_relaxed);
-       begin += kBatch) {
+  for (size_t begin = 0; begin < total && !stop.load(std::memory_order_relaxed); begin += kBatch) {
     const size_t end = std::min(total, begin + kBatch);
     std::vector<FileOutcome> outcomes(end - begin);
     std::vector<std::string> texts;
@@ -403,9 +426,8 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     SKALD_RETURN_IF_ERROR(CheckStop());
     size_t end = std::min(files.size(), begin + kFileChunk);
     std::vector<FileOutcome> outcomes(end - begin);
-    ForEachOnTwoThreads(begin, end, [&](size_t i) {
-      SummarizeFile(account, files[i].path, &outcomes[i - begin]);
-    });
+    ForEachOnTwoThreads(
+        begin, end, [&](size_t i) { SummarizeFile(account, files[i].path, &outcomes[i - begin]); });
     for (size_t i = begin; i < end; ++i) {
       FileOutcome& outcome = outcomes[i - begin];
       SKALD_RETURN_IF_ERROR(outcome.status);
@@ -556,8 +578,7 @@ SemanticIndexer::DirOutcome SemanticIndexer::SummarizeDirectory(std::string_view
     for (const CatalogNode& child : children) {
       if (!Indexable(child.path)) continue;
       auto scanned = pending.entry_terms.find(child.path);
-      entry_terms.push_back(scanned == pending.entry_terms.end() ? nullptr
-                                                                 : scanned->second.get());
+      entry_terms.push_back(scanned == pending.entry_terms.end() ? nullptr : scanned->second.get());
       EntrySummary entry;
       entry.name = std::string(BaseName(child.path));
       entry.is_dir = child.is_dir;
@@ -565,7 +586,8 @@ SemanticIndexer::DirOutcome SemanticIndexer::SummarizeDirectory(std::string_view
       if (known != pending.summaries.end()) {
         entry.summary = known->second;
       } else if (child.is_dir) {
-        Result<std::string> text = content_->ReadFile(account, fmt::format("{}/{}", child.path, kAbstractName));
+        Result<std::string> text =
+            content_->ReadFile(account, fmt::format("{}/{}", child.path, kAbstractName));
         if (text.ok()) entry.summary = ParseSidecar(*text).body;
       } else {
         SKALD_ASSIGN_OR_RETURN(std::vector<Record> existing,

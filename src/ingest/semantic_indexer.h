@@ -19,8 +19,8 @@
 //
 // Session transcripts (user/{uid}/sessions) and hidden files are never
 // indexed; of a session only its archives are, through their excerpt files
-// and summaries (uri_path.h NamespaceRootDepth). The indexes themselves are fed from the catalog afterwards (the
-// caller runs their catch-up).
+// and summaries (uri_path.h NamespaceRootDepth). The indexes themselves are fed from the catalog
+// afterwards (the caller runs their catch-up).
 //
 // Thread safety: safe for concurrent use; two calls on overlapping trees
 // both produce correct records (the later writer wins on shared sidecars).
@@ -103,14 +103,14 @@ struct SemanticIndexerOptions {
 };
 
 struct IndexStats {
-  uint64_t files = 0;             // files indexed
-  uint64_t directories = 0;       // directories summarized
-  uint64_t records_written = 0;   // records inserted or changed
-  uint64_t records_unchanged = 0; // records already up to date
-  uint64_t texts_embedded = 0;    // texts sent to the embedder
-  uint64_t cache_hits = 0;        // texts whose vector came from the cache
-  uint64_t skipped_files = 0;     // binary or invalid UTF-8 files
-  uint64_t records_stale = 0;     // not written: the node changed or went away meanwhile
+  uint64_t files = 0;              // files indexed
+  uint64_t directories = 0;        // directories summarized
+  uint64_t records_written = 0;    // records inserted or changed
+  uint64_t records_unchanged = 0;  // records already up to date
+  uint64_t texts_embedded = 0;     // texts sent to the embedder
+  uint64_t cache_hits = 0;         // texts whose vector came from the cache
+  uint64_t skipped_files = 0;      // binary or invalid UTF-8 files
+  uint64_t records_stale = 0;      // not written: the node changed or went away meanwhile
 };
 
 // What an import changed below its root (SemanticIndexer::IndexChanges):
@@ -130,6 +130,16 @@ std::string DirectoryEmbeddingText(std::string_view uri, std::string_view body);
 // when it holds nothing but space.
 std::string FileEmbeddingText(std::string_view name, std::string_view bytes,
                               int64_t max_input_tokens);
+
+// The live `records` of a tree moved from `from_uri` to `to_uri`, re-keyed
+// to their new place (uri, id, parent, owner, context type; abstract,
+// vector and tags kept), those whose place is not indexed (hidden, in a
+// session) dropped: what Catalog::MoveSubtree carries over, so that search
+// finds the tree at its new place at once. The index job queued with the
+// move replaces them with exact ones (a renamed file's name is in its
+// embedded text).
+std::vector<Record> RecordsMovedTo(std::string_view account, std::vector<Record> records,
+                                   std::string_view from_uri, std::string_view to_uri);
 
 // Progress label for the task's `stage`, e.g. "embedding 120/400".
 using IndexProgress = std::function<void(std::string_view stage)>;

@@ -11,6 +11,7 @@
 #include "common/strings.h"
 #include "common/time_util.h"
 #include "ingest/ingest_jobs.h"
+#include "ingest/semantic_indexer.h"
 #include "ingest/sidecar.h"
 #include "service/fs_engine.h"
 #include "uri/access.h"
@@ -204,13 +205,18 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
   // Creating the target's missing parents is idempotent, and our tree lock
   // on `to` keeps any delete of those parents out until we are done.
   SKALD_RETURN_IF_ERROR(nodes_->EnsureDirectories(who, to, /*include_self=*/false));
-  // Records are keyed by URI: the move tombstones the old ones (search
-  // stops returning them), and the moved tree is indexed again (cached
-  // vectors make that cheap) by a job queued with the move, in its
+  // Records are keyed by URI: the move tombstones the old ones and carries
+  // copies of them re-keyed to the new place (search finds the tree there
+  // at once, as before the move), and the moved tree is indexed again
+  // (cached vectors make that cheap) by a job queued with the move, in its
   // transaction, with the tags read before the move dropped the records;
   // both parents' summaries refresh.
   std::vector<JobSpec> jobs;
+  std::vector<Record> moved_records;
   if (indexing_) {
+    SKALD_ASSIGN_OR_RETURN(std::vector<Record> records,
+                           catalog_->GetRecordsUnder(who.account, from.str()));
+    moved_records = RecordsMovedTo(who.account, std::move(records), from.str(), to.str());
     if (auto refresh = IndexJobFor(who, from.path(), JobKind::kRefresh, kJobPriorityInteractive)) {
       jobs.push_back(std::move(*refresh));
     }
@@ -229,7 +235,8 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
   }
   const ContentAttr& attr = *moved_attr;
   int64_t mtime = source->is_dir ? source->mtime_ns : attr.mtime_ns;
-  Status moved = catalog_->MoveSubtree(who.account, from.path(), to.path(), mtime, jobs);
+  Status moved =
+      catalog_->MoveSubtree(who.account, from.path(), to.path(), mtime, jobs, &moved_records);
   if (!moved.ok()) {
     // Put the content back where the catalog says it is, so that a retry
     // works now; the next open reconciles whatever this could not undo.

@@ -1,9 +1,9 @@
 #include "storage/catalog.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 #include "common/strings.h"
 #include "storage/catalog_internal.h"
@@ -172,9 +172,9 @@ Result<sqlite3*> OpenConnection(const std::string& path, bool sync, Env* env) {
   }
   sqlite3_busy_timeout(db, 10000);
   sqlite3_extended_result_codes(db, 0);
-  std::string pragmas = fmt::format(
-      "PRAGMA journal_mode=WAL; PRAGMA synchronous={}; PRAGMA foreign_keys=OFF;",
-      sync ? "FULL" : "NORMAL");
+  std::string pragmas =
+      fmt::format("PRAGMA journal_mode=WAL; PRAGMA synchronous={}; PRAGMA foreign_keys=OFF;",
+                  sync ? "FULL" : "NORMAL");
   Status st = Exec(db, pragmas.c_str(), "configure");
   if (!st.ok()) {
     sqlite3_close(db);
@@ -201,8 +201,8 @@ Status Migrate(sqlite3* writer) {
   if (version > Catalog::kSchemaVersion) {
     Exec(writer, "ROLLBACK", "rollback").ok();
     return Status::FailedPrecondition(fmt::format(
-        "catalog schema version {} is newer than this binary supports ({}); upgrade Skald",
-        version, Catalog::kSchemaVersion));
+        "catalog schema version {} is newer than this binary supports ({}); upgrade Skald", version,
+        Catalog::kSchemaVersion));
   }
   if (version == Catalog::kSchemaVersion) {
     // Nothing to migrate: write nothing, so that a workspace on a full disk
@@ -258,8 +258,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const CatalogOptions& options) {
   return catalog;
 }
 
-Result<std::optional<CatalogNode>> Catalog::Get(std::string_view account,
-                                                std::string_view path) {
+Result<std::optional<CatalogNode>> Catalog::Get(std::string_view account, std::string_view path) {
   Impl::Lease lease(impl_.get());
   Stmt s(lease.db(), fmt::format("SELECT {} FROM nodes WHERE account=? AND path=?", kNodeColumns),
          lease.stmts());
@@ -295,7 +294,8 @@ Result<std::vector<CatalogNode>> Catalog::ListSubtree(std::string_view account,
   if (!s.prepared()) return SqlError(lease.db(), "list subtree");
   s.Bind(1, account);
   if (!path.empty()) s.Bind(2, SubtreeBegin(path)).Bind(3, SubtreeEnd(path));
-  size_t base_depth = path.empty() ? 0 : static_cast<size_t>(std::count(path.begin(), path.end(), '/')) + 1;
+  size_t base_depth =
+      path.empty() ? 0 : static_cast<size_t>(std::count(path.begin(), path.end(), '/')) + 1;
   std::vector<CatalogNode> out;
   int rc;
   while ((rc = s.Step()) == SQLITE_ROW) {
@@ -322,8 +322,7 @@ Result<uint64_t> Catalog::CountSubtree(std::string_view account, std::string_vie
 
 namespace {
 
-Result<uint64_t> DeleteSubtreeLocked(sqlite3* db, std::string_view account,
-                                     std::string_view path) {
+Result<uint64_t> DeleteSubtreeLocked(sqlite3* db, std::string_view account, std::string_view path) {
   Stmt s(db, "DELETE FROM nodes WHERE account=? AND (path=? OR (path >= ? AND path < ?))");
   if (!s.prepared()) return SqlError(db, "delete");
   s.Bind(1, account).Bind(2, path).Bind(3, SubtreeBegin(path)).Bind(4, SubtreeEnd(path));
@@ -401,17 +400,20 @@ Result<uint64_t> Catalog::DeleteSubtree(std::string_view account, std::string_vi
   return count;
 }
 
-Status Catalog::MoveSubtree(std::string_view account, std::string_view from,
-                            std::string_view to, int64_t mtime_ns,
-                            const std::vector<JobSpec>& jobs) {
+Status Catalog::MoveSubtree(std::string_view account, std::string_view from, std::string_view to,
+                            int64_t mtime_ns, const std::vector<JobSpec>& jobs,
+                            std::vector<Record>* carried) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
   return InTransaction(db, [&]() -> Status {
-    // Records are keyed by URI: the old ones go with the move (the caller
-    // indexes the new place).
-    SKALD_ASSIGN_OR_RETURN(uint64_t tombstones,
-                           TombstoneRecordsUnderLocked(db, account, "viking://" + std::string(from)));
+    // Records are keyed by URI: the old ones go with the move, the caller's
+    // copies at the new place come in (and its index job makes them exact).
+    SKALD_ASSIGN_OR_RETURN(uint64_t tombstones, TombstoneRecordsUnderLocked(
+                                                    db, account, "viking://" + std::string(from)));
     (void)tombstones;
+    if (carried != nullptr && !carried->empty()) {
+      SKALD_RETURN_IF_ERROR(UpsertRecordsLocked(db, account, carried));
+    }
     // The moved root changes path, parent, name and mtime.
     Stmt root(db,
               "UPDATE nodes SET path=?, parent=?, name=?, mtime_ns=? WHERE account=? AND path=?");

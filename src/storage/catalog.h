@@ -14,9 +14,9 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/env.h"
@@ -32,10 +32,10 @@ namespace skald {
 struct CatalogNode {
   std::string path;  // URI path without scheme: "resources/a/b.md"
   bool is_dir = false;
-  uint64_t size = 0;         // bytes; 0 for directories
-  int64_t mtime_ns = 0;      // files: mtime of the bytes on disk; dirs: last change
-  int64_t ctime_ns = 0;      // creation
-  std::string hash;          // hex SHA-256 of the bytes; "" for directories
+  uint64_t size = 0;     // bytes; 0 for directories
+  int64_t mtime_ns = 0;  // files: mtime of the bytes on disk; dirs: last change
+  int64_t ctime_ns = 0;  // creation
+  std::string hash;      // hex SHA-256 of the bytes; "" for directories
 };
 
 // Priorities of jobs (higher runs first). Interactive work — a session
@@ -46,10 +46,10 @@ inline constexpr int kJobPriorityInteractive = 100;
 // What to enqueue. Thread safety: a value type.
 struct JobSpec {
   JobKind kind = JobKind::kUnknown;  // what the job does; required (not kUnknown)
-  std::string account;         // tenant; "" inside Apply() means Apply's account
-  std::string user;            // who asked for it ("" for system work)
-  std::string resource_id;     // what it works on, usually a URI ("viking://resources/a")
-  std::string payload = "{}";  // JSON text, opaque to the queue
+  std::string account;               // tenant; "" inside Apply() means Apply's account
+  std::string user;                  // who asked for it ("" for system work)
+  std::string resource_id;           // what it works on, usually a URI ("viking://resources/a")
+  std::string payload = "{}";        // JSON text, opaque to the queue
   int priority = kJobPriorityBulk;
   int max_attempts = 5;       // >= 1; a job leased this many times and not done fails
   int64_t not_before_ns = 0;  // not leased before this time (0 = at once)
@@ -97,7 +97,7 @@ struct JobFilter {
 // One registered account (table `accounts`). Thread safety: a value type.
 struct AccountRow {
   std::string account_id;
-  int64_t created_ns = 0;  // wall clock
+  int64_t created_ns = 0;   // wall clock
   uint64_t user_count = 0;  // users of the account, those being deleted included
 };
 
@@ -143,8 +143,7 @@ class Catalog {
   Result<std::optional<CatalogNode>> Get(std::string_view account, std::string_view path);
 
   // Direct children of `parent` ("" = the account root), ordered by name.
-  Result<std::vector<CatalogNode>> ListChildren(std::string_view account,
-                                                std::string_view parent);
+  Result<std::vector<CatalogNode>> ListChildren(std::string_view account, std::string_view parent);
 
   // Descendants of `path` ("" = everything) at most `max_depth` levels
   // below it (0 = unlimited), ordered by path. `path` itself is excluded.
@@ -176,11 +175,15 @@ class Catalog {
   Result<uint64_t> DeleteSubtree(std::string_view account, std::string_view path);
 
   // Re-keys `from` and its subtree to `to` in one transaction; `mtime_ns`
-  // becomes the moved root's mtime. REQUIRES: `to` is free. As the outbox
-  // Apply, `jobs` are enqueued in the same transaction (the moved tree's
-  // index job: a crash never leaves a move without the work it needs).
+  // becomes the moved root's mtime. REQUIRES: `to` is free. The records of
+  // `from` are tombstoned and `carried` (the caller's copies of them re-keyed
+  // to `to`; null for none) upserted, so that search finds the tree at its
+  // new place at once. As the outbox Apply, `jobs` are enqueued in the same
+  // transaction (the moved tree's index job: a crash never leaves a move
+  // without the work it needs).
   Status MoveSubtree(std::string_view account, std::string_view from, std::string_view to,
-                     int64_t mtime_ns, const std::vector<JobSpec>& jobs = {});
+                     int64_t mtime_ns, const std::vector<JobSpec>& jobs = {},
+                     std::vector<Record>* carried = nullptr);
 
   // Accounts with at least one node.
   Result<std::vector<std::string>> ListAccounts();
@@ -303,8 +306,7 @@ class Catalog {
   // way. NotFound / FailedPrecondition (not running).
   // `permanent` (an error no retry can fix: bad input, a missing source)
   // fails the job terminally at once, whatever attempts are left.
-  Status FailJob(int64_t id, std::string_view error, int64_t retry_at_ns,
-                 bool permanent = false);
+  Status FailJob(int64_t id, std::string_view error, int64_t retry_at_ns, bool permanent = false);
 
   // The job with this task id, or nullopt.
   Result<std::optional<Job>> GetJobByTaskId(std::string_view task_id);
@@ -383,8 +385,7 @@ class Catalog {
   Status SetUserKey(std::string_view account_id, std::string_view user_id,
                     std::string_view key_hash, std::string_view key_prefix);
   // Changes a user's role. NotFound for an unknown user or one being deleted.
-  Status SetUserRole(std::string_view account_id, std::string_view user_id,
-                     std::string_view role);
+  Status SetUserRole(std::string_view account_id, std::string_view user_id, std::string_view role);
   // In one transaction: revokes the user's key, marks it deleting and
   // enqueues `cleanup` (its deletion job). NotFound for an unknown user,
   // FailedPrecondition when it is already being deleted.

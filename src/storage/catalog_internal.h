@@ -3,6 +3,7 @@
 // Internals shared by the Catalog's translation units (catalog.cc for nodes
 // and metadata, catalog_records.cc for retrieval records). Not a public API.
 
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include <condition_variable>
@@ -13,8 +14,6 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "common/env.h"
 #include "storage/catalog.h"
@@ -44,7 +43,8 @@ class Stmt {
   // Takes the statement from `cache` (or prepares it) and gives it back,
   // reset, when destroyed: for hot read paths, where preparing cost as much
   // as running.
-  Stmt(sqlite3* db, std::string sql, StmtCache* cache) : db_(db), cache_(cache), sql_(std::move(sql)) {
+  Stmt(sqlite3* db, std::string sql, StmtCache* cache)
+      : db_(db), cache_(cache), sql_(std::move(sql)) {
     auto it = cache_->find(sql_);
     if (it != cache_->end() && it->second != nullptr) {
       stmt_ = std::exchange(it->second, nullptr);
@@ -124,7 +124,6 @@ inline Status Exec(sqlite3* db, const char* sql, std::string_view what) {
   }
   return Status::Ok();
 }
-
 
 // Runs `body` inside BEGIN IMMEDIATE ... COMMIT, rolling back on error.
 template <typename F>
@@ -209,5 +208,9 @@ struct Catalog::Impl {
 // with new sequence numbers). REQUIRES: write_mu held, inside a transaction.
 Result<uint64_t> TombstoneRecordsUnderLocked(sqlite3* db, std::string_view account,
                                              std::string_view uri);
+
+// Catalog::UpsertRecords' body. REQUIRES: write_mu held, inside a transaction.
+Status UpsertRecordsLocked(sqlite3* db, std::string_view account, std::vector<Record>* records,
+                           const std::vector<bool>& keep_stored_tags = {});
 
 }  // namespace skald

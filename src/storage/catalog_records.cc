@@ -54,7 +54,8 @@ std::string QualifiedRecordColumns(bool with_vectors) {
 }
 
 constexpr const char* kRecordColumns =
-    "account, key, id, uri, parent_uri, level, context_type, owner, abstract, embedder, vector, tags, "
+    "account, key, id, uri, parent_uri, level, context_type, owner, abstract, embedder, vector, "
+    "tags, "
     "created_ns, updated_ns, active_count, seq, deleted";
 
 std::string EncodeTags(const std::vector<std::string>& tags) { return DumpJson(Json(tags)); }
@@ -127,43 +128,47 @@ Result<int64_t> MaxSeqLocked(sqlite3* db) {
 
 }  // namespace
 
+Status UpsertRecordsLocked(sqlite3* db, std::string_view account, std::vector<Record>* records,
+                           const std::vector<bool>& keep_stored_tags) {
+  SKALD_ASSIGN_OR_RETURN(int64_t seq, MaxSeqLocked(db));
+  // ?16: keep the live stored row's tags (read here, in the write's transaction;
+  // a deleted row's tags are not brought back).
+  Stmt s(db,
+         "INSERT INTO records(account, id, uri, parent_uri, level, context_type, owner, "
+         "abstract, embedder, vector, tags, created_ns, updated_ns, active_count, seq, deleted) "
+         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0) "
+         "ON CONFLICT(account, id) DO UPDATE SET uri=?3, parent_uri=?4, level=?5, "
+         "context_type=?6, owner=?7, abstract=?8, embedder=?9, vector=?10, "
+         "tags=CASE WHEN ?16 AND records.deleted = 0 THEN records.tags ELSE ?11 END, "
+         "created_ns=?12, updated_ns=?13, active_count=?14, seq=?15, deleted=0 "
+         "RETURNING key, tags");
+  if (!s.prepared()) return SqlError(db, "upsert record");
+  for (size_t i = 0; i < records->size(); ++i) {
+    Record& r = (*records)[i];
+    const bool keep = i < keep_stored_tags.size() && keep_stored_tags[i];
+    r.account = std::string(account);
+    r.seq = ++seq;
+    r.deleted = false;
+    s.Bind(1, account).Bind(2, r.id).Bind(3, r.uri).Bind(4, r.parent_uri);
+    s.Bind(5, int64_t{r.level}).Bind(6, ContextTypeName(r.context_type)).Bind(7, r.owner);
+    s.Bind(8, r.abstract).Bind(9, r.embedder);
+    s.BindBlob(10, r.vector.data(), r.vector.size() * sizeof(float));
+    s.Bind(11, EncodeTags(r.tags)).Bind(12, r.created_ns).Bind(13, r.updated_ns);
+    s.Bind(14, r.active_count).Bind(15, r.seq).Bind(16, int64_t{keep ? 1 : 0});
+    if (s.Step() != SQLITE_ROW) return SqlError(db, "upsert record");
+    r.key = static_cast<uint64_t>(s.Int(0));
+    if (keep) r.tags = DecodeTags(s.Text(1));
+    s.Reset();
+  }
+  return Status::Ok();
+}
+
 Status Catalog::UpsertRecords(std::string_view account, std::vector<Record>* records,
                               const std::vector<bool>& keep_stored_tags) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
-  return InTransaction(db, [&]() -> Status {
-    SKALD_ASSIGN_OR_RETURN(int64_t seq, MaxSeqLocked(db));
-    // ?16: keep the live stored row's tags (read here, in the write's transaction;
-    // a deleted row's tags are not brought back).
-    Stmt s(db,
-           "INSERT INTO records(account, id, uri, parent_uri, level, context_type, owner, "
-           "abstract, embedder, vector, tags, created_ns, updated_ns, active_count, seq, deleted) "
-           "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, 0) "
-           "ON CONFLICT(account, id) DO UPDATE SET uri=?3, parent_uri=?4, level=?5, "
-           "context_type=?6, owner=?7, abstract=?8, embedder=?9, vector=?10, "
-           "tags=CASE WHEN ?16 AND records.deleted = 0 THEN records.tags ELSE ?11 END, "
-           "created_ns=?12, updated_ns=?13, active_count=?14, seq=?15, deleted=0 "
-           "RETURNING key, tags");
-    if (!s.prepared()) return SqlError(db, "upsert record");
-    for (size_t i = 0; i < records->size(); ++i) {
-      Record& r = (*records)[i];
-      const bool keep = i < keep_stored_tags.size() && keep_stored_tags[i];
-      r.account = std::string(account);
-      r.seq = ++seq;
-      r.deleted = false;
-      s.Bind(1, account).Bind(2, r.id).Bind(3, r.uri).Bind(4, r.parent_uri);
-      s.Bind(5, int64_t{r.level}).Bind(6, ContextTypeName(r.context_type)).Bind(7, r.owner);
-      s.Bind(8, r.abstract).Bind(9, r.embedder);
-      s.BindBlob(10, r.vector.data(), r.vector.size() * sizeof(float));
-      s.Bind(11, EncodeTags(r.tags)).Bind(12, r.created_ns).Bind(13, r.updated_ns);
-      s.Bind(14, r.active_count).Bind(15, r.seq).Bind(16, int64_t{keep ? 1 : 0});
-      if (s.Step() != SQLITE_ROW) return SqlError(db, "upsert record");
-      r.key = static_cast<uint64_t>(s.Int(0));
-      if (keep) r.tags = DecodeTags(s.Text(1));
-      s.Reset();
-    }
-    return Status::Ok();
-  });
+  return InTransaction(
+      db, [&]() -> Status { return UpsertRecordsLocked(db, account, records, keep_stored_tags); });
 }
 
 Result<uint64_t> TombstoneRecordsUnderLocked(sqlite3* db, std::string_view account,
@@ -173,10 +178,9 @@ Result<uint64_t> TombstoneRecordsUnderLocked(sqlite3* db, std::string_view accou
   {
     // "viking://" (the account root) covers every record of the account.
     bool everything = uri == "viking://" || uri == "viking:/";
-    Stmt q(db, everything
-                   ? "SELECT key FROM records WHERE account=?1 AND deleted=0 ORDER BY key"
-                   : "SELECT key FROM records WHERE account=?1 AND deleted=0 AND "
-                     "(uri=?2 OR (uri >= ?2 || '/' AND uri < ?2 || '0')) ORDER BY key");
+    Stmt q(db, everything ? "SELECT key FROM records WHERE account=?1 AND deleted=0 ORDER BY key"
+                          : "SELECT key FROM records WHERE account=?1 AND deleted=0 AND "
+                            "(uri=?2 OR (uri >= ?2 || '/' AND uri < ?2 || '0')) ORDER BY key");
     if (!q.prepared()) return SqlError(db, "delete records");
     q.Bind(1, account);
     if (!everything) q.Bind(2, uri);
@@ -256,8 +260,8 @@ Result<std::vector<Record>> Catalog::GetRecordsByKeys(std::string_view account,
   return ReadRecords(lease.db(), s, "records by key");
 }
 
-Result<std::vector<Record>> Catalog::GetRecordsByUri(std::string_view account,
-                                                     std::string_view uri, bool with_vectors) {
+Result<std::vector<Record>> Catalog::GetRecordsByUri(std::string_view account, std::string_view uri,
+                                                     bool with_vectors) {
   Impl::Lease lease(impl_.get());
   Stmt s(lease.db(),
          fmt::format("SELECT {} FROM records AS r WHERE r.account = ? AND r.uri = ? "
@@ -283,8 +287,7 @@ Result<std::vector<Record>> Catalog::GetRecordsUnder(std::string_view account,
   return ReadRecords(lease.db(), s, "records under");
 }
 
-Result<uint64_t> Catalog::ApplyRecordTags(std::string_view account,
-                                          std::span<const uint64_t> keys,
+Result<uint64_t> Catalog::ApplyRecordTags(std::string_view account, std::span<const uint64_t> keys,
                                           std::span<const std::string> tags, TagMode mode) {
   if (keys.empty()) return uint64_t{0};
   std::lock_guard<std::mutex> lock(impl_->write_mu);

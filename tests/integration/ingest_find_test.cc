@@ -7,10 +7,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "model/factory.h"
 #include "model/fake_model_server.h"
@@ -44,8 +43,9 @@ void MakeDocs(const std::string& root) {
              "month by restoring the newest snapshot.\n");
   WriteLocal(root + "/ops/deploy.txt",
              "Deployments run through the pipeline: build, test, canary, then full rollout.\n");
-  WriteLocal(root + "/tool.py", "\"\"\"Command line helper that prints the version.\"\"\"\n"
-                                "def main():\n    print('1.0')\n");
+  WriteLocal(root + "/tool.py",
+             "\"\"\"Command line helper that prints the version.\"\"\"\n"
+             "def main():\n    print('1.0')\n");
   WriteLocal(root + "/blob.bin", std::string("\x01\x02\0\0\x03", 5));
 }
 
@@ -191,6 +191,46 @@ TEST(IngestFindTest, WritesRemovesAndMovesKeepSearchCurrent) {
     EXPECT_FALSE(hit.uri.starts_with("viking://resources/docs/security")) << hit.uri;
   }
   EXPECT_TRUE(Contains(Uris(hits->resources), "viking://resources/sec/passwords.md"));
+}
+
+// A moved tree is found at its new place at once, before its index job
+// runs (the move carries its records over), and never at the old one.
+TEST(IngestFindTest, AMovedTreeIsFoundAtItsNewPlaceAtOnce) {
+  TempDir tmp;
+  MakeDocs(tmp.Sub("docs"));
+  {
+    auto db = Db::Open(TestOptions(tmp));
+    ASSERT_TRUE(db.ok());
+    ImportWaiting(**db, tmp.Sub("docs"));
+  }
+  DbOptions paused = TestOptions(tmp);
+  paused.background_workers = 0;  // the move's index job waits for the next open
+  auto check = [](Db& db) {
+    auto hits = db.Find(Root(), Query("password policy twelve characters"));
+    ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+    for (const MatchedContext& hit : hits->resources) {
+      EXPECT_FALSE(hit.uri.starts_with("viking://resources/docs/security")) << hit.uri;
+    }
+    EXPECT_TRUE(Contains(Uris(hits->resources), "viking://resources/sec/passwords.md"));
+    // One record per place: the move left no copy behind.
+    auto records = db.Find(Root(), Query("password policy"));
+    ASSERT_TRUE(records.ok());
+    std::set<std::string> seen;
+    for (const MatchedContext& hit : records->resources) {
+      EXPECT_TRUE(seen.insert(hit.uri + "#" + std::to_string(hit.level)).second) << hit.uri;
+    }
+  };
+  {
+    auto db = Db::Open(paused);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(
+        (*db)->Mv(Root(), "viking://resources/docs/security", "viking://resources/sec").ok());
+    check(**db);
+  }
+  auto db = Db::Open(TestOptions(tmp));
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE((*db)->WaitIdle(30000).ok());
+  check(**db);
 }
 
 TEST(IngestFindTest, AsyncTaskIsPolledAndSurvivesReopen) {
@@ -645,8 +685,8 @@ TEST_F(ProviderTest, PackagedVectorsAreReusedWhenTheEmbedderMatches) {
     EXPECT_EQ(file_texts(embedded_since(before)), 0);
     auto hits = (*db)->Find(Root(), Query("nightly backups object storage"));
     ASSERT_TRUE(hits.ok()) << hits.status().ToString();
-    EXPECT_TRUE(Contains(Uris(hits->resources), "viking://resources/" + mode +
-                                                    "/docs/ops/backups.md"));
+    EXPECT_TRUE(
+        Contains(Uris(hits->resources), "viking://resources/" + mode + "/docs/ops/backups.md"));
   }
 
   // The packaged vectors served those imports only: the shared cache never
@@ -753,8 +793,7 @@ TEST_F(ProviderTest, ProviderOutageFailsClearlyAndRecovers) {
   // Search cannot embed its query: a clear error naming the provider.
   auto hits = (*db)->Find(Root(), Query("anything"));
   ASSERT_FALSE(hits.ok());
-  EXPECT_NE(hits.status().message().find("openai"), std::string::npos)
-      << hits.status().ToString();
+  EXPECT_NE(hits.status().message().find("openai"), std::string::npos) << hits.status().ToString();
 
   AddResourceRequest add;
   add.path = tmp_.Sub("docs");
@@ -782,15 +821,17 @@ TEST_F(ProviderTest, ProviderOutageFailsClearlyAndRecovers) {
   EXPECT_FALSE(hits->resources.empty());
 }
 
-
 TEST_F(ProviderTest, ServerConfigFileWiresEmbedderAndReranker) {
   // What `skald serve --config` does: ov.conf JSON → DbOptions.
   std::string json = R"({
-    "storage": {"workspace": ")" + tmp_.Sub("ws") + R"("},
+    "storage": {"workspace": ")" +
+                     tmp_.Sub("ws") + R"("},
     "embedding": {"dense": {"provider": "openai", "model": "test-embed", "dimension": 8,
-                            "batch_size": 16, "api_base": ")" + server_.base_url() + R"(/v1"}},
+                            "batch_size": 16, "api_base": ")" +
+                     server_.base_url() + R"(/v1"}},
     "rerank": {"provider": "cohere", "model": "test-rerank", "api_key": "k",
-               "api_base": ")" + server_.base_url() + R"(", "threshold": 0.0},
+               "api_base": ")" +
+                     server_.base_url() + R"(", "threshold": 0.0},
     "retrieval": {"hybrid_weight": 0.5}
   })";
   auto config = ParseConfig(json);
