@@ -128,6 +128,7 @@ bool EdgeGate::ListedOrigin(std::string_view origin) const {
 }
 
 EdgeGate::Verdict EdgeGate::Check(const httplib::Request& req, EdgeRefusal* refusal) const {
+  refusal->validation = false;
   auto refuse = [refusal](int status, std::string code, std::string message) {
     refusal->status = status;
     refusal->code = std::move(code);
@@ -204,6 +205,7 @@ EdgeGate::Verdict EdgeGate::Check(const httplib::Request& req, EdgeRefusal* refu
     const std::string type = req.get_header_value("Content-Type");
     if (req.get_header_value_count("Content-Type") > 1 ||
         (req.has_header("Content-Type") && !IsJsonContentType(type))) {
+      refusal->validation = true;
       return refuse(400, "INVALID_ARGUMENT",
                     fmt::format("Invalid request parameters: body: unsupported Content-Type "
                                 "'{}': request bodies must be JSON (Content-Type: "

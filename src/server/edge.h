@@ -49,6 +49,9 @@ struct EdgeRefusal {
   int status = 400;
   std::string code;
   std::string message;
+  // A body refused as validation refuses it: details.validation_errors
+  // [{"loc":["body"],"message":…,"type":"model_attributes_type"}].
+  bool validation = false;
 };
 
 class EdgeGate {

@@ -1,23 +1,22 @@
 #include "server/server.h"
 
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
-#include <filesystem>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <thread>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "common/strings.h"
 #include "server/auth.h"
@@ -41,8 +40,8 @@ constexpr const char* kJsonType = "application/json";
 // An OpenViking route Skald does not build (server/unbuilt_routes.h).
 void RespondUnbuilt(httplib::Response& res) {
   res.status = 501;
-  res.set_content(
-      server::ErrorEnvelopeExcludeNone("UNIMPLEMENTED", server::kUnbuiltRouteMessage), kJsonType);
+  res.set_content(server::ErrorEnvelopeExcludeNone("UNIMPLEMENTED", server::kUnbuiltRouteMessage),
+                  kJsonType);
 }
 
 // ---- per-request bookkeeping ------------------------------------------------
@@ -294,36 +293,59 @@ namespace {
 
 std::string_view ReasonPhrase(int status) {
   switch (status) {
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Request Entity Too Large";
-    case 414: return "URI Too Long";
-    case 416: return "Range Not Satisfiable";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "HTTP request failed";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 413:
+      return "Request Entity Too Large";
+    case 414:
+      return "URI Too Long";
+    case 416:
+      return "Range Not Satisfiable";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "HTTP request failed";
   }
 }
 
 // Starlette HTTPException status -> envelope code (reference §1.3).
 std::string_view FrameworkCode(int status) {
   switch (status) {
-    case 400: return "INVALID_ARGUMENT";
-    case 401: return "UNAUTHENTICATED";
-    case 403: return "PERMISSION_DENIED";
-    case 404: return "NOT_FOUND";
-    case 409: return "CONFLICT";
-    case 422: return "INVALID_ARGUMENT";
-    case 429: return "RESOURCE_EXHAUSTED";
+    case 400:
+      return "INVALID_ARGUMENT";
+    case 401:
+      return "UNAUTHENTICATED";
+    case 403:
+      return "PERMISSION_DENIED";
+    case 404:
+      return "NOT_FOUND";
+    case 409:
+      return "CONFLICT";
+    case 422:
+      return "INVALID_ARGUMENT";
+    case 429:
+      return "RESOURCE_EXHAUSTED";
     case 502:
-    case 503: return "UNAVAILABLE";
-    case 504: return "DEADLINE_EXCEEDED";
-    default: return status >= 500 ? "INTERNAL" : "UNKNOWN";
+    case 503:
+      return "UNAVAILABLE";
+    case 504:
+      return "DEADLINE_EXCEEDED";
+    default:
+      return status >= 500 ? "INTERNAL" : "UNKNOWN";
   }
 }
 
@@ -352,15 +374,26 @@ bool CarriesUnreadBody(const httplib::Request& req) {
 
 // Answers a request the edge refused (its body, if any, left unread: the
 // connection closes after the answer).
-void AnswerRefusal(const httplib::Request& req, httplib::Response& res,
-                   const EdgeRefusal& refusal, const EdgeGate& gate) {
+void AnswerRefusal(const httplib::Request& req, httplib::Response& res, const EdgeRefusal& refusal,
+                   const EdgeGate& gate) {
   CloseConnectionAfterResponse();
   res.status = refusal.status;
   if (req.get_header_value("Connection") != "close") res.set_header("Connection", "close");
   if (refusal.status == 413) {
-    res.set_content(
-        BodyTooLargeBody(gate.BodyLimitFor(req.path), gate.BodyLimitKeyFor(req.path)),
-        "application/json");
+    res.set_content(BodyTooLargeBody(gate.BodyLimitFor(req.path), gate.BodyLimitKeyFor(req.path)),
+                    "application/json");
+  } else if (refusal.validation) {
+    // As the route's own validation answers: the reason in validation_errors.
+    const std::string prefix = "Invalid request parameters: body: ";
+    const std::string reason = refusal.message.starts_with(prefix)
+                                   ? refusal.message.substr(prefix.size())
+                                   : refusal.message;
+    const Json details = {
+        {"validation_errors",
+         Json::array(
+             {{{"loc", {"body"}}, {"message", reason}, {"type", "model_attributes_type"}}})}};
+    res.set_content(ErrorEnvelopeExcludeNone(refusal.code, refusal.message, &details),
+                    "application/json");
   } else {
     res.set_content(ErrorEnvelopeExcludeNone(refusal.code, refusal.message), "application/json");
   }
@@ -394,8 +427,8 @@ Status ServerOptions::Validate() const {
   }
   if (threads < 1) return Status::InvalidArgument("threads must be at least 1");
   if (max_connections < threads) {
-    return Status::InvalidArgument(fmt::format(
-        "max_connections ({}) must be at least threads ({})", max_connections, threads));
+    return Status::InvalidArgument(fmt::format("max_connections ({}) must be at least threads ({})",
+                                               max_connections, threads));
   }
   if (read_timeout_sec < 1) return Status::InvalidArgument("read_timeout_sec must be at least 1");
   if (header_timeout_sec < 1) {
@@ -417,23 +450,23 @@ HttpServer::HttpServer(Db& db, ServerOptions options)
       options_(std::move(options)),
       router_(std::make_unique<server::Router>()),
       metrics_(std::make_unique<server::Metrics>(options_.access_log)),
-      gate_(std::make_unique<server::EdgeGate>(server::EdgeOptions{
-          options_.host, options_.check_host, options_.cors_origins, options_.max_body_bytes,
-          options_.max_upload_bytes})),
-      http_(std::make_unique<server::GuardedHttpServer>(server::ConnectionLimits{
-          std::chrono::seconds(options_.read_timeout_sec),
-          std::chrono::seconds(options_.header_timeout_sec),
-          std::chrono::seconds(options_.keep_alive_timeout_sec), options_.keep_alive_max_count,
-          int64_t{64} << 10})) {}
+      gate_(std::make_unique<server::EdgeGate>(
+          server::EdgeOptions{options_.host, options_.check_host, options_.cors_origins,
+                              options_.max_body_bytes, options_.max_upload_bytes})),
+      http_(std::make_unique<server::GuardedHttpServer>(
+          server::ConnectionLimits{std::chrono::seconds(options_.read_timeout_sec),
+                                   std::chrono::seconds(options_.header_timeout_sec),
+                                   std::chrono::seconds(options_.keep_alive_timeout_sec),
+                                   options_.keep_alive_max_count, int64_t{64} << 10})) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptions& options) {
   SKALD_RETURN_IF_ERROR(options.Validate());
   std::unique_ptr<HttpServer> server(new HttpServer(db, options));
-  SKALD_ASSIGN_OR_RETURN(server::Authenticator auth,
-                         server::Authenticator::Create(options.auth_mode, options.root_api_key,
-                                                       options.host));
+  SKALD_ASSIGN_OR_RETURN(
+      server::Authenticator auth,
+      server::Authenticator::Create(options.auth_mode, options.root_api_key, options.host));
   server->auth_ = std::make_unique<server::Authenticator>(std::move(auth));
   const server::Authenticator* authenticator = server->auth_.get();
   server::Router& router = *server->router_;
@@ -470,8 +503,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
 
   const server::EdgeGate* gate = server->gate_.get();
   HttpServer* self = server.get();
-  http.set_pre_routing_handler([gate, self](const httplib::Request& req,
-                                            httplib::Response& res) {
+  http.set_pre_routing_handler([gate, self](const httplib::Request& req, httplib::Response& res) {
     // Runs once the request line and headers are read, before the body. A
     // multipart body of known length is read in whole reads
     // (server/connection.h: cpp-httplib's multipart parser needs its first
@@ -533,8 +565,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
   http.Delete(any, dispatch);
   http.Options(any, dispatch);
 
-  http.set_error_handler(httplib::Server::HandlerWithResponse(
-      [gate](const httplib::Request& req, httplib::Response& res) {
+  http.set_error_handler(httplib::Server::HandlerWithResponse([gate](const httplib::Request& req,
+                                                                     httplib::Response& res) {
     if (server::BodyLimitHit()) {
       // A chunked body passed the cap: it was cut there and the connection closes.
       res.status = 413;
@@ -544,8 +576,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     std::string body;
     if (res.status == 413) {
-      body = server::BodyTooLargeBody(gate->BodyLimitFor(req.path),
-                                      gate->BodyLimitKeyFor(req.path));
+      body =
+          server::BodyTooLargeBody(gate->BodyLimitFor(req.path), gate->BodyLimitKeyFor(req.path));
     } else if (res.status >= 500) {
       body = server::InternalErrorBody();
     } else {
@@ -564,24 +596,24 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
         res.set_content(server::InternalErrorBody(), "application/json");
       });
 
-  http.set_post_routing_handler([self = server.get()](const httplib::Request& req,
-                                                       httplib::Response& res) {
-    self->gate_->AddCorsHeaders(req, res);
-    server::RequestTrace& trace = server::t_trace;
-    if (!trace.active) {  // the request never reached pre-routing (malformed request line)
-      trace.start = std::chrono::steady_clock::now();
-      trace.request_id = server::NewRequestId();
-      trace.who.reset();
-    }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - trace.start).count();
-    res.set_header(std::string(server::kRequestIdHeader), trace.request_id);
-    res.set_header("X-Process-Time", fmt::format("{:.6f}", seconds));
-    self->metrics_->Observe({req.method, req.path, self->router_->RouteTemplate(req.path),
-                             trace.request_id, res.status, seconds,
-                             trace.who ? &*trace.who : nullptr});
-    trace.active = false;
-  });
+  http.set_post_routing_handler(
+      [self = server.get()](const httplib::Request& req, httplib::Response& res) {
+        self->gate_->AddCorsHeaders(req, res);
+        server::RequestTrace& trace = server::t_trace;
+        if (!trace.active) {  // the request never reached pre-routing (malformed request line)
+          trace.start = std::chrono::steady_clock::now();
+          trace.request_id = server::NewRequestId();
+          trace.who.reset();
+        }
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - trace.start).count();
+        res.set_header(std::string(server::kRequestIdHeader), trace.request_id);
+        res.set_header("X-Process-Time", fmt::format("{:.6f}", seconds));
+        self->metrics_->Observe({req.method, req.path, self->router_->RouteTemplate(req.path),
+                                 trace.request_id, res.status, seconds,
+                                 trace.who ? &*trace.who : nullptr});
+        trace.active = false;
+      });
   return server;
 }
 
@@ -612,9 +644,8 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
       req.body.size() > static_cast<size_t>(limit)) {
     // A chunked body within the framing allowance but over the cap once decoded.
     res.status = 413;
-    res.set_content(
-        server::BodyTooLargeBody(limit, gate_->BodyLimitKeyFor(req.path)),
-        "application/json");
+    res.set_content(server::BodyTooLargeBody(limit, gate_->BodyLimitKeyFor(req.path)),
+                    "application/json");
     return;
   }
   const server::RouteHandler* handler = nullptr;
@@ -655,9 +686,8 @@ void HttpServer::Dispatch(const httplib::Request& req, httplib::Response& res) {
   }
 
   const size_t q = req.target.find('?');
-  Result<server::QueryParams> query =
-      server::QueryParams::Parse(q == std::string::npos ? std::string_view()
-                                                        : std::string_view(req.target).substr(q + 1));
+  Result<server::QueryParams> query = server::QueryParams::Parse(
+      q == std::string::npos ? std::string_view() : std::string_view(req.target).substr(q + 1));
   server::QueryParams empty_query;
   server::Call call(req, res, db_, Identity(), query.ok() ? *query : empty_query);
   if (!query.ok()) {

@@ -131,6 +131,9 @@ TEST_F(EdgeApiTest, NonJsonBodiesAreRefused400AndWriteNothing) {
     EXPECT_EQ(r.status, 400) << type << ": " << r.raw;
     EXPECT_EQ(r.Code(), "INVALID_ARGUMENT") << r.raw;
     EXPECT_NE(r.json["error"].value("message", "").find("application/json"), std::string::npos);
+    const Json& errors = r.json["error"]["details"]["validation_errors"];
+    ASSERT_TRUE(errors.is_array() && errors.size() == 1) << r.raw;
+    EXPECT_EQ(errors[0]["loc"], Json::array({"body"})) << r.raw;
   }
   const std::string file = Root() + "/note.md";
   Reply write =
