@@ -80,6 +80,10 @@ struct CpResult {
   bool recursive = false;
   uint64_t files = 0;        // files copied
   uint64_t directories = 0;  // directories created (the copied tree's root included)
+  // The source's file records read, and those written at the copy (it is
+  // found there at once; its index job then makes them exact).
+  uint64_t vectors_scanned = 0;
+  uint64_t vectors_written = 0;
 };
 
 // What set_tags changed (POST /api/v1/content/set_tags).

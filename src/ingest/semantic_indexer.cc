@@ -88,8 +88,8 @@ bool IsGenerated(const Sidecar& sidecar) {
 
 }  // namespace
 
-std::vector<Record> RecordsMovedTo(std::string_view account, std::vector<Record> records,
-                                   std::string_view from_uri, std::string_view to_uri) {
+std::vector<Record> RecordsRekeyedTo(std::string_view account, std::vector<Record> records,
+                                     std::string_view from_uri, std::string_view to_uri) {
   std::vector<Record> moved;
   for (Record& r : records) {
     const std::string_view old_uri = r.uri;

@@ -131,15 +131,15 @@ std::string DirectoryEmbeddingText(std::string_view uri, std::string_view body);
 std::string FileEmbeddingText(std::string_view name, std::string_view bytes,
                               int64_t max_input_tokens);
 
-// The live `records` of a tree moved from `from_uri` to `to_uri`, re-keyed
-// to their new place (uri, id, parent, owner, context type; abstract,
-// vector and tags kept), those whose place is not indexed (hidden, in a
-// session) dropped: what Catalog::MoveSubtree carries over, so that search
-// finds the tree at its new place at once. The index job queued with the
-// move replaces them with exact ones (a renamed file's name is in its
-// embedded text).
-std::vector<Record> RecordsMovedTo(std::string_view account, std::vector<Record> records,
-                                   std::string_view from_uri, std::string_view to_uri);
+// The live `records` of a tree moved or copied from `from_uri` to `to_uri`,
+// re-keyed to the new place (uri, id, parent, owner, context type;
+// abstract, vector and tags kept), those whose place is not indexed
+// (hidden, in a session) dropped: what a move (Catalog::MoveSubtree) or a
+// copy carries over, so that search finds the tree at its new place at
+// once. The index job queued with the move or copy replaces them with
+// exact ones (a renamed file's name is in its embedded text).
+std::vector<Record> RecordsRekeyedTo(std::string_view account, std::vector<Record> records,
+                                     std::string_view from_uri, std::string_view to_uri);
 
 // Progress label for the task's `stage`, e.g. "embedding 120/400".
 using IndexProgress = std::function<void(std::string_view stage)>;

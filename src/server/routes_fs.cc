@@ -78,9 +78,9 @@ ListingParams ReadListingParams(const QueryParams& query, QueryReader& q,
   p.offset = ClampToInt(std::max<int64_t>(0, offset));
   // The entries skipped are listed too: ask for them on top of the limit.
   const int64_t wanted = limit.has_value() ? *limit : node_limit;
-  const int64_t with_skipped =
-      wanted > std::numeric_limits<int64_t>::max() - p.offset ? std::numeric_limits<int64_t>::max()
-                                                               : wanted + p.offset;
+  const int64_t with_skipped = wanted > std::numeric_limits<int64_t>::max() - p.offset
+                                   ? std::numeric_limits<int64_t>::max()
+                                   : wanted + p.offset;
   p.options.node_limit = ClampToInt(wanted > 0 ? with_skipped : wanted);
   return p;
 }
@@ -207,7 +207,8 @@ void Mv(Call& call) {
 }
 
 // Body {from_uri, to_uri, recursive (false)}; unknown fields ignored.
-// Result {from, to, recursive, phase: "completed", files, directories}.
+// Result {from, to, recursive, phase: "completed", files, directories,
+// vectors: {scanned, written}}.
 void Cp(Call& call) {
   ValidationErrors errors;
   std::optional<FromToBody> body = ReadFromTo(call, &errors);
@@ -217,12 +218,14 @@ void Cp(Call& call) {
 
   Result<CpResult> copied = call.db().Cp(call.who(), body->from, body->to, recursive);
   if (!copied.ok()) return call.Fail(copied.status());
-  call.Ok(Json{{"from", copied->from},
-               {"to", copied->to},
-               {"recursive", copied->recursive},
-               {"phase", "completed"},
-               {"files", copied->files},
-               {"directories", copied->directories}});
+  call.Ok(Json{
+      {"from", copied->from},
+      {"to", copied->to},
+      {"recursive", copied->recursive},
+      {"phase", "completed"},
+      {"files", copied->files},
+      {"directories", copied->directories},
+      {"vectors", {{"scanned", copied->vectors_scanned}, {"written", copied->vectors_written}}}});
 }
 
 // ---- relations (OpenViking's /api/v1/relations router) ----------------------

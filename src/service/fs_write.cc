@@ -216,7 +216,7 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
   if (indexing_) {
     SKALD_ASSIGN_OR_RETURN(std::vector<Record> records,
                            catalog_->GetRecordsUnder(who.account, from.str()));
-    moved_records = RecordsMovedTo(who.account, std::move(records), from.str(), to.str());
+    moved_records = RecordsRekeyedTo(who.account, std::move(records), from.str(), to.str());
     if (auto refresh = IndexJobFor(who, from.path(), JobKind::kRefresh, kJobPriorityInteractive)) {
       jobs.push_back(std::move(*refresh));
     }
@@ -325,6 +325,26 @@ Result<CpResult> FsWriter::Cp(const Identity& who, const VikingUri& from, const 
       runner_->queue()->Notify();
     }
     ++result.files;
+  }
+  // The source files' records, re-keyed to their copies: search finds the
+  // copy at once (directories get theirs from the index job, which writes
+  // their summaries). A crash before this leaves it to the index job.
+  if (index_job) {
+    SKALD_ASSIGN_OR_RETURN(std::vector<Record> records,
+                           catalog_->GetRecordsUnder(who.account, from.str()));
+    std::erase_if(records, [&](const Record& r) {
+      if (r.level != 2) return true;
+      Result<VikingUri> uri = VikingUri::Parse(r.uri);
+      return !uri.ok() || !IsAccessible(who, *uri);
+    });
+    result.vectors_scanned = records.size();
+    std::vector<Record> copies =
+        RecordsRekeyedTo(who.account, std::move(records), from.str(), to.str());
+    if (!copies.empty()) {
+      SKALD_RETURN_IF_ERROR(catalog_->UpsertRecords(who.account, &copies));
+      SKALD_RETURN_IF_ERROR(indexes_->CatchUpIndexes());
+    }
+    result.vectors_written = copies.size();
   }
   // One index job for the copy (a tree job covers its files), as after a move.
   if (index_job) {

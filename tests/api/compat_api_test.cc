@@ -269,6 +269,9 @@ TEST_F(CompatApiTest, CpCopiesFilesAndTrees) {
   EXPECT_EQ(copied.json["result"].value("to", ""), target);
   EXPECT_EQ(copied.json["result"].value("recursive", true), false);
   EXPECT_EQ(copied.json["result"].value("phase", ""), "completed");
+  // The source's record is carried to the copy (OpenViking's vectors count).
+  EXPECT_EQ(copied.json["result"]["vectors"], Json({{"scanned", 1}, {"written", 1}}))
+      << copied.raw;
   for (const std::string& uri : {source, target}) {
     Reply read = Get("/api/v1/content/read?uri=" + Q(uri));
     ASSERT_EQ(read.status, 200) << read.raw;

@@ -233,6 +233,31 @@ TEST(IngestFindTest, AMovedTreeIsFoundAtItsNewPlaceAtOnce) {
   check(**db);
 }
 
+// A copy is found at once too (its file records are carried over), beside
+// its source.
+TEST(IngestFindTest, ACopiedTreeIsFoundAtOnce) {
+  TempDir tmp;
+  MakeDocs(tmp.Sub("docs"));
+  {
+    auto db = Db::Open(TestOptions(tmp));
+    ASSERT_TRUE(db.ok());
+    ImportWaiting(**db, tmp.Sub("docs"));
+  }
+  DbOptions paused = TestOptions(tmp);
+  paused.background_workers = 0;  // the copy's index job waits for the next open
+  auto db = Db::Open(paused);
+  ASSERT_TRUE(db.ok());
+  auto copied = (*db)->Cp(Root(), "viking://resources/docs/security", "viking://resources/sec",
+                          /*recursive=*/true);
+  ASSERT_TRUE(copied.ok()) << copied.status().ToString();
+  EXPECT_GT(copied->vectors_scanned, 0u);
+  EXPECT_EQ(copied->vectors_written, copied->vectors_scanned);
+  auto hits = (*db)->Find(Root(), Query("password policy twelve characters"));
+  ASSERT_TRUE(hits.ok()) << hits.status().ToString();
+  EXPECT_TRUE(Contains(Uris(hits->resources), "viking://resources/sec/passwords.md"));
+  EXPECT_TRUE(Contains(Uris(hits->resources), "viking://resources/docs/security/passwords.md"));
+}
+
 TEST(IngestFindTest, AsyncTaskIsPolledAndSurvivesReopen) {
   TempDir tmp;
   MakeDocs(tmp.Sub("docs"));
