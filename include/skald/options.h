@@ -297,6 +297,10 @@ struct FindRequest {
   std::vector<Subtree> within;
   std::vector<std::string> owners;
   bool matches_nothing = false;
+  // No query: the records the filter and the other fields admit, listed
+  // (one hit per node, in URI order, score 0) instead of searched.
+  // OpenViking's filter-only find (query "" with a `filter`).
+  bool filter_only = false;
 
   Status Validate() const;
 };

@@ -277,7 +277,15 @@ void RunFind(Call& call, FindCall& find, std::string_view operation,
   const Json& body = *find.body;
   FindBody& parsed = find.parsed;
   FindRequest& request = parsed.request;
-  if (Trim(request.query).empty()) {
+  const auto filter = body.find("filter");
+  const bool has_filter = filter != body.end() && filter->is_object() && !filter->empty();
+  if (Trim(request.query).empty() && has_filter && !session_id && context == nullptr &&
+      !(parsed.image_url.has_value() && !parsed.image_url->empty())) {
+    // find with a filter and no query: what the filter admits, listed
+    // (OpenViking's filter-only find).
+    request.query.clear();
+    request.filter_only = true;
+  } else if (Trim(request.query).empty()) {
     if (parsed.image_url.has_value() && !parsed.image_url->empty()) {
       return call.Fail(Status::InvalidArgument(
                            "image_url queries are not supported yet (Skald has no multimodal "
@@ -286,8 +294,9 @@ void RunFind(Call& call, FindCall& find, std::string_view operation,
     }
     return call.Fail(Status::InvalidArgument("Either query or image_url must be provided"));
   }
-  if (auto it = body.find("filter"); it != body.end() && it->is_object() && !it->empty()) {
-    if (Status applied = ApplyFilter(*it, call.who().account, NowNanos(), &request); !applied.ok()) {
+  if (has_filter) {
+    if (Status applied = ApplyFilter(*filter, call.who().account, NowNanos(), &request);
+        !applied.ok()) {
       return call.Fail(applied);
     }
   }
@@ -334,10 +343,23 @@ void RunFind(Call& call, FindCall& find, std::string_view operation,
 }
 
 // Fields find takes; search takes them too (reference §2.4).
-constexpr std::string_view kFindFields[] = {
-    "query",           "image_url", "target_uri",         "context_type", "limit", "node_limit",
-    "score_threshold", "filter",    "include_provenance", "tags",         "since", "until",
-    "time_field",      "level",     "telemetry",          "retrieval_mode", "read_content"};
+constexpr std::string_view kFindFields[] = {"query",
+                                            "image_url",
+                                            "target_uri",
+                                            "context_type",
+                                            "limit",
+                                            "node_limit",
+                                            "score_threshold",
+                                            "filter",
+                                            "include_provenance",
+                                            "tags",
+                                            "since",
+                                            "until",
+                                            "time_field",
+                                            "level",
+                                            "telemetry",
+                                            "retrieval_mode",
+                                            "read_content"};
 
 // Fields search takes in both modes, besides kFindFields.
 constexpr std::string_view kSearchFields[] = {"session_id", "mode"};
@@ -362,8 +384,8 @@ constexpr std::string_view kContextOnlyFields[] = {"query_expansion",
 void ReadContextFields(const Json& body, BodyReader& b, ValidationErrors* errors,
                        ContextRequest* out) {
   if (auto it = body.find("target_uri"); it != body.end() && !it->is_null()) {
-    const bool empty = (it->is_string() && it->get<std::string>().empty()) ||
-                       (it->is_array() && it->empty());
+    const bool empty =
+        (it->is_string() && it->get<std::string>().empty()) || (it->is_array() && it->empty());
     if (!empty) {
       AddFieldError(errors, "target_uri", "Value error, target_uri is not allowed in context mode",
                     "value_error");

@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 
 #include "service/finder.h"
 #include "uri/access.h"
@@ -57,6 +59,33 @@ Status AppendPeerScopes(const Identity& who, const VikingUri& scope, Catalog& ca
   return Status::Ok();
 }
 
+// Whether `filter` admits `r` (RecordFilter's conditions, as the indexes
+// apply them; `r.account` is the filter's).
+bool Admits(const RecordFilter& filter, const Record& r) {
+  if (filter.level_mask != 0 && ((filter.level_mask >> r.level) & 1u) == 0) return false;
+  auto any = [](const auto& list, const auto& value) {
+    return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
+  };
+  if (!any(filter.context_types, r.context_type) || !any(filter.owners, r.owner)) return false;
+  for (const std::string& tag : filter.tags) {
+    if (std::find(r.tags.begin(), r.tags.end(), tag) == r.tags.end()) return false;
+  }
+  if (r.created_ns < filter.created_min || r.created_ns > filter.created_max ||
+      r.updated_ns < filter.updated_min || r.updated_ns > filter.updated_max) {
+    return false;
+  }
+  for (const UriScope& scope : filter.uri_scopes) {
+    const std::string_view uri = r.uri;
+    if (!uri.starts_with(scope.uri)) continue;
+    const std::string_view rest = uri.substr(scope.uri.size());
+    if (!rest.empty() && rest[0] != '/' && !scope.uri.ends_with('/')) continue;
+    const int depth = static_cast<int>(std::count(rest.begin(), rest.end(), '/')) +
+                      (scope.uri.ends_with('/') && !rest.empty() ? 1 : 0);
+    if (depth >= scope.min_depth && (scope.max_depth < 0 || depth <= scope.max_depth)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<UriScope> WithinSubtrees(const std::vector<UriScope>& scopes,
@@ -87,6 +116,43 @@ Result<FindResult> Finder::Find(const Identity& who, const FindRequest& request)
     if (result->total() == 0) ++zero_hit_;
   }
   return result;
+}
+
+Result<FindResult> Finder::ListAdmitted(const Identity& who, const RecordFilter& filter,
+                                        int limit) {
+  std::map<std::string, Record> admitted;  // by URI: one hit per node, its lowest level
+  for (const UriScope& scope : filter.uri_scopes) {
+    SKALD_ASSIGN_OR_RETURN(std::vector<Record> records,
+                           catalog_->GetRecordsUnder(who.account, scope.uri));
+    for (Record& r : records) {
+      if (!Admits(filter, r)) continue;
+      auto [it, inserted] = admitted.try_emplace(r.uri, r);
+      if (!inserted && r.level < it->second.level) it->second = std::move(r);
+    }
+  }
+  FindResult out;
+  int kept = 0;
+  for (auto& [uri, r] : admitted) {
+    if (kept == limit) break;
+    if (!who.actor_peer.empty()) {
+      Result<VikingUri> node = VikingUri::Parse(uri);
+      if (!node.ok() || !IsAccessible(who, *node)) continue;
+    }
+    MatchedContext hit;
+    hit.uri = uri;
+    hit.context_type = r.context_type;
+    hit.level = r.level;
+    hit.score = 0;
+    hit.abstract = std::move(r.abstract);
+    hit.tags = std::move(r.tags);
+    hit.match_reason = "filter";
+    ++kept;
+    std::vector<MatchedContext>& list = hit.context_type == ContextType::kMemory  ? out.memories
+                                        : hit.context_type == ContextType::kSkill ? out.skills
+                                                                                  : out.resources;
+    list.push_back(std::move(hit));
+  }
+  return out;
 }
 
 RetrievalStats Finder::counts() const {
@@ -171,6 +237,7 @@ Result<FindResult> Finder::RunFind(const Identity& who, const FindRequest& reque
   FindResult out;
   // Nothing visible under the targets, or nothing the filter admits.
   if (scopes.empty() || filter.uri_scopes.empty() || request.matches_nothing) return out;
+  if (request.filter_only) return ListAdmitted(who, filter, request.limit);
   RetrievalSources sources;
   sources.vectors = vectors_ ? vectors_->Find(who.account) : nullptr;
   sources.lexical = lexical_;

@@ -68,6 +68,8 @@ class Finder {
 
  private:
   Result<FindResult> RunFind(const Identity& who, const FindRequest& request);
+  // FindRequest::filter_only: the records `filter` admits, at most `limit`.
+  Result<FindResult> ListAdmitted(const Identity& who, const RecordFilter& filter, int limit);
 
   std::atomic<uint64_t> finds_{0};
   std::atomic<uint64_t> failures_{0};

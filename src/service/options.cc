@@ -97,7 +97,7 @@ Status SkillRequest::Validate() const {
 }
 
 Status FindRequest::Validate() const {
-  if (query.empty()) return Status::InvalidArgument("query must not be empty");
+  if (query.empty() && !filter_only) return Status::InvalidArgument("query must not be empty");
   if (limit < 1) return Status::InvalidArgument("limit must be >= 1");
   if (limit > 1000) return Status::InvalidArgument("limit must be <= 1000");
   for (int level : levels) {

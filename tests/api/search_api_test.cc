@@ -1,5 +1,6 @@
 // /api/v1/search/{glob,grep}, and the filter DSL of find.
 
+#include <algorithm>
 #include <set>
 
 #include "api_fixture.h"
@@ -171,6 +172,38 @@ TEST_F(SearchApiTest, FindFilterNarrowsTheHitsAsItSays) {
   EXPECT_TRUE(
       hits({{"op", "and"}, {"conds", {must("uri", {sub + "/deep"}), must("uri", {Root() + "/x"})}}})
           .empty());
+
+  // No query and a filter: what the filter admits, listed (one hit per node,
+  // in URI order, score 0: OpenViking's filter-only find).
+  auto listed = [&](const Json& filter, const std::string& target) {
+    Reply r = PostJson("/api/v1/search/find",
+                       {{"query", ""}, {"target_uri", target}, {"filter", filter}, {"limit", 50}});
+    EXPECT_EQ(r.status, 200) << filter.dump() << " -> " << r.raw;
+    std::vector<std::string> uris;
+    for (const Json& m : r.json["result"]["resources"]) {
+      EXPECT_EQ(m.value("score", -1.0), 0.0) << r.raw;
+      uris.push_back(m["uri"].get<std::string>());
+    }
+    return uris;
+  };
+  EXPECT_EQ(listed(must("uri", {Root() + "/a.md"}), Root() + "/a.md"),
+            std::vector<std::string>{Root() + "/a.md"});
+  const std::vector<std::string> files = listed(must("level", {2}), Root());
+  EXPECT_TRUE(std::is_sorted(files.begin(), files.end()));
+  // Every file, whether or not it holds the word a query would look for.
+  const std::set<std::string> file_set(files.begin(), files.end());
+  for (const std::string& uri : hits(must("level", {2}))) EXPECT_TRUE(file_set.count(uri)) << uri;
+  EXPECT_TRUE(file_set.count(sub + "/c.txt")) << ::testing::PrintToString(files);
+  for (const std::string& uri : files) EXPECT_FALSE(uri.ends_with("/sub")) << uri;
+  const std::vector<std::string> one_level_dirs = listed(shallow, Root());
+  EXPECT_TRUE(std::count(one_level_dirs.begin(), one_level_dirs.end(), sub)) << sub;
+  EXPECT_FALSE(std::count(one_level_dirs.begin(), one_level_dirs.end(), sub + "/deep/d.md"));
+  EXPECT_TRUE(listed({{"type", "memory"}}, Root()).empty());
+  // Without a filter, or in search, an empty query is still refused.
+  EXPECT_EQ(PostJson("/api/v1/search/find", {{"query", ""}}).status, 400);
+  EXPECT_EQ(
+      PostJson("/api/v1/search/search", {{"query", ""}, {"filter", must("level", {2})}}).status,
+      400);
 
   for (const Json& bad :
        {Json{{"op", "must_not"}, {"field", "level"}, {"conds", {2}}},
