@@ -481,6 +481,9 @@ class Db {
   // is missing or hidden from `who`.
   virtual Result<std::vector<RelationLink>> Relations(const Identity& who,
                                                       std::string_view uri) = 0;
+  // The nodes that link to the node `uri` (each once), those `who` may see;
+  // NotFound as Relations.
+  virtual Result<std::vector<std::string>> Backlinks(const Identity& who, std::string_view uri) = 0;
   // Links the node `from` (which `who` may write) to each of `to` (nodes
   // `who` can see), as one relation entry with `reason`.
   virtual Status Link(const Identity& who, std::string_view from,

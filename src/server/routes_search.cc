@@ -246,12 +246,41 @@ void AttachHitContent(Call& call, Json* result) {
   }
 }
 
+// search's include_links (OpenViking's memory links): each hit carries the
+// relations from it ("links") and to it ("backlinks"), as
+// [{from_uri, to_uri}], those the caller may see.
+void AttachHitLinks(Call& call, Json* result) {
+  for (const char* kind : {"memories", "resources", "skills"}) {
+    auto list = result->find(kind);
+    if (list == result->end() || !list->is_array()) continue;
+    for (Json& hit : *list) {
+      auto uri = hit.find("uri");
+      if (uri == hit.end() || !uri->is_string()) continue;
+      const std::string node = uri->get<std::string>();
+      Json links = Json::array();
+      Json backlinks = Json::array();
+      if (auto out = call.db().Relations(call.who(), node); out.ok()) {
+        for (const RelationLink& link : *out) {
+          links.push_back({{"from_uri", node}, {"to_uri", link.uri}});
+        }
+      }
+      if (auto in = call.db().Backlinks(call.who(), node); in.ok()) {
+        for (const std::string& from : *in)
+          backlinks.push_back({{"from_uri", from}, {"to_uri", node}});
+      }
+      hit["links"] = std::move(links);
+      hit["backlinks"] = std::move(backlinks);
+    }
+  }
+}
+
 // A find or search call once its body was read.
 struct FindCall {
   std::chrono::steady_clock::time_point start;  // when the call began (telemetry duration)
   std::optional<Json> body;                     // nullopt: not a JSON object, already answered
   ValidationErrors errors;
   FindBody parsed;
+  bool include_links = false;  // search: each hit's links and backlinks (relations)
 };
 
 // The start of find and search: notes the time, reads the body object and
@@ -323,6 +352,7 @@ void RunFind(Call& call, FindCall& find, std::string_view operation,
     result = FindResultToJson(*found, request.include_provenance);
   }
   if (parsed.read_content) AttachHitContent(call, &result);
+  if (find.include_links) AttachHitLinks(call, &result);
   if (!parsed.telemetry) return call.OkExcludeNone(result);
   Json telemetry = TelemetryPayload(operation, parsed.telemetry_summary, find.start);
   if (telemetry.contains("summary")) {
@@ -362,7 +392,7 @@ constexpr std::string_view kFindFields[] = {"query",
                                             "read_content"};
 
 // Fields search takes in both modes, besides kFindFields.
-constexpr std::string_view kSearchFields[] = {"session_id", "mode"};
+constexpr std::string_view kSearchFields[] = {"session_id", "mode", "include_links"};
 
 // Fields only search's context mode takes (reference §2.4).
 constexpr std::string_view kContextOnlyFields[] = {"query_expansion",
@@ -465,6 +495,7 @@ void Search(Call& call) {
   BodyReader b(body, &find.errors);
   std::optional<std::string> session_id = b.OptionalString("session_id");
   const std::string mode = b.Literal("mode", "list", {"list", "context"});
+  const bool include_links = b.Bool("include_links", false);
   ForbidExtraFields(body, {kFindFields, kSearchFields, kContextOnlyFields}, &find.errors);
   if (mode == "list") {
     for (std::string_view field : kContextOnlyFields) {
@@ -476,6 +507,10 @@ void Search(Call& call) {
       }
     }
   }
+  if (mode == "context" && include_links) {
+    AddFieldError(&find.errors, "include_links",
+                  "Value error, include_links is only supported in mode='list'", "value_error");
+  }
   if (mode == "context" && find.parsed.read_content) {
     AddFieldError(&find.errors, "read_content",
                   "Value error, read_content is only supported in mode='list'", "value_error");
@@ -483,6 +518,7 @@ void Search(Call& call) {
   ContextRequest context;
   if (mode == "context") ReadContextFields(body, b, &find.errors, &context);
   if (!find.errors.empty()) return call.FailValidation(find.errors);
+  find.include_links = include_links;
   RunFind(call, find, "search.search", session_id.value_or(""),
           mode == "context" ? &context : nullptr);
 }

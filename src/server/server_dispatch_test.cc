@@ -1,12 +1,11 @@
 // HttpServer against a fake Db on a loopback port: what the server does on
 // its own when the Db misbehaves (throws, fails), independent of storage.
 
+#include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <stdexcept>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "common/env.h"
 #include "common/json_util.h"
@@ -30,8 +29,7 @@ class FakeDb : public Db {
   Result<NodeInfo> Stat(const Identity&, std::string_view) override {
     throw std::runtime_error("boom");
   }
-  Result<std::string> Mkdir(const Identity& who, std::string_view uri,
-                            std::string_view) override {
+  Result<std::string> Mkdir(const Identity& who, std::string_view uri, std::string_view) override {
     last_account = who.account;
     return std::string(uri);
   }
@@ -40,6 +38,9 @@ class FakeDb : public Db {
     return failure;
   }
   Result<CpResult> Cp(const Identity&, std::string_view, std::string_view, bool) override {
+    return failure;
+  }
+  Result<std::vector<std::string>> Backlinks(const Identity&, std::string_view) override {
     return failure;
   }
   Result<std::vector<RelationLink>> Relations(const Identity&, std::string_view) override {
@@ -68,9 +69,7 @@ class FakeDb : public Db {
   Result<AddResourceResult> AddResource(const Identity&, const AddResourceRequest&) override {
     return failure;
   }
-  Result<ReindexResult> Reindex(const Identity&, const ReindexRequest&) override {
-    return failure;
-  }
+  Result<ReindexResult> Reindex(const Identity&, const ReindexRequest&) override { return failure; }
   Result<Download> ExportPack(const Identity&, std::string_view, bool) override { return failure; }
   Result<Download> BackupPack(const Identity&, bool) override { return failure; }
   Result<std::string> ImportPack(const Identity&, const PackImportRequest&) override {
@@ -79,8 +78,7 @@ class FakeDb : public Db {
   Result<std::string> RestorePack(const Identity&, const PackImportRequest&) override {
     return failure;
   }
-  Result<std::vector<std::string>> ListPrivacyConfigs(const Identity&,
-                                                      std::string_view) override {
+  Result<std::vector<std::string>> ListPrivacyConfigs(const Identity&, std::string_view) override {
     return failure;
   }
   Result<std::string> GetPrivacyConfig(const Identity&, std::string_view,
@@ -154,8 +152,7 @@ class FakeDb : public Db {
                      std::string_view) override {
     return failure;
   }
-  Result<std::string> RegenerateKey(const Identity&, std::string_view,
-                                    std::string_view) override {
+  Result<std::string> RegenerateKey(const Identity&, std::string_view, std::string_view) override {
     return failure;
   }
   Result<Identity> Authenticate(std::string_view) override { return failure; }
@@ -178,8 +175,8 @@ class FakeDb : public Db {
     return failure;
   }
   Result<SessionUsageCounts> RecordSessionUsage(const Identity&, std::string_view,
-                                                const std::vector<std::string>&,
-                                                const std::string&, bool) override {
+                                                const std::vector<std::string>&, const std::string&,
+                                                bool) override {
     return failure;
   }
   Result<SessionCommitResult> CommitSession(const Identity&, std::string_view,

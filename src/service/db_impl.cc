@@ -2,10 +2,10 @@
 // forwards to the component that does the work (see db_impl.h). Tasks are
 // the job queue seen through the API: strings only here, at the edge.
 
+#include "service/db_impl.h"
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-
-#include "service/db_impl.h"
 
 #include "ingest/sidecar.h"
 #include "uri/access.h"
@@ -19,9 +19,8 @@ Status CheckContentWriteTarget(const VikingUri& uri) {
   const auto& s = uri.segments();
   if (s.size() >= 3 && s[0] == "user" &&
       (s[2] == "skills" || s[2] == "peers" || s[2] == "privacy" || s[2] == "sessions")) {
-    return Status::PermissionDenied(
-        fmt::format("content write is not allowed under viking://user/{}/{}: {}", s[1], s[2],
-                    uri.str()));
+    return Status::PermissionDenied(fmt::format(
+        "content write is not allowed under viking://user/{}/{}: {}", s[1], s[2], uri.str()));
   }
   return Status::Ok();
 }
@@ -63,7 +62,8 @@ Result<NodeInfo> DbImpl::Stat(const Identity& who, std::string_view uri_text) {
 
 Result<std::string> DbImpl::Read(const Identity& who, std::string_view uri_text, int64_t offset,
                                  int64_t limit) {
-  if (offset < 0) return Status::InvalidArgument(fmt::format("offset must be >= 0, got {}", offset));
+  if (offset < 0)
+    return Status::InvalidArgument(fmt::format("offset must be >= 0, got {}", offset));
   if (limit < -1) return Status::InvalidArgument(fmt::format("limit must be >= -1, got {}", limit));
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
   return reader_->Read(who, uri, offset, limit);
@@ -170,6 +170,19 @@ Result<std::vector<RelationLink>> DbImpl::Relations(const Identity& who,
     return !linked.ok() || !IsAccessible(who, *linked);
   });
   return links;
+}
+
+Result<std::vector<std::string>> DbImpl::Backlinks(const Identity& who, std::string_view uri_text) {
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode node, reader_->GetNode(who, uri));
+  (void)node;
+  SKALD_ASSIGN_OR_RETURN(std::vector<std::string> from,
+                         relations_->LinksTo(who.account, uri.str()));
+  std::erase_if(from, [&](const std::string& text) {
+    Result<VikingUri> linking = VikingUri::Parse(text);
+    return !linking.ok() || !IsAccessible(who, *linking);
+  });
+  return from;
 }
 
 Status DbImpl::Link(const Identity& who, std::string_view from_text,

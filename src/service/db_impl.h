@@ -45,9 +45,9 @@
 #include "service/tag_ops.h"
 #include "service/upkeep.h"
 #include "service/uri_resolver.h"
-#include "skald/db.h"
 #include "session/memory_hook.h"
 #include "session/session_store.h"
+#include "skald/db.h"
 #include "storage/catalog.h"
 #include "storage/content_store.h"
 #include "storage/disk_reserve.h"
@@ -77,6 +77,7 @@ class DbImpl final : public Db {
   Result<MvResult> Mv(const Identity& who, std::string_view from, std::string_view to) override;
   Result<CpResult> Cp(const Identity& who, std::string_view from, std::string_view to,
                       bool recursive) override;
+  Result<std::vector<std::string>> Backlinks(const Identity& who, std::string_view uri) override;
   Result<std::vector<RelationLink>> Relations(const Identity& who, std::string_view uri) override;
   Status Link(const Identity& who, std::string_view from, const std::vector<std::string>& to,
               std::string_view reason) override;
@@ -245,8 +246,7 @@ class DbImpl final : public Db {
     return skills_->List(who, target_uri, limit);
   }
   Result<SkillInfo> GetSkill(const Identity& who, std::string_view name,
-                             std::string_view target_uri,
-                             const SkillReadOptions& read) override {
+                             std::string_view target_uri, const SkillReadOptions& read) override {
     return skills_->Get(who, name, target_uri, read);
   }
   Result<SkillInfo> DeleteSkill(const Identity& who, std::string_view name,

@@ -48,6 +48,28 @@ Result<std::vector<RelationLink>> RelationOps::List(std::string_view account,
   return out;
 }
 
+Result<std::vector<std::string>> RelationOps::LinksTo(std::string_view account,
+                                                      std::string_view uri) {
+  const std::string prefix = fmt::format("relations/{}", account);
+  SKALD_ASSIGN_OR_RETURN(auto rows, catalog_->ListMetaTree(prefix));
+  std::vector<std::string> from;
+  const Json target = std::string(uri);
+  for (const auto& [key, value] : rows) {
+    if (key.size() <= prefix.size() + 1) continue;
+    Result<Json> entries = ParseJson(value);
+    if (!entries.ok() || !entries->is_array()) continue;
+    for (const Json& entry : *entries) {
+      const auto uris = entry.find("uris");
+      if (entry.is_object() && uris != entry.end() && uris->is_array() &&
+          std::find(uris->begin(), uris->end(), target) != uris->end()) {
+        from.push_back(key.substr(prefix.size() + 1));
+        break;
+      }
+    }
+  }
+  return from;
+}
+
 Status RelationOps::Link(std::string_view account, std::string_view from,
                          const std::vector<std::string>& to, std::string_view reason,
                          int64_t now_ns) {
@@ -87,8 +109,7 @@ Status RelationOps::DropTree(std::string_view account, std::string_view uri) {
   return Status::Ok();
 }
 
-Status RelationOps::MoveTree(std::string_view account, std::string_view from,
-                             std::string_view to) {
+Status RelationOps::MoveTree(std::string_view account, std::string_view from, std::string_view to) {
   std::lock_guard<std::mutex> lock(mu_);
   SKALD_ASSIGN_OR_RETURN(uint64_t moved,
                          catalog_->MoveMetaTree(MetaKey(account, from), MetaKey(account, to)));

@@ -35,6 +35,8 @@ class RelationOps {
   // Appends one entry linking `from` to `to` (REQUIRES: `to` not empty).
   Status Link(std::string_view account, std::string_view from, const std::vector<std::string>& to,
               std::string_view reason, int64_t now_ns);
+  // The nodes that link to `uri` (each once, by URI).
+  Result<std::vector<std::string>> LinksTo(std::string_view account, std::string_view uri);
   // Removes `to` from the first entry that names it; an entry left without
   // URIs goes. Nothing to remove is Ok.
   Status Unlink(std::string_view account, std::string_view from, std::string_view to);

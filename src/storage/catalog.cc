@@ -488,6 +488,20 @@ Result<uint64_t> DeleteMetaTreeLocked(sqlite3* db, std::string_view prefix) {
 
 }  // namespace
 
+Result<std::vector<std::pair<std::string, std::string>>> Catalog::ListMetaTree(
+    std::string_view prefix) {
+  Impl::Lease lease(impl_.get());
+  Stmt s(lease.db(),
+         fmt::format("SELECT key, value FROM meta WHERE {} ORDER BY key", kMetaTreeWhere));
+  if (!s.prepared()) return SqlError(lease.db(), "list meta tree");
+  s.Bind(1, prefix);
+  std::vector<std::pair<std::string, std::string>> rows;
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) rows.emplace_back(s.Text(0), s.Text(1));
+  if (rc != SQLITE_DONE) return SqlError(lease.db(), "list meta tree");
+  return rows;
+}
+
 Result<uint64_t> Catalog::DeleteMetaTree(std::string_view prefix) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   return DeleteMetaTreeLocked(impl_->writer, prefix);

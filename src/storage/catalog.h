@@ -415,6 +415,8 @@ class Catalog {
   // replaced. Returns how many keys moved. REQUIRES: `to` is not in the tree
   // of `from`.
   Result<uint64_t> MoveMetaTree(std::string_view from, std::string_view to);
+  // The (key, value) pairs of the tree of `prefix`, by key.
+  Result<std::vector<std::pair<std::string, std::string>>> ListMetaTree(std::string_view prefix);
 
  private:
   Catalog();

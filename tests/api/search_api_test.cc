@@ -218,5 +218,43 @@ TEST_F(SearchApiTest, FindFilterNarrowsTheHitsAsItSays) {
   ExpectHealthy();
 }
 
+// search's include_links (OpenViking's): each hit carries the relations
+// from it and to it; list mode of search only.
+TEST_F(SearchApiTest, SearchIncludeLinksShowsEachHitsRelations) {
+  const std::string a = Root() + "/a.md";
+  const std::string b = Root() + "/sub/b.md";
+  ASSERT_EQ(PostJson("/api/v1/relations/link", {{"from_uri", a}, {"to_uris", {b}}}).status, 200);
+  ASSERT_EQ(PostJson("/api/v1/system/wait", {{"timeout", 60}}).status, 200);
+  Reply r = PostJson(
+      "/api/v1/search/search",
+      {{"query", "beta"}, {"target_uri", Root()}, {"include_links", true}, {"score_threshold", 0}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  bool saw_a = false, saw_b = false;
+  for (const Json& hit : r.json["result"]["resources"]) {
+    const Json edge = {{"from_uri", a}, {"to_uri", b}};
+    if (hit["uri"] == a) {
+      saw_a = true;
+      EXPECT_EQ(hit["links"], Json::array({edge})) << r.raw;
+      EXPECT_EQ(hit["backlinks"], Json::array()) << r.raw;
+    }
+    if (hit["uri"] == b) {
+      saw_b = true;
+      EXPECT_EQ(hit["links"], Json::array()) << r.raw;
+      EXPECT_EQ(hit["backlinks"], Json::array({edge})) << r.raw;
+    }
+  }
+  EXPECT_TRUE(saw_a && saw_b) << r.raw;
+  Reply plain = PostJson("/api/v1/search/search", {{"query", "beta"}, {"target_uri", Root()}});
+  ASSERT_EQ(plain.status, 200) << plain.raw;
+  EXPECT_EQ(plain.raw.find("backlinks"), std::string::npos) << plain.raw;
+  for (const Json& body : {Json{{"query", "beta"}, {"include_links", true}, {"mode", "context"}}}) {
+    Reply refused = PostJson("/api/v1/search/search", body);
+    EXPECT_EQ(refused.status, 400) << refused.raw;
+    EXPECT_EQ(refused.Code(), "INVALID_ARGUMENT") << refused.raw;
+  }
+  Reply find = PostJson("/api/v1/search/find", {{"query", "beta"}, {"include_links", true}});
+  EXPECT_EQ(find.status, 400) << find.raw;
+}
+
 }  // namespace
 }  // namespace skald::apitest
