@@ -84,12 +84,13 @@ struct MemoryTree {
 // disk, so an import planned from it has no copy to write back.
 Result<MemoryTree> ReadArchive(const std::string& archive_path, const ArchiveLimits& limits);
 
-// The name of the one file the archive at `archive_path` holds at its top
+// The name of the one file the zip at `archive_path` holds at its top
 // level, when it holds exactly that (no directory, no second file; macOS
 // resource forks aside): such an archive is placed as that file
-// (OpenViking's "unpack, then apply the rules"). Reads entry headers only;
-// nullopt for any other archive and for one that cannot be read (its import
-// reports why).
+// (OpenViking's "unpack, then apply the rules"). Reads the zip's central
+// directory only, inflating nothing; nullopt for any other archive (tars
+// are not looked into) and for one that cannot be read (its import reports
+// why).
 std::optional<std::string> LoneArchiveFile(const std::string& archive_path);
 
 }  // namespace skald

@@ -163,7 +163,7 @@ TEST(ArchiveExtractTest, LoneArchiveFileNamesTheOnlyTopLevelFile) {
   };
   const ArchiveItem hello = ArchiveItem::File("hello.md", "# hi\n");
   EXPECT_EQ(lone("a.zip", ArchiveFormat::kZip, {hello}), "hello.md");
-  EXPECT_EQ(lone("a.tgz", ArchiveFormat::kTarGz, {hello}), "hello.md");
+  EXPECT_EQ(lone("a.tgz", ArchiveFormat::kTarGz, {hello}), std::nullopt);  // zips only
   EXPECT_EQ(
       lone("fork.zip", ArchiveFormat::kZip, {ArchiveItem::File("__MACOSX/._hello.md", "x"), hello}),
       "hello.md");

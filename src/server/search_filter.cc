@@ -208,6 +208,7 @@ Status Apply(const Json& filter, std::string_view account, int64_t now_ns, FindR
   if (depth > 32) return Invalid("nested deeper than 32 levels");
   if (!filter.is_object()) return Invalid("a filter must be an object");
   auto op_it = filter.find("op");
+  if (op_it == filter.end() && filter.empty()) return Invalid("an empty condition");
   if (op_it == filter.end() && !filter.contains("field") && !filter.contains("conds")) {
     // Shorthand {"field": value or [values], ...}: a "must" on each field,
     // "type" naming context_type (as OpenViking's clients send it).

@@ -120,15 +120,24 @@ Result<FindResult> Finder::Find(const Identity& who, const FindRequest& request)
 
 Result<FindResult> Finder::ListAdmitted(const Identity& who, const RecordFilter& filter,
                                         int limit) {
-  std::map<std::string, Record> admitted;  // by URI: one hit per node, its lowest level
+  // By URI: one hit per node, its lowest level. Each scope is read in URI
+  // order and only until it gave `limit` nodes (the first `limit` of all
+  // scopes are among those).
+  std::map<std::string, Record> admitted;
   for (const UriScope& scope : filter.uri_scopes) {
-    SKALD_ASSIGN_OR_RETURN(std::vector<Record> records,
-                           catalog_->GetRecordsUnder(who.account, scope.uri));
-    for (Record& r : records) {
-      if (!Admits(filter, r)) continue;
+    int nodes = 0;
+    std::string last;
+    SKALD_RETURN_IF_ERROR(catalog_->ScanRecordsUnder(who.account, scope.uri, [&](Record& r) {
+      if (!Admits(filter, r)) return true;
+      if (r.uri != last) {
+        if (nodes == limit) return false;
+        ++nodes;
+        last = r.uri;
+      }
       auto [it, inserted] = admitted.try_emplace(r.uri, r);
       if (!inserted && r.level < it->second.level) it->second = std::move(r);
-    }
+      return true;
+    }));
   }
   FindResult out;
   int kept = 0;

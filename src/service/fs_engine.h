@@ -158,6 +158,10 @@ class FsWriter {
                             std::shared_lock<std::shared_mutex>& no_fsck);
 
  private:
+  // Cp's step after the files: the source files' records re-keyed to the
+  // copy (with their vectors), counted in `result`.
+  Status CarryRecords(const Identity& who, const VikingUri& from, const VikingUri& to,
+                      CpResult* result);
   Status Lock(const std::vector<PathLockRequest>& requests, PathLockGuard* guard);
   // The nodes at both ends of a move or copy, with both trees locked into
   // `guard`; NotFound when `from` is missing.

@@ -214,8 +214,9 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
   std::vector<JobSpec> jobs;
   std::vector<Record> moved_records;
   if (indexing_) {
-    SKALD_ASSIGN_OR_RETURN(std::vector<Record> records,
-                           catalog_->GetRecordsUnder(who.account, from.str()));
+    SKALD_ASSIGN_OR_RETURN(
+        std::vector<Record> records,
+        catalog_->GetRecordsUnder(who.account, from.str(), /*with_vectors=*/true));
     moved_records = RecordsRekeyedTo(who.account, std::move(records), from.str(), to.str());
     if (auto refresh = IndexJobFor(who, from.path(), JobKind::kRefresh, kJobPriorityInteractive)) {
       jobs.push_back(std::move(*refresh));
@@ -248,6 +249,26 @@ Result<MvResult> FsWriter::Mv(const Identity& who, const VikingUri& from, const 
   if (!jobs.empty()) runner_->queue()->Notify();
   SKALD_RETURN_IF_ERROR(indexes_->CatchUpIndexes());
   return MvResult{from.str(), to.str()};
+}
+
+Status FsWriter::CarryRecords(const Identity& who, const VikingUri& from, const VikingUri& to,
+                              CpResult* result) {
+  SKALD_ASSIGN_OR_RETURN(std::vector<Record> records,
+                         catalog_->GetRecordsUnder(who.account, from.str(), /*with_vectors=*/true));
+  std::erase_if(records, [&](const Record& r) {
+    if (r.level != 2) return true;
+    Result<VikingUri> uri = VikingUri::Parse(r.uri);
+    return !uri.ok() || !IsAccessible(who, *uri);
+  });
+  result->vectors_scanned = records.size();
+  std::vector<Record> copies =
+      RecordsRekeyedTo(who.account, std::move(records), from.str(), to.str());
+  if (!copies.empty()) {
+    SKALD_RETURN_IF_ERROR(catalog_->UpsertRecords(who.account, &copies));
+    SKALD_RETURN_IF_ERROR(indexes_->CatchUpIndexes());
+  }
+  result->vectors_written = copies.size();
+  return Status::Ok();
 }
 
 Result<CpResult> FsWriter::Cp(const Identity& who, const VikingUri& from, const VikingUri& to,
@@ -328,23 +349,14 @@ Result<CpResult> FsWriter::Cp(const Identity& who, const VikingUri& from, const 
   }
   // The source files' records, re-keyed to their copies: search finds the
   // copy at once (directories get theirs from the index job, which writes
-  // their summaries). A crash before this leaves it to the index job.
+  // their summaries). Best effort: the copy is done, and the index job
+  // below makes every record anyway (as after a crash before this step).
   if (index_job) {
-    SKALD_ASSIGN_OR_RETURN(std::vector<Record> records,
-                           catalog_->GetRecordsUnder(who.account, from.str()));
-    std::erase_if(records, [&](const Record& r) {
-      if (r.level != 2) return true;
-      Result<VikingUri> uri = VikingUri::Parse(r.uri);
-      return !uri.ok() || !IsAccessible(who, *uri);
-    });
-    result.vectors_scanned = records.size();
-    std::vector<Record> copies =
-        RecordsRekeyedTo(who.account, std::move(records), from.str(), to.str());
-    if (!copies.empty()) {
-      SKALD_RETURN_IF_ERROR(catalog_->UpsertRecords(who.account, &copies));
-      SKALD_RETURN_IF_ERROR(indexes_->CatchUpIndexes());
+    Status carried = CarryRecords(who, from, to, &result);
+    if (!carried.ok()) {
+      spdlog::warn("cp {} -> {}: records not carried (the index job makes them): {}", from.str(),
+                   to.str(), carried.ToString());
     }
-    result.vectors_written = copies.size();
   }
   // One index job for the copy (a tree job covers its files), as after a move.
   if (index_job) {

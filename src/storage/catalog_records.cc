@@ -273,8 +273,22 @@ Result<std::vector<Record>> Catalog::GetRecordsByUri(std::string_view account, s
   return ReadRecords(lease.db(), s, "records by uri");
 }
 
-Result<std::vector<Record>> Catalog::GetRecordsUnder(std::string_view account,
-                                                     std::string_view uri) {
+Result<std::vector<Record>> Catalog::GetRecordsUnder(std::string_view account, std::string_view uri,
+                                                     bool with_vectors) {
+  Impl::Lease lease(impl_.get());
+  Stmt s(lease.db(),
+         fmt::format("SELECT {} FROM records AS r WHERE r.account = ?1 AND r.deleted = 0 AND "
+                     "(r.uri = ?2 OR (r.uri >= ?2 || '/' AND r.uri < ?2 || '0')) "
+                     "ORDER BY r.uri, r.level, r.key",
+                     QualifiedRecordColumns(with_vectors)),
+         lease.stmts());
+  if (!s.prepared()) return SqlError(lease.db(), "records under");
+  s.Bind(1, account).Bind(2, uri);
+  return ReadRecords(lease.db(), s, "records under");
+}
+
+Status Catalog::ScanRecordsUnder(std::string_view account, std::string_view uri,
+                                 const std::function<bool(Record&)>& visit) {
   Impl::Lease lease(impl_.get());
   Stmt s(lease.db(),
          fmt::format("SELECT {} FROM records AS r WHERE r.account = ?1 AND r.deleted = 0 AND "
@@ -282,9 +296,15 @@ Result<std::vector<Record>> Catalog::GetRecordsUnder(std::string_view account,
                      "ORDER BY r.uri, r.level, r.key",
                      QualifiedRecordColumns(false)),
          lease.stmts());
-  if (!s.prepared()) return SqlError(lease.db(), "records under");
+  if (!s.prepared()) return SqlError(lease.db(), "scan records");
   s.Bind(1, account).Bind(2, uri);
-  return ReadRecords(lease.db(), s, "records under");
+  int rc;
+  while ((rc = s.Step()) == SQLITE_ROW) {
+    SKALD_ASSIGN_OR_RETURN(Record r, ReadRecord(s.raw()));
+    if (!visit(r)) return Status::Ok();
+  }
+  if (rc != SQLITE_DONE) return SqlError(lease.db(), "scan records");
+  return Status::Ok();
 }
 
 Result<uint64_t> Catalog::ApplyRecordTags(std::string_view account, std::span<const uint64_t> keys,

@@ -162,15 +162,14 @@ TEST_F(ArchiveApiTest, AnArchiveOfOneFileIsPlacedAsThatFile) {
   EXPECT_FALSE(is_dir("viking://resources/custom_dir/hello.md"));
   Reply read = Get("/api/v1/content/read?uri=" + Q("viking://resources/custom_dir/hello.md"));
   EXPECT_NE(read.raw.find("Puffins"), std::string::npos) << read.raw;
-  Json at = AddArchive(ArchiveFormat::kTarGz, one, "one.tar.gz",
+  Json at = AddArchive(ArchiveFormat::kZip, one, "one.zip",
                        {{"to", "viking://resources/custom_dir/renamed.md"}, {"wait", true}});
   EXPECT_EQ(at.value("root_uri", ""), "viking://resources/custom_dir/renamed.md") << at.dump();
   EXPECT_FALSE(is_dir("viking://resources/custom_dir/renamed.md"));
   // Named as a folder: a tree, with the file inside.
-  Json folder = AddArchive(ArchiveFormat::kZip, one, ".tmpA1.zip",
-                           {{"to", "viking://resources/custom_dir/"},
-                            {"source_name", "notes"},
-                            {"wait", true}});
+  Json folder = AddArchive(
+      ArchiveFormat::kZip, one, ".tmpA1.zip",
+      {{"to", "viking://resources/custom_dir/"}, {"source_name", "notes"}, {"wait", true}});
   EXPECT_EQ(folder.value("root_uri", ""), "viking://resources/custom_dir/notes/") << folder.dump();
   EXPECT_FALSE(is_dir("viking://resources/custom_dir/notes/hello.md"));
   // Without `to` an archive is a tree, as before.

@@ -174,6 +174,14 @@ TEST_F(EdgeApiTest, ForeignOriginIsRefusedAndOwnOriginServed) {
                      "application/json", {{"Origin", "http://evil.example"}});
   EXPECT_EQ(write.status, 403) << write.raw;
   EXPECT_EQ(write.Code(), "PERMISSION_DENIED");
+  // A body without a type (a "simple" cross-site request, no preflight) is
+  // refused by its Origin too.
+  const std::string body = Json({{"uri", uri}, {"content", "x"}, {"mode", "create"}}).dump();
+  std::string untyped = RawHttp(
+      server_->port(), "POST /api/v1/content/write HTTP/1.1\r\nHost: " + Authority() +
+                           "\r\nOrigin: http://evil.example\r\nContent-Length: " +
+                           std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+  EXPECT_EQ(RawStatus(untyped), 403) << untyped;
   Reply read = Get("/api/v1/fs/ls?uri=" + Q("viking://resources"),
                    {{"Origin", "http://evil.example:" + std::to_string(server_->port())}});
   EXPECT_EQ(read.status, 403) << read.raw;

@@ -180,9 +180,11 @@ TEST_F(SearchApiTest, FindFilterNarrowsTheHitsAsItSays) {
                        {{"query", ""}, {"target_uri", target}, {"filter", filter}, {"limit", 50}});
     EXPECT_EQ(r.status, 200) << filter.dump() << " -> " << r.raw;
     std::vector<std::string> uris;
-    for (const Json& m : r.json["result"]["resources"]) {
-      EXPECT_EQ(m.value("score", -1.0), 0.0) << r.raw;
-      uris.push_back(m["uri"].get<std::string>());
+    for (const char* kind : {"memories", "resources", "skills"}) {
+      for (const Json& m : r.json["result"][kind]) {
+        EXPECT_EQ(m.value("score", -1.0), 0.0) << r.raw;
+        uris.push_back(m["uri"].get<std::string>());
+      }
     }
     return uris;
   };
@@ -199,6 +201,23 @@ TEST_F(SearchApiTest, FindFilterNarrowsTheHitsAsItSays) {
   EXPECT_TRUE(std::count(one_level_dirs.begin(), one_level_dirs.end(), sub)) << sub;
   EXPECT_FALSE(std::count(one_level_dirs.begin(), one_level_dirs.end(), sub + "/deep/d.md"));
   EXPECT_TRUE(listed({{"type", "memory"}}, Root()).empty());
+  // A sibling whose name extends the scope's is not in it; `limit` holds.
+  Create(Root() + "/sub2/e.md", "epsilon\n");
+  ASSERT_EQ(PostJson("/api/v1/system/wait", {{"timeout", 60}}).status, 200);
+  for (const std::string& uri : listed(must("uri", {sub}), Root())) {
+    EXPECT_FALSE(uri.starts_with(sub + "2")) << uri;
+  }
+  Reply one = PostJson(
+      "/api/v1/search/find",
+      {{"query", ""}, {"target_uri", Root()}, {"filter", must("level", {2})}, {"limit", 1}});
+  ASSERT_EQ(one.status, 200) << one.raw;
+  EXPECT_EQ(one.json["result"]["resources"].size(), 1u) << one.raw;
+  // An empty condition inside the DSL is refused (only a whole empty filter
+  // is ignored).
+  Reply empty_cond =
+      PostJson("/api/v1/search/find",
+               {{"query", ""}, {"filter", {{"op", "and"}, {"conds", {Json::object()}}}}});
+  EXPECT_EQ(empty_cond.status, 400) << empty_cond.raw;
   // Without a filter, or in search, an empty query is still refused.
   EXPECT_EQ(PostJson("/api/v1/search/find", {{"query", ""}}).status, 400);
   EXPECT_EQ(

@@ -212,6 +212,13 @@ TEST(IngestFindTest, AMovedTreeIsFoundAtItsNewPlaceAtOnce) {
       EXPECT_FALSE(hit.uri.starts_with("viking://resources/docs/security")) << hit.uri;
     }
     EXPECT_TRUE(Contains(Uris(hits->resources), "viking://resources/sec/passwords.md"));
+    // By its vector alone (no word of the query is in it: the hashing
+    // embedder's character 3-grams match misspellings): the carried record
+    // kept its vector.
+    auto by_vector = db.Find(Root(), Query("passwordz policyy"));
+    ASSERT_TRUE(by_vector.ok()) << by_vector.status().ToString();
+    EXPECT_TRUE(Contains(Uris(by_vector->resources), "viking://resources/sec/passwords.md"))
+        << ::testing::PrintToString(Uris(by_vector->resources));
     // One record per place: the move left no copy behind.
     auto records = db.Find(Root(), Query("password policy"));
     ASSERT_TRUE(records.ok());
@@ -256,6 +263,10 @@ TEST(IngestFindTest, ACopiedTreeIsFoundAtOnce) {
   ASSERT_TRUE(hits.ok()) << hits.status().ToString();
   EXPECT_TRUE(Contains(Uris(hits->resources), "viking://resources/sec/passwords.md"));
   EXPECT_TRUE(Contains(Uris(hits->resources), "viking://resources/docs/security/passwords.md"));
+  auto by_vector = (*db)->Find(Root(), Query("passwordz policyy"));
+  ASSERT_TRUE(by_vector.ok()) << by_vector.status().ToString();
+  EXPECT_TRUE(Contains(Uris(by_vector->resources), "viking://resources/sec/passwords.md"))
+      << ::testing::PrintToString(Uris(by_vector->resources));
 }
 
 TEST(IngestFindTest, AsyncTaskIsPolledAndSurvivesReopen) {
