@@ -236,10 +236,11 @@ class Catalog {
   // `with_vectors`), in URI then level order.
   Result<std::vector<Record>> GetRecordsUnder(std::string_view account, std::string_view uri,
                                               bool with_vectors = false);
-  // The live records of `uri` and its subtree, without vectors, in URI order
-  // (then level), handed to `visit` one at a time until it returns false.
+  // The live records of `uri` and its subtree (their vectors only
+  // `with_vectors`), in URI order (then level), handed to `visit` one at a
+  // time until it returns false.
   Status ScanRecordsUnder(std::string_view account, std::string_view uri,
-                          const std::function<bool(Record&)>& visit);
+                          const std::function<bool(Record&)>& visit, bool with_vectors = false);
 
   // Applies `tags` in `mode` (common/tags.h ApplyTags) to the tags of live
   // records (by key) as they are in this transaction, so that a change

@@ -275,26 +275,25 @@ Result<std::vector<Record>> Catalog::GetRecordsByUri(std::string_view account, s
 
 Result<std::vector<Record>> Catalog::GetRecordsUnder(std::string_view account, std::string_view uri,
                                                      bool with_vectors) {
+  std::vector<Record> out;
+  SKALD_RETURN_IF_ERROR(ScanRecordsUnder(
+      account, uri,
+      [&](Record& r) {
+        out.push_back(std::move(r));
+        return true;
+      },
+      with_vectors));
+  return out;
+}
+
+Status Catalog::ScanRecordsUnder(std::string_view account, std::string_view uri,
+                                 const std::function<bool(Record&)>& visit, bool with_vectors) {
   Impl::Lease lease(impl_.get());
   Stmt s(lease.db(),
          fmt::format("SELECT {} FROM records AS r WHERE r.account = ?1 AND r.deleted = 0 AND "
                      "(r.uri = ?2 OR (r.uri >= ?2 || '/' AND r.uri < ?2 || '0')) "
                      "ORDER BY r.uri, r.level, r.key",
                      QualifiedRecordColumns(with_vectors)),
-         lease.stmts());
-  if (!s.prepared()) return SqlError(lease.db(), "records under");
-  s.Bind(1, account).Bind(2, uri);
-  return ReadRecords(lease.db(), s, "records under");
-}
-
-Status Catalog::ScanRecordsUnder(std::string_view account, std::string_view uri,
-                                 const std::function<bool(Record&)>& visit) {
-  Impl::Lease lease(impl_.get());
-  Stmt s(lease.db(),
-         fmt::format("SELECT {} FROM records AS r WHERE r.account = ?1 AND r.deleted = 0 AND "
-                     "(r.uri = ?2 OR (r.uri >= ?2 || '/' AND r.uri < ?2 || '0')) "
-                     "ORDER BY r.uri, r.level, r.key",
-                     QualifiedRecordColumns(false)),
          lease.stmts());
   if (!s.prepared()) return SqlError(lease.db(), "scan records");
   s.Bind(1, account).Bind(2, uri);
