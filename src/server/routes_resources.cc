@@ -27,11 +27,6 @@ bool IsRemoteSource(std::string_view path) {
   return false;
 }
 
-bool IsHttpSource(std::string_view path) {
-  const std::string lower = AsciiLower(Trim(path).substr(0, 8));
-  return lower.rfind("http://", 0) == 0 || lower.rfind("https://", 0) == 0;
-}
-
 // include/exclude/ignore_dirs: a comma-separated string (what the `ov` CLI
 // sends) or a list of strings. Absent or null -> empty.
 std::vector<std::string> PatternList(const Json& body, std::string_view name,
@@ -208,16 +203,10 @@ void AddResource(Call& call) {
     request.temp_file_id = *temp_id;
   } else if (Trim(*path).empty()) {
     return call.Fail(Status::InvalidArgument("path must not be empty"));
-  } else if (IsHttpSource(*path)) {
-    request.path = std::string(Trim(*path));  // fetched by the import job
   } else if (IsRemoteSource(*path)) {
-    return call.Fail(
-        Status::InvalidArgument(
-            fmt::format("fetching remote resources ({}) is not supported yet; upload the file "
-                        "with POST /api/v1/resources/temp_upload and pass its temp_file_id",
-                        *path))
-            .WithReason("UNIMPLEMENTED")
-            .WithDetail("path", *path));
+    // Fetched by the import job (http(s)), or refused by Db::AddResource
+    // (repositories: a non-public host 403, else not supported yet).
+    request.path = std::string(Trim(*path));
   } else {
     return call.Fail(
         Status::PermissionDenied(std::string(kLocalPathRefused)).WithDetail("resource", *path));

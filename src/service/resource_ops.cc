@@ -15,6 +15,7 @@
 #include <regex>
 
 #include "common/file_util.h"
+#include "common/strings.h"
 #include "common/tags.h"
 #include "common/time_util.h"
 #include "ingest/archive_extract.h"
@@ -70,6 +71,34 @@ size_t ResourcesRootDepth(const VikingUri& uri) {
 }
 
 // A resources root itself (viking://resources, a user's or a peer's).
+// git@, ssh://, git:// and tos:// sources (repositories, buckets).
+bool IsRepositoryUrl(std::string_view path) {
+  const std::string lower = AsciiLower(path.substr(0, 8));
+  for (std::string_view scheme : {"ssh://", "git://", "tos://", "git@"}) {
+    if (lower.starts_with(scheme)) return true;
+  }
+  return false;
+}
+
+// The host of a repository URL (git@host:path, ssh://[user@]host[:port]/,
+// git://host[:port]/); nullopt for anything else (tos:// names a bucket).
+std::optional<std::string> RepositoryHost(std::string_view path) {
+  std::string_view rest;
+  if (path.starts_with("git@")) {
+    rest = path.substr(4);
+    return std::string(rest.substr(0, rest.find(':')));
+  }
+  for (std::string_view scheme : {"ssh://", "git://"}) {
+    if (!path.starts_with(scheme)) continue;
+    rest = path.substr(scheme.size());
+    rest = rest.substr(0, rest.find('/'));
+    if (const size_t at = rest.rfind('@'); at != std::string_view::npos) rest = rest.substr(at + 1);
+    if (rest.starts_with('[')) return std::string(rest.substr(1, rest.find(']') - 1));
+    return std::string(rest.substr(0, rest.find(':')));
+  }
+  return std::nullopt;
+}
+
 bool IsResourcesRoot(const VikingUri& uri) {
   return IsResourceUri(uri) && uri.depth() == ResourcesRootDepth(uri);
 }
@@ -145,6 +174,21 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
     SKALD_ASSIGN_OR_RETURN(UploadRef upload, FindUpload(options_.workspace, who, temp_file_id));
     source_path = std::move(upload.path);
     display_name = upload.original_filename.empty() ? temp_file_id : upload.original_filename;
+  } else if (IsRepositoryUrl(request.path)) {
+    // Repositories are not fetched yet; a non-public host is refused first,
+    // as for URLs (OpenViking's order).
+    if (std::optional<std::string> host = RepositoryHost(request.path); host && !host->empty()) {
+      const bool ipv6 = host->find(':') != std::string::npos;
+      const std::string host_url = ipv6 ? "http://[" + *host + "]/" : "http://" + *host + "/";
+      Status allowed = CheckUrlAllowed(host_url, options_.allow_private_networks);
+      if (allowed.code() == StatusCode::kPermissionDenied) return allowed;
+    }
+    return Status::InvalidArgument(
+               fmt::format("fetching remote resources ({}) is not supported yet; upload the file "
+                           "with POST /api/v1/resources/temp_upload and pass its temp_file_id",
+                           request.path))
+        .WithReason("UNIMPLEMENTED")
+        .WithDetail("path", request.path);
   } else if (IsHttpUrl(request.path)) {
     // Checked now (a clear refusal before anything is queued) and again by
     // the job on every address it connects to.

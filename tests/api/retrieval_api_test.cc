@@ -198,6 +198,13 @@ TEST_F(RetrievalApiTest, AddResourceRepositoryUrlsAreNotImplementedYet) {
   Reply r = PostJson("/api/v1/resources", {{"path", "git@github.com:o/r.git"}});
   EXPECT_EQ(r.status, 501) << r.raw;
   EXPECT_EQ(r.Code(), "UNIMPLEMENTED") << r.raw;
+  // A repository on a non-public host is refused first (OpenViking's order).
+  for (const char* path : {"git@127.0.0.1:org/repo.git", "ssh://git@10.1.2.3:22/org/repo.git",
+                           "git://[::1]/repo.git"}) {
+    Reply private_host = PostJson("/api/v1/resources", {{"path", path}});
+    EXPECT_EQ(private_host.status, 403) << path << ": " << private_host.raw;
+    EXPECT_EQ(private_host.Code(), "PERMISSION_DENIED") << private_host.raw;
+  }
   // An http(s) URL is fetched (tests/api/archive_api_test.cc); with no
   // temp_file_id, an error is never "not a valid upload".
   Reply url = PostJson("/api/v1/resources", {{"path", "https://example.invalid/a.md"}});
