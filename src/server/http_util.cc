@@ -546,6 +546,16 @@ std::string ErrorEnvelopeExcludeNone(std::string_view code, std::string_view mes
   return out;
 }
 
+std::string BodyValidationEnvelope(std::string_view code, std::string_view message) {
+  constexpr std::string_view kPrefix = "Invalid request parameters: body: ";
+  const std::string_view reason =
+      message.starts_with(kPrefix) ? message.substr(kPrefix.size()) : message;
+  const Json details = {{"validation_errors", Json::array({{{"loc", {"body"}},
+                                                            {"message", std::string(reason)},
+                                                            {"type", "model_attributes_type"}}})}};
+  return ErrorEnvelopeExcludeNone(code, message, &details);
+}
+
 int HttpStatusForCode(std::string_view code) {
   static const std::vector<std::pair<std::string_view, int>> table = {
       {"OK", 200},

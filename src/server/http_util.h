@@ -175,6 +175,12 @@ std::string ErrorEnvelope(std::string_view code, std::string_view message, const
 std::string ErrorEnvelopeExcludeNone(std::string_view code, std::string_view message,
                                      const Json* details = nullptr);
 
+// A body refused as validation refuses it: ErrorEnvelopeExcludeNone with
+// details.validation_errors [{"loc":["body"],"message":<the reason: `message`
+// without its "Invalid request parameters: body: " prefix>,
+// "type":"model_attributes_type"}].
+std::string BodyValidationEnvelope(std::string_view code, std::string_view message);
+
 // HTTP status of a wire error code (reference §1.4); unknown codes -> 500.
 int HttpStatusForCode(std::string_view code);
 
@@ -196,7 +202,6 @@ std::string NewRequestId();
 
 // "attachment; filename*=UTF-8''<name percent-encoded like Python's quote()>".
 std::string ContentDispositionAttachment(std::string_view filename);
-
 
 // Dev-mode identity: ROOT, account/user from the X-OpenViking-Account/User
 // header values (empty = "default"). InvalidArgument for a bad identifier.

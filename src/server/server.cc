@@ -383,17 +383,7 @@ void AnswerRefusal(const httplib::Request& req, httplib::Response& res, const Ed
     res.set_content(BodyTooLargeBody(gate.BodyLimitFor(req.path), gate.BodyLimitKeyFor(req.path)),
                     "application/json");
   } else if (refusal.validation) {
-    // As the route's own validation answers: the reason in validation_errors.
-    const std::string prefix = "Invalid request parameters: body: ";
-    const std::string reason = refusal.message.starts_with(prefix)
-                                   ? refusal.message.substr(prefix.size())
-                                   : refusal.message;
-    const Json details = {
-        {"validation_errors",
-         Json::array(
-             {{{"loc", {"body"}}, {"message", reason}, {"type", "model_attributes_type"}}})}};
-    res.set_content(ErrorEnvelopeExcludeNone(refusal.code, refusal.message, &details),
-                    "application/json");
+    res.set_content(BodyValidationEnvelope(refusal.code, refusal.message), "application/json");
   } else {
     res.set_content(ErrorEnvelopeExcludeNone(refusal.code, refusal.message), "application/json");
   }

@@ -193,18 +193,25 @@ TEST(IngestFindTest, WritesRemovesAndMovesKeepSearchCurrent) {
   EXPECT_TRUE(Contains(Uris(hits->resources), "viking://resources/sec/passwords.md"));
 }
 
+// The docs imported (and indexed) in `tmp`'s workspace; options to open it
+// again with no worker, so that jobs queued then wait for a later open.
+DbOptions ImportedThenPaused(const TempDir& tmp) {
+  MakeDocs(tmp.Sub("docs"));
+  {
+    auto db = Db::Open(TestOptions(tmp));
+    EXPECT_TRUE(db.ok());
+    if (db.ok()) ImportWaiting(**db, tmp.Sub("docs"));
+  }
+  DbOptions paused = TestOptions(tmp);
+  paused.background_workers = 0;
+  return paused;
+}
+
 // A moved tree is found at its new place at once, before its index job
 // runs (the move carries its records over), and never at the old one.
 TEST(IngestFindTest, AMovedTreeIsFoundAtItsNewPlaceAtOnce) {
   TempDir tmp;
-  MakeDocs(tmp.Sub("docs"));
-  {
-    auto db = Db::Open(TestOptions(tmp));
-    ASSERT_TRUE(db.ok());
-    ImportWaiting(**db, tmp.Sub("docs"));
-  }
-  DbOptions paused = TestOptions(tmp);
-  paused.background_workers = 0;  // the move's index job waits for the next open
+  const DbOptions paused = ImportedThenPaused(tmp);  // the move's index job waits
   auto check = [](Db& db) {
     auto hits = db.Find(Root(), Query("password policy twelve characters"));
     ASSERT_TRUE(hits.ok()) << hits.status().ToString();
@@ -244,14 +251,7 @@ TEST(IngestFindTest, AMovedTreeIsFoundAtItsNewPlaceAtOnce) {
 // its source.
 TEST(IngestFindTest, ACopiedTreeIsFoundAtOnce) {
   TempDir tmp;
-  MakeDocs(tmp.Sub("docs"));
-  {
-    auto db = Db::Open(TestOptions(tmp));
-    ASSERT_TRUE(db.ok());
-    ImportWaiting(**db, tmp.Sub("docs"));
-  }
-  DbOptions paused = TestOptions(tmp);
-  paused.background_workers = 0;  // the copy's index job waits for the next open
+  const DbOptions paused = ImportedThenPaused(tmp);  // the copy's index job waits
   auto db = Db::Open(paused);
   ASSERT_TRUE(db.ok());
   auto copied = (*db)->Cp(Root(), "viking://resources/docs/security", "viking://resources/sec",
