@@ -325,6 +325,15 @@ class Catalog {
   Result<uint64_t> CountJobs(std::optional<JobState> state,
                              std::optional<JobKind> kind = std::nullopt);
 
+  // The jobs not done yet, read in one statement (one snapshot: a job that
+  // moves from pending to running between two counts is not missed).
+  struct ActiveJobs {
+    uint64_t running = 0;
+    uint64_t pending = 0;  // all pending jobs
+    uint64_t due = 0;      // of them, those leasable at `now_ns` (not_before_ns <= now_ns)
+  };
+  Result<ActiveJobs> CountActiveJobs(int64_t now_ns);
+
   // Pending or running jobs of `account` whose resource_id is `resource` or
   // below it ("" = every job of the account; "viking://resources" covers
   // "viking://resources/a/b"). 0 means everything asked for so far is done.

@@ -312,8 +312,7 @@ Status Catalog::CompleteJob(int64_t id, std::string_view result_json) {
   });
 }
 
-Status Catalog::FailJob(int64_t id, std::string_view error, int64_t retry_at_ns,
-                       bool permanent) {
+Status Catalog::FailJob(int64_t id, std::string_view error, int64_t retry_at_ns, bool permanent) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
   return InTransaction(db, [&]() -> Status {
@@ -375,6 +374,22 @@ Result<uint64_t> Catalog::CountJobs(std::optional<JobState> state, std::optional
   if (state) s.Bind(1, TaskStateName(*state));
   if (s.Step() != SQLITE_ROW) return SqlError(lease.db(), "count jobs");
   return static_cast<uint64_t>(s.Int(0));
+}
+
+Result<Catalog::ActiveJobs> Catalog::CountActiveJobs(int64_t now_ns) {
+  Impl::Lease lease(impl_.get());
+  Stmt s(lease.db(),
+         "SELECT count(*) FILTER (WHERE state='running'), count(*) FILTER (WHERE "
+         "state='pending'), count(*) FILTER (WHERE state='pending' AND not_before_ns <= ?1) "
+         "FROM jobs WHERE state IN ('pending', 'running')");
+  if (!s.prepared()) return SqlError(lease.db(), "count active jobs");
+  s.Bind(1, now_ns);
+  if (s.Step() != SQLITE_ROW) return SqlError(lease.db(), "count active jobs");
+  ActiveJobs out;
+  out.running = static_cast<uint64_t>(s.Int(0));
+  out.pending = static_cast<uint64_t>(s.Int(1));
+  out.due = static_cast<uint64_t>(s.Int(2));
+  return out;
 }
 
 Result<uint64_t> Catalog::CountUnfinishedJobs(std::string_view account, std::string_view resource) {

@@ -184,8 +184,8 @@ void JobRunner::RunOne(const Job& job) {
 Status JobRunner::Dispatch(JobContext& context) {
   const Job& job = context.job();
   if (job.kind == JobKind::kUnknown) {
-    return Status::InvalidArgument(fmt::format(
-        "unknown job kind '{}' (written by a newer version of Skald?)", job.kind_name));
+    return Status::InvalidArgument(
+        fmt::format("unknown job kind '{}' (written by a newer version of Skald?)", job.kind_name));
   }
   auto handler = handlers_.find(job.kind);
   if (handler == handlers_.end()) {
@@ -225,19 +225,14 @@ Status JobRunner::WaitIdle(int64_t timeout_ms, bool wait_for_retries) {
   Env* env = EnvOrDefault(options_.queue.env);
   const int64_t deadline = env->MonotonicNanos() + std::max<int64_t>(timeout_ms, 0) * 1'000'000;
   while (true) {
-    SKALD_ASSIGN_OR_RETURN(uint64_t pending, catalog_->CountJobs(JobState::kPending));
-    SKALD_ASSIGN_OR_RETURN(uint64_t running, catalog_->CountJobs(JobState::kRunning));
-    if (!wait_for_retries && pending > 0) {
-      JobFilter waiting;
-      waiting.state = JobState::kPending;
-      waiting.limit = 0;
-      SKALD_ASSIGN_OR_RETURN(std::vector<Job> jobs, catalog_->ListJobs(waiting));
-      int64_t now = queue_->Now();
-      pending = 0;
-      for (const Job& job : jobs) pending += job.not_before_ns <= now ? 1 : 0;
-      // Jobs the admission check holds back (a full disk) wait, like retries.
-      if (pending > 0 && options_.admit && !options_.admit().ok()) pending = 0;
-    }
+    // One snapshot of the queue: counted apart, a job leased between the
+    // two counts (pending, then running) was seen in neither, and a command
+    // that waits for its work before it exits closed under a running job.
+    SKALD_ASSIGN_OR_RETURN(Catalog::ActiveJobs active, catalog_->CountActiveJobs(queue_->Now()));
+    const uint64_t running = active.running;
+    uint64_t pending = wait_for_retries ? active.pending : active.due;
+    // Jobs the admission check holds back (a full disk) wait, like retries.
+    if (!wait_for_retries && pending > 0 && options_.admit && !options_.admit().ok()) pending = 0;
     if (pending + running == 0) return Status::Ok();
     if (workers_.empty()) {
       return Status::FailedPrecondition("background jobs are queued but no worker runs them" +

@@ -341,6 +341,48 @@ TEST_F(JobRunnerTest, WaitIdleReturnsOnceEveryJobIsDone) {
   EXPECT_EQ(*catalog_->CountJobs(JobState::kCompleted), 5u);
 }
 
+// WaitIdle reads the queue as one snapshot: a job leased while it looks
+// (pending a moment ago, running now) is still waited for. Counted in two
+// statements, this returned under a running job now and then, and the CLI,
+// which waits for its work before it exits, cut an import's indexing short.
+TEST_F(JobRunnerTest, WaitIdleNeverReturnsUnderAJobLeasedWhileItLooks) {
+  JobRunner& runner = MakeRunner();
+  runner.RegisterHandler(JobKind::kIndex, [](JobContext&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return Status::Ok();
+  });
+  runner.Start(2);
+  for (uint64_t i = 1; i <= 200; ++i) {
+    // Stored without waking the workers: one leases it at its next poll,
+    // at some moment of WaitIdle's look.
+    ASSERT_TRUE(catalog_->EnqueueJob(Spec(JobKind::kIndex)).ok());
+    ASSERT_TRUE(runner.WaitIdle(120'000, /*wait_for_retries=*/false).ok());
+    ASSERT_EQ(*catalog_->CountJobs(JobState::kCompleted), i) << "round " << i;
+  }
+}
+
+TEST_F(JobRunnerTest, CountActiveJobsSeesRunningDueAndHeldBackJobs) {
+  ASSERT_TRUE(runner_ == nullptr);
+  JobQueue queue(catalog_.get(), options_.queue);
+  ASSERT_TRUE(queue.Enqueue(Spec(JobKind::kIndex)).ok());
+  JobSpec later = Spec(JobKind::kIndex);
+  later.not_before_ns = clock_.NowNanos() + 5 * kSecond;
+  ASSERT_TRUE(queue.Enqueue(later).ok());
+  ASSERT_TRUE(queue.Enqueue(Spec(JobKind::kIndex)).ok());
+  const std::vector<JobKind> kinds{JobKind::kIndex};
+  auto leased = queue.TryLease(kinds, 60 * kSecond);
+  ASSERT_TRUE(leased.ok() && leased->has_value());
+  auto active = catalog_->CountActiveJobs(clock_.NowNanos());
+  ASSERT_TRUE(active.ok()) << active.status().ToString();
+  EXPECT_EQ(active->running, 1u);
+  EXPECT_EQ(active->pending, 2u);
+  EXPECT_EQ(active->due, 1u);
+  clock_.Advance(6 * kSecond);
+  active = catalog_->CountActiveJobs(clock_.NowNanos());
+  ASSERT_TRUE(active.ok());
+  EXPECT_EQ(active->due, 2u);
+}
+
 // The idle task runs on a worker that found no job; running_jobs() tells
 // it whether another worker is running one (upkeep waits for that).
 TEST_F(JobRunnerTest, TheIdleTaskSeesTheJobsOtherWorkersRun) {
