@@ -25,6 +25,24 @@ class SessionsApiTest : public ApiTest {
   }
 };
 
+// Dev mode takes the account from the identity headers: a session call can
+// be the first request an account ever makes (it was 404 "mkdir: ..." until
+// some other route had made the account's root).
+TEST_F(SessionsApiTest, ASessionCallCanBeAnAccountsFirstRequest) {
+  const httplib::Headers acme{{"X-OpenViking-Account", "acme"}, {"X-OpenViking-User", "bob"}};
+  Reply created = Post("/api/v1/sessions", "{}", "application/json", acme);
+  ASSERT_EQ(created.status, 200) << created.raw;
+  EXPECT_EQ(created.json["result"]["user"], (Json{{"account_id", "acme"}, {"user_id", "bob"}}));
+  const httplib::Headers gamma{{"X-OpenViking-Account", "gamma"}, {"X-OpenViking-User", "carl"}};
+  Reply added = Post("/api/v1/sessions/s1/messages", R"({"role":"user","content":"hi"})",
+                     "application/json", gamma);
+  ASSERT_EQ(added.status, 200) << added.raw;
+  Reply listed = Get("/api/v1/sessions", gamma);
+  ASSERT_EQ(listed.status, 200) << listed.raw;
+  ASSERT_EQ(listed.json["result"].size(), 1u) << listed.raw;
+  EXPECT_EQ(listed.json["result"][0]["uri"], "viking://user/carl/sessions/s1");
+}
+
 TEST_F(SessionsApiTest, CreateListGetDelete) {
   Reply created = PostJson("/api/v1/sessions", Json{{"session_id", "test-session.special_1"}});
   ASSERT_EQ(created.status, 200) << created.raw;
@@ -48,7 +66,8 @@ TEST_F(SessionsApiTest, CreateListGetDelete) {
   ASSERT_EQ(list.status, 200) << list.raw;
   ASSERT_EQ(list.json["result"].size(), 2u) << list.raw;
   for (const Json& item : list.json["result"]) {
-    EXPECT_EQ(item["uri"], "viking://user/default/sessions/" + item["session_id"].get<std::string>());
+    EXPECT_EQ(item["uri"],
+              "viking://user/default/sessions/" + item["session_id"].get<std::string>());
     EXPECT_EQ(item["is_dir"], true);
     EXPECT_TRUE(item["mod_time"].is_string());
   }
@@ -56,12 +75,26 @@ TEST_F(SessionsApiTest, CreateListGetDelete) {
   Reply meta = Get("/api/v1/sessions/test-session.special_1");
   ASSERT_EQ(meta.status, 200) << meta.raw;
   const Json& m = meta.json["result"];
-  for (const char* key :
-       {"session_id", "created_at", "updated_at", "created_by_account_id", "created_by_user_id",
-        "message_count", "commit_count", "memories_extracted", "last_commit_at",
-        "llm_token_usage", "embedding_token_usage", "pending_tokens", "keep_recent_count",
-        "retention_mode", "memory_policy", "auto_commit_policy", "last_message_at", "uri", "user",
-        "memory_extraction_config"}) {
+  for (const char* key : {"session_id",
+                          "created_at",
+                          "updated_at",
+                          "created_by_account_id",
+                          "created_by_user_id",
+                          "message_count",
+                          "commit_count",
+                          "memories_extracted",
+                          "last_commit_at",
+                          "llm_token_usage",
+                          "embedding_token_usage",
+                          "pending_tokens",
+                          "keep_recent_count",
+                          "retention_mode",
+                          "memory_policy",
+                          "auto_commit_policy",
+                          "last_message_at",
+                          "uri",
+                          "user",
+                          "memory_extraction_config"}) {
     EXPECT_TRUE(m.contains(key)) << key << " missing: " << meta.raw;
   }
   EXPECT_EQ(m["message_count"], 0);
@@ -93,13 +126,15 @@ TEST_F(SessionsApiTest, SessionRoutesAnswerTelemetry) {
     std::string operation;
   };
   const std::vector<Case> cases = {
-      {"/api/v1/sessions", {{"session_id", "tel"}, {"telemetry", {{"summary", true}}}},
+      {"/api/v1/sessions",
+       {{"session_id", "tel"}, {"telemetry", {{"summary", true}}}},
        "session.create"},
       {"/api/v1/sessions/tel/messages",
        {{"role", "user"}, {"content", "hello"}, {"telemetry", {{"summary", true}}}},
        "session.add_message"},
       {"/api/v1/sessions/tel/messages/batch",
-       {{"messages", {{{"role", "user"}, {"content", "again"}}}}, {"telemetry", {{"summary", true}}}},
+       {{"messages", {{{"role", "user"}, {"content", "again"}}}},
+        {"telemetry", {{"summary", true}}}},
        "session.add_messages"},
       {"/api/v1/sessions/tel/commit", {{"telemetry", {{"summary", true}}}}, "session.commit"},
   };
@@ -135,15 +170,21 @@ TEST_F(SessionsApiTest, MessagesAcceptEveryPartAndBlankContent) {
 
   Json parts = Json::array(
       {Json{{"type", "text"}, {"text", "see the doc"}},
-       Json{{"type", "context"}, {"uri", "viking://resources/doc"}, {"context_type", "resource"},
+       Json{{"type", "context"},
+            {"uri", "viking://resources/doc"},
+            {"context_type", "resource"},
             {"abstract", "a doc"}},
        Json{{"type", "image_url"}, {"image_url", Json{{"url", "https://example.com/a.png"}}}},
-       Json{{"type", "tool"}, {"tool_id", "t1"}, {"tool_name", "grep"},
-            {"tool_uri", "viking://agent/tools/grep"}, {"skill_uri", ""},
-            {"tool_input", Json{{"pattern", "x"}}}, {"tool_output", "3 matches"},
+       Json{{"type", "tool"},
+            {"tool_id", "t1"},
+            {"tool_name", "grep"},
+            {"tool_uri", "viking://agent/tools/grep"},
+            {"skill_uri", ""},
+            {"tool_input", Json{{"pattern", "x"}}},
+            {"tool_output", "3 matches"},
             {"tool_status", "completed"}}});
-  Reply with_parts = AddMessage(
-      "m1", Json{{"role", "assistant"}, {"parts", parts}, {"metadata", Json{{"x", 1}}}});
+  Reply with_parts =
+      AddMessage("m1", Json{{"role", "assistant"}, {"parts", parts}, {"metadata", Json{{"x", 1}}}});
   ASSERT_EQ(with_parts.status, 200) << with_parts.raw;
   EXPECT_EQ(with_parts.json["result"]["message_count"], 4);
 
@@ -162,8 +203,8 @@ TEST_F(SessionsApiTest, MessagesAcceptEveryPartAndBlankContent) {
   ASSERT_EQ(messages.size(), 4u) << context.raw;
   EXPECT_EQ(messages[0]["role"], "user");
   EXPECT_EQ(messages[0]["parts"][0], (Json{{"type", "text"}, {"text", "Hello there"}}));
-  EXPECT_TRUE(std::regex_match(messages[0]["id"].get<std::string>(),
-                               std::regex("msg_[0-9a-f]{32}")));
+  EXPECT_TRUE(
+      std::regex_match(messages[0]["id"].get<std::string>(), std::regex("msg_[0-9a-f]{32}")));
   EXPECT_EQ(messages[0]["created_at"].get<std::string>().back(), 'Z');
   EXPECT_EQ(messages[3]["parts"].size(), 4u);
   EXPECT_EQ(messages[3]["parts"][3]["tool_output"], "3 matches");
@@ -210,7 +251,8 @@ TEST_F(SessionsApiTest, BatchAddsAndLimits) {
   EXPECT_TRUE(added.json["result"].contains("pending_tokens"));
 
   Json too_many{{"messages", Json::array()}};
-  for (int i = 0; i < 101; ++i) too_many["messages"].push_back(Json{{"role", "user"}, {"content", "x"}});
+  for (int i = 0; i < 101; ++i)
+    too_many["messages"].push_back(Json{{"role", "user"}, {"content", "x"}});
   EXPECT_EQ(PostJson("/api/v1/sessions/b1/messages/batch", too_many).status, 400);
   // One bad message rejects the whole batch.
   Json one_bad{{"messages", Json::array({Json{{"role", "user"}, {"content", "ok"}},
@@ -229,9 +271,9 @@ TEST_F(SessionsApiTest, CommitArchivesAtOnceAndTheTaskCompletes) {
   EXPECT_TRUE(empty.json["result"]["archive_uri"].is_null());
   EXPECT_EQ(empty.json["result"]["archived"], false);
 
-  for (const char* text : {"I started learning the cello in March.",
-                           "The cello teacher is called Mrs Okafor.",
-                           "She says I should practise scales every morning."}) {
+  for (const char* text :
+       {"I started learning the cello in March.", "The cello teacher is called Mrs Okafor.",
+        "She says I should practise scales every morning."}) {
     ASSERT_EQ(AddMessage("c1", Json{{"role", "user"}, {"content", text}}).status, 200);
   }
   ASSERT_EQ(AddMessage("c1", Json{{"role", "assistant"}, {"content", "Noted."}}).status, 200);
@@ -294,8 +336,8 @@ TEST_F(SessionsApiTest, CommitArchivesAtOnceAndTheTaskCompletes) {
   EXPECT_EQ(ctx["messages"].size(), 1u);
   EXPECT_EQ(ctx["stats"]["totalArchives"], 1);
   EXPECT_EQ(ctx["stats"]["includedArchives"], 1);
-  EXPECT_EQ(ctx["estimatedTokens"],
-            ctx["stats"]["activeTokens"].get<int64_t>() + ctx["stats"]["archiveTokens"].get<int64_t>());
+  EXPECT_EQ(ctx["estimatedTokens"], ctx["stats"]["activeTokens"].get<int64_t>() +
+                                        ctx["stats"]["archiveTokens"].get<int64_t>());
   // Live messages come first and are never cut (as in OpenViking); the
   // overview only when it fits what the budget leaves after them.
   Reply tight = Get("/api/v1/sessions/c1/context?token_budget=1");
@@ -327,10 +369,10 @@ TEST_F(SessionsApiTest, UsedCountsThisRequest) {
   ASSERT_EQ(none.status, 200) << none.raw;
   EXPECT_EQ(none.json["result"],
             (Json{{"session_id", "u1"}, {"contexts_used", 0}, {"skills_used", 0}}));
-  Reply some = PostJson(
-      "/api/v1/sessions/u1/used",
-      Json{{"contexts", Json::array({"viking://resources/a", "viking://resources/b"})},
-           {"skill", Json{{"uri", "viking://agent/skills/s"}, {"success", true}}}});
+  Reply some =
+      PostJson("/api/v1/sessions/u1/used",
+               Json{{"contexts", Json::array({"viking://resources/a", "viking://resources/b"})},
+                    {"skill", Json{{"uri", "viking://agent/skills/s"}, {"success", true}}}});
   ASSERT_EQ(some.status, 200) << some.raw;
   EXPECT_EQ(some.json["result"]["contexts_used"], 2);
   EXPECT_EQ(some.json["result"]["skills_used"], 1);
@@ -424,11 +466,11 @@ TEST_F(SessionsIsolationApiTest, AnotherUsersSessionIsNotFound) {
   ASSERT_EQ(hers.status, 200) << hers.raw;
   EXPECT_NE(hers.raw.find("sessions/secret/history/archive_001/excerpt_"), std::string::npos)
       << hers.raw;
-  Reply excerpt = Send("GET",
-                       "/api/v1/content/read?uri=" +
-                           Q("viking://user/alice/sessions/secret/history/archive_001/"
-                             "excerpt_0001.md"),
-                       bob_);
+  Reply excerpt = Send(
+      "GET",
+      "/api/v1/content/read?uri=" + Q("viking://user/alice/sessions/secret/history/archive_001/"
+                                      "excerpt_0001.md"),
+      bob_);
   EXPECT_EQ(excerpt.status, 403) << excerpt.raw;
   Reply searched = Send("POST", "/api/v1/search/search", bob_,
                         R"({"query":"and what about it?","session_id":"secret"})");
@@ -436,8 +478,8 @@ TEST_F(SessionsIsolationApiTest, AnotherUsersSessionIsNotFound) {
   EXPECT_EQ(searched.raw.find("4321"), std::string::npos) << searched.raw;
   EXPECT_EQ(searched.raw.find("pin"), std::string::npos) << searched.raw;
   // Bob's message to "secret" goes to a session of his own.
-  Reply bobs = Send("POST", "/api/v1/sessions/secret/messages", bob_,
-                    R"({"role":"user","content":"hi"})");
+  Reply bobs =
+      Send("POST", "/api/v1/sessions/secret/messages", bob_, R"({"role":"user","content":"hi"})");
   ASSERT_EQ(bobs.status, 200) << bobs.raw;
   EXPECT_EQ(bobs.json["result"]["message_count"], 1);
   Reply alices = Send("GET", "/api/v1/sessions/secret", alice_);
