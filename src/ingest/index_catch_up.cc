@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "ingest/source_import.h"
 #include "uri/uri_path.h"
 
 namespace skald {
@@ -106,6 +107,9 @@ Status IndexCatchUp::CatchUpLexical(FileBodies* bodies) {
                    body.ok()) {
           text.body = std::move(*body);
         }
+        // A picture, recording or video is found by its description (the
+        // record's abstract), never by its bytes.
+        if (!LooksLikeText(text.body)) text.body.clear();
       }
       // The batch is ours: its strings are moved, not copied.
       if (r.level == 1) {

@@ -10,7 +10,8 @@
 // input — a corrupt, encrypted or truncated file is an error Status whose
 // message names the problem (not a host path); output is valid UTF-8.
 //
-// Thread safety: parsers and a filled registry are immutable; Parse may be called from several threads at once.
+// Thread safety: parsers and a filled registry are immutable; Parse may be called from several
+// threads at once.
 
 #include <cstdint>
 #include <memory>
@@ -48,7 +49,8 @@ struct ParsedDocument {
   // The document as Markdown, valid UTF-8, never empty.
   std::string markdown;
   // The output file's stem when it should differ from the source's stem
-  // (media: "photo_png"); "" = the source name without its extension.
+  // (media: "photo_png", the directory a lone picture is imported as); "" =
+  // the source name without its extension.
   std::string stem;
   // Facts about the source ("pages" → "3", "format" → "PDF"), in order.
   std::vector<std::pair<std::string, std::string>> metadata;
@@ -69,6 +71,10 @@ class Parser {
   // n > 0 = the first n bytes are enough, whatever the file's size (media
   // headers).
   virtual size_t HeadBytes() const { return 0; }
+  // true: the file itself is stored as it is (images, audio, video), and
+  // Parse gives only its description, which the indexer summarizes in its
+  // place (semantic_indexer.cc); false: Parse's Markdown is stored.
+  virtual bool KeepsOriginal() const { return false; }
   virtual Result<ParsedDocument> Parse(const ParseInput& input) const = 0;
 };
 

@@ -14,6 +14,7 @@
 #include "common/strings.h"
 #include "common/two_threads.h"
 #include "ingest/file_bodies.h"
+#include "ingest/parsers/media_parser.h"
 #include "ingest/semantic_indexer_pending.h"
 #include "ingest/sidecar.h"
 #include "ingest/source_import.h"
@@ -60,6 +61,17 @@ ContextType ContextTypeOf(std::string_view path) {
   Result<VikingUri> uri = VikingUri::Parse(UriOfPath(path));
   if (!uri.ok()) return ContextType::kResource;
   return uri->context_type();
+}
+
+// The description of a picture, recording or video (by its extension, or
+// an image's magic bytes), which is summarized and embedded in the file's
+// place; nullopt for any other file.
+std::optional<std::string> MediaDescription(std::string_view name, std::string_view bytes) {
+  if (MediaKindOf(name).empty() && LooksLikeText(bytes)) return std::nullopt;
+  static const std::unique_ptr<Parser> media = MakeMediaParser();
+  Result<ParsedDocument> described = media->Parse(ParseInput{name, bytes, bytes.size()});
+  if (!described.ok()) return std::nullopt;
+  return std::move(described->markdown);
 }
 
 // The summarizer of the node at `path`: the model's for resources and
@@ -336,12 +348,16 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
     read = std::move(*bytes);
   }
   const std::string_view bytes = lent ? lent->bytes : read;
-  if (!LooksLikeText(bytes)) {
+  std::string name(BaseName(path));
+  const std::optional<std::string> described = MediaDescription(name, bytes);
+  if (!described && !LooksLikeText(bytes)) {
     out->skip = out->binary = true;
     return;
   }
+  // What is summarized and embedded: the file's text, or a media file's
+  // description.
+  const std::string_view text = described ? std::string_view(*described) : bytes;
   StageTimings::Scope summarize_timed(options_.timings, "summarize_files");
-  std::string name(BaseName(path));
   std::optional<FileBodies::Prepared> prepared;
   if (lent != nullptr) prepared = options_.file_bodies->TakePrepared(account, path);
   if (prepared) {
@@ -350,7 +366,7 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
     out->vector = std::move(prepared->vector);
   } else {
     Summarizer* summarizer = SummarizerFor(path, summarizer_, options_.model_summarizer);
-    Result<std::string> summary = summarizer->SummarizeFile(name, bytes);
+    Result<std::string> summary = summarizer->SummarizeFile(name, text);
     if (!summary.ok()) {
       out->status = summary.status();
       return;
@@ -364,7 +380,7 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
       out->summary_terms.keys = TermStatistics::KeysOf(out->summary);
     }
   }
-  out->text = FileEmbeddingText(name, bytes, options_.max_input_tokens);
+  out->text = FileEmbeddingText(name, text, options_.max_input_tokens);
   out->hash = lent ? lent->sha256_hex : Sha256Hex(bytes);
 }
 

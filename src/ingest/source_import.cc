@@ -185,6 +185,9 @@ class Planner {
     if (parser == nullptr && !IsMarkdownExtension(ext) && (ext.empty() || !text)) {
       parser = parsers_.Find(FileProbe{{}, std::string_view(bytes).substr(0, kProbeBytes)});
     }
+    if (parser != nullptr && parser->KeepsOriginal()) {
+      return ReadOriginal(*parser, std::move(bytes), name, rel_source, rel_dir, single, out);
+    }
     if (parser != nullptr) {
       return ReadParsed(*parser, bytes, size, name, rel_source, rel_dir, single, out);
     }
@@ -209,6 +212,30 @@ class Planner {
     }
     return SplitInto(std::move(bytes), StemOf(name), ext == ".md" ? name : "", rel_dir, single,
                      out);
+  }
+
+  // A file stored as it is (media): at rel_dir under its own name, or, when
+  // it is the whole source, as the one file of a directory `{stem}_{ext}`
+  // (the parser's stem: OpenViking's layout for a lone picture, recording
+  // or video). The indexer describes it (SemanticIndexer::SummarizeFile).
+  Status ReadOriginal(const Parser& parser, std::string bytes, const std::string& name,
+                      std::string_view rel_source, std::string_view rel_dir, bool single,
+                      FilePart* out) const {
+    Result<ParsedDocument> described = [&] {
+      std::lock_guard lock(parse_mu_);
+      return parser.Parse(ParseInput{name, bytes, bytes.size()});
+    }();
+    if (!described.ok()) {
+      out->warnings.push_back(
+          fmt::format("{}: skipped ({})", rel_source, described.status().message()));
+      return Status::Ok();
+    }
+    SKALD_RETURN_IF_ERROR(CheckBytes(bytes.size()));
+    out->text_bytes += bytes.size();
+    out->source_bytes += bytes.size();
+    if (single && !described->stem.empty()) out->root_name = SegmentFor(described->stem);
+    out->outputs.push_back(ImportFile{JoinPath(rel_dir, SegmentFor(name)), std::move(bytes)});
+    return Status::Ok();
   }
 
   // A document a parser takes: its Markdown at rel_dir, or a warning saying

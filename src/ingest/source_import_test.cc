@@ -66,8 +66,8 @@ TEST(SourceImportTest, DirectoryImportSkipsWhatIsNotText) {
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_EQ(plan->root_name, "proj");
   std::vector<std::string> paths = Paths(*plan);
-  // The PNG header is cut short: a metadata file without dimensions.
-  EXPECT_EQ(paths, (std::vector<std::string>{"README.md", "image_png.md", "src/main.py"}));
+  // The picture is kept as it is (the indexer describes it).
+  EXPECT_EQ(paths, (std::vector<std::string>{"README.md", "image.png", "src/main.py"}));
   EXPECT_EQ(plan->dirs, (std::vector<std::string>{"src"}));
   std::string warnings;
   for (const std::string& w : plan->warnings) warnings += w + "\n";

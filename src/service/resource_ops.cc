@@ -20,6 +20,7 @@
 #include "common/time_util.h"
 #include "ingest/archive_extract.h"
 #include "ingest/import_job.h"
+#include "ingest/parsers/media_parser.h"
 #include "ingest/ingest_jobs.h"
 #include "ingest/reindex_job.h"
 #include "ingest/source_import.h"
@@ -220,7 +221,17 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   // "docs"); so is a URL's, unless the name is its host ("example.com").
   const bool names_file = url.empty() ? fs::is_regular_file(source_path)
                                       : url_names_file || !request.source_name.empty();
-  if (names_file) base_name = ArchiveStem(base_name);
+  // A picture, recording or video on its own is a directory
+  // `{stem}_{ext}` holding the file, by default under
+  // viking://resources/{images|audio|video}/YYYY/MM/DD (OpenViking's layout).
+  const std::string_view media_kind =
+      url.empty() && names_file ? MediaKindOf(base_name) : std::string_view();
+  if (!media_kind.empty()) {
+    const std::string stem = StemOf(base_name);  // (the kind says there is an extension)
+    base_name = fmt::format("{}_{}", stem, base_name.substr(stem.size() + 1));
+  } else if (names_file) {
+    base_name = ArchiveStem(base_name);
+  }
   std::string root_name = SegmentFor(base_name);
 
   // Placement. `to` names the resource's place: a single document (one
@@ -275,8 +286,15 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
     if (to_root || to_inside) {
       parent = *to;
     } else {
+      std::string default_parent = "viking://resources";
+      if (!media_kind.empty()) {
+        const std::string day = FormatIsoMillis(env_->NowNanos()).substr(0, 10);  // YYYY-MM-DD
+        const std::string_view folder = media_kind == "image" ? "images" : media_kind;
+        default_parent = fmt::format("viking://resources/{}/{}/{}/{}", folder, day.substr(0, 4),
+                                     day.substr(5, 2), day.substr(8, 2));
+      }
       SKALD_ASSIGN_OR_RETURN(
-          parent, Resolve(who, request.parent.empty() ? "viking://resources"
+          parent, Resolve(who, request.parent.empty() ? std::string_view(default_parent)
                                                       : std::string_view(request.parent)));
     }
     if (!IsResourceUri(parent)) {

@@ -4,6 +4,7 @@
 // fails its task with the reason and the server keeps serving; text that
 // is not UTF-8 is imported with a warning.
 
+#include <regex>
 #include <thread>
 
 #include "api_fixture.h"
@@ -53,6 +54,34 @@ TEST_F(DocumentsApiTest, PdfDocxAndHtmlUploadsAreFound) {
   EXPECT_EQ(TopHit("barley harvest grain moisture").rfind("viking://resources/harvest/", 0), 0u);
   EXPECT_EQ(TopHit("crevasse radar moraine").rfind("viking://resources/glacier/", 0), 0u);
   EXPECT_EQ(TopHit("paraffin wick Fresnel lens").rfind("viking://resources/lamp/", 0), 0u);
+}
+
+// A picture added on its own, as `ov add-resource diagram.png` sends it, is
+// kept byte for byte in a directory `{stem}_{ext}` under
+// viking://resources/images/YYYY/MM/DD (OpenViking's layout) and found by
+// its description; given a file `to`, it is that file. (It was replaced by
+// a Markdown description, so `ov get` downloaded text.)
+TEST_F(DocumentsApiTest, AnImageIsKeptAsItIsAndFoundByItsDescription) {
+  const std::string png("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\x01\x00\0\0\0\xC8\x08\x02\0\0\0", 29);
+  Reply added = AddFile("diagram.png", png, true);
+  ASSERT_EQ(added.status, 200) << added.raw;
+  const std::string root = added.json["result"].value("root_uri", "");
+  EXPECT_TRUE(std::regex_match(
+      root, std::regex(R"(viking://resources/images/\d{4}/\d{2}/\d{2}/diagram_png)")))
+      << root;
+  Reply got = Get("/api/v1/content/download?uri=" + Q(root + "/diagram.png"));
+  ASSERT_EQ(got.status, 200) << got.raw;
+  EXPECT_EQ(got.raw, png);
+  EXPECT_EQ(TopHit("diagram png image 256 x 200 pixels").rfind(root, 0), 0u);
+
+  Reply placed = PostJson("/api/v1/resources", {{"temp_file_id", UploadTemp(png, "diagram.png")},
+                                                {"to", "viking://resources/media/p.png"},
+                                                {"wait", true}});
+  ASSERT_EQ(placed.status, 200) << placed.raw;
+  EXPECT_EQ(placed.json["result"]["root_uri"], "viking://resources/media/p.png") << placed.raw;
+  got = Get("/api/v1/content/download?uri=" + Q("viking://resources/media/p.png"));
+  ASSERT_EQ(got.status, 200) << got.raw;
+  EXPECT_EQ(got.raw, png);
 }
 
 TEST_F(DocumentsApiTest, BrokenDocumentFailsItsTaskAndTheServerServes) {

@@ -91,15 +91,26 @@ TEST(DocumentsFindTest, HtmlPdfAndDocxAreFoundByTheirText) {
   EXPECT_EQ(TopHit(*db, "barley harvest grain moisture"), root + "harvest.md");
   EXPECT_EQ(TopHit(*db, "crevasse radar moraine"), root + "glacier.md");
   EXPECT_EQ(TopHit(*db, "espresso cocoa milk"), root + "notes.md");
-  EXPECT_EQ(TopHit(*db, "diagram png image"), root + "diagram_png.md");
+  // The picture is stored as it is, found by its description.
+  EXPECT_EQ(TopHit(*db, "diagram png image 256 200 pixels"), root + "diagram.png");
 
   auto page = db->Read(Root(), root + "lighthouse.md", 0, -1);
   ASSERT_TRUE(page.ok()) << page.status().ToString();
   EXPECT_EQ(page->rfind("# Lighthouse keeping\n", 0), 0u) << *page;
   EXPECT_EQ(page->find("tracking"), std::string::npos) << *page;
-  auto image = db->Read(Root(), root + "diagram_png.md", 0, -1);
+  auto image = db->Read(Root(), root + "diagram.png", 0, -1);
   ASSERT_TRUE(image.ok()) << image.status().ToString();
-  EXPECT_NE(image->find("Dimensions: 256 x 200 pixels"), std::string::npos) << *image;
+  EXPECT_EQ(*image, std::string("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\x01\x00\0\0\0\xC8\x08\x02\0\0\0", 29));
+  FindRequest request;
+  request.query = "diagram png image";
+  request.score_threshold = 0.0;
+  auto found = db->Find(Root(), request);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  std::string abstract;
+  for (const auto& hit : found->resources) {
+    if (hit.uri == root + "diagram.png") abstract = hit.abstract;
+  }
+  EXPECT_NE(abstract.find("256 x 200 pixels"), std::string::npos) << abstract;
 }
 
 // A single upload that is a broken document: the task fails with the

@@ -73,7 +73,8 @@ ImageSize JpegDimensions(std::string_view s) {
     }
     uint32_t length = Be16(s, i + 2);
     if (length < 2) return {};
-    bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+    bool sof =
+        marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
     if (sof) {
       if (i + 9 > s.size()) return {};
       return {Be16(s, i + 7), Be16(s, i + 5)};
@@ -86,7 +87,8 @@ ImageSize JpegDimensions(std::string_view s) {
 
 std::string HumanSize(uint64_t bytes) {
   if (bytes < 1024) return fmt::format("{} bytes", bytes);
-  if (bytes < (uint64_t{1} << 20)) return fmt::format("{:.1f} KiB ({} bytes)", bytes / 1024.0, bytes);
+  if (bytes < (uint64_t{1} << 20))
+    return fmt::format("{:.1f} KiB ({} bytes)", bytes / 1024.0, bytes);
   if (bytes < (uint64_t{1} << 30)) {
     return fmt::format("{:.1f} MiB ({} bytes)", bytes / 1048576.0, bytes);
   }
@@ -108,7 +110,7 @@ class MediaParser : public Parser {
     return ByMagic(probe.head) != nullptr;
   }
 
-  size_t HeadBytes() const override { return 256 * 1024; }
+  bool KeepsOriginal() const override { return true; }
 
   Result<ParsedDocument> Parse(const ParseInput& input) const override {
     std::string ext = LowerExtensionOf(input.name);
@@ -122,23 +124,27 @@ class MediaParser : public Parser {
     std::string kind(type->kind);
     std::string format(type->extension.substr(1));
     for (char& c : format) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    std::string md = fmt::format("# {}\n\n{} file ({}). Stored as a description: its content is not indexed.\n\n",
-                                 name, kind == "image" ? "Image" : kind == "audio" ? "Audio" : "Video",
-                                 format);
-    md += fmt::format("- Name: {}\n- Type: {}\n- Size: {}\n", name, type->mime, HumanSize(input.file_size));
+    // One sentence the summarizer takes whole: kind, format, dimensions,
+    // size, MIME type.
+    std::string facts = fmt::format("{} file ({})",
+                                    kind == "image"   ? "Image"
+                                    : kind == "audio" ? "Audio"
+                                                      : "Video",
+                                    format);
     doc.metadata.emplace_back("kind", kind);
     doc.metadata.emplace_back("mime", std::string(type->mime));
     doc.metadata.emplace_back("size", std::to_string(input.file_size));
     if (kind == "image") {
       ImageSize size = ImageDimensions(input.bytes);
       if (size.width > 0 && size.height > 0) {
-        md += fmt::format("- Dimensions: {} x {} pixels\n", size.width, size.height);
+        facts += fmt::format(", {} x {} pixels", size.width, size.height);
         doc.metadata.emplace_back("width", std::to_string(size.width));
         doc.metadata.emplace_back("height", std::to_string(size.height));
       }
     }
+    doc.markdown = fmt::format("# {}\n\n{}, {}, type {}.\n", name, facts,
+                               HumanSize(input.file_size), type->mime);
     doc.title = name;
-    doc.markdown = std::move(md);
     return doc;
   }
 
@@ -157,6 +163,11 @@ ImageSize ImageDimensions(std::string_view s) {
   }
   if (s.substr(0, 3) == "\xFF\xD8\xFF") return JpegDimensions(s);
   return {};
+}
+
+std::string_view MediaKindOf(std::string_view name) {
+  const MediaType* type = ByExtension(LowerExtensionOf(name));
+  return type == nullptr ? std::string_view() : type->kind;
 }
 
 std::unique_ptr<Parser> MakeMediaParser() { return std::make_unique<MediaParser>(); }

@@ -1,12 +1,12 @@
 #pragma once
 
-// Images, audio and video: not read as content, but recorded as a small
-// Markdown file so they are listed, summarized and findable by name — the
-// file name, its kind and MIME type, its size, and for PNG, JPEG and GIF
-// the pixel dimensions read from the header. The output stem is
-// "{stem}_{ext}" ("photo.png" → "photo_png.md"), so a picture never takes
-// the name of the document it illustrates. Only the first HeadBytes() of a
-// file are read, so large videos are recorded too.
+// Images, audio and video: stored as they are (KeepsOriginal), and
+// described for the indexer — the file name, its kind and MIME type, its
+// size, and for PNG, JPEG and GIF the pixel dimensions read from the
+// header — so they are listed, summarized and found by name. The
+// description's stem is "{stem}_{ext}" ("photo.png" → "photo_png"): the
+// directory a picture imported on its own is placed in, as OpenViking's
+// media parsers name it.
 //
 // Thread safety: the parser is immutable.
 
@@ -30,5 +30,9 @@ struct ImageSize {
 // Dimensions from a PNG, GIF or JPEG header; {0, 0} when `head` is none
 // of those or is cut before the dimensions.
 ImageSize ImageDimensions(std::string_view head);
+
+// "image", "audio" or "video" for a file name whose extension the media
+// parser takes; "" otherwise.
+std::string_view MediaKindOf(std::string_view name);
 
 }  // namespace skald
