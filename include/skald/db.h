@@ -170,6 +170,24 @@ struct FsckReport {
   bool clean() const { return issues.empty(); }
 };
 
+// An index record that a subtree's content calls for and the catalog does
+// not hold (Db::CheckConsistency).
+struct MissingRecord {
+  std::string uri;
+  std::string path;  // relative to the checked URI ("" for itself)
+  int level = 0;     // 0 abstract, 1 overview (directories), 2 a file
+};
+
+// Db::CheckConsistency's outcome (reference §2.1 POST /api/v1/system/consistency).
+struct ConsistencyReport {
+  uint64_t expected_count = 0;
+  uint64_t missing_count = 0;
+  // The first kConsistencyShownMissing missing records, by path then level.
+  std::vector<MissingRecord> missing;
+  bool ok() const { return missing_count == 0; }
+};
+inline constexpr size_t kConsistencyShownMissing = 20;
+
 // State of one background job as the tasks API shows it (reference §2.8).
 struct TaskInfo {
   std::string task_id;
@@ -733,6 +751,14 @@ class Db {
   // Compares content with the catalog for every account; with `repair`
   // brings the catalog in line with the content on disk.
   virtual Result<FsckReport> Fsck(bool repair) = 0;
+  // Whether every index record the content of `uri`'s subtree calls for (as
+  // `who` sees it) is in the catalog: an L0 and an L1 record for each
+  // directory with those sidecars, an L2 record for each file the indexer
+  // takes (text, or a picture, recording or video). Hidden names and paths
+  // that are never indexed (live sessions) call for none. NotFound when
+  // `uri` is missing.
+  virtual Result<ConsistencyReport> CheckConsistency(const Identity& who,
+                                                     std::string_view uri) = 0;
 
   // ---- operations (ops) ----
   // Counters and sizes for monitoring (see DbStats). Job error messages are

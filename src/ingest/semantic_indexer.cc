@@ -37,14 +37,9 @@ constexpr std::string_view kTruncatedMarker = "\n...(truncated for embedding)";
 // record writer before the next files are summarized.
 constexpr size_t kEarlyFlush = semantic_indexer_internal::kUpsertChunk;
 
-// A namespace root or a node below it, outside sessions, with no hidden
-// segment. Namespace roots are summarized too: hierarchical retrieval
-// starts from them and finds their children through their records.
-bool Indexable(std::string_view path) {
-  int root = NamespaceRootDepth(path);
-  return root > 0 && static_cast<int>(PathSegments(path).size()) >= root &&
-         !PathHasHiddenSegment(path);
-}
+// (Namespace roots are summarized too: hierarchical retrieval starts from
+// them and finds their children through their records.)
+bool Indexable(std::string_view path) { return IsIndexedPath(path); }
 
 std::string RecordId(std::string_view account, std::string_view uri, int level) {
   std::string_view suffix = level == 0 ? "/.abstract.md" : level == 1 ? "/.overview.md" : "";

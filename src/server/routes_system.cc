@@ -3,6 +3,8 @@
 //
 //   GET  /api/v1/system/status             {initialized, user}
 //   POST /api/v1/system/wait               per-queue status once background work is done
+//   POST /api/v1/system/consistency        index records the content calls for, missing
+//   POST /api/v1/system/backend/sync-*     {path, entry_count} / {path, retried, failed}
 //   GET  /api/v1/debug/health              {healthy}
 //   GET  /api/v1/observer/{component}      {name, is_healthy, has_errors, status}
 //   GET  /api/v1/observer/system           {is_healthy, errors, components}
@@ -253,6 +255,60 @@ void WaitRoute(Call& call) {
            {"Semantic", QueueStatus(*stats, SemanticKinds())}});
 }
 
+// The URI of a body `{uri}` (extra="forbid"); nullopt once the call failed.
+std::optional<std::string> UriOfBody(Call& call) {
+  std::optional<Json> body = call.BodyObject();
+  if (!body) return std::nullopt;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  std::string uri = b.RequiredString("uri");
+  b.ForbidExtra({"uri"});
+  if (!errors.empty()) {
+    call.FailValidation(errors);
+    return std::nullopt;
+  }
+  return uri;
+}
+
+// POST /api/v1/system/consistency {uri}: the index records the subtree's
+// content calls for that the catalog lacks (the first 20 shown).
+void ConsistencyRoute(Call& call) {
+  std::optional<std::string> uri = UriOfBody(call);
+  if (!uri) return;
+  Result<ConsistencyReport> report = call.db().CheckConsistency(call.who(), *uri);
+  if (!report.ok()) return call.Fail(report.status());
+  Json missing = Json::array();
+  for (const MissingRecord& m : report->missing) {
+    missing.push_back({{"uri", m.uri},
+                       {"path", m.path},
+                       {"level", m.level},
+                       {"key", fmt::format("{}#level={}", m.path.empty() ? "." : m.path,
+                                           m.level)}});
+  }
+  call.Ok({{"ok", report->ok()},
+           {"expected_count", report->expected_count},
+           {"missing_record_count", report->missing_count},
+           {"missing_records", std::move(missing)},
+           {"missing_records_truncated", report->missing_count > report->missing.size()}});
+}
+
+// POST /api/v1/system/backend/sync-status|sync-retry {uri} (ROOT, ADMIN):
+// OpenViking's multi-write backends keep copies in sync; Skald has one
+// store, so nothing is ever waiting to be synced or retried.
+void BackendSyncRoute(Call& call, bool retry) {
+  if (call.who().role == Role::kUser) {
+    return call.Fail(Status::PermissionDenied("Requires role: root, admin"));
+  }
+  std::optional<std::string> uri = UriOfBody(call);
+  if (!uri) return;
+  Result<NodeInfo> node = call.db().Stat(call.who(), *uri);
+  if (!node.ok() && node.status().code() != StatusCode::kNotFound) {
+    return call.Fail(node.status());
+  }
+  if (retry) return call.Ok({{"path", *uri}, {"retried", 0}, {"failed", 0}});
+  call.Ok({{"path", *uri}, {"entry_count", 0}});
+}
+
 void DebugHealthRoute(Call& call) {
   Result<DbStats> stats = call.db().Stats(call.who());
   if (!stats.ok()) return call.Fail(stats.status());
@@ -283,6 +339,11 @@ void RegisterSystemRoutes(Router& router, const Metrics& metrics, bool metrics_e
   router.Add("GET", "/api/v1/system/status", SystemStatusRoute);
   router.Add("POST", "/api/v1/system/wait", WaitRoute);
   router.Add("GET", "/api/v1/debug/health", DebugHealthRoute);
+  router.Add("POST", "/api/v1/system/consistency", ConsistencyRoute);
+  router.Add("POST", "/api/v1/system/backend/sync-status",
+             [](Call& call) { BackendSyncRoute(call, /*retry=*/false); });
+  router.Add("POST", "/api/v1/system/backend/sync-retry",
+             [](Call& call) { BackendSyncRoute(call, /*retry=*/true); });
   for (const auto& [name, build] : Components()) {
     router.Add("GET", "/api/v1/observer/" + name, [build = build](Call& call) {
       Result<DbStats> stats = call.db().Stats(call.who());

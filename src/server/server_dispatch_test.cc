@@ -63,6 +63,9 @@ class FakeDb : public Db {
   Result<GlobResult> Glob(const Identity&, const GlobRequest&) override { return failure; }
   Result<GrepResult> Grep(const Identity&, const GrepRequest&) override { return failure; }
   Result<FsckReport> Fsck(bool) override { return failure; }
+  Result<ConsistencyReport> CheckConsistency(const Identity&, std::string_view) override {
+    return failure;
+  }
   Result<std::string> TempUpload(const Identity&, std::string_view, std::string_view) override {
     return failure;
   }

@@ -279,7 +279,6 @@ TEST(UnbuiltRoutesTest, OpenVikingRoutesNotBuiltAreKnownOthersAreNot) {
            {"GET", "/api/v1/acl"},
            {"POST", "/api/v1/acl/grant"},
            {"GET", "/api/v1/stats/sessions/s1"},
-           {"POST", "/api/v1/system/consistency"},
            {"POST", "/api/v1/content/batch-write"},
            {"POST", "/api/v1/search/recall"},
            {"POST", "/api/v1/admin/migrate"},
@@ -293,6 +292,8 @@ TEST(UnbuiltRoutesTest, OpenVikingRoutesNotBuiltAreKnownOthersAreNot) {
            {"GET", "/api/v1/packs"},
            {"POST", "/api/v1/pack/export"},  // built (routes_pack.cc)
            {"POST", "/api/v1/pack/import"},
+           {"POST", "/api/v1/system/consistency"},  // built (routes_system.cc)
+           {"POST", "/api/v1/system/backend/sync-status"},
            {"POST", "/api/v1/system/consistency/x"},
            {"GET", "/api/v1/admin/accounts/a1/users"},
            {"GET", "/api/v1/admin/accounts//settings"},

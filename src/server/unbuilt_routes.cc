@@ -12,7 +12,7 @@ struct UnbuiltRoute {
   std::string_view pattern;
 };
 
-constexpr std::array<UnbuiltRoute, 19> kUnbuilt = {{
+constexpr std::array<UnbuiltRoute, 17> kUnbuilt = {{
     {"*", "/api/v1/snapshot/**"},
     {"*", "/api/v1/acl/**"},
     {"*", "/api/v1/user-settings/**"},
@@ -22,9 +22,7 @@ constexpr std::array<UnbuiltRoute, 19> kUnbuilt = {{
     {"*", "/api/v1/openviking-assets/**"},
     {"*", "/api/v1/auth/**"},  // OAuth
     {"*", "/api/v1/debug/vector/**"},
-    {"*", "/api/v1/system/backend/**"},
     {"*", "/api/v1/system/sync/**"},
-    {"POST", "/api/v1/system/consistency"},
     {"POST", "/api/v1/content/batch-write"},
     {"POST", "/api/v1/search/recall"},
     {"POST", "/api/v1/admin/migrate"},

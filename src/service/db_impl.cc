@@ -248,6 +248,10 @@ Result<WriteResult> DbImpl::Write(const Identity& who, const WriteRequest& reque
 
 Result<FsckReport> DbImpl::Fsck(bool repair) { return upkeep_->Fsck(repair); }
 
+Result<ConsistencyReport> DbImpl::CheckConsistency(const Identity& who, std::string_view uri) {
+  return reader_->CheckConsistency(who, uri);
+}
+
 // ---- resources and find ----
 
 Result<std::string> DbImpl::TempUpload(const Identity& who, std::string_view filename,

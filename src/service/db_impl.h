@@ -93,6 +93,7 @@ class DbImpl final : public Db {
   Result<GlobResult> Glob(const Identity& who, const GlobRequest& request) override;
   Result<GrepResult> Grep(const Identity& who, const GrepRequest& request) override;
   Result<FsckReport> Fsck(bool repair) override;
+  Result<ConsistencyReport> CheckConsistency(const Identity& who, std::string_view uri) override;
   Result<std::string> TempUpload(const Identity& who, std::string_view filename,
                                  std::string_view bytes) override;
   Result<AddResourceResult> AddResource(const Identity& who,

@@ -80,6 +80,9 @@ class FsReader {
   Result<GlobResult> Glob(const Identity& who, const GlobRequest& request);
   Result<GrepResult> Grep(const Identity& who, const GrepRequest& request);
 
+  // Db::CheckConsistency (fs_consistency.cc).
+  Result<ConsistencyReport> CheckConsistency(const Identity& who, std::string_view uri);
+
  private:
   Result<VikingUri> Resolve(const Identity& who, std::string_view text) {
     return resolver_->Resolve(who, text);

@@ -124,6 +124,12 @@ int NamespaceRootDepth(std::string_view path) {
   return 0;
 }
 
+bool IsIndexedPath(std::string_view path) {
+  const int root = NamespaceRootDepth(path);
+  return root > 0 && static_cast<int>(PathSegments(path).size()) >= root &&
+         !PathHasHiddenSegment(path);
+}
+
 bool IsSessionExcerptName(std::string_view name) {
   constexpr std::string_view kPrefix = "excerpt_";
   constexpr std::string_view kSuffix = ".md";

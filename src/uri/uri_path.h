@@ -82,6 +82,10 @@ bool PathHasHiddenSegment(std::string_view path);
 // sessions, transcripts, unknown scopes).
 int NamespaceRootDepth(std::string_view path);
 
+// True for the paths that get index records: a namespace root or a node
+// below it (NamespaceRootDepth), with no hidden segment.
+bool IsIndexedPath(std::string_view path);
+
 // True for the name of a conversation excerpt a commit writes into a
 // session archive ("excerpt_0001.md": digits between the prefix and ".md";
 // session/archive_excerpts.h).

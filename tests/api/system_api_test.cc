@@ -111,6 +111,37 @@ TEST_F(SystemApiTest, WaitReturnsPerQueueStatusOnceTheWorkIsDone) {
   EXPECT_EQ(Post("/api/v1/system/wait", "").status, 200);
 }
 
+// POST /system/consistency answers OpenViking's shape (its installer and
+// agent plugins read `ok`); the backend sync routes answer that nothing
+// waits to be synced (Skald has one store).
+TEST_F(SystemApiTest, ConsistencyAndBackendSyncAnswerOpenVikingsShapes) {
+  Create(Root() + "/note.md", "the quick brown fox jumps over the lazy dog");
+  ASSERT_EQ(PostJson("/api/v1/system/wait", {{"timeout", 60}}).status, 200);
+  Reply r = PostJson("/api/v1/system/consistency", {{"uri", Root()}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const Json& c = r.json["result"];
+  EXPECT_EQ(c["ok"], true) << r.raw;
+  EXPECT_EQ(c["expected_count"], 3) << r.raw;  // the directory's L0 and L1, the file's L2
+  EXPECT_EQ(c["missing_record_count"], 0) << r.raw;
+  EXPECT_EQ(c["missing_records"], Json::array()) << r.raw;
+  EXPECT_EQ(c["missing_records_truncated"], false) << r.raw;
+
+  EXPECT_EQ(PostJson("/api/v1/system/consistency", Json::object()).status, 400);
+  EXPECT_EQ(PostJson("/api/v1/system/consistency", {{"uri", 7}}).status, 400);
+  EXPECT_EQ(PostJson("/api/v1/system/consistency", {{"uri", Root()}, {"extra", 1}}).status, 400);
+  Reply missing = PostJson("/api/v1/system/consistency", {{"uri", Root() + "/none"}});
+  EXPECT_EQ(missing.status, 404) << missing.raw;
+
+  Reply status = PostJson("/api/v1/system/backend/sync-status", {{"uri", "viking://resources"}});
+  ASSERT_EQ(status.status, 200) << status.raw;
+  EXPECT_EQ(status.json["result"], (Json{{"path", "viking://resources"}, {"entry_count", 0}}));
+  Reply retry = PostJson("/api/v1/system/backend/sync-retry", {{"uri", "viking://resources"}});
+  ASSERT_EQ(retry.status, 200) << retry.raw;
+  EXPECT_EQ(retry.json["result"],
+            (Json{{"path", "viking://resources"}, {"retried", 0}, {"failed", 0}}));
+  EXPECT_EQ(PostJson("/api/v1/system/backend/sync-status", Json::object()).status, 400);
+}
+
 TEST_F(SystemApiTest, WaitRejectsBadInput) {
   Reply bad = PostJson("/api/v1/system/wait", {{"timeout", "soon"}});
   ASSERT_EQ(bad.status, 400) << bad.raw;
