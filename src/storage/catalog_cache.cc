@@ -1,11 +1,10 @@
 // Catalog: the embedding cache (table `embed_cache`), per account, so that
 // re-adding unchanged text costs no embedder call. Layout: docs/format/catalog.md.
 
-#include "storage/catalog.h"
-
 #include <algorithm>
 #include <cmath>
 
+#include "storage/catalog.h"
 #include "storage/catalog_internal.h"
 
 namespace skald {
@@ -13,8 +12,7 @@ namespace skald {
 using namespace catalog_internal;  // NOLINT: part of the catalog itself
 
 Result<std::vector<std::optional<std::vector<float>>>> Catalog::GetCachedEmbeddings(
-    std::string_view account, std::string_view embedder,
-    std::span<const std::string> text_hashes) {
+    std::string_view account, std::string_view embedder, std::span<const std::string> text_hashes) {
   std::vector<std::optional<std::vector<float>>> out(text_hashes.size());
   if (text_hashes.empty()) return out;
   Impl::Lease lease(impl_.get());
@@ -97,15 +95,41 @@ Result<uint64_t> Catalog::DeleteEmbeddingCacheOf(std::string_view account,
 
 Result<std::vector<std::pair<std::string, std::string>>> Catalog::EmbeddingCacheKeysWith(
     std::string_view fragment) {
+  // A skip scan over the primary key: one seek per account and one per
+  // (account, embedder), never a pass over the entries (200,000 cached
+  // vectors, 940 MB, took 2.2 s to read at every open, cold). The explicit
+  // `account = ? AND embedder > ?` form seeks; SQLite 3.40's row-value
+  // comparison `(account, embedder) > (?, ?)` walks the equal prefix.
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
-  Stmt s(db, "SELECT DISTINCT account, embedder FROM embed_cache WHERE instr(embedder, ?) > 0");
-  if (!s.prepared()) return SqlError(db, "list embedding cache keys");
-  s.Bind(1, fragment);
+  Stmt next_account(db,
+                    "SELECT account FROM embed_cache WHERE account > ? ORDER BY account LIMIT 1");
+  Stmt next_embedder(db,
+                     "SELECT embedder FROM embed_cache WHERE account = ? AND embedder > ? "
+                     "ORDER BY embedder LIMIT 1");
+  if (!next_account.prepared() || !next_embedder.prepared()) {
+    return SqlError(db, "list embedding cache keys");
+  }
   std::vector<std::pair<std::string, std::string>> keys;
-  int rc = SQLITE_ROW;
-  while ((rc = s.Step()) == SQLITE_ROW) keys.emplace_back(s.Text(0), s.Text(1));
-  if (rc != SQLITE_DONE) return SqlError(db, "list embedding cache keys");
+  std::string account;  // "" sorts before every account
+  while (true) {
+    next_account.Reset();
+    next_account.Bind(1, account);
+    int rc = next_account.Step();
+    if (rc == SQLITE_DONE) break;
+    if (rc != SQLITE_ROW) return SqlError(db, "list embedding cache keys");
+    account = next_account.Text(0);
+    std::string embedder;
+    while (true) {
+      next_embedder.Reset();
+      next_embedder.Bind(1, account).Bind(2, embedder);
+      rc = next_embedder.Step();
+      if (rc == SQLITE_DONE) break;
+      if (rc != SQLITE_ROW) return SqlError(db, "list embedding cache keys");
+      embedder = next_embedder.Text(0);
+      if (embedder.find(fragment) != std::string::npos) keys.emplace_back(account, embedder);
+    }
+  }
   return keys;
 }
 

@@ -289,6 +289,34 @@ TEST_F(RecordsTest, BumpActiveCountOnceCountsAKeyOnce) {
   EXPECT_TRUE(catalog_->GetMeta("active_count_bumped/task-2")->has_value());
 }
 
+// The distinct (account, embedder) keys whose embedder holds a fragment,
+// found by seeking (EmbeddingCacheKeysWith), with many entries per key.
+TEST_F(RecordsTest, EmbeddingCacheKeysWithAFragmentAreEachListedOnce) {
+  std::vector<std::string> hashes;
+  std::vector<std::vector<float>> vectors;
+  for (int i = 0; i < 50; ++i) {
+    hashes.push_back("h" + std::to_string(i));
+    vectors.push_back({float(i)});
+  }
+  for (const char* account : {"acct", "bob", "zed"}) {
+    for (const char* embedder : {"openai:small", "openai:small#ovpack:b1", "openai:small#ovpack:b2",
+                                 "zz#ovpack:b3"}) {
+      if (std::string(account) == "bob" && std::string(embedder) != "openai:small") continue;
+      ASSERT_TRUE(catalog_->PutCachedEmbeddings(account, embedder, hashes, vectors).ok());
+    }
+  }
+  auto keys = catalog_->EmbeddingCacheKeysWith("#ovpack:");
+  ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+  using Key = std::pair<std::string, std::string>;
+  EXPECT_EQ(*keys, (std::vector<Key>{{"acct", "openai:small#ovpack:b1"},
+                                     {"acct", "openai:small#ovpack:b2"},
+                                     {"acct", "zz#ovpack:b3"},
+                                     {"zed", "openai:small#ovpack:b1"},
+                                     {"zed", "openai:small#ovpack:b2"},
+                                     {"zed", "zz#ovpack:b3"}}));
+  EXPECT_TRUE(catalog_->EmbeddingCacheKeysWith("#nothing:")->empty());
+}
+
 TEST_F(RecordsTest, EmbeddingCacheHitsMissesAndPurge) {
   std::vector<std::string> hashes = {"h1", "h2"};
   std::vector<std::vector<float>> vectors = {{1, 2, 3}, {4, 5, 6}};
