@@ -139,14 +139,27 @@ struct PackImportRequest {
   std::string vector_mode = "auto";  // auto | recompute | require (refused: vectors are remade)
 };
 
+// The nodes a glob matched, sorted by URI: each as an `ls` entry (rel_path
+// relative to the request's `uri`; abstract empty; tags with
+// GlobRequest::include_tags or a tags filter).
 struct GlobResult {
-  std::vector<std::string> matches;  // canonical URIs, sorted
+  std::vector<LsEntry> matches;
+
+  // The URIs of `matches`, in order.
+  std::vector<std::string> uris() const {
+    std::vector<std::string> out;
+    out.reserve(matches.size());
+    for (const LsEntry& match : matches) out.push_back(match.node.uri);
+    return out;
+  }
 };
 
 struct GrepMatch {
   std::string uri;
   int64_t line = 0;  // 1-based
   std::string content;
+  // The file's search tags, with GrepRequest::include_tags or a tags filter.
+  std::optional<std::vector<std::string>> tags = std::nullopt;
 };
 
 struct GrepResult {

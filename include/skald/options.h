@@ -145,6 +145,11 @@ struct GrepRequest {
   int node_limit = 256;
   // Maximum directory depth below `uri` that is searched.
   int level_limit = 10;
+  // Only files whose node carries every one of these search tags are
+  // scanned (find's filter rules: a malformed tag fails Validate).
+  std::vector<std::string> tags = {};
+  // Each match carries its file's tags (GrepMatch::tags); implied by `tags`.
+  bool include_tags = false;
 
   Status Validate() const;
 };
@@ -154,6 +159,11 @@ struct GlobRequest {
   std::string uri = "viking://";
   // Maximum number of matches returned.
   int node_limit = 256;
+  // Only entries whose node carries every one of these search tags, before
+  // node_limit applies (find's filter rules: a malformed tag fails Validate).
+  std::vector<std::string> tags = {};
+  // Each match carries its node's tags (LsEntry::tags); implied by `tags`.
+  bool include_tags = false;
 
   Status Validate() const;
 };

@@ -3,6 +3,7 @@
 // unknown fields (extra="forbid").
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -34,45 +35,7 @@ int NodeLimit(const std::optional<int64_t>& value, ValidationErrors* errors) {
   return ClampToInt(*value);
 }
 
-// Body {pattern, uri="viking://", node_limit=256}.
-void Glob(Call& call) {
-  std::optional<Json> body = call.BodyObject();
-  if (!body.has_value()) return;
-  ValidationErrors errors;
-  BodyReader b(*body, &errors);
-  GlobRequest request;
-  request.pattern = b.RequiredString("pattern");
-  request.uri = b.String("uri", "viking://");
-  request.node_limit = NodeLimit(b.NullableInt("node_limit", 256), &errors);
-  if (!errors.empty()) return call.FailValidation(errors);
-
-  Result<GlobResult> result = call.db().Glob(call.who(), request);
-  if (!result.ok()) return call.Fail(result.status());
-  call.Ok(GlobToJson(*result));
-}
-
-// Body {uri, pattern, exclude_uri?, case_insensitive=false, node_limit=256, level_limit=10}.
-void Grep(Call& call) {
-  std::optional<Json> body = call.BodyObject();
-  if (!body.has_value()) return;
-  ValidationErrors errors;
-  BodyReader b(*body, &errors);
-  GrepRequest request;
-  request.uri = b.RequiredString("uri");
-  request.exclude_uri = b.OptionalString("exclude_uri").value_or("");
-  request.pattern = b.RequiredString("pattern");
-  request.case_insensitive = b.Bool("case_insensitive", false);
-  request.node_limit = NodeLimit(b.NullableInt("node_limit", 256), &errors);
-  request.level_limit = ClampToInt(b.Int("level_limit", 10));
-  errors.CheckAtMost("body", "level_limit", request.level_limit, kMaxLevelLimit);
-  if (!errors.empty()) return call.FailValidation(errors);
-
-  Result<GrepResult> result = call.db().Grep(call.who(), request);
-  if (!result.ok()) return call.Fail(result.status());
-  call.Ok(GrepToJson(*result));
-}
-
-// ---- find / search ----------------------------------------------------------
+// ---- shared body fields -----------------------------------------------------
 
 void AddFieldError(ValidationErrors* errors, std::string_view name, std::string message,
                    std::string type) {
@@ -161,6 +124,79 @@ std::vector<std::string> Tags(const Json& body, ValidationErrors* errors) {
   }
   return std::move(*normalized);
 }
+
+// ---- glob / grep ------------------------------------------------------------
+
+// glob's `extra_fields: Optional[list[str]]`, each a name of EntryFieldNames().
+// Absent or null -> nullopt.
+std::optional<std::vector<std::string>> ExtraFields(const Json& body, BodyReader& b,
+                                                    ValidationErrors* errors) {
+  auto it = body.find("extra_fields");
+  if (it == body.end() || it->is_null()) return std::nullopt;
+  std::optional<std::vector<std::string>> fields = b.StringList("extra_fields", false);
+  if (!fields) return std::nullopt;
+  const std::span<const std::string_view> known = EntryFieldNames();
+  for (const std::string& name : *fields) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    AddFieldError(errors, "extra_fields",
+                  fmt::format("Unknown field '{}' (supported: {})", name, fmt::join(known, ", ")),
+                  "value_error");
+    return std::nullopt;
+  }
+  return fields;
+}
+
+// Body {pattern, uri="viking://", node_limit=256, tags?, include_tags=false,
+// extra_fields?}. Matches are URI strings unless extra_fields or include_tags
+// asks for objects.
+void Glob(Call& call) {
+  std::optional<Json> body = call.BodyObject();
+  if (!body.has_value()) return;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  GlobRequest request;
+  request.pattern = b.RequiredString("pattern");
+  request.uri = b.String("uri", "viking://");
+  request.node_limit = NodeLimit(b.NullableInt("node_limit", 256), &errors);
+  request.tags = Tags(*body, &errors);
+  request.include_tags = b.Bool("include_tags", false);
+  std::optional<std::vector<std::string>> fields = ExtraFields(*body, b, &errors);
+  if (!errors.empty()) return call.FailValidation(errors);
+  if (fields && std::find(fields->begin(), fields->end(), "tags") != fields->end()) {
+    request.include_tags = true;
+  }
+  if (request.include_tags && !fields) fields.emplace();
+
+  Result<GlobResult> result = call.db().Glob(call.who(), request);
+  if (!result.ok()) return call.Fail(result.status());
+  call.Ok(GlobToJson(*result, fields));
+}
+
+// Body {uri, pattern, exclude_uri?, case_insensitive=false, node_limit=256, level_limit=10,
+// tags?, include_tags=false}.
+void Grep(Call& call) {
+  std::optional<Json> body = call.BodyObject();
+  if (!body.has_value()) return;
+  ValidationErrors errors;
+  BodyReader b(*body, &errors);
+  GrepRequest request;
+  request.uri = b.RequiredString("uri");
+  request.exclude_uri = b.OptionalString("exclude_uri").value_or("");
+  request.pattern = b.RequiredString("pattern");
+  request.case_insensitive = b.Bool("case_insensitive", false);
+  request.node_limit = NodeLimit(b.NullableInt("node_limit", 256), &errors);
+  request.level_limit = ClampToInt(b.Int("level_limit", 10));
+  errors.CheckAtMost("body", "level_limit", request.level_limit, kMaxLevelLimit);
+  request.tags = Tags(*body, &errors);
+  request.include_tags = b.Bool("include_tags", false);
+  if (!errors.empty()) return call.FailValidation(errors);
+
+  Result<GrepResult> result = call.db().Grep(call.who(), request);
+  if (!result.ok()) return call.Fail(result.status());
+  call.Ok(GrepToJson(*result));
+}
+
+// ---- find / search ----------------------------------------------------------
 
 // Fields find and search share.
 struct FindBody {

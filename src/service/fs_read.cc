@@ -1,10 +1,10 @@
 // Read-only file-system operations: ls, tree, stat, read, download,
 // abstract, overview.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "common/strings.h"
 #include "ingest/sidecar.h"
@@ -124,8 +124,8 @@ Result<std::optional<std::string>> FsReader::ReadSidecarBody(const Identity& who
   return std::optional<std::string>(ParseSidecar(*bytes).body);
 }
 
-Result<std::vector<CatalogNode>> FsReader::WalkVisible(const Identity& who,
-                                                        const VikingUri& base, int max_depth) {
+Result<std::vector<CatalogNode>> FsReader::WalkVisible(const Identity& who, const VikingUri& base,
+                                                       int max_depth) {
   // Descendants of `path` down to `depth` (direct children by their index).
   auto descendants = [&](std::string_view path, int depth) {
     return depth == 1 ? catalog_->ListChildren(who.account, path)
@@ -214,13 +214,10 @@ Result<std::vector<LsEntry>> FsReader::List(const Identity& who, const VikingUri
     std::vector<std::pair<VikingUri, CatalogNode>> kept;
     for (auto& entry : found) {
       if (kept.size() == static_cast<size_t>(options.node_limit)) break;
-      SKALD_ASSIGN_OR_RETURN(std::vector<std::string> tags,
-                             NodeTags(*catalog_, who.account, entry.first.str()));
-      const bool matches = std::all_of(wanted.begin(), wanted.end(), [&](const std::string& t) {
-        return std::find(tags.begin(), tags.end(), t) != tags.end();
-      });
-      if (!matches) continue;
-      tags_of.push_back(std::move(tags));
+      SKALD_ASSIGN_OR_RETURN(auto tags,
+                             TagsIfMatching(*catalog_, who.account, entry.first.str(), wanted));
+      if (!tags) continue;
+      tags_of.push_back(std::move(*tags));
       kept.push_back(std::move(entry));
     }
     found = std::move(kept);
@@ -273,7 +270,8 @@ Result<std::string> FsReader::Read(const Identity& who, const VikingUri& uri, in
   std::vector<std::string_view> lines = SplitLinesKeepEnds(bytes);
   std::string out;
   size_t begin = std::min(static_cast<size_t>(offset), lines.size());
-  size_t end = limit < 0 ? lines.size() : std::min(lines.size(), begin + static_cast<size_t>(limit));
+  size_t end =
+      limit < 0 ? lines.size() : std::min(lines.size(), begin + static_cast<size_t>(limit));
   for (size_t i = begin; i < end; ++i) out += lines[i];
   return out;
 }

@@ -1,11 +1,15 @@
 // Search over file names and contents: glob and grep.
 
+#include <fmt/format.h>
 #include <re2/re2.h>
 
-#include <fmt/format.h>
+#include <algorithm>
+#include <utility>
 
 #include "common/strings.h"
+#include "common/tags.h"
 #include "service/fs_engine.h"
+#include "service/tag_ops.h"
 #include "uri/glob_pattern.h"
 #include "uri/uri_path.h"
 
@@ -33,14 +37,13 @@ Result<GlobResult> FsReader::Glob(const Identity& who, const GlobRequest& reques
   // Walk only below the pattern's literal prefix, and no deeper than it reaches.
   std::string walk_root(base.path());
   if (!pattern.literal_prefix().empty()) {
-    walk_root = walk_root.empty() ? pattern.literal_prefix()
-                                  : walk_root + "/" + pattern.literal_prefix();
+    walk_root =
+        walk_root.empty() ? pattern.literal_prefix() : walk_root + "/" + pattern.literal_prefix();
   }
   int max_depth = 0;
   if (!pattern.recursive()) {
-    size_t prefix_segments = pattern.literal_prefix().empty()
-                                 ? 0
-                                 : Split(pattern.literal_prefix(), '/').size();
+    size_t prefix_segments =
+        pattern.literal_prefix().empty() ? 0 : Split(pattern.literal_prefix(), '/').size();
     max_depth = static_cast<int>(pattern.segment_count() - prefix_segments);
     if (max_depth <= 0) max_depth = 1;
   }
@@ -60,18 +63,31 @@ Result<GlobResult> FsReader::Glob(const Identity& who, const GlobRequest& reques
     }
   }
   size_t base_len = base.is_root() ? 0 : base.path().size() + 1;
-  GlobResult result;
+  std::vector<std::pair<VikingUri, const CatalogNode*>> found;
   for (const CatalogNode& row : rows) {
     std::string_view rel = std::string_view(row.path).substr(std::min(base_len, row.path.size()));
     if (rel.empty() || PathHasHiddenSegment(rel)) continue;
     if (!pattern.Matches(rel)) continue;
     VikingUri uri = VikingUri::FromSegments(Split(row.path, '/'));
     if (base.is_root() && !IsPublicScope(uri.scope())) continue;
-    result.matches.push_back(uri.str());
+    found.emplace_back(std::move(uri), &row);
   }
-  std::sort(result.matches.begin(), result.matches.end());
-  if (result.matches.size() > static_cast<size_t>(request.node_limit)) {
-    result.matches.resize(static_cast<size_t>(request.node_limit));
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.first.str() < b.first.str(); });
+  // The tag filter applies before the limit.
+  const std::vector<std::string> wanted = NormalizeTagsLeniently(request.tags);
+  const bool with_tags = request.include_tags || !wanted.empty();
+  GlobResult result;
+  for (const auto& [uri, row] : found) {
+    if (result.matches.size() == static_cast<size_t>(request.node_limit)) break;
+    LsEntry entry;
+    if (with_tags) {
+      SKALD_ASSIGN_OR_RETURN(entry.tags, TagsIfMatching(*catalog_, who.account, uri.str(), wanted));
+      if (!entry.tags) continue;
+    }
+    entry.node = ToNodeInfo(who, uri, *row);
+    entry.rel_path = row->path.substr(std::min(base_len, row->path.size()));
+    result.matches.push_back(std::move(entry));
   }
   return result;
 }
@@ -103,16 +119,24 @@ Result<GrepResult> FsReader::Grep(const Identity& who, const GrepRequest& reques
     files.push_back(base_node);
   }
   size_t base_len = base.is_root() ? 0 : base.path().size() + 1;
+  // Files whose tags do not match are not scanned (nor counted as scanned).
+  const std::vector<std::string> wanted = NormalizeTagsLeniently(request.tags);
+  const bool with_tags = request.include_tags || !wanted.empty();
   GrepResult result;
   for (const CatalogNode& row : files) {
     if (row.is_dir) continue;
     VikingUri uri = VikingUri::FromSegments(Split(row.path, '/'));
-    std::string_view rel = base_node.is_dir
-                               ? std::string_view(row.path).substr(std::min(base_len, row.path.size()))
-                               : std::string_view();
+    std::string_view rel =
+        base_node.is_dir ? std::string_view(row.path).substr(std::min(base_len, row.path.size()))
+                         : std::string_view();
     if (PathHasHiddenSegment(rel)) continue;
     if (exclude && exclude->Contains(uri)) continue;
     if (base.is_root() && !IsPublicScope(uri.scope())) continue;
+    std::optional<std::vector<std::string>> tags;
+    if (with_tags) {
+      SKALD_ASSIGN_OR_RETURN(tags, TagsIfMatching(*catalog_, who.account, uri.str(), wanted));
+      if (!tags) continue;
+    }
     auto bytes = content_->ReadFile(who.account, row.path);
     if (bytes.status().code() == StatusCode::kNotFound) continue;  // deleted meanwhile
     if (!bytes.ok()) return bytes.status();
@@ -123,15 +147,14 @@ Result<GrepResult> FsReader::Grep(const Identity& who, const GrepRequest& reques
     size_t start = 0;
     while (start < text.size()) {
       size_t eol = text.find('\n', start);
-      std::string_view line = text.substr(start, eol == std::string_view::npos
-                                                     ? std::string_view::npos
-                                                     : eol - start);
+      std::string_view line =
+          text.substr(start, eol == std::string_view::npos ? std::string_view::npos : eol - start);
       ++line_no;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       if (RE2::PartialMatch(line, re)) {
         ++result.match_count;
         if (result.matches.size() < static_cast<size_t>(request.node_limit)) {
-          result.matches.push_back(GrepMatch{uri.str(), line_no, std::string(line)});
+          result.matches.push_back(GrepMatch{uri.str(), line_no, std::string(line), tags});
         }
       }
       if (eol == std::string_view::npos) break;

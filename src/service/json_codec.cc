@@ -253,17 +253,53 @@ Json WriteToJson(const WriteResult& result, bool waited) {
   return out;
 }
 
-Json GlobToJson(const GlobResult& result) {
+namespace {
+
+constexpr std::string_view kEntryFieldNames[] = {"uri",   "name",     "size", "mode", "modTime",
+                                                 "isDir", "rel_path", "tags", "type"};
+
+// The value of one EntryFieldNames() field of `entry`.
+Json EntryField(const LsEntry& entry, std::string_view name) {
+  const NodeInfo& node = entry.node;
+  if (name == "uri") return node.uri;
+  if (name == "name") return node.name;
+  if (name == "size") return node.is_dir ? 0 : node.size;
+  if (name == "mode") return node.mode;
+  if (name == "modTime") return FormatRfc3339(node.mtime_ns);
+  if (name == "isDir") return node.is_dir;
+  if (name == "rel_path") return entry.rel_path;
+  if (name == "tags") return entry.tags.value_or(std::vector<std::string>());
+  return node.is_dir ? "directory" : "file";  // "type"
+}
+
+}  // namespace
+
+std::span<const std::string_view> EntryFieldNames() { return kEntryFieldNames; }
+
+Json GlobToJson(const GlobResult& result, const std::optional<std::vector<std::string>>& fields) {
+  Json matches = Json::array();
+  for (const LsEntry& entry : result.matches) {
+    if (!fields) {
+      matches.push_back(entry.node.uri);
+      continue;
+    }
+    Json match = {{"uri", entry.node.uri}};
+    for (const std::string& name : *fields) match[name] = EntryField(entry, name);
+    if (entry.tags) match["tags"] = *entry.tags;
+    matches.push_back(std::move(match));
+  }
   Json out = Json::object();
-  out["matches"] = result.matches;
-  out["count"] = result.matches.size();
+  out["count"] = matches.size();
+  out["matches"] = std::move(matches);
   return out;
 }
 
 Json GrepToJson(const GrepResult& result) {
   Json matches = Json::array();
   for (const GrepMatch& match : result.matches) {
-    matches.push_back({{"uri", match.uri}, {"line", match.line}, {"content", match.content}});
+    Json item = {{"uri", match.uri}, {"line", match.line}, {"content", match.content}};
+    if (match.tags) item["tags"] = *match.tags;
+    matches.push_back(std::move(item));
   }
   Json out = Json::object();
   out["matches"] = std::move(matches);

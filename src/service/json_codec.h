@@ -8,6 +8,9 @@
 // Thread safety: pure functions.
 
 #include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -39,9 +42,18 @@ Json WriteToJson(const WriteResult& result, bool waited);
 
 // OpenViking's `queue_status` after wait=true: what each of its queues
 // QueueStatusJson (ingest/ingest_jobs.h): OpenViking's queue_status.
-// {matches:[uri...], count}
-Json GlobToJson(const GlobResult& result);
-// {matches:[{uri,line,content}], count, match_count, files_scanned}
+// The fields a glob match object can carry (glob's `extra_fields`), named as
+// `fs/ls` output=original names them: uri, name, size, mode, modTime (RFC3339),
+// isDir, rel_path, tags, and type ("file" or "directory").
+std::span<const std::string_view> EntryFieldNames();
+// {matches, count}. Without `fields` each match is its URI (OpenViking's
+// answer when neither extra_fields nor include_tags is sent); with them, an
+// object holding `uri`, each of `fields` in order, and `tags` when the entry
+// carries them. REQUIRES: every name in `fields` is in EntryFieldNames().
+Json GlobToJson(const GlobResult& result,
+                const std::optional<std::vector<std::string>>& fields = std::nullopt);
+// {matches:[{uri,line,content} (+tags when the match has them)], count,
+// match_count, files_scanned}
 Json GrepToJson(const GrepResult& result);
 // {nodes_checked, clean, issues:[{kind,account,uri,detail,repaired}]}
 Json FsckToJson(const FsckReport& report);

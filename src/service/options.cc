@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "common/tags.h"
+
 namespace skald {
 
 Status DbOptions::Validate() const {
@@ -39,7 +41,7 @@ Status GrepRequest::Validate() const {
   if (level_limit < 1) {
     return Status::InvalidArgument(fmt::format("level_limit must be >= 1, got {}", level_limit));
   }
-  return Status::Ok();
+  return NormalizeTags(tags).status();
 }
 
 Status GlobRequest::Validate() const {
@@ -47,7 +49,7 @@ Status GlobRequest::Validate() const {
   if (node_limit < 1) {
     return Status::InvalidArgument(fmt::format("node_limit must be >= 1, got {}", node_limit));
   }
-  return Status::Ok();
+  return NormalizeTags(tags).status();
 }
 
 }  // namespace skald

@@ -1,10 +1,10 @@
 #include "service/tag_ops.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <set>
 #include <utility>
-
-#include <spdlog/spdlog.h>
 
 #include "ingest/ingest_jobs.h"
 #include "uri/access.h"
@@ -96,6 +96,18 @@ Result<std::vector<std::string>> NodeTags(Catalog& catalog, std::string_view acc
     }
   }
   return seen;
+}
+
+Result<std::optional<std::vector<std::string>>> TagsIfMatching(
+    Catalog& catalog, std::string_view account, std::string_view uri,
+    std::span<const std::string> wanted) {
+  SKALD_ASSIGN_OR_RETURN(std::vector<std::string> tags, NodeTags(catalog, account, uri));
+  for (const std::string& tag : wanted) {
+    if (std::find(tags.begin(), tags.end(), tag) == tags.end()) {
+      return std::optional<std::vector<std::string>>();
+    }
+  }
+  return std::optional<std::vector<std::string>>(std::move(tags));
 }
 
 Result<NodeAttrs> TagOps::Attrs(std::string_view account, const VikingUri& uri) {

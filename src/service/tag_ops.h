@@ -15,6 +15,7 @@
 // job, which carries the tags it read before.
 
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,6 +33,14 @@ namespace skald {
 // each once (normalised; malformed stored tags left out).
 Result<std::vector<std::string>> NodeTags(Catalog& catalog, std::string_view account,
                                           std::string_view uri);
+
+// NodeTags of `uri` when they hold every tag of `wanted` (normalised, as
+// NormalizeTags gives them; empty: any node), nullopt when one is missing.
+// What listings, glob and grep filter on and show.
+Result<std::optional<std::vector<std::string>>> TagsIfMatching(Catalog& catalog,
+                                                               std::string_view account,
+                                                               std::string_view uri,
+                                                               std::span<const std::string> wanted);
 
 class TagOps {
  public:

@@ -104,16 +104,15 @@ class IsolationApiTest : public ::testing::Test {
   }
 
   void Write(const std::string& key, const std::string& uri, const std::string& content) {
-    Reply r = Send("POST", "/api/v1/content/write", KeyHeaders(key),
-                   Json{{"uri", uri}, {"content", content}, {"mode", "create"}, {"wait", true}}
-                       .dump());
+    Reply r =
+        Send("POST", "/api/v1/content/write", KeyHeaders(key),
+             Json{{"uri", uri}, {"content", content}, {"mode", "create"}, {"wait", true}}.dump());
     ASSERT_EQ(r.status, 200) << uri << ": " << r.raw;
   }
 
   // The attackers of `victim` data: every other user, each also with spoofed
   // headers claiming to be the victim.
-  std::vector<Caller> Attackers(const std::string& victim_account,
-                                const std::string& victim_user) {
+  std::vector<Caller> Attackers(const std::string& victim_account, const std::string& victim_user) {
     std::vector<Caller> out;
     const std::vector<std::pair<std::string, std::string>> users = {
         {"bob", bob_}, {"carol", carol_}, {"alice", alice_}};
@@ -176,10 +175,10 @@ class IsolationApiTest : public ::testing::Test {
       no_leak(r, route, /*names_request=*/true);
       same_as_missing(route, file_uri, r);
     }
-    for (const std::string& route : {std::string("/api/v1/content/abstract?uri="),
-                                     std::string("/api/v1/content/overview?uri="),
-                                     std::string("/api/v1/fs/ls?uri="),
-                                     std::string("/api/v1/fs/tree?uri=")}) {
+    for (const std::string& route :
+         {std::string("/api/v1/content/abstract?uri="),
+          std::string("/api/v1/content/overview?uri="), std::string("/api/v1/fs/ls?uri="),
+          std::string("/api/v1/fs/tree?uri=")}) {
       Reply r = Send("GET", route + Q(dir_uri), caller.headers);
       EXPECT_EQ(r.status, status) << route << dir_uri << ": " << r.raw;
       EXPECT_EQ(r.Code(), code) << r.raw;
@@ -187,8 +186,8 @@ class IsolationApiTest : public ::testing::Test {
       same_as_missing(route, dir_uri, r);
     }
     // Search routes.
-    for (const std::string& route : {std::string("/api/v1/search/find"),
-                                     std::string("/api/v1/search/search")}) {
+    for (const std::string& route :
+         {std::string("/api/v1/search/find"), std::string("/api/v1/search/search")}) {
       // search echoes the query in its query_plan: only the hits count.
       auto hits_only = [](Reply r) {
         if (r.json.is_object() && r.json.contains("result") && r.json["result"].is_object()) {
@@ -216,9 +215,9 @@ class IsolationApiTest : public ::testing::Test {
     EXPECT_EQ(glob.status, 200) << glob.raw;
     no_leak(glob, "glob");
     // Writes into the victim's space do not land.
-    Reply write = Send("POST", "/api/v1/content/write", caller.headers,
-                       Json{{"uri", file_uri}, {"content", "overwritten"}, {"mode", "replace"}}
-                           .dump());
+    Reply write =
+        Send("POST", "/api/v1/content/write", caller.headers,
+             Json{{"uri", file_uri}, {"content", "overwritten"}, {"mode", "replace"}}.dump());
     EXPECT_NE(write.status, 200) << write.raw;
     Reply rm = Send("DELETE", "/api/v1/fs?uri=" + Q(file_uri), caller.headers);
     // rm of an absent path is idempotent (200) but must delete nothing.
@@ -242,12 +241,14 @@ TEST_F(IsolationApiTest, AnotherUsersMemoriesAreInvisibleThroughEveryRoute) {
                     "viking://user/bob/memories");
   }
   // The owners still see their own data after all of that.
-  Reply own = Send("GET", "/api/v1/content/read?uri=" + Q("viking://user/alice/memories/profile.md"),
-                   KeyHeaders(alice_));
+  Reply own =
+      Send("GET", "/api/v1/content/read?uri=" + Q("viking://user/alice/memories/profile.md"),
+           KeyHeaders(alice_));
   ASSERT_EQ(own.status, 200) << own.raw;
   EXPECT_NE(own.raw.find(kAliceMemory), std::string::npos);
-  Reply bob_own = Send("GET", "/api/v1/content/read?uri=" + Q("viking://user/bob/memories/profile.md"),
-                       KeyHeaders(bob_));
+  Reply bob_own =
+      Send("GET", "/api/v1/content/read?uri=" + Q("viking://user/bob/memories/profile.md"),
+           KeyHeaders(bob_));
   ASSERT_EQ(bob_own.status, 200) << bob_own.raw;
   EXPECT_NE(bob_own.raw.find(kBobMemory), std::string::npos);
 }
@@ -271,10 +272,54 @@ TEST_F(IsolationApiTest, AnotherAccountsResourcesAndMemoriesAreInvisible) {
                       KeyHeaders(bob_));
   ASSERT_EQ(shared.status, 200) << shared.raw;
   EXPECT_NE(shared.raw.find(kAcmeResource), std::string::npos);
-  Reply found = Send("POST", "/api/v1/search/find", KeyHeaders(bob_),
-                     Json{{"query", kAcmeResource}}.dump());
+  Reply found =
+      Send("POST", "/api/v1/search/find", KeyHeaders(bob_), Json{{"query", kAcmeResource}}.dump());
   ASSERT_EQ(found.status, 200) << found.raw;
   EXPECT_NE(found.raw.find("viking://resources/acme/plan.md"), std::string::npos) << found.raw;
+}
+
+// A tag filter on grep or glob narrows what the caller may see; it never
+// reaches a file of another user or account that carries the tag.
+TEST_F(IsolationApiTest, TagFiltersOfGrepAndGlobStayInTheCallersSpace) {
+  const std::string memory = "viking://user/alice/memories/profile.md";
+  Reply tagged = Send("POST", "/api/v1/fs/attrs/set_tags", KeyHeaders(alice_),
+                      Json{{"uri", memory}, {"tags", {"pet=quokka"}}}.dump());
+  ASSERT_EQ(tagged.status, 200) << tagged.raw;
+  auto grep = [&](const std::string& key) {
+    return Send("POST", "/api/v1/search/grep", KeyHeaders(key),
+                Json{{"uri", "viking://"},
+                     {"pattern", "."},
+                     {"tags", {"pet=quokka"}},
+                     {"include_tags", true}}
+                    .dump());
+  };
+  auto glob = [&](const std::string& key) {
+    return Send("POST", "/api/v1/search/glob", KeyHeaders(key),
+                Json{{"uri", "viking://"},
+                     {"pattern", "**"},
+                     {"tags", {"pet=quokka"}},
+                     {"extra_fields", {"name", "tags"}}}
+                    .dump());
+  };
+  // The owner finds her file by its tag.
+  Reply own = grep(alice_);
+  ASSERT_EQ(own.status, 200) << own.raw;
+  ASSERT_EQ(own.json["result"]["count"], 1) << own.raw;
+  EXPECT_EQ(own.json["result"]["matches"][0]["uri"], memory);
+  EXPECT_EQ(own.json["result"]["matches"][0]["tags"], Json({"pet=quokka"}));
+  Reply own_glob = glob(alice_);
+  ASSERT_EQ(own_glob.status, 200) << own_glob.raw;
+  EXPECT_EQ(own_glob.json["result"]["matches"],
+            Json::array({{{"uri", memory}, {"name", "profile.md"}, {"tags", {"pet=quokka"}}}}));
+  // Another user of the account and a user of another account: nothing.
+  for (const std::string& key : {bob_, carol_}) {
+    for (const Reply& r : {grep(key), glob(key)}) {
+      ASSERT_EQ(r.status, 200) << r.raw;
+      EXPECT_EQ(r.json["result"]["count"], 0) << r.raw;
+      EXPECT_EQ(r.raw.find("alice"), std::string::npos) << r.raw;
+      EXPECT_EQ(r.raw.find(kAliceMemory), std::string::npos) << r.raw;
+    }
+  }
 }
 
 TEST_F(IsolationApiTest, TasksAndUploadsBelongToTheirUser) {
@@ -289,13 +334,14 @@ TEST_F(IsolationApiTest, TasksAndUploadsBelongToTheirUser) {
 
   // bob cannot claim it, with or without claiming to be alice.
   for (const Caller& caller : Attackers("acme", "alice")) {
-    Reply stolen = Send("POST", "/api/v1/resources", caller.headers,
-                        Json{{"temp_file_id", upload_id}, {"to", "viking://resources/stolen"}}.dump());
+    Reply stolen =
+        Send("POST", "/api/v1/resources", caller.headers,
+             Json{{"temp_file_id", upload_id}, {"to", "viking://resources/stolen"}}.dump());
     EXPECT_NE(stolen.status, 200) << caller.name << ": " << stolen.raw;
   }
-  Reply added = Send("POST", "/api/v1/resources", KeyHeaders(alice_),
-                     Json{{"temp_file_id", upload_id}, {"to", "viking://resources/alice-notes"}}
-                         .dump());
+  Reply added =
+      Send("POST", "/api/v1/resources", KeyHeaders(alice_),
+           Json{{"temp_file_id", upload_id}, {"to", "viking://resources/alice-notes"}}.dump());
   ASSERT_EQ(added.status, 200) << added.raw;
   const std::string task_id = added.json["result"].value("task_id", "");
   ASSERT_FALSE(task_id.empty()) << added.raw;
@@ -315,29 +361,26 @@ TEST_F(IsolationApiTest, TasksAndUploadsBelongToTheirUser) {
 // A user's own resources root is there to add to on first use, named
 // through the home alias (OpenViking's API tests).
 TEST_F(IsolationApiTest, AUsersFirstResourceGoesIntoTheirOwnResourcesRoot) {
-  httplib::MultipartFormDataItems items = {{"file", "# Short docs\n\nHow to file a report.\n",
-                                            "user_short_docs.md", "text/markdown"}};
+  httplib::MultipartFormDataItems items = {
+      {"file", "# Short docs\n\nHow to file a report.\n", "user_short_docs.md", "text/markdown"}};
   httplib::Result up = client_->Post("/api/v1/resources/temp_upload", KeyHeaders(alice_), items);
   ASSERT_TRUE(up);
   ASSERT_EQ(up->status, 200) << up->body;
   const std::string upload_id = Json::parse(up->body)["result"].value("temp_file_id", "");
-  Reply added = Send("POST", "/api/v1/resources", KeyHeaders(alice_),
-                     Json{{"temp_file_id", upload_id},
-                          {"parent", "viking://~/resources"},
-                          {"wait", true}}
-                         .dump());
+  Reply added = Send(
+      "POST", "/api/v1/resources", KeyHeaders(alice_),
+      Json{{"temp_file_id", upload_id}, {"parent", "viking://~/resources"}, {"wait", true}}.dump());
   ASSERT_EQ(added.status, 200) << added.raw;
   EXPECT_EQ(added.json["result"].value("root_uri", ""),
             "viking://user/alice/resources/user_short_docs")
       << added.raw;
   // Any other parent still has to exist (or create_parent).
-  httplib::Result again =
-      client_->Post("/api/v1/resources/temp_upload", KeyHeaders(alice_), items);
+  httplib::Result again = client_->Post("/api/v1/resources/temp_upload", KeyHeaders(alice_), items);
   ASSERT_TRUE(again);
   const std::string second = Json::parse(again->body)["result"].value("temp_file_id", "");
-  Reply missing = Send("POST", "/api/v1/resources", KeyHeaders(alice_),
-                       Json{{"temp_file_id", second}, {"parent", "viking://~/resources/nope"}}
-                           .dump());
+  Reply missing =
+      Send("POST", "/api/v1/resources", KeyHeaders(alice_),
+           Json{{"temp_file_id", second}, {"parent", "viking://~/resources/nope"}}.dump());
   EXPECT_EQ(missing.status, 404) << missing.raw;
 }
 
@@ -364,8 +407,8 @@ TEST_F(IsolationApiTest, KeysAreCheckedAndRootStaysOutOfTenantData) {
 
   // A newly registered user finds their own (preset) space, and only it.
   const std::string dave = RegisterUser("acme", "dave");
-  Reply dave_users = Send("GET", "/api/v1/fs/ls?uri=" + Q("viking://user") + "&simple=true",
-                          KeyHeaders(dave));
+  Reply dave_users =
+      Send("GET", "/api/v1/fs/ls?uri=" + Q("viking://user") + "&simple=true", KeyHeaders(dave));
   ASSERT_EQ(dave_users.status, 200) << dave_users.raw;
   EXPECT_EQ(dave_users.json["result"], Json::array({"viking://user/dave"})) << dave_users.raw;
   Reply dave_space = Send("GET", "/api/v1/fs/ls?uri=" + Q("viking://user/dave") + "&simple=true",

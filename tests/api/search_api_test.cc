@@ -1,7 +1,10 @@
-// /api/v1/search/{glob,grep}, and the filter DSL of find.
+// /api/v1/search/{glob,grep} (with their tag filters and glob's extra_fields),
+// and the filter DSL of find.
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "api_fixture.h"
 
@@ -106,6 +109,150 @@ TEST_F(SearchApiTest, GrepErrors) {
   Reply bad_flag = PostJson("/api/v1/search/grep",
                             {{"uri", Root()}, {"pattern", "x"}, {"case_insensitive", "perhaps"}});
   EXPECT_EQ(bad_flag.status, 400) << bad_flag.raw;
+}
+
+// `tags` and `include_tags` of grep and glob, and glob's `extra_fields`
+// (what `ov grep/glob --tags` and `ov glob -f name,uri,size,type,tags` send).
+class SearchTagsApiTest : public SearchApiTest {
+ protected:
+  void SetUp() override {
+    SearchApiTest::SetUp();
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(PostJson("/api/v1/system/wait", {{"timeout", 60}}).status, 200);
+    Tag(Root() + "/a.md", {"team=search", "lang=en"});
+    Tag(Root() + "/sub/b.md", {"team=search"});
+  }
+  void Tag(const std::string& uri, const Json& tags) {
+    Reply r = PostJson("/api/v1/fs/attrs/set_tags", {{"uri", uri}, {"tags", tags}});
+    ASSERT_EQ(r.status, 200) << r.raw;
+  }
+  // The `uri` of each match (a string or an object's member).
+  static std::vector<std::string> Uris(const Reply& r) {
+    std::vector<std::string> out;
+    for (const Json& m : r.json["result"]["matches"]) {
+      out.push_back(m.is_string() ? m.get<std::string>() : m.value("uri", ""));
+    }
+    return out;
+  }
+  Reply Grep(Json body) {
+    body["uri"] = Root();
+    return PostJson("/api/v1/search/grep", body);
+  }
+  Reply Glob(Json body) {
+    body["uri"] = Root();
+    return PostJson("/api/v1/search/glob", body);
+  }
+};
+
+TEST_F(SearchTagsApiTest, GrepScansOnlyTaggedFilesAndShowsTheirTags) {
+  // Every tag must match (AND), normalised as find normalises them.
+  Reply both = Grep({{"pattern", "eta"}, {"tags", {"Team=Search", "lang=en"}}});
+  ASSERT_EQ(both.status, 200) << both.raw;
+  EXPECT_EQ(Uris(both), std::vector<std::string>{Root() + "/a.md"});
+  EXPECT_EQ(both.json["result"]["matches"][0]["tags"], Json({"team=search", "lang=en"}));
+  EXPECT_EQ(both.json["result"]["files_scanned"], 1) << "untagged files are not scanned";
+
+  Reply team = Grep({{"pattern", "a"}, {"tags", {"team=search"}}});
+  ASSERT_EQ(team.status, 200) << team.raw;
+  const std::vector<std::string> uris = Uris(team);
+  EXPECT_EQ(std::set<std::string>(uris.begin(), uris.end()),
+            (std::set<std::string>{Root() + "/a.md", Root() + "/sub/b.md"}))
+      << "c.txt has 'gamma' but no tags: " << team.raw;
+  // A comma-separated string is a list too (as find takes it).
+  Reply none = Grep({{"pattern", "a"}, {"tags", "team=search,lang=de"}});
+  ASSERT_EQ(none.status, 200) << none.raw;
+  EXPECT_EQ(none.json["result"]["count"], 0) << none.raw;
+
+  // include_tags alone: every match, with its file's tags ([] when none).
+  Reply all = Grep({{"pattern", "^(gamma|beta again)$"}, {"include_tags", true}});
+  ASSERT_EQ(all.status, 200) << all.raw;
+  ASSERT_EQ(all.json["result"]["count"], 2) << all.raw;
+  for (const Json& m : all.json["result"]["matches"]) {
+    const Json want = m["uri"] == Root() + "/sub/b.md" ? Json({"team=search"}) : Json::array();
+    EXPECT_EQ(m["tags"], want) << m.dump();
+  }
+  // The default answer carries no tags.
+  Reply plain = Grep({{"pattern", "eta"}});
+  ASSERT_EQ(plain.status, 200) << plain.raw;
+  ASSERT_EQ(plain.json["result"]["count"], 2) << plain.raw;
+  EXPECT_FALSE(plain.json["result"]["matches"][0].contains("tags")) << plain.raw;
+}
+
+TEST_F(SearchTagsApiTest, GlobFiltersByTagsAndAnswersObjectsWhenAskedFor) {
+  // A tags filter keeps the default shape: URI strings, filtered before node_limit.
+  Reply team = Glob({{"pattern", "**/*"}, {"tags", {"team=search"}}});
+  ASSERT_EQ(team.status, 200) << team.raw;
+  EXPECT_EQ(team.json["result"]["matches"], Json({Root() + "/a.md", Root() + "/sub/b.md"}));
+  EXPECT_EQ(team.json["result"]["count"], 2);
+  Reply limited = Glob({{"pattern", "**/*"}, {"tags", {"team=search"}}, {"node_limit", 1}});
+  EXPECT_EQ(limited.json["result"]["matches"], Json({Root() + "/a.md"})) << limited.raw;
+  Reply both = Glob({{"pattern", "**/*"}, {"tags", {"team=search", "lang=en"}}});
+  EXPECT_EQ(both.json["result"]["matches"], Json({Root() + "/a.md"})) << both.raw;
+
+  // include_tags: objects {uri, tags}.
+  Reply tagged = Glob({{"pattern", "**/*.md"}, {"include_tags", true}});
+  ASSERT_EQ(tagged.status, 200) << tagged.raw;
+  EXPECT_EQ(tagged.json["result"]["matches"],
+            Json({{{"uri", Root() + "/a.md"}, {"tags", {"team=search", "lang=en"}}},
+                  {{"uri", Root() + "/sub/b.md"}, {"tags", {"team=search"}}}}));
+
+  // extra_fields: the named fields, as `ov glob -f name,uri,size,type,tags` asks.
+  Reply fields =
+      Glob({{"pattern", "**/*.md"}, {"extra_fields", {"name", "uri", "size", "type", "tags"}}});
+  ASSERT_EQ(fields.status, 200) << fields.raw;
+  const Json& a = fields.json["result"]["matches"][0];
+  EXPECT_EQ(a, Json({{"uri", Root() + "/a.md"},
+                     {"name", "a.md"},
+                     {"size", 16},
+                     {"type", "file"},
+                     {"tags", {"team=search", "lang=en"}}}));
+  Reply dirs = Glob({{"pattern", "**"}, {"extra_fields", {"isDir", "type", "rel_path"}}});
+  ASSERT_EQ(dirs.status, 200) << dirs.raw;
+  ASSERT_EQ(dirs.json["result"]["count"], 4) << dirs.raw;
+  EXPECT_EQ(
+      dirs.json["result"]["matches"][1],
+      Json(
+          {{"uri", Root() + "/sub"}, {"isDir", true}, {"type", "directory"}, {"rel_path", "sub"}}));
+  EXPECT_EQ(dirs.json["result"]["matches"][2], Json({{"uri", Root() + "/sub/b.md"},
+                                                     {"isDir", false},
+                                                     {"type", "file"},
+                                                     {"rel_path", "sub/b.md"}}));
+  Reply times = Glob({{"pattern", "*.md"}, {"extra_fields", {"modTime", "mode"}}});
+  ASSERT_EQ(times.status, 200) << times.raw;
+  EXPECT_TRUE(times.json["result"]["matches"][0]["modTime"].is_string()) << times.raw;
+  EXPECT_EQ(times.json["result"]["matches"][0]["mode"], 420) << times.raw;
+
+  // Neither extra_fields nor include_tags: OpenViking's plain answer.
+  Reply plain = Glob({{"pattern", "**/*.md"}, {"extra_fields", nullptr}, {"tags", nullptr}});
+  ASSERT_EQ(plain.status, 200) << plain.raw;
+  EXPECT_EQ(plain.json["result"]["matches"], Json({Root() + "/a.md", Root() + "/sub/b.md"}));
+}
+
+TEST_F(SearchTagsApiTest, BadTagsAndFieldsAre400) {
+  auto expect_400 = [](const Reply& r, const std::string& field) {
+    EXPECT_EQ(r.status, 400) << r.raw;
+    EXPECT_EQ(r.Code(), "INVALID_ARGUMENT") << r.raw;
+    EXPECT_EQ(r.json["error"]["details"]["validation_errors"][0]["loc"],
+              Json::array({"body", field}))
+        << r.raw;
+  };
+  for (const std::string route : {"/api/v1/search/grep", "/api/v1/search/glob"}) {
+    const Json base = {{"uri", Root()}, {"pattern", "a"}};
+    auto with = [&](const char* name, const Json& value) {
+      Json body = base;
+      body[name] = value;
+      return PostJson(route, body);
+    };
+    expect_400(with("tags", {"no-equals-sign"}), "tags");
+    expect_400(with("tags", {1}), "tags");
+    expect_400(with("tags", 7), "tags");
+    expect_400(with("include_tags", "perhaps"), "include_tags");
+  }
+  Reply unknown = Glob({{"pattern", "*"}, {"extra_fields", {"name", "colour"}}});
+  expect_400(unknown, "extra_fields");
+  EXPECT_NE(unknown.raw.find("colour"), std::string::npos) << unknown.raw;
+  expect_400(Glob({{"pattern", "*"}, {"extra_fields", "name"}}), "extra_fields");
+  expect_400(Glob({{"pattern", "*"}, {"extra_fields", {3}}}), "extra_fields");
 }
 
 // find's `filter` (OpenViking's DSL): each form narrows the hits to what it

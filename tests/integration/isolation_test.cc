@@ -31,11 +31,11 @@ std::string Name(const Identity& who) {
 // What one user owns, and the words only their data contains.
 struct Seeded {
   Identity owner;
-  std::string memory;    // viking://user/{uid}/memories/secret.md
-  std::string resource;  // viking://user/{uid}/resources/notes/plan.md
-  std::string marker;    // a word only this user's private files contain
-  std::string task_id;   // an add_resource task of theirs
-  std::string upload_id; // an unclaimed upload of theirs
+  std::string memory;     // viking://user/{uid}/memories/secret.md
+  std::string resource;   // viking://user/{uid}/resources/notes/plan.md
+  std::string marker;     // a word only this user's private files contain
+  std::string task_id;    // an add_resource task of theirs
+  std::string upload_id;  // an unclaimed upload of theirs
 };
 
 class IsolationTest : public ::testing::Test {
@@ -102,10 +102,9 @@ class IsolationTest : public ::testing::Test {
     deep.recursive = true;
     deep.level_limit = 20;
     deep.show_all_hidden = true;
-    for (const char* base : {"viking://", "viking://user", "viking://resources",
-                             "viking://agent"}) {
-      if (std::string(base) == "viking://agent" &&
-          !db_->Stat(who, base).ok()) {
+    for (const char* base :
+         {"viking://", "viking://user", "viking://resources", "viking://agent"}) {
+      if (std::string(base) == "viking://agent" && !db_->Stat(who, base).ok()) {
         continue;  // the other account has no agent tree at all
       }
       add_entries(db_->Ls(who, base, LsOptions{}), std::string("ls ") + base);
@@ -121,7 +120,7 @@ class IsolationTest : public ::testing::Test {
         auto r = db_->Glob(who, g);
         EXPECT_TRUE(r.ok()) << "glob " << pattern << ": " << r.status().ToString();
         if (r.ok()) {
-          for (const std::string& m : r->matches) all += m + "\n";
+          for (const std::string& m : r->uris()) all += m + "\n";
         }
       }
     }
@@ -192,8 +191,7 @@ void ExpectDenied(const Status& s, const std::string& uri, const std::string& wh
 void ExpectAbsent(const Status& s, const std::string& uri, const std::string& what) {
   EXPECT_EQ(s.code(), StatusCode::kNotFound) << what << " " << uri << ": " << s.ToString();
   EXPECT_EQ(s.message(), "File not found: " + uri) << what << " " << uri;
-  EXPECT_EQ(s.details(),
-            (std::vector<Status::Detail>{{"type", "file"}, {"resource", uri}}))
+  EXPECT_EQ(s.details(), (std::vector<Status::Detail>{{"type", "file"}, {"resource", uri}}))
       << what << " " << uri << ": " << s.ToString();
 }
 
@@ -288,8 +286,7 @@ TEST_F(IsolationTest, DirectAccessToAnotherUsersSpaceIsDeniedAlikeWhetherItExist
                             "viking://~/../alice/memories/secret.md"}) {
       EXPECT_EQ(db_->Read(who, uri, 0, -1).status().code(), StatusCode::kPermissionDenied) << uri;
     }
-    EXPECT_EQ(db_->Stat(who, "viking://temp/alice").status().code(),
-              StatusCode::kInvalidArgument);
+    EXPECT_EQ(db_->Stat(who, "viking://temp/alice").status().code(), StatusCode::kInvalidArgument);
     // The other account's shared resource is simply not in this account.
     if (who.account != "acme") reads_refused("viking://resources/acme-shared.md", ExpectAbsent);
     // Moving or placing one's own things into alice's space.
@@ -334,7 +331,7 @@ TEST_F(IsolationTest, TheUserContainerShowsOnlyTheCallersOwnSpace) {
   glob.pattern = "/*";  // anchored: the top level only
   auto globbed = db_->Glob(dave, glob);
   ASSERT_TRUE(globbed.ok());
-  EXPECT_EQ(globbed->matches, (std::vector<std::string>{"viking://agent", "viking://resources"}));
+  EXPECT_EQ(globbed->uris(), (std::vector<std::string>{"viking://agent", "viking://resources"}));
   glob.pattern = "/user";
   EXPECT_TRUE(db_->Glob(dave, glob)->matches.empty());
 
@@ -344,7 +341,7 @@ TEST_F(IsolationTest, TheUserContainerShowsOnlyTheCallersOwnSpace) {
   ASSERT_TRUE(container.ok() && own.ok()) << container.status().ToString();
   EXPECT_EQ(container->mtime_ns, own->mtime_ns);
   glob.pattern = "/*";
-  EXPECT_EQ(db_->Glob(dave, glob)->matches,
+  EXPECT_EQ(db_->Glob(dave, glob)->uris(),
             (std::vector<std::string>{"viking://agent", "viking://resources", "viking://user"}));
   LsOptions shallow;
   shallow.recursive = true;
@@ -399,10 +396,10 @@ TEST_F(IsolationTest, NarrowedWalksMatchTheFilteredFullWalk) {
       auto mine = db_->Glob(who, g);
       ASSERT_TRUE(full.ok() && mine.ok()) << mine.status().ToString();
       std::vector<std::string> expected;
-      for (const std::string& uri : full->matches) {
+      for (const std::string& uri : full->uris()) {
         if (visible_to(who, uri)) expected.push_back(uri);
       }
-      EXPECT_EQ(mine->matches, expected) << Name(who) << " glob " << pattern;
+      EXPECT_EQ(mine->uris(), expected) << Name(who) << " glob " << pattern;
     }
   }
 }
@@ -445,8 +442,8 @@ TEST_F(IsolationTest, TasksAreVisibleOnlyToTheirUserAndRoot) {
       Status hidden = db_->GetTask(s.owner, o.task_id).status();
       EXPECT_EQ(hidden.code(), StatusCode::kNotFound) << hidden.ToString();
       EXPECT_EQ(hidden.message(), "Task not found or expired");
-      EXPECT_EQ(hidden.details(), (std::vector<Status::Detail>{{"resource", o.task_id},
-                                                                {"type", "task"}}));
+      EXPECT_EQ(hidden.details(),
+                (std::vector<Status::Detail>{{"resource", o.task_id}, {"type", "task"}}));
     }
     EXPECT_TRUE(db_->GetTask(User(s.owner.account, "ops", Role::kRoot), s.task_id).ok());
   }
