@@ -208,6 +208,8 @@ int RunCli(int argc, char** argv) {
   glob->add_option("-u,--uri", a.glob.uri, "Directory to search")->capture_default_str();
   glob->add_option("-n,--node-limit", a.glob.node_limit, "Maximum number of matches")
       ->capture_default_str();
+  glob->add_option("--tag", a.glob.tags, "Only entries tagged k=v (repeatable)")
+      ->allow_extra_args(false);
   glob->callback([&] {
     action = [&] {
       return Execute(
@@ -225,6 +227,8 @@ int RunCli(int argc, char** argv) {
       ->capture_default_str();
   grep->add_option("-L,--level-limit", a.grep.level_limit, "Maximum directory depth")
       ->capture_default_str();
+  grep->add_option("--tag", a.grep.tags, "Only files tagged k=v (repeatable)")
+      ->allow_extra_args(false);
   grep->callback([&] {
     action = [&] {
       return Execute(

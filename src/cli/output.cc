@@ -51,6 +51,17 @@ const Json& Array(const Json& j, std::string_view key) {
   return *it;
 }
 
+// The strings of the array `key`, joined with ","; "-" when there are none.
+std::string StrList(const Json& j, std::string_view key) {
+  std::string out;
+  for (const Json& item : Array(j, key)) {
+    if (!item.is_string()) continue;
+    if (!out.empty()) out += ',';
+    out += item.get<std::string>();
+  }
+  return out.empty() ? "-" : out;
+}
+
 // Placeholders the server puts where no L0 exists yet carry no information.
 bool IsPlaceholderAbstract(std::string_view text) {
   return text.find("[Directory abstract is not ready]") != std::string_view::npos;
@@ -296,11 +307,20 @@ void RenderGlob(const Json& result, std::ostream& out) {
 
 void RenderGrep(const Json& result, std::ostream& out) {
   const Json& matches = Array(result, "matches");
-  Table table({{"URI", Table::Align::kLeft},
-               {"LINE", Table::Align::kRight},
-               {"CONTENT", Table::Align::kLeft}});
+  // A TAGS column when the matches carry tags (a tags filter or include_tags).
+  const bool with_tags = std::any_of(matches.begin(), matches.end(), [](const Json& m) {
+    return m.is_object() && m.contains("tags") && m["tags"].is_array();
+  });
+  std::vector<Table::Column> columns = {{"URI", Table::Align::kLeft},
+                                        {"LINE", Table::Align::kRight},
+                                        {"CONTENT", Table::Align::kLeft}};
+  if (with_tags) columns.push_back({"TAGS", Table::Align::kLeft});
+  Table table(std::move(columns));
   for (const Json& m : matches) {
-    table.AddRow({Str(m, "uri"), std::to_string(Int(m, "line")), Str(m, "content")});
+    std::vector<std::string> row = {Str(m, "uri"), std::to_string(Int(m, "line")),
+                                    Str(m, "content")};
+    if (with_tags) row.push_back(StrList(m, "tags"));
+    table.AddRow(std::move(row));
   }
   if (table.size() > 0) table.Print(out);
   auto shown = static_cast<int64_t>(matches.size());
@@ -396,8 +416,7 @@ void RenderTrajectory(const Json& trace, std::ostream& out) {
     steps.push_back({Str(step, "uri"), Number(step, "score"), steps.size() + 1});
   }
   if (steps.empty()) return;
-  std::sort(steps.begin(), steps.end(),
-            [](const Step& a, const Step& b) { return a.uri < b.uri; });
+  std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.uri < b.uri; });
   auto depth = [](const std::string& uri) {
     return static_cast<size_t>(std::count(uri.begin(), uri.end(), '/'));
   };
@@ -407,8 +426,8 @@ void RenderTrajectory(const Json& trace, std::ostream& out) {
   for (const Step& s : steps) {
     const size_t indent = depth(s.uri) - top;
     const std::string name = indent == 0 ? s.uri : s.uri.substr(s.uri.rfind('/') + 1) + "/";
-    out << std::string(2 + 2 * indent, ' ') << name
-        << fmt::format("  #{} {:.3f}", s.order, s.score) << '\n';
+    out << std::string(2 + 2 * indent, ' ') << name << fmt::format("  #{} {:.3f}", s.order, s.score)
+        << '\n';
   }
 }
 

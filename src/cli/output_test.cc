@@ -94,6 +94,21 @@ TEST(OutputTest, GrepTableAndTruncationHint) {
   EXPECT_NE(text.find("4 matches in 2 files scanned; showing 1"), std::string::npos) << text;
 }
 
+TEST(OutputTest, GrepShowsTagsWhenTheMatchesCarryThem) {
+  Json grep = Json::parse(R"({"matches":[{"uri":"viking://r/a.md","line":1,"content":"hi",
+                                          "tags":["team=x","lang=en"]},
+                                         {"uri":"viking://r/b.md","line":2,"content":"yo",
+                                          "tags":[]}],
+                              "count":2,"match_count":2,"files_scanned":2})");
+  std::string text = Render(RenderGrep, grep);
+  EXPECT_NE(text.find("TAGS"), std::string::npos) << text;
+  EXPECT_NE(text.find("hi       team=x,lang=en"), std::string::npos) << text;
+  EXPECT_NE(text.find("yo       -"), std::string::npos) << text;
+  EXPECT_EQ(Render(RenderGrep, Json::parse(R"({"matches":[{"uri":"u","line":1,"content":"c"}]})"))
+                .find("TAGS"),
+            std::string::npos);
+}
+
 TEST(OutputTest, StatShowsTypeSizeAndOctalMode) {
   std::ostringstream out;
   RenderStat(Json::parse(R"({"name":"a.md","size":12,"mode":420,"modTime":"2026-01-02T03:04:05Z",
@@ -130,12 +145,11 @@ TEST(OutputTest, TextIsPrintedExactly) {
 TEST(OutputTest, RenderFindPrintsScoreUriAndAbstract) {
   Json result = {
       {"memories", Json::array()},
-      {"resources",
-       Json::array({{{"uri", "viking://resources/a/x.md"},
-                     {"score", 0.8125},
-                     {"abstract", "First line\nsecond"},
-                     {"level", 2}},
-                    {{"uri", "viking://resources/a"}, {"score", 0.5}, {"level", 0}}})},
+      {"resources", Json::array({{{"uri", "viking://resources/a/x.md"},
+                                  {"score", 0.8125},
+                                  {"abstract", "First line\nsecond"},
+                                  {"level", 2}},
+                                 {{"uri", "viking://resources/a"}, {"score", 0.5}, {"level", 0}}})},
       {"skills", Json::array({{{"uri", "viking://agent/skills/s"}, {"score", 0.25}}})},
       {"total", 3}};
   EXPECT_EQ(Render(RenderFind, result),
@@ -145,17 +159,18 @@ TEST(OutputTest, RenderFindPrintsScoreUriAndAbstract) {
             "0.250  viking://agent/skills/s\n");
   EXPECT_EQ(Render(RenderFind, Json{{"resources", Json::array()}, {"total", 0}}), "no matches\n");
 
-  result["provenance"] = {{"mode", "quick"},
-                          {"rounds", 1},
-                          {"candidates_kept", 3},
-                          {"candidates_dropped", 2},
-                          {"reranked", false},
-                          {"latency_ms", 1.25},
-                          {"stop_reason", "single_search"},
-                          {"directories_visited", Json::array({"viking://resources/a"})},
-                          {"trajectory", Json::array({{{"uri", "viking://resources"}, {"score", 0.0}},
-                                                      {{"uri", "viking://resources/a/b"}, {"score", 0.25}},
-                                                      {{"uri", "viking://resources/a"}, {"score", 0.5}}})}};
+  result["provenance"] = {
+      {"mode", "quick"},
+      {"rounds", 1},
+      {"candidates_kept", 3},
+      {"candidates_dropped", 2},
+      {"reranked", false},
+      {"latency_ms", 1.25},
+      {"stop_reason", "single_search"},
+      {"directories_visited", Json::array({"viking://resources/a"})},
+      {"trajectory", Json::array({{{"uri", "viking://resources"}, {"score", 0.0}},
+                                  {{"uri", "viking://resources/a/b"}, {"score", 0.25}},
+                                  {{"uri", "viking://resources/a"}, {"score", 0.5}}})}};
   const std::string out = Render(RenderFind, result);
   EXPECT_NE(out.find("trace: mode quick, 1 round(s), 3 kept, 2 dropped, not reranked, 1.2 ms, "
                      "stopped: single_search\n"),

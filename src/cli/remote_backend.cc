@@ -202,9 +202,10 @@ class RemoteBackend final : public Backend {
   }
 
   Result<Json> Glob(const GlobRequest& request) override {
-    return PostJson("/api/v1/search/glob", Json{{"pattern", request.pattern},
-                                                {"uri", request.uri},
-                                                {"node_limit", request.node_limit}});
+    Json body{
+        {"pattern", request.pattern}, {"uri", request.uri}, {"node_limit", request.node_limit}};
+    if (!request.tags.empty()) body["tags"] = request.tags;
+    return PostJson("/api/v1/search/glob", body);
   }
 
   Result<Json> Grep(const GrepRequest& request) override {
@@ -214,6 +215,7 @@ class RemoteBackend final : public Backend {
               {"node_limit", request.node_limit},
               {"level_limit", request.level_limit}};
     if (!request.exclude_uri.empty()) body["exclude_uri"] = request.exclude_uri;
+    if (!request.tags.empty()) body["tags"] = request.tags;
     return PostJson("/api/v1/search/grep", body);
   }
 

@@ -182,6 +182,13 @@ TEST(RemoteBackendTest, PostBodiesMatchTheWireFormat) {
   ASSERT_TRUE(backend->Glob(glob).ok());
   EXPECT_EQ(Json::parse(server.last().body),
             Json({{"pattern", "**/*.md"}, {"uri", "viking://"}, {"node_limit", 256}}));
+  // `--tag` filters go out as `tags`.
+  glob.tags = {"team=search"};
+  ASSERT_TRUE(backend->Glob(glob).ok());
+  EXPECT_EQ(Json::parse(server.last().body)["tags"], Json({"team=search"}));
+  grep.tags = {"team=search", "lang=en"};
+  ASSERT_TRUE(backend->Grep(grep).ok());
+  EXPECT_EQ(Json::parse(server.last().body)["tags"], Json({"team=search", "lang=en"}));
 }
 
 TEST(RemoteBackendTest, FindAndTasksSendTheWireRequests) {
