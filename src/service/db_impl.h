@@ -190,9 +190,13 @@ class DbImpl final : public Db {
                                              std::string_view user_id) override {
     return accounts_->UserRole(account_id, user_id);
   }
-  // ---- Sessions: forwarded to SessionStore (session/session_store.h).
+  // ---- Sessions: forwarded to SessionStore (session/session_store.h). The
+  // calls that can create a session first make the caller's account ready
+  // (an account known only from identity headers may not have its root
+  // yet); background session jobs never do (a deleted account stays gone).
   Result<SessionCreated> CreateSession(const Identity& who,
                                        const SessionCreateRequest& request) override {
+    SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who));
     return sessions_->Create(who, request);
   }
   Result<std::vector<SessionListEntry>> ListSessions(const Identity& who) override {
@@ -200,6 +204,7 @@ class DbImpl final : public Db {
   }
   Result<std::string> GetSession(const Identity& who, std::string_view session_id,
                                  bool auto_create) override {
+    if (auto_create) SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who));
     return sessions_->GetMeta(who, session_id, auto_create);
   }
   Status DeleteSession(const Identity& who, std::string_view session_id) override {
@@ -208,6 +213,7 @@ class DbImpl final : public Db {
   Result<SessionMessagesAdded> AddSessionMessages(
       const Identity& who, std::string_view session_id,
       const std::vector<std::string>& messages_json) override {
+    SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who));
     return sessions_->AddMessages(who, session_id, messages_json);
   }
   Result<SessionUsageCounts> RecordSessionUsage(const Identity& who, std::string_view session_id,

@@ -398,8 +398,7 @@ Status DbImpl::StartBackground() {
   // Sessions: the store works through the file port over the write path.
   session_files_ = std::make_unique<SessionFilesAdapter>(content_.get(), catalog_.get(), &locks_,
                                                          nodes_.get(), writer_.get(), runner_.get(),
-                                                         resolver_.get(), indexing,
-                                                         options_.lock_timeout_ms);
+                                                         indexing, options_.lock_timeout_ms);
   sessions_ = std::make_unique<SessionStore>(session_files_.get(), runner_.get(), summarizer_.get());
   relations_ = std::make_unique<RelationOps>(catalog_.get());
   tags_ = std::make_unique<TagOps>(catalog_.get(), indexes_.get());

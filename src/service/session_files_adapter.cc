@@ -1,8 +1,7 @@
 #include "service/session_files_adapter.h"
 
-#include <fmt/format.h>
-
 #include <chrono>
+#include <fmt/format.h>
 
 #include "ingest/ingest_jobs.h"
 #include "uri/uri_path.h"
@@ -11,9 +10,6 @@ namespace skald {
 
 Status SessionFilesAdapter::LockExact(const Identity& who, const VikingUri& uri,
                                       PathLockGuard* guard) {
-  // Every write starts here: an account known only from identity headers
-  // (dev or trusted mode) gets its root before its first session file.
-  SKALD_RETURN_IF_ERROR(resolver_->EnsureAccount(who));
   return locks_->Acquire({{who.account, std::string(uri.path()), PathLockKind::kExact}},
                          std::chrono::milliseconds(lock_timeout_ms_), guard);
 }
@@ -26,7 +22,8 @@ Result<std::optional<std::string>> SessionFilesAdapter::Read(const Identity& who
   return std::optional<std::string>(std::move(bytes));
 }
 
-Result<std::vector<Job>> SessionFilesAdapter::WriteLocked(const Identity& who, const VikingUri& uri,
+Result<std::vector<Job>> SessionFilesAdapter::WriteLocked(const Identity& who,
+                                                          const VikingUri& uri,
                                                           std::string_view bytes,
                                                           const std::vector<JobSpec>& jobs) {
   SKALD_ASSIGN_OR_RETURN(auto existing, catalog_->Get(who.account, uri.path()));
@@ -65,8 +62,7 @@ Result<std::vector<Job>> SessionFilesAdapter::WriteIndexed(const Identity& who,
 
 Status SessionFilesAdapter::QueueIndex(const Identity& who, const VikingUri& uri) {
   if (!indexing_) return Status::Ok();
-  std::optional<JobSpec> job =
-      IndexJobFor(who, uri.path(), JobKind::kIndex, kJobPriorityInteractive);
+  std::optional<JobSpec> job = IndexJobFor(who, uri.path(), JobKind::kIndex, kJobPriorityInteractive);
   if (!job) return Status::Ok();  // nothing there is ever indexed
   return runner_->queue()->Enqueue(*job).status();
 }

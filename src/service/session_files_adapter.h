@@ -10,7 +10,6 @@
 // Everything passed in is borrowed and must outlive the adapter.
 
 #include "service/fs_engine.h"
-#include "service/uri_resolver.h"
 #include "session/session_files.h"
 #include "storage/catalog.h"
 #include "storage/content_store.h"
@@ -22,15 +21,14 @@ namespace skald {
 class SessionFilesAdapter final : public SessionFiles {
  public:
   SessionFilesAdapter(ContentStore* content, Catalog* catalog, PathLockManager* locks,
-                      NodeWriter* nodes, FsWriter* writer, JobRunner* runner, UriResolver* resolver,
-                      bool indexing, int lock_timeout_ms)
+                      NodeWriter* nodes, FsWriter* writer, JobRunner* runner, bool indexing,
+                      int lock_timeout_ms)
       : content_(content),
         catalog_(catalog),
         locks_(locks),
         nodes_(nodes),
         writer_(writer),
         runner_(runner),
-        resolver_(resolver),
         indexing_(indexing),
         lock_timeout_ms_(lock_timeout_ms) {}
 
@@ -52,7 +50,6 @@ class SessionFilesAdapter final : public SessionFiles {
   Result<std::vector<std::string>> ListAccounts() override { return catalog_->ListAccounts(); }
 
  private:
-  // The account made ready (UriResolver::EnsureAccount), then `uri` locked.
   Status LockExact(const Identity& who, const VikingUri& uri, PathLockGuard* guard);
   // Writes under a lock the caller holds.
   Result<std::vector<Job>> WriteLocked(const Identity& who, const VikingUri& uri,
@@ -64,7 +61,6 @@ class SessionFilesAdapter final : public SessionFiles {
   NodeWriter* const nodes_;
   FsWriter* const writer_;
   JobRunner* const runner_;
-  UriResolver* const resolver_;
   const bool indexing_;
   const int lock_timeout_ms_;
 };
