@@ -58,17 +58,6 @@ ContextType ContextTypeOf(std::string_view path) {
   return uri->context_type();
 }
 
-// The description of a picture, recording or video (by its extension, or
-// an image's magic bytes), which is summarized and embedded in the file's
-// place; nullopt for any other file.
-std::optional<std::string> MediaDescription(std::string_view name, std::string_view bytes) {
-  if (MediaKindOf(name).empty() && LooksLikeText(bytes)) return std::nullopt;
-  static const std::unique_ptr<Parser> media = MakeMediaParser();
-  Result<ParsedDocument> described = media->Parse(ParseInput{name, bytes, bytes.size()});
-  if (!described.ok()) return std::nullopt;
-  return std::move(described->markdown);
-}
-
 // The summarizer of the node at `path`: the model's for resources and
 // skills when there is one (SemanticIndexerOptions::model_summarizer).
 Summarizer* SummarizerFor(std::string_view path, Summarizer* base, Summarizer* model) {
@@ -120,6 +109,17 @@ std::vector<Record> RecordsRekeyedTo(std::string_view account, std::vector<Recor
 
 std::string DirectoryEmbeddingText(std::string_view uri, std::string_view body) {
   return fmt::format("---\ndirectory: {}/\n---\n\n{}", uri, body);
+}
+
+std::optional<std::string_view> IndexedTextOf(std::string_view name, std::string_view bytes,
+                                              std::string* description) {
+  if (MediaKindOf(name).empty() && LooksLikeText(bytes)) return bytes;
+  // (Parsing a media header is cheap; a parser per call keeps no state.)
+  Result<ParsedDocument> described =
+      MakeMediaParser()->Parse(ParseInput{name, bytes, bytes.size()});
+  if (!described.ok()) return std::nullopt;
+  *description = std::move(described->markdown);
+  return std::string_view(*description);
 }
 
 std::string FileEmbeddingText(std::string_view name, std::string_view bytes,
@@ -292,11 +292,14 @@ Result<IndexStats> SemanticIndexer::Reembed(std::string_view account, std::vecto
     if (record.level == 2) {
       Result<std::string> bytes = content_->ReadFile(account, path);
       if (!bytes.ok() && bytes.status().code() != StatusCode::kNotFound) return bytes.status();
-      if (!bytes.ok() || !LooksLikeText(*bytes)) {
+      std::string description;
+      const std::optional<std::string_view> indexed =
+          bytes.ok() ? IndexedTextOf(BaseName(path), *bytes, &description) : std::nullopt;
+      if (!indexed) {
         ++stats.skipped_files;
         continue;
       }
-      text = FileEmbeddingText(BaseName(path), *bytes, options_.max_input_tokens);
+      text = FileEmbeddingText(BaseName(path), *indexed, options_.max_input_tokens);
       source_hash = Sha256Hex(*bytes);
       ++stats.files;
     } else {
@@ -344,14 +347,15 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
   }
   const std::string_view bytes = lent ? lent->bytes : read;
   std::string name(BaseName(path));
-  const std::optional<std::string> described = MediaDescription(name, bytes);
-  if (!described && !LooksLikeText(bytes)) {
+  // What is summarized and embedded: the file's text, or a media file's
+  // description.
+  std::string description;
+  const std::optional<std::string_view> indexed = IndexedTextOf(name, bytes, &description);
+  if (!indexed) {
     out->skip = out->binary = true;
     return;
   }
-  // What is summarized and embedded: the file's text, or a media file's
-  // description.
-  const std::string_view text = described ? std::string_view(*described) : bytes;
+  const std::string_view text = *indexed;
   StageTimings::Scope summarize_timed(options_.timings, "summarize_files");
   std::optional<FileBodies::Prepared> prepared;
   if (lent != nullptr) prepared = options_.file_bodies->TakePrepared(account, path);

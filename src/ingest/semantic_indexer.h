@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -125,6 +126,15 @@ struct TreeChanges {
 // The text embedded for a directory record: the directory named in a
 // frontmatter block (as OpenViking embeds it), then the L0 or L1 body.
 std::string DirectoryEmbeddingText(std::string_view uri, std::string_view body);
+// What the index takes from the file `name` holding `bytes`: the bytes
+// themselves when they are text (LooksLikeText), the description of a
+// picture, recording or video (by its extension, or an image's magic bytes;
+// set into `*description`, which the result then views), nullopt for any
+// other binary. The one rule for the indexer, reindex, pack import and the
+// consistency check.
+std::optional<std::string_view> IndexedTextOf(std::string_view name, std::string_view bytes,
+                                              std::string* description);
+
 // The text embedded for the file `name` holding `bytes` (text, see
 // LooksLikeText): its first max_input_tokens, marked when cut; the name
 // when it holds nothing but space.

@@ -6,8 +6,7 @@
 #include <utility>
 
 #include "common/strings.h"
-#include "ingest/parsers/media_parser.h"
-#include "ingest/source_import.h"
+#include "ingest/semantic_indexer.h"
 #include "service/fs_engine.h"
 #include "uri/uri_path.h"
 
@@ -62,13 +61,14 @@ Result<ConsistencyReport> FsReader::CheckConsistency(const Identity& who, std::s
       }
       continue;
     }
-    // A file the indexer passes over (binary, not media) calls for none;
-    // read only when its record is missing.
-    if (!held.count(std::make_pair(uri.str(), 2)) && MediaKindOf(uri.name()).empty()) {
+    // A file the indexer passes over (IndexedTextOf: binary, not media)
+    // calls for none; read only when its record is missing.
+    if (!held.count(std::make_pair(uri.str(), 2))) {
       Result<std::string> bytes = content_->ReadFile(who.account, node.path);
       if (bytes.status().code() == StatusCode::kNotFound) continue;  // deleted meanwhile
       if (!bytes.ok()) return bytes.status();
-      if (!LooksLikeText(*bytes)) continue;
+      std::string description;
+      if (!IndexedTextOf(uri.name(), *bytes, &description)) continue;
     }
     expect(uri, node.path, 2);
   }

@@ -349,8 +349,12 @@ Status PackOps::SeedVectors(const Identity& who, const Pack& pack,
       std::string text;
       if (r.level == 2 && !r.is_dir) {
         auto file = files.find(r.path);
-        if (file == files.end() || !LooksLikeText(file->second->bytes)) continue;
-        text = FileEmbeddingText(uri->name(), file->second->bytes, s_.max_input_tokens);
+        if (file == files.end()) continue;
+        std::string description;
+        const std::optional<std::string_view> indexed =
+            IndexedTextOf(uri->name(), file->second->bytes, &description);
+        if (!indexed) continue;
+        text = FileEmbeddingText(uri->name(), *indexed, s_.max_input_tokens);
       } else if (!r.text.empty()) {
         text = DirectoryEmbeddingText(uri->str(), r.text);
       } else {

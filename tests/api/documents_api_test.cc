@@ -73,6 +73,13 @@ TEST_F(DocumentsApiTest, AnImageIsKeptAsItIsAndFoundByItsDescription) {
   ASSERT_EQ(got.status, 200) << got.raw;
   EXPECT_EQ(got.raw, png);
   EXPECT_EQ(TopHit("diagram png image 256 x 200 pixels").rfind(root, 0), 0u);
+  // A reindex embeds its description again (it counted pictures unsupported).
+  Reply reindexed = PostJson("/api/v1/content/reindex",
+                             {{"uri", root}, {"mode", "vectors_only"}, {"wait", true}});
+  ASSERT_EQ(reindexed.status, 200) << reindexed.raw;
+  EXPECT_EQ(reindexed.json["result"]["unsupported_records"], 0) << reindexed.raw;
+  EXPECT_GE(reindexed.json["result"]["rebuilt_records"], 3) << reindexed.raw;  // dir L0, L1, file
+  EXPECT_EQ(TopHit("diagram png image 256 x 200 pixels").rfind(root, 0), 0u);
 
   Reply placed = PostJson("/api/v1/resources", {{"temp_file_id", UploadTemp(png, "diagram.png")},
                                                 {"to", "viking://resources/media/p.png"},
