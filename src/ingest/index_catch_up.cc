@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "ingest/parsers/media_parser.h"
 #include "ingest/source_import.h"
 #include "uri/uri_path.h"
 
@@ -97,7 +98,9 @@ Status IndexCatchUp::CatchUpLexical(FileBodies* bodies) {
       LexicalText text;
       std::string_view uri = r.uri;
       text.title = std::string(BaseName(uri));
-      if (r.level == 2 && uri.size() > 9) {
+      // (A picture, recording or video is found by its description, the
+      // record's abstract, never by its bytes: not read.)
+      if (r.level == 2 && uri.size() > 9 && MediaKindOf(text.title).empty()) {
         // BM25 over the whole file text, not only its summary.
         std::optional<std::string_view> lent;
         if (bodies != nullptr) lent = bodies->TakeRecordBody(r.seq);
@@ -107,8 +110,7 @@ Status IndexCatchUp::CatchUpLexical(FileBodies* bodies) {
                    body.ok()) {
           text.body = std::move(*body);
         }
-        // A picture, recording or video is found by its description (the
-        // record's abstract), never by its bytes.
+        // Bytes that are not text (an extension-less image) are not words.
         if (!LooksLikeText(text.body)) text.body.clear();
       }
       // The batch is ours: its strings are moved, not copied.

@@ -25,6 +25,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// What is read of a picture, recording or video too large to store: its
+// header, which the description needs (dimensions).
+constexpr size_t kMediaHeadBytes = 256 * 1024;
+
 // Build output, dependencies and tool state: never worth indexing
 // (OpenViking's IGNORE_DIRS has the same spirit).
 const std::set<std::string, std::less<>>& BuiltInIgnoredDirs() {
@@ -169,6 +173,11 @@ class Planner {
     }
     const Parser* parser = IsMarkdownExtension(ext) ? nullptr : parsers_.Find(FileProbe{ext, {}});
     size_t head_only = parser != nullptr ? parser->HeadBytes() : 0;
+    // A picture, recording or video over the size limit is not stored: its
+    // description is, as a Markdown file `{stem}_{ext}.md`, from its header.
+    const bool describe_only =
+        parser != nullptr && parser->KeepsOriginal() && size > options_.max_file_bytes;
+    if (describe_only) head_only = kMediaHeadBytes;
     if (head_only == 0 && size > options_.max_file_bytes) {
       out->warnings.push_back(fmt::format("{}: skipped ({} bytes, over the {} byte limit)",
                                           rel_source, size, options_.max_file_bytes));
@@ -184,6 +193,12 @@ class Planner {
     bool text = LooksLikeText(bytes);
     if (parser == nullptr && !IsMarkdownExtension(ext) && (ext.empty() || !text)) {
       parser = parsers_.Find(FileProbe{{}, std::string_view(bytes).substr(0, kProbeBytes)});
+    }
+    if (describe_only) {
+      out->warnings.push_back(
+          fmt::format("{}: {} bytes, over the {} byte limit: its description is stored, not the file",
+                      rel_source, size, options_.max_file_bytes));
+      return ReadParsed(*parser, bytes, size, name, rel_source, rel_dir, single, out);
     }
     if (parser != nullptr && parser->KeepsOriginal()) {
       return ReadOriginal(*parser, std::move(bytes), name, rel_source, rel_dir, single, out);

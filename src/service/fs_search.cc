@@ -8,6 +8,7 @@
 
 #include "common/strings.h"
 #include "common/tags.h"
+#include "ingest/parsers/media_parser.h"
 #include "service/fs_engine.h"
 #include "service/tag_ops.h"
 #include "uri/glob_pattern.h"
@@ -137,6 +138,8 @@ Result<GrepResult> FsReader::Grep(const Identity& who, const GrepRequest& reques
       SKALD_ASSIGN_OR_RETURN(tags, TagsIfMatching(*catalog_, who.account, uri.str(), wanted));
       if (!tags) continue;
     }
+    // A picture, recording or video is never read as lines of text.
+    if (!MediaKindOf(uri.name()).empty()) continue;
     auto bytes = content_->ReadFile(who.account, row.path);
     if (bytes.status().code() == StatusCode::kNotFound) continue;  // deleted meanwhile
     if (!bytes.ok()) return bytes.status();

@@ -228,7 +228,8 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
       url.empty() && names_file ? MediaKindOf(base_name) : std::string_view();
   if (!media_kind.empty()) {
     const std::string stem = StemOf(base_name);  // (the kind says there is an extension)
-    base_name = fmt::format("{}_{}", stem, base_name.substr(stem.size() + 1));
+    // (As the media parser names it: the extension in lower case.)
+    base_name = fmt::format("{}_{}", stem, AsciiLower(base_name.substr(stem.size() + 1)));
   } else if (names_file) {
     base_name = ArchiveStem(base_name);
   }

@@ -74,7 +74,7 @@ TEST(ParserImportTest, DocumentsMediaAndLegacyTextInOneFolder) {
   Put(root + "/bundle.zip", "PK\x05\x06" + std::string(18, '\0'));
   Put(root + "/data.json", "{\"k\": 1}\n");
   ImportOptions options;
-  options.max_file_bytes = 5000;  // media are stored whole, under the same limit
+  options.max_file_bytes = 3000;  // clip.mp4 is over it
   auto plan = PlanImport(root, "", options);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   std::string warnings = AllWarnings(*plan);
@@ -88,14 +88,19 @@ TEST(ParserImportTest, DocumentsMediaAndLegacyTextInOneFolder) {
   const ImportFile* spec = FileAt(*plan, "spec.md");
   ASSERT_NE(spec, nullptr) << warnings;
   EXPECT_EQ(spec->content, "# Scope\n\nPugixml read this paragraph.\n");
-  // Pictures, recordings and videos are kept byte for byte.
+  // Pictures, recordings and videos are kept byte for byte; one over the
+  // size limit is stored as its description instead (from its header).
   const ImportFile* photo = FileAt(*plan, "photo.png");
   ASSERT_NE(photo, nullptr) << warnings;
   EXPECT_EQ(photo->content.size(), 29u);
   EXPECT_EQ(photo->content.substr(0, 4), "\x89PNG");
-  const ImportFile* clip = FileAt(*plan, "clip.mp4");
+  EXPECT_EQ(FileAt(*plan, "clip.mp4"), nullptr);
+  const ImportFile* clip = FileAt(*plan, "clip_mp4.md");
   ASSERT_NE(clip, nullptr) << warnings;
-  EXPECT_EQ(clip->content, std::string(4096, 'v'));
+  EXPECT_NE(clip->content.find("Video file (MP4), 4.0 KiB (4096 bytes)"), std::string::npos)
+      << clip->content;
+  EXPECT_NE(warnings.find("clip.mp4: 4096 bytes, over the 3000 byte limit"), std::string::npos)
+      << warnings;
   const ImportFile* legacy = FileAt(*plan, "legacy.md");
   ASSERT_NE(legacy, nullptr) << warnings;
   EXPECT_TRUE(IsValidUtf8(legacy->content));
