@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "ingest/semantic_indexer.h"
 #include "service/fs_engine.h"
+#include "uri/access.h"
 #include "uri/uri_path.h"
 
 namespace skald {
@@ -21,17 +22,23 @@ Result<ConsistencyReport> FsReader::CheckConsistency(const Identity& who, std::s
   }
   if (!base.is_root()) nodes.insert(nodes.begin(), std::move(base_node));
 
-  // What the catalog holds under `base` (the root: under each scope): (uri, level).
-  std::vector<std::string> scanned;
-  if (!base.is_root()) scanned.push_back(base.str());
-  for (const CatalogNode& node : nodes) {
-    if (base.is_root() && node.path.find('/') == std::string::npos) {
-      scanned.push_back(UriOfPath(node.path));
-    }
-  }
+  // What the catalog holds of what `who` sees under `base` (for a USER on
+  // viking:// or viking://user: their own spaces, never the account's
+  // other users): (uri, level).
   std::set<std::pair<std::string, int>, std::less<>> held;
-  for (const std::string& under : scanned) {
-    SKALD_RETURN_IF_ERROR(catalog_->ScanRecordsUnder(who.account, under, [&](Record& r) {
+  for (const VikingUri& part : VisibleSubtrees(who, base)) {
+    if (part.is_root()) {
+      for (const CatalogNode& node : nodes) {  // each scope
+        if (node.path.find('/') != std::string::npos) continue;
+        SKALD_RETURN_IF_ERROR(
+            catalog_->ScanRecordsUnder(who.account, UriOfPath(node.path), [&](Record& r) {
+              held.emplace(std::move(r.uri), r.level);
+              return true;
+            }));
+      }
+      continue;
+    }
+    SKALD_RETURN_IF_ERROR(catalog_->ScanRecordsUnder(who.account, part.str(), [&](Record& r) {
       held.emplace(std::move(r.uri), r.level);
       return true;
     }));
@@ -53,11 +60,15 @@ Result<ConsistencyReport> FsReader::CheckConsistency(const Identity& who, std::s
     if (!IsIndexedPath(node.path)) continue;
     const VikingUri uri = VikingUri::FromSegments(Split(node.path, '/'));
     if (node.is_dir) {
-      // A directory calls for the records of the sidecars it has.
+      // A directory calls for the records of the sidecars it has; a
+      // sidecar is read only when its record is missing.
       for (const auto& [name, level] : {std::pair<std::string_view, int>{".abstract.md", 0},
                                         std::pair<std::string_view, int>{".overview.md", 1}}) {
-        SKALD_ASSIGN_OR_RETURN(std::optional<std::string> body, ReadSidecarBody(who, uri, name));
-        if (body && !body->empty()) expect(uri, node.path, level);
+        if (!held.count(std::make_pair(uri.str(), level))) {
+          SKALD_ASSIGN_OR_RETURN(std::optional<std::string> body, ReadSidecarBody(who, uri, name));
+          if (!body || body->empty()) continue;
+        }
+        expect(uri, node.path, level);
       }
       continue;
     }

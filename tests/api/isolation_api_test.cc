@@ -384,6 +384,37 @@ TEST_F(IsolationApiTest, AUsersFirstResourceGoesIntoTheirOwnResourcesRoot) {
   EXPECT_EQ(missing.status, 404) << missing.raw;
 }
 
+// POST /system/consistency counts and names only what the caller sees:
+// bob's view of viking:// holds none of alice's records, and another user's
+// space is not found for every attacker; the backend sync routes are for
+// ROOT and ADMIN.
+TEST_F(IsolationApiTest, ConsistencyCountsOnlyWhatTheCallerSees) {
+  auto check = [&](const httplib::Headers& headers, const std::string& uri) {
+    return Send("POST", "/api/v1/system/consistency", headers, Json{{"uri", uri}}.dump());
+  };
+  Reply bob_all = check(KeyHeaders(bob_), "viking://");
+  ASSERT_EQ(bob_all.status, 200) << bob_all.raw;
+  EXPECT_EQ(bob_all.json["result"]["ok"], true) << bob_all.raw;
+  Reply bob_own = check(KeyHeaders(bob_), "viking://user/bob");
+  ASSERT_EQ(bob_own.status, 200) << bob_own.raw;
+  const int own = bob_own.json["result"]["expected_count"].get<int>();
+  EXPECT_GE(own, 1) << bob_own.raw;  // his profile (and its directories' records)
+  Reply bob_users = check(KeyHeaders(bob_), "viking://user");
+  ASSERT_EQ(bob_users.status, 200) << bob_users.raw;
+  EXPECT_EQ(bob_users.json["result"]["expected_count"], own) << bob_users.raw;  // not alice's
+  for (const Caller& caller : Attackers("acme", "alice")) {
+    Reply r = check(caller.headers, "viking://user/alice/memories");
+    EXPECT_NE(r.status, 200) << caller.name << ": " << r.raw;
+    EXPECT_EQ(r.raw.find("profile.md"), std::string::npos) << caller.name << ": " << r.raw;
+  }
+  const std::string body = Json{{"uri", "viking://resources"}}.dump();
+  EXPECT_EQ(Send("POST", "/api/v1/system/backend/sync-status", KeyHeaders(bob_), body).status,
+            403);
+  EXPECT_EQ(Send("POST", "/api/v1/system/backend/sync-retry", KeyHeaders(bob_), body).status, 403);
+  EXPECT_EQ(Send("POST", "/api/v1/system/backend/sync-status", KeyHeaders(alice_), body).status,
+            200);  // alice is acme's ADMIN
+}
+
 TEST_F(IsolationApiTest, KeysAreCheckedAndRootStaysOutOfTenantData) {
   Reply missing = Send("GET", "/api/v1/fs/ls?uri=viking://resources", {});
   EXPECT_EQ(missing.status, 401) << missing.raw;
