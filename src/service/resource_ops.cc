@@ -224,8 +224,7 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   // A picture, recording or video on its own is a directory
   // `{stem}_{ext}` holding the file, by default under
   // viking://resources/{images|audio|video}/YYYY/MM/DD (OpenViking's layout).
-  const std::string_view media_kind =
-      url.empty() && names_file ? MediaKindOf(base_name) : std::string_view();
+  const std::string_view media_kind = names_file ? MediaKindOf(base_name) : std::string_view();
   if (!media_kind.empty()) {
     const std::string stem = StemOf(base_name);  // (the kind says there is an extension)
     // (As the media parser names it: the extension in lower case.)

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <regex>
 #include <thread>
 
 #include "tests/api/api_fixture.h"
@@ -304,6 +305,11 @@ class PrivateUrlApiTest : public ArchiveApiTest {
       res.set_content(bundle_, "application/zip");
     });
     web_.Get("/gone", [](const httplib::Request&, httplib::Response& res) { res.status = 404; });
+    web_.Get("/img/Cat.PNG", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(
+          std::string("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x02\0\0\0\x03\x08\x02\0\0\0", 29),
+          "image/png");
+    });
     web_port_ = web_.bind_to_any_port("127.0.0.1");
     web_thread_ = std::thread([this] { web_.listen_after_bind(); });
     while (!web_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -346,6 +352,22 @@ TEST_F(PrivateUrlApiTest, MarkdownUrlIsFetchedAndImported) {
   ASSERT_EQ(watched.status, 200) << watched.raw;
   ASSERT_TRUE(watched.json["result"]["warnings"].is_array()) << watched.raw;
   EXPECT_NE(watched.raw.find("not watched"), std::string::npos) << watched.raw;
+}
+
+// A picture by URL is placed as an uploaded one: the one file of a
+// directory {stem}_{ext} (extension in lower case) under images/YYYY/MM/DD,
+// its bytes kept.
+TEST_F(PrivateUrlApiTest, AnImageUrlIsPlacedAsAnUploadedImage) {
+  Reply r = PostJson("/api/v1/resources", {{"path", WebUrl("/img/Cat.PNG")}, {"wait", true}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  const std::string root = r.json["result"].value("root_uri", "");
+  EXPECT_TRUE(
+      std::regex_match(root, std::regex(R"(viking://resources/images/\d{4}/\d{2}/\d{2}/Cat_png)")))
+      << r.raw;
+  Reply got = Get("/api/v1/content/download?uri=" + Q(root + "/Cat.PNG"));
+  ASSERT_EQ(got.status, 200) << got.raw;
+  EXPECT_EQ(got.raw.size(), 29u);
+  EXPECT_EQ(got.raw.substr(0, 4), "\x89PNG");
 }
 
 TEST_F(PrivateUrlApiTest, ZipUrlImportsAsATreeAndMissingUrlsFail) {
