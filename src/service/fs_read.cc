@@ -8,6 +8,7 @@
 
 #include "common/strings.h"
 #include "ingest/sidecar.h"
+#include "ingest/source_import.h"
 #include "service/fs_engine.h"
 #include "service/tag_ops.h"
 #include "uri/access.h"
@@ -266,6 +267,13 @@ Result<std::string> FsReader::ReadFileBytes(const Identity& who, const VikingUri
 Result<std::string> FsReader::Read(const Identity& who, const VikingUri& uri, int64_t offset,
                                    int64_t limit) {
   SKALD_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(who, uri, "read"));
+  // Bytes that are not text (a stored picture, recording or video) are not
+  // lines to read: content/download gives them back as they are.
+  if (!LooksLikeText(bytes)) {
+    return Status::InvalidArgument(
+               fmt::format("{} is not text; download it instead (content/download)", uri.str()))
+        .WithDetail("resource", uri.str());
+  }
   if (offset == 0 && limit == -1) return bytes;
   std::vector<std::string_view> lines = SplitLinesKeepEnds(bytes);
   std::string out;

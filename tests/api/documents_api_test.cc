@@ -72,6 +72,10 @@ TEST_F(DocumentsApiTest, AnImageIsKeptAsItIsAndFoundByItsDescription) {
   Reply got = Get("/api/v1/content/download?uri=" + Q(root + "/diagram.png"));
   ASSERT_EQ(got.status, 200) << got.raw;
   EXPECT_EQ(got.raw, png);
+  // Read as text, it is a clear 400 that says where its bytes are.
+  Reply read = Get("/api/v1/content/read?uri=" + Q(root + "/diagram.png"));
+  EXPECT_EQ(read.status, 400) << read.raw;
+  EXPECT_NE(read.raw.find("content/download"), std::string::npos) << read.raw;
   EXPECT_EQ(TopHit("diagram png image 256 x 200 pixels").rfind(root, 0), 0u);
   // A reindex embeds its description again (it counted pictures unsupported).
   Reply reindexed = PostJson("/api/v1/content/reindex",

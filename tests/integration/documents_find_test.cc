@@ -67,12 +67,14 @@ TEST(DocumentsFindTest, HtmlPdfAndDocxAreFoundByTheirText) {
                         "Harvest plan"));
   Put(src + "/glacier.docx",
       testing::DocxBytes({{"Heading1", "Glacier survey"},
-                          {"", "Crevasse depth was measured with ground penetrating radar "
-                               "along the moraine."}}));
+                          {"",
+                           "Crevasse depth was measured with ground penetrating radar "
+                           "along the moraine."}}));
   Put(src + "/diagram.png",
       std::string("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\x01\x00\0\0\0\xC8\x08\x02\0\0\0", 29));
-  Put(src + "/notes.txt", "Caf\xE9 cr\xE8me recipe: steam the milk, pour the espresso, "
-                          "dust with cocoa. Les \xE9l\xE8ves adorent.\n");
+  Put(src + "/notes.txt",
+      "Caf\xE9 cr\xE8me recipe: steam the milk, pour the espresso, "
+      "dust with cocoa. Les \xE9l\xE8ves adorent.\n");
   Put(src + "/broken.pdf", "%PDF-1.7\n1 0 obj <<< garbage\n");
 
   auto db = OpenDb(tmp);
@@ -98,9 +100,12 @@ TEST(DocumentsFindTest, HtmlPdfAndDocxAreFoundByTheirText) {
   ASSERT_TRUE(page.ok()) << page.status().ToString();
   EXPECT_EQ(page->rfind("# Lighthouse keeping\n", 0), 0u) << *page;
   EXPECT_EQ(page->find("tracking"), std::string::npos) << *page;
-  auto image = db->Read(Root(), root + "diagram.png", 0, -1);
+  EXPECT_EQ(db->Read(Root(), root + "diagram.png", 0, -1).status().code(),
+            StatusCode::kInvalidArgument);  // not text: downloaded, not read
+  auto image = db->DownloadFile(Root(), root + "diagram.png");
   ASSERT_TRUE(image.ok()) << image.status().ToString();
-  EXPECT_EQ(*image, std::string("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\x01\x00\0\0\0\xC8\x08\x02\0\0\0", 29));
+  EXPECT_EQ(image->bytes,
+            std::string("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\x01\x00\0\0\0\xC8\x08\x02\0\0\0", 29));
   FindRequest request;
   request.query = "diagram png image";
   request.score_threshold = 0.0;
