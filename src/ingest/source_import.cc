@@ -33,14 +33,14 @@ constexpr size_t kMediaHeadBytes = 256 * 1024;
 // (OpenViking's IGNORE_DIRS has the same spirit).
 const std::set<std::string, std::less<>>& BuiltInIgnoredDirs() {
   static const std::set<std::string, std::less<>> dirs = {
-      "node_modules", "__pycache__", "venv", "env", "dist", "build", "target", "bin", "obj",
-      "out", "vendor", "site-packages", "coverage", "htmlcov"};
+      "node_modules", "__pycache__", "venv", "env",    "dist",          "build",    "target",
+      "bin",          "obj",         "out",  "vendor", "site-packages", "coverage", "htmlcov"};
   return dirs;
 }
 
 bool IsMarkdownExtension(std::string_view ext) {
-  return ext == ".md" || ext == ".markdown" || ext == ".mdown" || ext == ".mkd" ||
-         ext == ".txt" || ext == ".text";
+  return ext == ".md" || ext == ".markdown" || ext == ".mdown" || ext == ".mkd" || ext == ".txt" ||
+         ext == ".text";
 }
 
 // Formats Skald has no parser for: named in the warning instead of being
@@ -97,11 +97,17 @@ std::string TakeHeld(std::string* held, size_t limit) {
 // the plan in source order.
 struct FilePart {
   std::vector<std::string> warnings;
-  std::vector<std::string> dirs;     // relative directories, in the order met
-  std::vector<ImportFile> outputs;   // paths before de-duplication
-  uint64_t text_bytes = 0;           // counted against max_total_bytes
+  std::vector<std::string> dirs;    // relative directories, in the order met
+  std::vector<ImportFile> outputs;  // paths before de-duplication
+  uint64_t text_bytes = 0;          // counted against max_total_bytes
   uint64_t source_bytes = 0;
   std::optional<std::string> root_name;  // a single-file import's root
+  // A picture, recording or video kept whole: its bytes (in `outputs`),
+  // and what replaces it past the import's media budget (Commit): its
+  // description as `{stem}_{ext}.md`.
+  uint64_t media_bytes = 0;
+  std::optional<ImportFile> media_description;
+  std::string media_source;
 };
 
 // A file found by the walk, or a warning the walk made (when `warning` is set).
@@ -183,8 +189,8 @@ class Planner {
                                           rel_source, size, options_.max_file_bytes));
       return Status::Ok();
     }
-    Result<std::string> read = held != nullptr ? TakeHeld(held, head_only)
-                                               : ReadLocalFile(path, head_only);
+    Result<std::string> read =
+        held != nullptr ? TakeHeld(held, head_only) : ReadLocalFile(path, head_only);
     if (!read.ok()) {
       out->warnings.push_back(fmt::format("{}: skipped ({})", rel_source, read.status().message()));
       return Status::Ok();
@@ -195,9 +201,9 @@ class Planner {
       parser = parsers_.Find(FileProbe{{}, std::string_view(bytes).substr(0, kProbeBytes)});
     }
     if (describe_only) {
-      out->warnings.push_back(
-          fmt::format("{}: {} bytes, over the {} byte limit: its description is stored, not the file",
-                      rel_source, size, options_.max_file_bytes));
+      out->warnings.push_back(fmt::format(
+          "{}: {} bytes, over the {} byte limit: its description is stored, not the file",
+          rel_source, size, options_.max_file_bytes));
       return ReadParsed(*parser, bytes, size, name, rel_source, rel_dir, single, out);
     }
     if (parser != nullptr && parser->KeepsOriginal()) {
@@ -245,10 +251,13 @@ class Planner {
           fmt::format("{}: skipped ({})", rel_source, described.status().message()));
       return Status::Ok();
     }
-    SKALD_RETURN_IF_ERROR(CheckBytes(bytes.size()));
-    out->text_bytes += bytes.size();
     out->source_bytes += bytes.size();
-    if (single && !described->stem.empty()) out->root_name = SegmentFor(described->stem);
+    out->media_bytes = bytes.size();
+    out->media_source = std::string(rel_source);
+    const std::string stem = described->stem.empty() ? StemOf(name) : described->stem;
+    out->media_description =
+        ImportFile{JoinPath(rel_dir, SegmentFor(stem + ".md")), std::move(described->markdown)};
+    if (single) out->root_name = SegmentFor(stem);
     out->outputs.push_back(ImportFile{JoinPath(rel_dir, SegmentFor(name)), std::move(bytes)});
     return Status::Ok();
   }
@@ -257,8 +266,8 @@ class Planner {
   // why it was skipped. Parsers run one at a time (not every library they
   // use is known to be safe on several threads).
   Status ReadParsed(const Parser& parser, std::string_view bytes, uint64_t size,
-                    const std::string& name, std::string_view rel_source,
-                    std::string_view rel_dir, bool single, FilePart* out) const {
+                    const std::string& name, std::string_view rel_source, std::string_view rel_dir,
+                    bool single, FilePart* out) const {
     Result<ParsedDocument> parsed = [&] {
       std::lock_guard lock(parse_mu_);
       return parser.Parse(ParseInput{name, bytes, size});
@@ -310,6 +319,22 @@ class Planner {
   // Adds a file's part to the plan, counting its bytes against max_total_bytes.
   Status Commit(FilePart part) {
     for (std::string& warning : part.warnings) plan_->warnings.push_back(std::move(warning));
+    if (part.media_bytes > 0) {
+      // Media kept whole are held in memory until written: past the
+      // import's media budget (in source order), their descriptions are.
+      if (media_bytes_ + part.media_bytes > options_.max_media_bytes ||
+          total_bytes_ + part.media_bytes > options_.max_total_bytes) {
+        plan_->warnings.push_back(fmt::format(
+            "{}: over the {} bytes of pictures, recordings and videos one import keeps whole: "
+            "its description is stored, not the file",
+            part.media_source, std::min(options_.max_media_bytes, options_.max_total_bytes)));
+        part.text_bytes = part.media_description->content.size();
+        part.outputs = {std::move(*part.media_description)};
+      } else {
+        media_bytes_ += part.media_bytes;
+        part.text_bytes += part.media_bytes;
+      }
+    }
     SKALD_RETURN_IF_ERROR(CountBytes(part.text_bytes));
     plan_->source_bytes += part.source_bytes;
     if (part.root_name) plan_->root_name = std::move(*part.root_name);
@@ -329,8 +354,8 @@ class Planner {
         if (!item.warning.empty()) return;
         const std::string name = item.bytes != nullptr ? std::string(BaseName(item.rel_source))
                                                        : item.path.filename().string();
-        results[i - begin] = ReadContent(item.path, item.bytes, name, item.rel_source,
-                                         item.rel_dir, /*single=*/false, &parts[i - begin]);
+        results[i - begin] = ReadContent(item.path, item.bytes, name, item.rel_source, item.rel_dir,
+                                         /*single=*/false, &parts[i - begin]);
         if (item.bytes != nullptr) std::string().swap(*item.bytes);  // read or skipped: freed
       });
       for (size_t i = begin; i < end; ++i) {
@@ -350,9 +375,9 @@ class Planner {
   Status ReadWalked(const std::vector<WalkItem>& items, std::string_view name) {
     SKALD_RETURN_IF_ERROR(ReadAll(items));
     if (plan_->files.empty()) {
-      return Status::InvalidArgument(fmt::format(
-          "nothing to import from {}: no text files found ({} files looked at)", name,
-          plan_->source_files));
+      return Status::InvalidArgument(
+          fmt::format("nothing to import from {}: no text files found ({} files looked at)", name,
+                      plan_->source_files));
     }
     FinishDirs();
     return Status::Ok();
@@ -407,8 +432,9 @@ class Planner {
       items->push_back(std::move(skipped));
       return Status::Ok();
     }
-    std::sort(entries.begin(), entries.end(),
-              [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      return a.path().filename() < b.path().filename();
+    });
     for (const fs::directory_entry& entry : entries) {
       std::string name = entry.path().filename().string();
       if (name.empty() || name[0] == '.') continue;  // hidden entries, as OpenViking
@@ -432,7 +458,8 @@ class Planner {
   // `rel_dir`, its source path `rel_source`), as Walk finds those of a
   // directory on disk: in name order, hidden entries and ignored
   // directories left out. `children` lists each directory's entries.
-  Status WalkHeld(MemoryTree* tree, const std::map<std::string, std::map<std::string, bool>>& children,
+  Status WalkHeld(MemoryTree* tree,
+                  const std::map<std::string, std::map<std::string, bool>>& children,
                   const std::string& dir, const std::string& rel_source, const std::string& rel_dir,
                   std::vector<WalkItem>* items) {
     auto listed = children.find(dir);
@@ -461,8 +488,8 @@ class Planner {
   // the source (`source`) and says what to do (`advice`).
   Status CountFound(std::string_view source, std::string_view advice) {
     if (plan_->source_files >= options_.max_files) {
-      return Status::ResourceExhausted(fmt::format("{} has more than {} files; {}", source,
-                                                   options_.max_files, advice));
+      return Status::ResourceExhausted(
+          fmt::format("{} has more than {} files; {}", source, options_.max_files, advice));
     }
     ++plan_->source_files;
     return Status::Ok();
@@ -491,7 +518,8 @@ class Planner {
     for (int n = 2; !paths_seen_.insert(unique).second; ++n) {
       size_t slash = path.rfind('/');
       size_t dot = path.rfind('.');
-      if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = path.size();
+      if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+        dot = path.size();
       unique = fmt::format("{}_{}{}", path.substr(0, dot), n, path.substr(dot));
     }
     plan_->files.push_back(ImportFile{std::move(unique), std::move(content)});
@@ -504,6 +532,7 @@ class Planner {
   std::vector<GlobPattern> include_;
   std::vector<GlobPattern> exclude_;
   uint64_t total_bytes_ = 0;
+  uint64_t media_bytes_ = 0;  // of media kept whole
   std::set<std::string> dirs_seen_;
   std::set<std::string> paths_seen_;
 };
@@ -562,9 +591,9 @@ Result<ImportPlan> PlanImport(const std::string& source_path, std::string_view d
         planner.ReadContent(path, nullptr, name, name, "", /*single=*/true, &part));
     SKALD_RETURN_IF_ERROR(planner.Commit(std::move(part)));
     if (plan.files.empty()) {
-      return Status::InvalidArgument(fmt::format(
-          "nothing to import from {}: {}", name,
-          plan.warnings.empty() ? "no content" : plan.warnings.front()));
+      return Status::InvalidArgument(
+          fmt::format("nothing to import from {}: {}", name,
+                      plan.warnings.empty() ? "no content" : plan.warnings.front()));
     }
     planner.FinishDirs();
     return plan;

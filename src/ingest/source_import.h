@@ -50,9 +50,13 @@ struct ImportOptions {
   // Files imported from one directory at most; more is an error (a typo'd
   // path like "/" should not start importing a whole disk).
   uint64_t max_files = 100000;
-  // Text bytes one import may hold (the plan keeps them in memory until
-  // they are written); more is ResourceExhausted.
+  // Bytes one import may hold (the plan keeps them in memory until they
+  // are written); more text is ResourceExhausted.
   uint64_t max_total_bytes = uint64_t{2} << 30;
+  // Pictures, recordings and videos one import keeps whole (counted in
+  // max_total_bytes too); past it, in source order, each is stored as its
+  // description instead, with a warning.
+  uint64_t max_media_bytes = uint64_t{1} << 30;
   // Archives (zip, tar, tar.gz) are expanded before they are planned:
   // entries, expanded bytes and the expansion ratio are capped there
   // (archive_extract.h; defaults: 100,000 entries, 1 GiB, 100x past 8 MiB).
@@ -67,12 +71,12 @@ struct ImportFile {
 };
 
 struct ImportPlan {
-  std::string root_name;               // default name of the resource root directory
-  std::vector<std::string> dirs;       // relative directories to create, parents first
-  std::vector<ImportFile> files;       // in source order
-  std::vector<std::string> warnings;   // one line per skipped file, with the reason
-  uint64_t source_files = 0;           // files looked at
-  uint64_t source_bytes = 0;           // bytes of the files imported
+  std::string root_name;              // default name of the resource root directory
+  std::vector<std::string> dirs;      // relative directories to create, parents first
+  std::vector<ImportFile> files;      // in source order
+  std::vector<std::string> warnings;  // one line per skipped file, with the reason
+  uint64_t source_files = 0;          // files looked at
+  uint64_t source_bytes = 0;          // bytes of the files imported
 };
 
 // Reads `source_path` (a file or a directory) and plans its resource tree.

@@ -56,6 +56,29 @@ TEST(ParserImportTest, RegistryPicksByExtensionThenByMagic) {
   EXPECT_EQ(name(".json", "{}"), "none");
 }
 
+// Media kept whole are held in memory until written: past the import's
+// media budget, in source order, each is stored as its description.
+TEST(ParserImportTest, MediaPastTheImportsBudgetAreStoredAsDescriptions) {
+  testing::TempDir tmp;
+  std::string root = tmp.Sub("photos");
+  const std::string png("\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x02\0\0\0\x03\x08\x02\0\0\0", 29);
+  for (const char* name : {"a.png", "b.png", "c.png"}) Put(root + "/" + name, png);
+  ImportOptions options;
+  options.max_media_bytes = 60;  // two of the three
+  auto plan = PlanImport(root, "", options);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const std::string warnings = AllWarnings(*plan);
+  ASSERT_NE(FileAt(*plan, "a.png"), nullptr) << warnings;
+  EXPECT_EQ(FileAt(*plan, "a.png")->content, png);
+  ASSERT_NE(FileAt(*plan, "b.png"), nullptr) << warnings;
+  EXPECT_EQ(FileAt(*plan, "c.png"), nullptr);
+  const ImportFile* described = FileAt(*plan, "c_png.md");
+  ASSERT_NE(described, nullptr) << warnings;
+  EXPECT_NE(described->content.find("Image file (PNG), 2 x 3 pixels"), std::string::npos)
+      << described->content;
+  EXPECT_NE(warnings.find("c.png: over the 60 bytes of pictures"), std::string::npos) << warnings;
+}
+
 TEST(ParserImportTest, DocumentsMediaAndLegacyTextInOneFolder) {
   testing::TempDir tmp;
   std::string root = tmp.Sub("mixed");
