@@ -171,8 +171,12 @@ Result<std::unique_ptr<Db>> DbImpl::OpenImpl(const DbOptions& options) {
   SKALD_RETURN_IF_ERROR(db->upkeep_->IndexRepairedNodes(recovered));
   for (const RecoveredSwap& swap : swaps) {
     for (const JobSpec& job : swap.jobs) {
-      SKALD_ASSIGN_OR_RETURN(Job queued, db->runner_->queue()->Enqueue(job));
-      (void)queued;
+      // A named job that is there already was queued with the catalog
+      // transaction before the crash.
+      Result<Job> queued = db->runner_->queue()->Enqueue(job);
+      if (!queued.ok() && queued.status().code() != StatusCode::kAlreadyExists) {
+        return queued.status();
+      }
     }
   }
   // Packaged vectors no pending job will take (an import stopped before

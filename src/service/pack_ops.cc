@@ -518,6 +518,12 @@ Result<bool> PackOps::SwapIn(const Identity& who, const Pack& pack,
                          WriteFilesOnTwoThreads(s_.content, who.account, writes));
   // The commit point: the plan names the jobs, so that a crash after it
   // still indexes the new trees as asked (their carried tags, the vectors).
+  // Each job named now: recovery, which queues the plan's jobs again when
+  // a crash came after the catalog transaction that queued them, finds
+  // them queued and does not queue them twice.
+  for (JobSpec& job : jobs) {
+    if (job.task_id.empty()) job.task_id = NewTaskId();
+  }
   SKALD_RETURN_IF_ERROR(swap->Commit(jobs));
   drop_batches.keep = true;
   if (Status applied = swap->Apply(); !applied.ok()) {

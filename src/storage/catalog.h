@@ -56,6 +56,10 @@ struct JobSpec {
   std::string task_id;        // "" = a new random UUID (version 4)
 };
 
+// A new task id (a random version 4 UUID), for a JobSpec named before it
+// is queued (a plan that queues it again after a crash must not duplicate it).
+std::string NewTaskId();
+
 // A job's state is the state its task shows (skald/types.h); the `state`
 // column stores TaskStateName().
 using JobState = TaskState;

@@ -188,6 +188,8 @@ Result<Job> InsertJobLocked(sqlite3* db, const JobSpec& spec) {
 
 }  // namespace catalog_internal
 
+std::string NewTaskId() { return NewUuid4(); }
+
 Result<Job> Catalog::EnqueueJob(const JobSpec& spec) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;

@@ -23,13 +23,16 @@ bool Exists(ContentStore& content, std::string_view account, std::string_view pa
 }
 
 Json JobToJson(const JobSpec& job) {
-  return {{"kind", std::string(JobKindName(job.kind))},
-          {"account", job.account},
-          {"user", job.user},
-          {"resource_id", job.resource_id},
-          {"payload", job.payload},
-          {"priority", job.priority},
-          {"max_attempts", job.max_attempts}};
+  Json j = {{"kind", std::string(JobKindName(job.kind))},
+            {"account", job.account},
+            {"user", job.user},
+            {"resource_id", job.resource_id},
+            {"payload", job.payload},
+            {"priority", job.priority},
+            {"max_attempts", job.max_attempts}};
+  // (Named jobs are queued once: recovery finds them queued already.)
+  if (!job.task_id.empty()) j["task_id"] = job.task_id;
+  return j;
 }
 
 std::optional<JobSpec> JobOfJson(const Json& j) {
@@ -50,6 +53,10 @@ std::optional<JobSpec> JobOfJson(const Json& j) {
   job.payload = j["payload"].get<std::string>();
   job.priority = j["priority"].get<int>();
   job.max_attempts = std::max(1, j["max_attempts"].get<int>());
+  if (j.contains("task_id")) {
+    if (!j["task_id"].is_string()) return std::nullopt;
+    job.task_id = j["task_id"].get<std::string>();
+  }
   return job;
 }
 

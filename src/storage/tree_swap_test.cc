@@ -129,6 +129,7 @@ class TreeSwapTest : public ::testing::Test {
     job.account = "acct";
     job.resource_id = "viking://resources/a";
     job.payload = R"({"path":"resources/a","carried_tags":{"viking://resources/a":["t=1"]}})";
+    job.task_id = "task-of-a";  // named: recovery does not queue it twice
     SKALD_RETURN_IF_ERROR(swap->Commit({job}));
     *committed = true;
     SKALD_RETURN_IF_ERROR(swap->Apply());
@@ -217,6 +218,7 @@ TEST_F(TreeSwapTest, ACrashAtAnyPointLeavesAllOldOrAllNewAfterRecovery) {
       ASSERT_EQ((*recovered)[0].jobs.size(), 1u);
       EXPECT_EQ((*recovered)[0].jobs[0].kind, JobKind::kIndex);
       EXPECT_NE((*recovered)[0].jobs[0].payload.find("t=1"), std::string::npos);
+      EXPECT_EQ((*recovered)[0].jobs[0].task_id, "task-of-a");
       EXPECT_EQ((*recovered)[0].targets,
                 (std::vector<std::string>{"resources/a", "resources/b.md", "resources/gone"}));
     }
