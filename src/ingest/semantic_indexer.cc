@@ -37,10 +37,6 @@ constexpr std::string_view kTruncatedMarker = "\n...(truncated for embedding)";
 // record writer before the next files are summarized.
 constexpr size_t kEarlyFlush = semantic_indexer_internal::kUpsertChunk;
 
-// (Namespace roots are summarized too: hierarchical retrieval starts from
-// them and finds their children through their records.)
-bool Indexable(std::string_view path) { return IsIndexedPath(path); }
-
 std::string RecordId(std::string_view account, std::string_view uri, int level) {
   std::string_view suffix = level == 0 ? "/.abstract.md" : level == 1 ? "/.overview.md" : "";
   return Md5Hex(fmt::format("{}:{}{}", account, uri, suffix));
@@ -70,7 +66,7 @@ Summarizer* SummarizerFor(std::string_view path, Summarizer* base, Summarizer* m
 Result<std::vector<CatalogNode>> AncestorDirs(Catalog& catalog, std::string_view account,
                                               std::string_view path) {
   std::vector<CatalogNode> ancestors;
-  for (std::string_view p = ParentPath(path); Indexable(p); p = ParentPath(p)) {
+  for (std::string_view p = ParentPath(path); IsIndexedPath(p); p = ParentPath(p)) {
     SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> a, catalog.Get(account, p));
     if (a && a->is_dir) ancestors.push_back(*a);
   }
@@ -96,7 +92,7 @@ std::vector<Record> RecordsRekeyedTo(std::string_view account, std::vector<Recor
     std::string uri = fmt::format("{}{}", to_uri, old_uri.substr(from_uri.size()));
     if (!uri.starts_with(kScheme)) continue;
     const std::string_view path = std::string_view(uri).substr(kScheme.size());
-    if (!Indexable(path)) continue;
+    if (!IsIndexedPath(path)) continue;
     r.id = RecordId(account, uri, r.level);
     r.parent_uri = UriOfPath(ParentPath(path));
     r.owner = OwnerOf(path);
@@ -185,7 +181,7 @@ Result<IndexStats> SemanticIndexer::IndexTree(std::string_view account, std::str
   } else {
     files.push_back(*node);
   }
-  auto not_indexable = [](const CatalogNode& n) { return !Indexable(n.path); };
+  auto not_indexable = [](const CatalogNode& n) { return !IsIndexedPath(n.path); };
   files.erase(std::remove_if(files.begin(), files.end(), not_indexable), files.end());
   dirs.erase(std::remove_if(dirs.begin(), dirs.end(), not_indexable), dirs.end());
 
@@ -212,7 +208,7 @@ Result<IndexStats> SemanticIndexer::IndexChanges(std::string_view account, std::
     SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> subtree,
                            catalog_->ListSubtree(account, root, 0));
     for (CatalogNode& n : subtree) {
-      if (Indexable(n.path)) nodes.emplace(n.path, std::move(n));
+      if (IsIndexedPath(n.path)) nodes.emplace(n.path, std::move(n));
     }
   }
   auto has_record = [&](std::string_view path, int level) -> Result<bool> {
@@ -263,7 +259,7 @@ Result<IndexStats> SemanticIndexer::IndexChanges(std::string_view account, std::
     SKALD_ASSIGN_OR_RETURN(bool summarized, has_record(root, 0));
     root_dirty = !summarized;
   }
-  if (root_dirty && Indexable(root)) dirs.push_back(*root_node);
+  if (root_dirty && IsIndexedPath(root)) dirs.push_back(*root_node);
   // Nothing changed: the summaries above stay as they are too.
   if (files.empty() && dirs.empty()) return stats;
 
@@ -591,7 +587,7 @@ SemanticIndexer::DirOutcome SemanticIndexer::SummarizeDirectory(std::string_view
     std::vector<EntrySummary> entries;
     std::vector<const EntryTerms*> entry_terms;  // aligned with entries
     for (const CatalogNode& child : children) {
-      if (!Indexable(child.path)) continue;
+      if (!IsIndexedPath(child.path)) continue;
       auto scanned = pending.entry_terms.find(child.path);
       entry_terms.push_back(scanned == pending.entry_terms.end() ? nullptr : scanned->second.get());
       EntrySummary entry;

@@ -25,20 +25,19 @@ Result<ConsistencyReport> FsReader::CheckConsistency(const Identity& who, std::s
   // What the catalog holds of what `who` sees under `base` (for a USER on
   // viking:// or viking://user: their own spaces, never the account's
   // other users): (uri, level).
-  std::set<std::pair<std::string, int>, std::less<>> held;
+  std::vector<std::string> scanned;
   for (const VikingUri& part : VisibleSubtrees(who, base)) {
-    if (part.is_root()) {
-      for (const CatalogNode& node : nodes) {  // each scope
-        if (node.path.find('/') != std::string::npos) continue;
-        SKALD_RETURN_IF_ERROR(
-            catalog_->ScanRecordsUnder(who.account, UriOfPath(node.path), [&](Record& r) {
-              held.emplace(std::move(r.uri), r.level);
-              return true;
-            }));
-      }
+    if (!part.is_root()) {
+      scanned.push_back(part.str());
       continue;
     }
-    SKALD_RETURN_IF_ERROR(catalog_->ScanRecordsUnder(who.account, part.str(), [&](Record& r) {
+    for (const CatalogNode& node : nodes) {  // the root: each scope
+      if (node.path.find('/') == std::string::npos) scanned.push_back(UriOfPath(node.path));
+    }
+  }
+  std::set<std::pair<std::string, int>, std::less<>> held;
+  for (const std::string& under : scanned) {
+    SKALD_RETURN_IF_ERROR(catalog_->ScanRecordsUnder(who.account, under, [&](Record& r) {
       held.emplace(std::move(r.uri), r.level);
       return true;
     }));

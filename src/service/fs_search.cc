@@ -133,13 +133,13 @@ Result<GrepResult> FsReader::Grep(const Identity& who, const GrepRequest& reques
     if (PathHasHiddenSegment(rel)) continue;
     if (exclude && exclude->Contains(uri)) continue;
     if (base.is_root() && !IsPublicScope(uri.scope())) continue;
+    // A picture, recording or video is never read as lines of text.
+    if (!MediaKindOf(uri.name()).empty()) continue;
     std::optional<std::vector<std::string>> tags;
     if (with_tags) {
       SKALD_ASSIGN_OR_RETURN(tags, TagsIfMatching(*catalog_, who.account, uri.str(), wanted));
       if (!tags) continue;
     }
-    // A picture, recording or video is never read as lines of text.
-    if (!MediaKindOf(uri.name()).empty()) continue;
     auto bytes = content_->ReadFile(who.account, row.path);
     if (bytes.status().code() == StatusCode::kNotFound) continue;  // deleted meanwhile
     if (!bytes.ok()) return bytes.status();

@@ -226,9 +226,7 @@ Result<AddResourceResult> ResourceOps::AddResource(const Identity& who,
   // viking://resources/{images|audio|video}/YYYY/MM/DD (OpenViking's layout).
   const std::string_view media_kind = names_file ? MediaKindOf(base_name) : std::string_view();
   if (!media_kind.empty()) {
-    const std::string stem = StemOf(base_name);  // (the kind says there is an extension)
-    // (As the media parser names it: the extension in lower case.)
-    base_name = fmt::format("{}_{}", stem, AsciiLower(base_name.substr(stem.size() + 1)));
+    base_name = MediaStem(base_name, media_kind);
   } else if (names_file) {
     base_name = ArchiveStem(base_name);
   }

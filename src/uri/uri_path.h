@@ -83,7 +83,9 @@ bool PathHasHiddenSegment(std::string_view path);
 int NamespaceRootDepth(std::string_view path);
 
 // True for the paths that get index records: a namespace root or a node
-// below it (NamespaceRootDepth), with no hidden segment.
+// below it (NamespaceRootDepth), with no hidden segment. (Namespace roots
+// are summarized too: hierarchical retrieval starts from them and finds
+// their children through their records.)
 bool IsIndexedPath(std::string_view path);
 
 // True for the name of a conversation excerpt a commit writes into a

@@ -119,8 +119,7 @@ class MediaParser : public Parser {
     if (type == nullptr) return Status::InvalidArgument("not a known image, audio or video format");
     ParsedDocument doc;
     std::string name = RepairName(input.name);
-    std::string stem = ext.empty() ? name : name.substr(0, name.size() - ext.size());
-    doc.stem = ext.empty() ? stem + "_" + std::string(type->kind) : stem + "_" + ext.substr(1);
+    doc.stem = MediaStem(name, type->kind);
     std::string kind(type->kind);
     std::string format(type->extension.substr(1));
     for (char& c : format) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -168,6 +167,12 @@ ImageSize ImageDimensions(std::string_view s) {
 std::string_view MediaKindOf(std::string_view name) {
   const MediaType* type = ByExtension(LowerExtensionOf(name));
   return type == nullptr ? std::string_view() : type->kind;
+}
+
+std::string MediaStem(std::string_view name, std::string_view kind) {
+  const std::string ext = LowerExtensionOf(name);
+  if (ext.empty()) return fmt::format("{}_{}", name, kind);
+  return fmt::format("{}_{}", name.substr(0, name.size() - ext.size()), ext.substr(1));
 }
 
 std::unique_ptr<Parser> MakeMediaParser() { return std::make_unique<MediaParser>(); }

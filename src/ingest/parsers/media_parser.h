@@ -35,4 +35,9 @@ ImageSize ImageDimensions(std::string_view head);
 // parser takes; "" otherwise.
 std::string_view MediaKindOf(std::string_view name);
 
+// "{stem}_{ext}" for a media file's name, the extension in lower case
+// ("Photo.PNG" -> "Photo_png"; "{name}_{kind}" without one): the stem of its
+// description and the directory a lone one is imported as.
+std::string MediaStem(std::string_view name, std::string_view kind);
+
 }  // namespace skald
