@@ -59,7 +59,7 @@ int Run(const std::string& dir, bool sync, int files, size_t size, Phase* out) {
   for (int i = 0; i < files; ++i) {
     std::string uri = "viking://resources/d" + std::to_string(i % 32) + "/f" + std::to_string(i) +
                       ".md";
-    auto r = (*db)->Read(who, uri, 0, -1);
+    auto r = (*db)->Read(who, uri, 0, -1, /*raw=*/true);
     if (!r.ok() || r->size() != size) return 1;
   }
   out->read_s = Seconds(start);

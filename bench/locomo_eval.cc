@@ -173,7 +173,7 @@ skald::Status ListPerBudget(skald::Db& db, const skald::Identity& who, const std
   for (const skald::MatchedContext& hit : hits) {
     std::string body = hit.abstract;
     if (hit.level == 2) {
-      auto read = db.Read(who, hit.uri, 0, -1);
+      auto read = db.Read(who, hit.uri, 0, -1, /*raw=*/true);
       if (read.ok()) body = Body(*read);
     }
     std::istringstream lines(body);

@@ -34,6 +34,8 @@
 #include "skald/result.h"
 #include "skald/retrieval.h"
 #include "skald/session.h"
+#include "skald/skills.h"
+#include "skald/snapshot.h"
 #include "skald/status.h"
 #include "skald/types.h"
 
@@ -297,102 +299,6 @@ struct ContextResult {
   QueryPlan query_plan;
 };
 
-// ---- skills (reference §2.5–2.6, service/skill_ops.h) ----
-
-// What add-skill and update answer.
-struct SkillResult {
-  std::string uri;       // the skill directory, viking://…/skills/{name}
-  std::string root_uri;  // = uri (OpenViking reports the skill directory as both)
-  std::string name;
-  int64_t auxiliary_files = 0;  // files besides SKILL.md
-  std::string task_id;          // the index task; "" when the call waited for it
-  // With `wait`: the task's final state, or kPending/kRunning when timeout_s
-  // expired first. Without `wait`: kPending.
-  TaskState task_status = TaskState::kPending;
-  // A source of several skills: every skill installed, in source order (the
-  // fields above are the first's).
-  std::vector<std::string> installed;
-  // list_only: the skills the source holds (nothing installed).
-  struct Listed {
-    std::string name;
-    std::string description;
-    std::string path;  // SKILL.md's path in the source
-  };
-  std::vector<Listed> listed;
-};
-
-// What a file or folder of a stored skill is.
-enum class SkillFileKind {
-  kDefinition,  // SKILL.md
-  kSummary,     // a folder's L0/L1 sidecar, written by Skald
-  kAuxiliary,   // any other file of the skill (scripts, references, assets)
-  kDirectory,
-};
-
-// One file or folder of a stored skill (GetSkill with `files`).
-struct SkillFile {
-  std::string name;  // the last segment
-  std::string uri;
-  std::string path;  // relative to the skill directory ("scripts/run.py")
-  bool is_dir = false;
-  SkillFileKind kind = SkillFileKind::kAuxiliary;
-  // With `integrity`, for files: the size and SHA-256 (hex) of the bytes.
-  std::optional<int64_t> size;
-  std::string sha256;
-};
-
-// What GetSkill reads besides the skill's name, description and abstract.
-struct SkillReadOptions {
-  bool overview = false;   // L1
-  bool content = false;    // SKILL.md and its SHA-256
-  bool files = false;      // every file and folder under the skill directory
-  bool integrity = false;  // with `files`: sizes, hashes and the revision
-  bool source = false;     // where the skill came from (SkillInfo::source_json)
-};
-
-// One stored skill.
-struct SkillInfo {
-  std::string name;
-  std::string uri;             // the skill directory
-  std::string root_uri;        // the skills root it is in
-  std::string abstract;        // L0
-  std::string overview;        // L1 ("" unless asked for)
-  std::string content;         // SKILL.md ("" unless asked for)
-  std::string content_sha256;  // with content
-  std::string description;
-  std::vector<std::string> tags;
-  std::vector<std::string> allowed_tools;
-  std::vector<SkillFile> files;  // with SkillReadOptions::files
-  // With integrity: the SHA-256 (hex) of the files' manifest, which
-  // changes when any file or folder of the skill does.
-  std::string revision;
-  // With `source`: the JSON object kept when the skill was written (its
-  // source metadata and skill_name); "" when none is kept.
-  std::string source_json;
-};
-
-// One finding of skill validation.
-struct SkillIssue {
-  std::string rule;  // "name_required", "yaml_format", …
-  std::string message;
-  std::string field;  // "" when the finding is about no one field
-};
-
-// The report of skill validation (POST /api/v1/skills/validate).
-struct SkillValidationReport {
-  bool valid = false;
-  bool strict = false;
-  std::string name;
-  std::string description;
-  std::vector<std::string> tags;
-  std::vector<std::string> allowed_tools;
-  int64_t body_lines = 0;
-  std::string source_path;  // as the request gave it
-  std::string skill_dir_name;
-  std::vector<SkillIssue> errors;
-  std::vector<SkillIssue> warnings;
-};
-
 // ---- operations (ops): statistics and readiness for /metrics, the
 // observers, /api/v1/system/wait and /ready ----
 
@@ -532,9 +438,11 @@ class Db {
   virtual Result<NodeAttrs> Attrs(const Identity& who, std::string_view uri) = 0;
 
   // Text of a file, lines [offset, offset+limit) (limit -1 = to the end).
+  // A memory file (docs/format/memory.md) is read without its provenance
+  // header unless `raw` (OpenViking strips a memory's internal fields).
   // InvalidArgument with details {expected:file, actual:directory} for a directory.
   virtual Result<std::string> Read(const Identity& who, std::string_view uri, int64_t offset,
-                                   int64_t limit) = 0;
+                                   int64_t limit, bool raw) = 0;
   virtual Result<Download> DownloadFile(const Identity& who, std::string_view uri) = 0;
   virtual Result<WriteResult> Write(const Identity& who, const WriteRequest& request) = 0;
   // Body of the directory's `.abstract.md` (a file's parent directory when
@@ -579,6 +487,24 @@ class Db {
   virtual Result<std::string> ImportPack(const Identity& who, const PackImportRequest& request) = 0;
   virtual Result<std::string> RestorePack(const Identity& who,
                                           const PackImportRequest& request) = 0;
+  // OpenViking's snapshots of the account's files (skald/snapshot.h,
+  // service/snapshot_ops.h): commit, log, show (a commit, or one file's
+  // bytes), diff of one file, restore (a forward commit and the files
+  // written back), and the .ovgitignore rules (ROOT and ADMIN).
+  virtual Result<SnapshotCommitResult> SnapshotCommit(const Identity& who,
+                                                      const SnapshotCommitRequest& request) = 0;
+  virtual Result<std::vector<SnapshotCommitInfo>> SnapshotLog(
+      const Identity& who, const SnapshotLogRequest& request) = 0;
+  virtual Result<SnapshotCommitInfo> SnapshotShow(const Identity& who, std::string_view ref) = 0;
+  virtual Result<SnapshotBlobContent> SnapshotShowFile(const Identity& who, std::string_view ref,
+                                                       std::string_view uri, bool raw) = 0;
+  virtual Result<SnapshotDiffResult> SnapshotDiff(const Identity& who, std::string_view uri,
+                                                  std::string_view from, std::string_view to) = 0;
+  virtual Result<SnapshotRestoreResult> SnapshotRestore(const Identity& who,
+                                                        const SnapshotRestoreRequest& request) = 0;
+  virtual Result<std::string> GetSnapshotIgnore(const Identity& who) = 0;
+  // "" deletes the rules.
+  virtual Status SetSnapshotIgnore(const Identity& who, std::string_view content) = 0;
   // OpenViking's privacy configs of the caller, in their own space
   // (service/privacy_ops.h): the categories (`category` "") or a category's
   // target keys; a config as JSON text {"meta", "current"} (NotFound when

@@ -49,6 +49,7 @@ struct ReadArgs {
   std::string uri;
   int64_t offset = 0;  // first line, 0-based
   int64_t limit = -1;  // number of lines, -1 = to the end
+  bool raw = false;    // a memory file with its provenance header
 };
 
 // `find` / `search` arguments. The time window travels as the text the user

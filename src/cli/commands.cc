@@ -158,6 +158,7 @@ int RunCli(int argc, char** argv) {
       ->capture_default_str();
   read->add_option("--limit", a.read.limit, "Number of lines (-1 = to the end)")
       ->capture_default_str();
+  read->add_flag("--raw", a.read.raw, "A memory file with its provenance header");
   read->callback([&] {
     action = [&] {
       return Execute(

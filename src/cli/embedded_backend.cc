@@ -108,7 +108,7 @@ class EmbeddedBackend final : public Backend {
   }
 
   Result<Json> Read(const ReadArgs& args) override {
-    SKALD_ASSIGN_OR_RETURN(auto text, db_->Read(who_, args.uri, args.offset, args.limit));
+    SKALD_ASSIGN_OR_RETURN(auto text, db_->Read(who_, args.uri, args.offset, args.limit, args.raw));
     return Json(std::move(text));
   }
 

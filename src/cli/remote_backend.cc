@@ -140,6 +140,7 @@ class RemoteBackend final : public Backend {
     Params params{{"uri", args.uri}};
     if (args.offset != 0) params.emplace_back("offset", std::to_string(args.offset));
     if (args.limit != -1) params.emplace_back("limit", std::to_string(args.limit));
+    if (args.raw) params.emplace_back("raw", "true");
     return GetJson("/api/v1/content/read", params);
   }
 

@@ -5,10 +5,7 @@
 namespace skald {
 namespace {
 
-std::string DigestHex(const EVP_MD* md, std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), digest, &len, md, nullptr);
+std::string Hex(const unsigned char* digest, unsigned int len) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out(len * 2, '0');
   for (unsigned int i = 0; i < len; ++i) {
@@ -18,7 +15,28 @@ std::string DigestHex(const EVP_MD* md, std::string_view data) {
   return out;
 }
 
+std::string DigestHex(const EVP_MD* md, std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), digest, &len, md, nullptr);
+  return Hex(digest, len);
+}
+
 }  // namespace
+
+std::string GitObjectId(std::string_view type, std::string_view data) {
+  std::string header = std::string(type) + " " + std::to_string(data.size());
+  header.push_back('\0');
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  EVP_DigestInit_ex(ctx, EVP_sha1(), nullptr);
+  EVP_DigestUpdate(ctx, header.data(), header.size());
+  EVP_DigestUpdate(ctx, data.data(), data.size());
+  EVP_DigestFinal_ex(ctx, digest, &len);
+  EVP_MD_CTX_free(ctx);
+  return Hex(digest, len);
+}
 
 std::string Sha256Hex(std::string_view data) { return DigestHex(EVP_sha256(), data); }
 

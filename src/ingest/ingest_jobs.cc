@@ -123,6 +123,11 @@ void RegisterIngestJobs(const IngestServices& services, JobRunner* runner) {
     SKALD_RETURN_IF_ERROR(RunIndexJob(services, context));
     return context.Complete(nlohmann::json{{"queue_status", QueueStatusJson(true)}}.dump());
   });
+  // A snapshot restore's re-indexing of the tree it wrote back, under
+  // OpenViking's task type.
+  runner->RegisterHandler(JobKind::kSnapshotRestoreReindex, [services](JobContext& context) {
+    return RunIndexJob(services, context);
+  });
   runner->RegisterHandler(JobKind::kRefresh, [services](JobContext& context) {
     return RunRefreshJob(services, context);
   });

@@ -142,6 +142,8 @@ void RegisterSessionRoutes(Router& router);
 void RegisterSkillRoutes(Router& router);
 // /api/v1/pack/{export,backup,import,restore} (routes_pack.cc).
 void RegisterPackRoutes(Router& router);
+// /api/v1/snapshot/* (routes_snapshot.cc).
+void RegisterSnapshotRoutes(Router& router);
 // /api/v1/privacy-configs* (routes_privacy.cc).
 void RegisterPrivacyRoutes(Router& router);
 

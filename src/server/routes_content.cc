@@ -16,12 +16,11 @@ void Read(Call& call) {
   const std::string uri = q.RequiredString("uri");
   const int64_t offset = q.Int("offset", 0);
   const int64_t limit = q.Int("limit", -1);
-  // `raw` strips internal memory fields in OpenViking; Skald stores none yet,
-  // so both values return the stored text.
-  (void)q.Bool("raw", false);
+  // Without `raw`, a memory file is read without its provenance header.
+  const bool raw = q.Bool("raw", false);
   if (!errors.empty()) return call.FailValidation(errors);
 
-  Result<std::string> text = call.db().Read(call.who(), uri, offset, limit);
+  Result<std::string> text = call.db().Read(call.who(), uri, offset, limit, raw);
   if (!text.ok()) return call.Fail(text.status());
   call.Ok(Json(*text));
 }

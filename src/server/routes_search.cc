@@ -266,7 +266,7 @@ void AttachHitContent(Call& call, Json* result) {
         hit["content_truncated"] = true;
         continue;
       }
-      Result<std::string> text = call.db().Read(call.who(), uri->get<std::string>(), 0, -1);
+      Result<std::string> text = call.db().Read(call.who(), uri->get<std::string>(), 0, -1, /*raw=*/false);
       if (!text.ok()) continue;
       const size_t cap = std::min(kMaxHitContentBytes, kMaxContentBytes - total);
       if (text->size() > cap) {

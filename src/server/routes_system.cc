@@ -36,11 +36,12 @@ constexpr int64_t kMaxWaitMs = int64_t{24} * 3600 * 1000;
 
 const std::set<std::string>& SemanticKinds() {
   static const std::set<std::string> kinds = {"add_resource", "index", "refresh", "add_skill",
-                                              "content_write"};
+                                              "content_write", "snapshot_restore_reindex"};
   return kinds;
 }
 const std::set<std::string>& EmbeddingKinds() {
-  static const std::set<std::string> kinds = {"index", "reindex", "add_skill", "content_write"};
+  static const std::set<std::string> kinds = {"index", "reindex", "add_skill", "content_write",
+                                              "snapshot_restore_reindex"};
   return kinds;
 }
 

@@ -472,6 +472,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Create(Db& db, const ServerOptio
   server::RegisterSessionRoutes(router);
   server::RegisterSkillRoutes(router);
   server::RegisterPackRoutes(router);
+  server::RegisterSnapshotRoutes(router);
   server::RegisterPrivacyRoutes(router);
   server::RegisterSystemRoutes(router, *server->metrics_, options.metrics_enabled);
 

@@ -53,7 +53,7 @@ class FakeDb : public Db {
   Status Unlink(const Identity&, std::string_view, std::string_view) override { return failure; }
   Result<SetTagsResult> SetTags(const Identity&, const SetTagsRequest&) override { return failure; }
   Result<NodeAttrs> Attrs(const Identity&, std::string_view) override { return failure; }
-  Result<std::string> Read(const Identity&, std::string_view, int64_t, int64_t) override {
+  Result<std::string> Read(const Identity&, std::string_view, int64_t, int64_t, bool) override {
     return failure;
   }
   Result<Download> DownloadFile(const Identity&, std::string_view) override { return failure; }
@@ -81,6 +81,31 @@ class FakeDb : public Db {
   Result<std::string> RestorePack(const Identity&, const PackImportRequest&) override {
     return failure;
   }
+  Result<SnapshotCommitResult> SnapshotCommit(const Identity&,
+                                              const SnapshotCommitRequest&) override {
+    return failure;
+  }
+  Result<std::vector<SnapshotCommitInfo>> SnapshotLog(const Identity&,
+                                                      const SnapshotLogRequest&) override {
+    return failure;
+  }
+  Result<SnapshotCommitInfo> SnapshotShow(const Identity&, std::string_view) override {
+    return failure;
+  }
+  Result<SnapshotBlobContent> SnapshotShowFile(const Identity&, std::string_view,
+                                               std::string_view, bool) override {
+    return failure;
+  }
+  Result<SnapshotDiffResult> SnapshotDiff(const Identity&, std::string_view, std::string_view,
+                                          std::string_view) override {
+    return failure;
+  }
+  Result<SnapshotRestoreResult> SnapshotRestore(const Identity&,
+                                                const SnapshotRestoreRequest&) override {
+    return failure;
+  }
+  Result<std::string> GetSnapshotIgnore(const Identity&) override { return failure; }
+  Status SetSnapshotIgnore(const Identity&, std::string_view) override { return failure; }
   Result<std::vector<std::string>> ListPrivacyConfigs(const Identity&, std::string_view) override {
     return failure;
   }

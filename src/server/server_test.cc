@@ -274,9 +274,8 @@ TEST(IdentityTest, DevIdentityValidatesHeaders) {
 
 TEST(UnbuiltRoutesTest, OpenVikingRoutesNotBuiltAreKnownOthersAreNot) {
   for (const auto& [method, path] : std::vector<std::pair<const char*, const char*>>{
-           {"GET", "/api/v1/snapshot/log"},
-           {"DELETE", "/api/v1/snapshot/ignore"},
            {"GET", "/api/v1/acl"},
+           {"POST", "/mcp"},
            {"POST", "/api/v1/acl/grant"},
            {"GET", "/api/v1/stats/sessions/s1"},
            {"POST", "/api/v1/content/batch-write"},
@@ -292,6 +291,8 @@ TEST(UnbuiltRoutesTest, OpenVikingRoutesNotBuiltAreKnownOthersAreNot) {
            {"GET", "/api/v1/packs"},
            {"POST", "/api/v1/pack/export"},  // built (routes_pack.cc)
            {"POST", "/api/v1/pack/import"},
+           {"GET", "/api/v1/snapshot/log"},  // built (routes_snapshot.cc)
+           {"DELETE", "/api/v1/snapshot/ignore"},
            {"POST", "/api/v1/system/consistency"},  // built (routes_system.cc)
            {"POST", "/api/v1/system/backend/sync-status"},
            {"POST", "/api/v1/system/consistency/x"},

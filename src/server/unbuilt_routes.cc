@@ -13,7 +13,7 @@ struct UnbuiltRoute {
 };
 
 constexpr std::array<UnbuiltRoute, 17> kUnbuilt = {{
-    {"*", "/api/v1/snapshot/**"},
+    {"*", "/mcp"},  // OpenViking's MCP server (Streamable HTTP)
     {"*", "/api/v1/acl/**"},
     {"*", "/api/v1/user-settings/**"},
     {"*", "/api/v1/stats/**"},

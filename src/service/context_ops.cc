@@ -275,7 +275,7 @@ Result<ContextResult> ContextAssembler::Assemble(const Identity& who,
       c.ceiling = hit.context_type == ContextType::kMemory ? ContextDetail::kAbstract
                                                            : ContextDetail::kOverview;
     } else if (uri.ok()) {
-      Result<std::string> body = reader_->Read(who, *uri, 0, -1);
+      Result<std::string> body = reader_->Read(who, *uri, 0, -1, /*raw=*/true);
       if (body.ok()) {
         Result<MemoryRecord> memory = ParseMemoryFile(*body);
         if (memory.ok()) {

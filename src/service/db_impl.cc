@@ -61,12 +61,12 @@ Result<NodeInfo> DbImpl::Stat(const Identity& who, std::string_view uri_text) {
 }
 
 Result<std::string> DbImpl::Read(const Identity& who, std::string_view uri_text, int64_t offset,
-                                 int64_t limit) {
+                                 int64_t limit, bool raw) {
   if (offset < 0)
     return Status::InvalidArgument(fmt::format("offset must be >= 0, got {}", offset));
   if (limit < -1) return Status::InvalidArgument(fmt::format("limit must be >= -1, got {}", limit));
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, Resolve(who, uri_text));
-  return reader_->Read(who, uri, offset, limit);
+  return reader_->Read(who, uri, offset, limit, raw);
 }
 
 Result<Download> DbImpl::DownloadFile(const Identity& who, std::string_view uri_text) {

@@ -37,6 +37,7 @@
 #include "service/fs_engine.h"
 #include "service/ops_stats.h"
 #include "service/pack_ops.h"
+#include "service/snapshot_ops.h"
 #include "service/privacy_ops.h"
 #include "service/relation_ops.h"
 #include "service/resource_ops.h"
@@ -85,7 +86,7 @@ class DbImpl final : public Db {
   Result<SetTagsResult> SetTags(const Identity& who, const SetTagsRequest& request) override;
   Result<NodeAttrs> Attrs(const Identity& who, std::string_view uri) override;
   Result<std::string> Read(const Identity& who, std::string_view uri, int64_t offset,
-                           int64_t limit) override;
+                           int64_t limit, bool raw) override;
   Result<Download> DownloadFile(const Identity& who, std::string_view uri) override;
   Result<WriteResult> Write(const Identity& who, const WriteRequest& request) override;
   Result<std::string> Abstract(const Identity& who, std::string_view uri) override;
@@ -112,6 +113,38 @@ class DbImpl final : public Db {
   }
   Result<std::string> RestorePack(const Identity& who, const PackImportRequest& request) override {
     return packs_->Restore(who, request);
+  }
+
+  // ---- Snapshots: forwarded to SnapshotOps (snapshot_ops.h).
+  Result<SnapshotCommitResult> SnapshotCommit(const Identity& who,
+                                              const SnapshotCommitRequest& request) override {
+    return snapshots_->Commit(who, request);
+  }
+  Result<std::vector<SnapshotCommitInfo>> SnapshotLog(const Identity& who,
+                                                      const SnapshotLogRequest& request) override {
+    return snapshots_->Log(who, request);
+  }
+  Result<SnapshotCommitInfo> SnapshotShow(const Identity& who, std::string_view ref) override {
+    return snapshots_->Show(who, ref);
+  }
+  Result<SnapshotBlobContent> SnapshotShowFile(const Identity& who, std::string_view ref,
+                                               std::string_view uri, bool raw) override {
+    return snapshots_->ShowFile(who, ref, uri, raw);
+  }
+  Result<SnapshotDiffResult> SnapshotDiff(const Identity& who, std::string_view uri,
+                                          std::string_view from, std::string_view to) override {
+    return snapshots_->Diff(who, uri, from, to);
+  }
+  Result<SnapshotRestoreResult> SnapshotRestore(const Identity& who,
+                                                const SnapshotRestoreRequest& request) override {
+    std::shared_lock<std::shared_mutex> no_fsck(maintenance_mu_);
+    return snapshots_->Restore(who, request);
+  }
+  Result<std::string> GetSnapshotIgnore(const Identity& who) override {
+    return snapshots_->GetIgnore(who);
+  }
+  Status SetSnapshotIgnore(const Identity& who, std::string_view content) override {
+    return snapshots_->SetIgnore(who, content);
   }
   // ---- Privacy configs: forwarded to PrivacyOps (privacy_ops.h).
   Result<std::vector<std::string>> ListPrivacyConfigs(const Identity& who,
@@ -313,6 +346,7 @@ class DbImpl final : public Db {
   std::unique_ptr<ContextAssembler> context_;
   std::unique_ptr<ResourceOps> resources_;
   std::unique_ptr<PackOps> packs_;
+  std::unique_ptr<SnapshotOps> snapshots_;
   std::unique_ptr<PrivacyOps> privacy_;
   std::unique_ptr<AccountRegistry> accounts_;
   std::unique_ptr<OpsStats> ops_;

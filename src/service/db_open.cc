@@ -365,6 +365,18 @@ Status DbImpl::StartBackground() {
   packs.max_input_tokens = options_.embedding_max_input_tokens;
   packs.lock_timeout_ms = options_.lock_timeout_ms;
   packs_ = std::make_unique<PackOps>(std::move(packs));
+  SnapshotOpsServices snapshots;
+  snapshots.env = env_;
+  snapshots.resolver = resolver_.get();
+  snapshots.catalog = catalog_.get();
+  snapshots.content = content_.get();
+  snapshots.nodes = nodes_.get();
+  snapshots.indexes = indexes_.get();
+  snapshots.locks = &locks_;
+  snapshots.runner = runner_.get();
+  snapshots.indexing = indexing;
+  snapshots.lock_timeout_ms = options_.lock_timeout_ms;
+  snapshots_ = std::make_unique<SnapshotOps>(snapshots);
   PrivacyOpsServices privacy;
   privacy.catalog = catalog_.get();
   privacy.content = content_.get();

@@ -125,7 +125,7 @@ TEST_F(DbTest, WriteModes) {
   EXPECT_TRUE(app->content_updated);
   EXPECT_EQ(app->written_bytes, 6u);
   EXPECT_EQ(app->root_uri, "viking://resources/n");
-  EXPECT_EQ(*db_->Read(who_, "viking://resources/n/x.md", 0, -1), "line1\nline2\n");
+  EXPECT_EQ(*db_->Read(who_, "viking://resources/n/x.md", 0, -1, false), "line1\nline2\n");
   auto same =
       db_->Write(who_, Req("viking://resources/n/x.md", "line1\nline2\n", WriteMode::kReplace));
   ASSERT_TRUE(same.ok());
@@ -143,16 +143,16 @@ TEST_F(DbTest, WriteModes) {
 
 TEST_F(DbTest, ReadByLines) {
   Create("viking://resources/r.txt", "a\nb\nc\nd");
-  EXPECT_EQ(*db_->Read(who_, "viking://resources/r.txt", 1, 2), "b\nc\n");
-  EXPECT_EQ(*db_->Read(who_, "viking://resources/r.txt", 3, -1), "d");
-  EXPECT_EQ(*db_->Read(who_, "viking://resources/r.txt", 10, 1), "");
-  EXPECT_EQ(db_->Read(who_, "viking://resources/r.txt", -1, 1).status().code(),
+  EXPECT_EQ(*db_->Read(who_, "viking://resources/r.txt", 1, 2, false), "b\nc\n");
+  EXPECT_EQ(*db_->Read(who_, "viking://resources/r.txt", 3, -1, false), "d");
+  EXPECT_EQ(*db_->Read(who_, "viking://resources/r.txt", 10, 1, false), "");
+  EXPECT_EQ(db_->Read(who_, "viking://resources/r.txt", -1, 1, false).status().code(),
             StatusCode::kInvalidArgument);
-  auto dir = db_->Read(who_, "viking://resources", 0, -1);
+  auto dir = db_->Read(who_, "viking://resources", 0, -1, false);
   EXPECT_EQ(dir.status().code(), StatusCode::kInvalidArgument);
   ASSERT_FALSE(dir.status().details().empty());
   EXPECT_EQ(dir.status().details()[0], (Status::Detail{"expected", "file"}));
-  EXPECT_EQ(db_->Read(who_, "viking://resources/none", 0, -1).status().code(),
+  EXPECT_EQ(db_->Read(who_, "viking://resources/none", 0, -1, false).status().code(),
             StatusCode::kNotFound);
 }
 
@@ -186,7 +186,7 @@ TEST_F(DbTest, MvFilesAndTrees) {
   auto mv = db_->Mv(who_, "viking://resources/src", "viking://resources/new/dst");
   ASSERT_TRUE(mv.ok()) << mv.status().ToString();
   EXPECT_EQ(mv->to, "viking://resources/new/dst");
-  EXPECT_EQ(*db_->Read(who_, "viking://resources/new/dst/a/x.md", 0, -1), "x");
+  EXPECT_EQ(*db_->Read(who_, "viking://resources/new/dst/a/x.md", 0, -1, false), "x");
   EXPECT_EQ(db_->Stat(who_, "viking://resources/src").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(db_->Mv(who_, "viking://resources/nope", "viking://resources/z").status().code(),
             StatusCode::kNotFound);
@@ -198,7 +198,7 @@ TEST_F(DbTest, MvFilesAndTrees) {
       db_->Mv(who_, "viking://resources/new", "viking://resources/new/dst/in").status().code(),
       StatusCode::kInvalidArgument);
   ASSERT_TRUE(db_->Mv(who_, "viking://resources/f.md", "viking://resources/g.md").ok());
-  EXPECT_EQ(*db_->Read(who_, "viking://resources/g.md", 0, -1), "f");
+  EXPECT_EQ(*db_->Read(who_, "viking://resources/g.md", 0, -1, false), "f");
 }
 
 TEST_F(DbTest, TreeIsDepthFirstWithRelPaths) {
@@ -262,7 +262,7 @@ TEST_F(DbTest, DataSurvivesReopenAndFsckIsClean) {
   Create("viking://resources/p/q.md", "persist");
   ASSERT_TRUE(db_->Mkdir(who_, "viking://resources/p/r", "desc").ok());
   Reopen();
-  EXPECT_EQ(*db_->Read(who_, "viking://resources/p/q.md", 0, -1), "persist");
+  EXPECT_EQ(*db_->Read(who_, "viking://resources/p/q.md", 0, -1, false), "persist");
   auto report = db_->Fsck(false);
   ASSERT_TRUE(report.ok());
   EXPECT_TRUE(report->clean()) << report->issues.size();
@@ -337,7 +337,7 @@ TEST_F(DbTest, ConcurrentWritersToOneFileSerialize) {
     });
   }
   for (auto& th : threads) th.join();
-  EXPECT_EQ(db_->Read(who_, "viking://resources/c.md", 0, -1)->size(), 100u);
+  EXPECT_EQ(db_->Read(who_, "viking://resources/c.md", 0, -1, false)->size(), 100u);
 }
 
 }  // namespace

@@ -65,10 +65,11 @@ class FsReader {
   Result<std::vector<LsEntry>> List(const Identity& who, const VikingUri& uri,
                                     const LsOptions& options, bool recursive);
   Result<NodeInfo> Stat(const Identity& who, const VikingUri& uri);
-  // Lines [offset, offset + limit) of the file (limit -1: to the end).
+  // Lines [offset, offset + limit) of the file (limit -1: to the end); of
+  // a memory file's text without its header unless `raw`.
   // REQUIRES: offset >= 0, limit >= -1.
   Result<std::string> Read(const Identity& who, const VikingUri& uri, int64_t offset,
-                           int64_t limit);
+                           int64_t limit, bool raw);
   Result<Download> DownloadFile(const Identity& who, const VikingUri& uri);
   // The L0/L1 sidecar body of the directory `uri` (or the directory a file
   // is in); a placeholder when it does not exist yet.

@@ -11,6 +11,7 @@
 #include "ingest/source_import.h"
 #include "service/fs_engine.h"
 #include "service/tag_ops.h"
+#include "session/memory_merge.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -265,8 +266,15 @@ Result<std::string> FsReader::ReadFileBytes(const Identity& who, const VikingUri
 }
 
 Result<std::string> FsReader::Read(const Identity& who, const VikingUri& uri, int64_t offset,
-                                   int64_t limit) {
+                                   int64_t limit, bool raw) {
   SKALD_ASSIGN_OR_RETURN(std::string bytes, ReadFileBytes(who, uri, "read"));
+  if (!raw && uri.context_type() == ContextType::kMemory && bytes.starts_with("---\n")) {
+    // A memory's provenance header is Skald's bookkeeping: callers read the
+    // memory itself (OpenViking strips its internal fields the same way).
+    if (Result<MemoryRecord> memory = ParseMemoryFile(bytes); memory.ok()) {
+      bytes = std::move(memory->memory.text);
+    }
+  }
   // Bytes that are not text (a stored picture, recording or video) are not
   // lines to read: content/download gives them back as they are.
   if (!LooksLikeText(bytes)) {

@@ -130,6 +130,30 @@ INSERT OR IGNORE INTO accounts(account_id, created_ns)
 INSERT OR IGNORE INTO accounts(account_id, created_ns)
   SELECT DISTINCT account, CAST(strftime('%s', 'now') AS INTEGER) * 1000000000 FROM nodes;
 )sql",
+    // 5 -> 6: snapshots (storage/snapshot_objects.h): each account's objects
+    // by id, its branches, and its .ovgitignore.
+    R"sql(
+CREATE TABLE IF NOT EXISTS snapshot_objects(
+  account TEXT    NOT NULL,
+  oid     TEXT    NOT NULL,
+  kind    INTEGER NOT NULL,
+  sha256  TEXT    NOT NULL,
+  data    BLOB    NOT NULL,
+  UNIQUE(account, oid)
+);
+CREATE INDEX IF NOT EXISTS snapshot_blobs_by_sha256 ON snapshot_objects(account, sha256)
+  WHERE kind = 1;
+CREATE TABLE IF NOT EXISTS snapshot_refs(
+  account TEXT NOT NULL,
+  name    TEXT NOT NULL,
+  oid     TEXT NOT NULL,
+  PRIMARY KEY(account, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS snapshot_ignore(
+  account TEXT PRIMARY KEY,
+  content TEXT NOT NULL
+) WITHOUT ROWID;
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == Catalog::kSchemaVersion);

@@ -25,6 +25,7 @@
 #include "skald/types.h"
 #include "storage/job_kind.h"
 #include "storage/record.h"
+#include "storage/snapshot_objects.h"
 
 namespace skald {
 
@@ -134,7 +135,7 @@ class Catalog {
  public:
   // The schema version this binary writes; older databases are migrated
   // forward on open, newer ones are refused (FailedPrecondition).
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
 
   // Opens or creates the database and migrates it.
   static Result<std::unique_ptr<Catalog>> Open(const CatalogOptions& options);
@@ -421,6 +422,38 @@ class Catalog {
   // indexes drop them at their next catch-up), its jobs that are not running
   // and its cached embeddings. NotFound when the account is not registered.
   Status PurgeAccount(std::string_view account_id);
+
+  // ---- Snapshots (tables snapshot_objects, snapshot_refs, snapshot_ignore;
+  // storage/snapshot_objects.h): per account, its objects by id, its
+  // branches ("refs/heads/<name>" -> commit id) and its .ovgitignore.
+  // Accounts never share objects.
+
+  // The object `oid` of `account`, or nullopt.
+  Result<std::optional<SnapshotObject>> GetSnapshotObject(std::string_view account,
+                                                          std::string_view oid);
+  // The id of a stored blob whose bytes have this SHA-256 (hex), or nullopt.
+  Result<std::optional<std::string>> FindSnapshotBlob(std::string_view account,
+                                                      std::string_view sha256);
+  // The ids of `account`'s commits that start with `prefix`, at most `limit`.
+  Result<std::vector<std::string>> SnapshotCommitsWithPrefix(std::string_view account,
+                                                             std::string_view prefix,
+                                                             size_t limit);
+  // The commit id the ref `name` points at, or nullopt.
+  Result<std::optional<std::string>> GetSnapshotRef(std::string_view account,
+                                                    std::string_view name);
+  // Stores `objects` (those already stored are kept) in one transaction.
+  Status StoreSnapshotObjects(std::string_view account, std::span<const SnapshotObject> objects);
+  // In one transaction: stores `objects` (those already stored are kept)
+  // and moves the ref `name` from `expected` (nullopt: the ref must not
+  // exist yet) to `oid`. Conflict, with nothing stored, when the ref is not
+  // at `expected` (another commit moved it).
+  Status StoreSnapshotCommit(std::string_view account, std::span<const SnapshotObject> objects,
+                             std::string_view name, const std::optional<std::string>& expected,
+                             std::string_view oid);
+  // The account's .ovgitignore ("" when it has none).
+  Result<std::string> GetSnapshotIgnore(std::string_view account);
+  // Replaces it; "" deletes it.
+  Status SetSnapshotIgnore(std::string_view account, std::string_view content);
 
   // Workspace metadata (key/value).
   Result<std::optional<std::string>> GetMeta(std::string_view key);

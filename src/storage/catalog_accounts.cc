@@ -242,7 +242,10 @@ Status Catalog::PurgeAccount(std::string_view account_id) {
                             "DELETE FROM accounts WHERE account_id=?",
                             "DELETE FROM nodes WHERE account=?",
                             "DELETE FROM jobs WHERE account=? AND state<>'running'",
-                            "DELETE FROM embed_cache WHERE account=?"}) {
+                            "DELETE FROM embed_cache WHERE account=?",
+                            "DELETE FROM snapshot_objects WHERE account=?",
+                            "DELETE FROM snapshot_refs WHERE account=?",
+                            "DELETE FROM snapshot_ignore WHERE account=?"}) {
       Stmt s(db, sql);
       if (!s.prepared()) return SqlError(db, "delete account");
       s.Bind(1, account_id);

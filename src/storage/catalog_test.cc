@@ -168,7 +168,7 @@ TEST(CatalogOpenTest, Version4IsMigratedWithItsAccountsRegistered) {
 
   auto c = Catalog::Open({path});
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  EXPECT_EQ(**(*c)->GetMeta("schema_version"), "5");
+  EXPECT_EQ(**(*c)->GetMeta("schema_version"), std::to_string(Catalog::kSchemaVersion));
   auto accounts = (*c)->ListAccountRows();
   ASSERT_TRUE(accounts.ok());
   ASSERT_EQ(accounts->size(), 2u);

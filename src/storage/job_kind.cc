@@ -6,7 +6,7 @@
 namespace skald {
 namespace {
 
-constexpr std::array<std::pair<JobKind, std::string_view>, 9> kNames = {{
+constexpr std::array<std::pair<JobKind, std::string_view>, 10> kNames = {{
     {JobKind::kAddResource, "add_resource"},
     {JobKind::kIndex, "index"},
     {JobKind::kRefresh, "refresh"},
@@ -16,12 +16,14 @@ constexpr std::array<std::pair<JobKind, std::string_view>, 9> kNames = {{
     {JobKind::kAdminReindex, "admin_reindex"},
     {JobKind::kAddSkill, "add_skill"},
     {JobKind::kContentWrite, "content_write"},
+    {JobKind::kSnapshotRestoreReindex, "snapshot_restore_reindex"},
 }};
 
 constexpr std::array<JobKind, kNames.size()> kKnown = {
     JobKind::kAddResource,  JobKind::kIndex,      JobKind::kRefresh,
     JobKind::kReindex,      JobKind::kUserDelete, JobKind::kSessionCommit,
-    JobKind::kAdminReindex, JobKind::kAddSkill,   JobKind::kContentWrite};
+    JobKind::kAdminReindex, JobKind::kAddSkill,   JobKind::kContentWrite,
+    JobKind::kSnapshotRestoreReindex};
 
 }  // namespace
 

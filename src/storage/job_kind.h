@@ -28,6 +28,7 @@ enum class JobKind {
   kAdminReindex,   // "admin_reindex": POST /content/reindex of one tree (ingest/reindex_job.h)
   kAddSkill,       // "add_skill": an `index` of a skill just written (service/skill_ops.h)
   kContentWrite,   // "content_write": an `index` of a file written through content/write
+  kSnapshotRestoreReindex,  // "snapshot_restore_reindex": an `index` of a restored tree
   // A stored kind this binary does not know (a job written by a newer
   // version, or a damaged row). Never enqueued; Job::kind_name keeps the
   // stored text for messages.
@@ -35,7 +36,8 @@ enum class JobKind {
 };
 
 // The stored name of `kind` ("add_resource", "index", "refresh", "reindex",
-// "user_delete", "session_commit", "admin_reindex", "add_skill", "content_write";
+// "user_delete", "session_commit", "admin_reindex", "add_skill", "content_write",
+// "snapshot_restore_reindex";
 // "unknown" for kUnknown, which has no stored name of its own).
 std::string_view JobKindName(JobKind kind);
 

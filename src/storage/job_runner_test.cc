@@ -480,11 +480,12 @@ TEST_F(JobRunnerTest, WaitIdleTimesOutOnTheEnvClock) {
 
 TEST(JobKindTest, NamesRoundTrip) {
   for (JobKind kind : KnownJobKinds()) EXPECT_EQ(ParseJobKind(JobKindName(kind)), kind);
-  EXPECT_EQ(KnownJobKinds().size(), 9u);
+  EXPECT_EQ(KnownJobKinds().size(), 10u);
   EXPECT_EQ(JobKindName(JobKind::kSessionCommit), "session_commit");
   EXPECT_EQ(JobKindName(JobKind::kAddResource), "add_resource");
   EXPECT_EQ(JobKindName(JobKind::kAddSkill), "add_skill");
   EXPECT_EQ(JobKindName(JobKind::kContentWrite), "content_write");
+  EXPECT_EQ(JobKindName(JobKind::kSnapshotRestoreReindex), "snapshot_restore_reindex");
   EXPECT_FALSE(ParseJobKind("semantic").has_value());
   EXPECT_FALSE(ParseJobKind("").has_value());
 }

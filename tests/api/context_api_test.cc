@@ -126,7 +126,7 @@ TEST_F(ContextApiTest, MemoriesWhoseWordsAnExcerptShowsAreFoldedIntoIt) {
   for (const Json& e : r.json["result"]["entries"]) {
     const std::string uri = e.value("uri", "");
     if (uri.find("/memories/") == std::string::npos) continue;
-    Reply file = Get("/api/v1/content/read?uri=" + Q(uri));
+    Reply file = Get("/api/v1/content/read?raw=true&uri=" + Q(uri));
     ASSERT_EQ(file.status, 200) << file.raw;
     const std::string body = file.json.value("result", "");
     const size_t at = body.find("\nquotes: ");

@@ -54,6 +54,30 @@ TEST_F(MemoryApiTest, CommittedFactsBecomeMemoriesThatFindReturns) {
   }
 }
 
+TEST_F(MemoryApiTest, AMemoryIsReadWithoutItsProvenanceHeaderUnlessRaw) {
+  ASSERT_EQ(PostJson("/api/v1/sessions", {{"session_id", "s1"}}).status, 200);
+  Say("s1", "I live in Boston.");
+  CommitAndWait("s1");
+  const std::vector<std::string> files = MemoryFiles("profile");
+  ASSERT_EQ(files.size(), 1u);
+  Reply plain = Get("/api/v1/content/read?uri=" + Q(files[0]));
+  ASSERT_EQ(plain.status, 200) << plain.raw;
+  const std::string text = plain.json["result"];
+  EXPECT_NE(text.find("Boston"), std::string::npos) << text;
+  EXPECT_EQ(text.find("skald-memory"), std::string::npos) << text;
+  EXPECT_EQ(text.find("---"), std::string::npos) << text;
+  EXPECT_EQ(Get("/api/v1/content/read?raw=false&uri=" + Q(files[0])).json["result"], text);
+  Reply raw = Get("/api/v1/content/read?raw=true&uri=" + Q(files[0]));
+  ASSERT_EQ(raw.status, 200) << raw.raw;
+  const std::string whole = raw.json["result"];
+  EXPECT_EQ(whole.rfind("---\nskald-memory: 1\n", 0), 0u) << whole;
+  EXPECT_NE(whole.find(text), std::string::npos);
+  // Lines count in the memory's text.
+  EXPECT_EQ(Get("/api/v1/content/read?limit=1&uri=" + Q(files[0])).json["result"],
+            text.substr(0, text.find('\n') == std::string::npos ? text.size()
+                                                               : text.find('\n') + 1));
+}
+
 TEST_F(MemoryApiTest, RepeatsSkipAndContradictionsReplaceWithHistory) {
   Say("a", "I live in Boston.");
   Say("a", "I love hiking.");
@@ -67,7 +91,7 @@ TEST_F(MemoryApiTest, RepeatsSkipAndContradictionsReplaceWithHistory) {
   EXPECT_EQ(MemoryFiles("preferences").size(), 1u);
   const std::vector<std::string> after = MemoryFiles("profile");
   ASSERT_EQ(after, before);  // the memory keeps its file
-  Reply body = Get("/api/v1/content/read?uri=" + Q(after[0]));
+  Reply body = Get("/api/v1/content/read?raw=true&uri=" + Q(after[0]));
   ASSERT_EQ(body.status, 200) << body.raw;
   const std::string text = body.json["result"];
   EXPECT_NE(text.find("Denver"), std::string::npos) << text;

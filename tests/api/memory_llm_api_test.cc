@@ -37,7 +37,7 @@ class MemoryLlmApiTest : public ApiTest {
   }
 
   std::string Read(const std::string& uri) {
-    Reply r = Get("/api/v1/content/read?uri=" + Q(uri));
+    Reply r = Get("/api/v1/content/read?raw=true&uri=" + Q(uri));
     EXPECT_EQ(r.status, 200) << r.raw;
     return r.json["result"].is_string() ? r.json["result"].get<std::string>() : "";
   }

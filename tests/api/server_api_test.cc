@@ -92,9 +92,12 @@ TEST_F(ServerApiTest, UnknownRoutesAndMethods) {
 
   // An OpenViking route Skald does not build: 501, which OpenViking's
   // clients raise as "unimplemented" rather than as a missing resource.
-  Reply snapshot = Get("/api/v1/snapshot/log");
-  EXPECT_EQ(snapshot.status, 501) << snapshot.raw;
-  EXPECT_EQ(snapshot.Code(), "UNIMPLEMENTED") << snapshot.raw;
+  Reply stats = Get("/api/v1/stats/sessions/s1");
+  EXPECT_EQ(stats.status, 501) << stats.raw;
+  EXPECT_EQ(stats.Code(), "UNIMPLEMENTED") << stats.raw;
+  // OpenViking's MCP endpoint (its agent plugins' memory tools) likewise.
+  Reply mcp = Post("/mcp", "{}");
+  EXPECT_EQ(mcp.status, 501) << mcp.raw;
   Reply acl = Post("/api/v1/acl/grant", "{}");
   EXPECT_EQ(acl.status, 501) << acl.raw;
   // Skald keeps no watches: changing or triggering one is a 404, as for an

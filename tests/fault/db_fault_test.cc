@@ -81,7 +81,7 @@ class DbFaultTest : public ::testing::Test {
     Open();
     ASSERT_TRUE(db_);
     for (const auto& [uri, content] : model_) {
-      Result<std::string> got = db_->Read(who_, uri, 0, -1);
+      Result<std::string> got = db_->Read(who_, uri, 0, -1, /*raw=*/true);
       ASSERT_TRUE(got.ok()) << context << ": acknowledged " << uri
                             << " lost: " << got.status().ToString();
       EXPECT_EQ(*got, content) << context << ": " << uri;
@@ -167,7 +167,7 @@ TEST_F(DbFaultTest, ReplaceAndAppend) {
     Result<WriteResult> r =
         db.Write(Root(), Req(uri, "+" + std::to_string(n), WriteMode::kAppend));
     if (!r.ok()) return r.status();
-    Result<std::string> now = db.Read(Root(), uri, 0, -1);
+    Result<std::string> now = db.Read(Root(), uri, 0, -1, /*raw=*/true);
     if (!now.ok()) return now.status();
     (*model)[uri] = *now;
     return Status::Ok();
@@ -292,7 +292,7 @@ TEST(DbJobFaultTest, ImportJobsFinishAfterFaultsClear) {
   for (const std::string& root : roots) {
     for (int i = 0; i < kDocs; ++i) {
       std::string uri = root + "/d" + std::to_string(i) + ".md";
-      Result<std::string> text = (*db)->Read(Root(), uri, 0, -1);
+      Result<std::string> text = (*db)->Read(Root(), uri, 0, -1, /*raw=*/true);
       ASSERT_TRUE(text.ok()) << uri << ": " << text.status().ToString();
       EXPECT_NE(text->find("lighthouse keeper"), std::string::npos) << uri;
     }

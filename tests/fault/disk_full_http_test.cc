@@ -168,7 +168,7 @@ TEST_P(DiskFullHttpTest, FullDiskAnswers507ButReadsDeletesOpenAndFsckWork) {
   }
   Identity root;
   root.role = Role::kRoot;
-  Result<std::string> kept = (*reopened)->Read(root, "viking://resources/after.md", 0, -1);
+  Result<std::string> kept = (*reopened)->Read(root, "viking://resources/after.md", 0, -1, /*raw=*/true);
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   EXPECT_EQ(*kept, "space is back");
 }

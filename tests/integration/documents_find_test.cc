@@ -96,11 +96,11 @@ TEST(DocumentsFindTest, HtmlPdfAndDocxAreFoundByTheirText) {
   // The picture is stored as it is, found by its description.
   EXPECT_EQ(TopHit(*db, "diagram png image 256 200 pixels"), root + "diagram.png");
 
-  auto page = db->Read(Root(), root + "lighthouse.md", 0, -1);
+  auto page = db->Read(Root(), root + "lighthouse.md", 0, -1, /*raw=*/true);
   ASSERT_TRUE(page.ok()) << page.status().ToString();
   EXPECT_EQ(page->rfind("# Lighthouse keeping\n", 0), 0u) << *page;
   EXPECT_EQ(page->find("tracking"), std::string::npos) << *page;
-  EXPECT_EQ(db->Read(Root(), root + "diagram.png", 0, -1).status().code(),
+  EXPECT_EQ(db->Read(Root(), root + "diagram.png", 0, -1, /*raw=*/true).status().code(),
             StatusCode::kInvalidArgument);  // not text: downloaded, not read
   auto image = db->DownloadFile(Root(), root + "diagram.png");
   ASSERT_TRUE(image.ok()) << image.status().ToString();

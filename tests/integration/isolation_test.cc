@@ -205,7 +205,7 @@ TEST_F(IsolationTest, EachUserSeesOwnSpaceAndTheAccountsSharedTrees) {
     EXPECT_EQ(seen.find("viking://agent/skills/acme-skill") != std::string::npos, acme);
     EXPECT_EQ(seen.find("viking://resources/globex-shared.md") != std::string::npos, !acme);
     // `~` is the caller's own space.
-    auto own = db_->Read(s.owner, "viking://~/memories/secret.md", 0, -1);
+    auto own = db_->Read(s.owner, "viking://~/memories/secret.md", 0, -1, /*raw=*/true);
     ASSERT_TRUE(own.ok()) << own.status().ToString();
     EXPECT_NE(own->find(s.marker), std::string::npos);
   }
@@ -245,7 +245,7 @@ TEST_F(IsolationTest, DirectAccessToAnotherUsersSpaceIsDeniedAlikeWhetherItExist
     using Expect = void (*)(const Status&, const std::string&, const std::string&);
     auto reads_refused = [&](const std::string& uri, Expect expect) {
       expect(db_->Stat(who, uri).status(), uri, "stat");
-      expect(db_->Read(who, uri, 0, -1).status(), uri, "read");
+      expect(db_->Read(who, uri, 0, -1, /*raw=*/true).status(), uri, "read");
       expect(db_->DownloadFile(who, uri).status(), uri, "download");
       expect(db_->Abstract(who, uri).status(), uri, "abstract");
       expect(db_->Overview(who, uri).status(), uri, "overview");
@@ -284,7 +284,9 @@ TEST_F(IsolationTest, DirectAccessToAnotherUsersSpaceIsDeniedAlikeWhetherItExist
     // traversal (403) and internal namespaces (400).
     for (const char* uri : {"viking://user/bob/../alice/memories/secret.md",
                             "viking://~/../alice/memories/secret.md"}) {
-      EXPECT_EQ(db_->Read(who, uri, 0, -1).status().code(), StatusCode::kPermissionDenied) << uri;
+      EXPECT_EQ(db_->Read(who, uri, 0, -1, /*raw=*/true).status().code(),
+                StatusCode::kPermissionDenied)
+          << uri;
     }
     EXPECT_EQ(db_->Stat(who, "viking://temp/alice").status().code(), StatusCode::kInvalidArgument);
     // The other account's shared resource is simply not in this account.
@@ -303,7 +305,7 @@ TEST_F(IsolationTest, DirectAccessToAnotherUsersSpaceIsDeniedAlikeWhetherItExist
     ExpectDenied(db_->AddResource(who, add).status(), add.parent, "add_resource parent");
   }
   // Nothing of alice's changed.
-  auto memory = db_->Read(alice_, alice.memory, 0, -1);
+  auto memory = db_->Read(alice_, alice.memory, 0, -1, /*raw=*/true);
   ASSERT_TRUE(memory.ok()) << memory.status().ToString();
   EXPECT_EQ(*memory, "The walrus passphrase of alice is " + alice.marker + ".\n");
   EXPECT_TRUE(db_->Stat(alice_, alice.resource).ok());

@@ -207,7 +207,7 @@ Result<Model> ReadModel(Db& db) {
       // operations under test; fsck still checks them against the catalog.
       continue;
     } else {
-      SKALD_ASSIGN_OR_RETURN(m.files[path], db.Read(who, e.node.uri, 0, -1));
+      SKALD_ASSIGN_OR_RETURN(m.files[path], db.Read(who, e.node.uri, 0, -1, /*raw=*/true));
     }
   }
   return m;

@@ -38,7 +38,7 @@ std::map<std::string, std::string> Snapshot(Db& db) {
     if (e.node.is_dir) {
       out[e.node.uri] = "/";
     } else {
-      auto bytes = db.Read(who, e.node.uri, 0, -1);
+      auto bytes = db.Read(who, e.node.uri, 0, -1, /*raw=*/true);
       EXPECT_TRUE(bytes.ok()) << e.node.uri << ": " << bytes.status().ToString();
       out[e.node.uri] = bytes.ok() ? *bytes : "<unreadable>";
     }

@@ -80,7 +80,7 @@ Tree TreeOf(Db& db) {
   if (!listed.ok()) return {{"error", listed.status().ToString()}};
   for (const LsEntry& e : *listed) {
     if (e.node.is_dir) continue;
-    auto bytes = db.Read(kWho, e.node.uri, 0, -1);
+    auto bytes = db.Read(kWho, e.node.uri, 0, -1, /*raw=*/true);
     tree[e.node.uri] = bytes.ok() ? *bytes : bytes.status().ToString();
   }
   return tree;

@@ -1,0 +1,136 @@
+#pragma once
+
+// SnapshotOps: OpenViking's git-style snapshots of an account's files
+// (reference §2.11, internals §5.5; the routes /api/v1/snapshot/*).
+//
+// Each account has one history (shared by its users), stored in the catalog
+// as content-addressed objects (storage/snapshot_objects.h) and branches
+// ("main" by default; a branch starts with its first commit, from an empty
+// tree).
+//   Commit   records the current files — of the whole account (ROOT only),
+//            or of the given URIs on top of the branch's last commit — as a
+//            new commit; nothing changed: no commit ("noop"). Left out:
+//            internal trees (_system, tasks, temp, queue, upload), lock and
+//            index files, and what the account's .ovgitignore names
+//            (uri/ignore_rules.h; the file itself is always recorded, at
+//            the tree path ".ovgitignore"). Sidecars (.abstract.md,
+//            .overview.md, .relations.json) are files like any other.
+//   Log      walks a branch newest first along first parents, optionally
+//            only commits that changed given URIs.
+//   Show     a commit's metadata (ROOT only), or one file's bytes in it.
+//   Diff     one file between two commits, as a unified diff.
+//   Restore  makes a directory (or, for ROOT, the whole account) as it was
+//            in a commit: a new commit on the branch (the old head its
+//            parent; history is never rewritten), then the differing files
+//            written back and the extra ones deleted, and a
+//            snapshot_restore_reindex task that re-indexes what was written.
+// Roles follow OpenViking: callers other than ROOT must name the paths of
+// commit and log and the directory of restore, need read access to what
+// they read and write access to what they commit or restore, and cannot
+// show a commit's metadata; the ignore rules are ROOT's and ADMIN's.
+//
+// Thread safety: safe for concurrent use. Two commits to one branch race
+// on its head; the loser gets Conflict (409) and may retry. A commit reads
+// files one by one without locking the tree: a file written meanwhile is
+// recorded as it was when read.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/env.h"
+#include "ingest/index_catch_up.h"
+#include "service/uri_resolver.h"
+#include "skald/snapshot.h"
+#include "skald/types.h"
+#include "storage/catalog.h"
+#include "storage/content_store.h"
+#include "storage/job_runner.h"
+#include "storage/node_writer.h"
+#include "storage/path_lock.h"
+#include "storage/snapshot_objects.h"
+#include "uri/ignore_rules.h"
+
+namespace skald {
+
+struct SnapshotOpsServices {
+  Env* env = nullptr;
+  UriResolver* resolver = nullptr;
+  Catalog* catalog = nullptr;
+  ContentStore* content = nullptr;
+  NodeWriter* nodes = nullptr;
+  IndexCatchUp* indexes = nullptr;
+  PathLockManager* locks = nullptr;
+  JobRunner* runner = nullptr;
+  bool indexing = false;  // false without an embedder: no re-indexing task
+  int lock_timeout_ms = 5000;
+};
+
+class SnapshotOps {
+ public:
+  explicit SnapshotOps(SnapshotOpsServices services) : s_(services) {}
+
+  Result<SnapshotCommitResult> Commit(const Identity& who, const SnapshotCommitRequest& request);
+  // NotFound (type git_ref) for a branch without commits.
+  Result<std::vector<SnapshotCommitInfo>> Log(const Identity& who,
+                                              const SnapshotLogRequest& request);
+  Result<SnapshotCommitInfo> Show(const Identity& who, std::string_view ref);
+  // The bytes of `uri` in the commit `ref`; with !raw, only UTF-8 text.
+  Result<SnapshotBlobContent> ShowFile(const Identity& who, std::string_view ref,
+                                       std::string_view uri, bool raw);
+  // `from` "" = an empty "before".
+  Result<SnapshotDiffResult> Diff(const Identity& who, std::string_view uri, std::string_view from,
+                                  std::string_view to);
+  Result<SnapshotRestoreResult> Restore(const Identity& who, const SnapshotRestoreRequest& request);
+
+  Result<std::string> GetIgnore(const Identity& who);
+  // "" deletes the rules.
+  Status SetIgnore(const Identity& who, std::string_view content);
+
+ private:
+  // A commit read back, with its tree.
+  struct Loaded {
+    std::string oid;
+    SnapshotCommit commit;
+    SnapshotTree tree;
+  };
+  // The commit `ref` names (id, unique prefix, branch or refs/...):
+  // NotFound (resource `not_found_as`, type git_ref) when none.
+  Result<std::string> ResolveCommit(std::string_view account, std::string_view ref,
+                                    std::string_view not_found_as);
+  Result<Loaded> Load(std::string_view account, std::string_view oid);
+  // The branch's head, or nullopt.
+  Result<std::optional<std::string>> Head(std::string_view account, std::string_view branch);
+  // The account-relative path of a caller's URI inside snapshots, after the
+  // access check (`write`: write access, else read access).
+  Result<std::string> TreePath(const Identity& who, std::string_view uri, bool write);
+  // Adds the current files at or below `path` to `tree` (kept out: internal
+  // paths, invisible ones, and those `rules` ignore, counted in *ignored).
+  // New blobs go to `blobs`.
+  Status AddCurrentFiles(const Identity& who, std::string_view path, const IgnoreRules& rules,
+                         SnapshotTree* tree, uint64_t* ignored,
+                         std::map<std::string, SnapshotObject>* blobs);
+  // The blob of the file `node` (stored already, or read now into `blobs`).
+  Result<std::optional<std::string>> BlobOf(std::string_view account, const CatalogNode& node,
+                                            std::map<std::string, SnapshotObject>* blobs);
+  // Stores `blobs` and a commit of `tree` on `branch` (whose head was
+  // `head`); returns the commit's id.
+  Result<std::string> Record(const Identity& who, std::string_view branch,
+                             const std::optional<std::string>& head, const SnapshotTree& tree,
+                             std::string_view message, const std::optional<std::string>& name,
+                             const std::optional<std::string>& email,
+                             std::map<std::string, SnapshotObject>* blobs);
+  // Restore's write-back: `writes` (account path -> blob id) and `deletes`.
+  // Returns the re-indexing task's id ("" when none).
+  Result<std::string> WriteBack(const Identity& who, std::string_view root,
+                                const std::vector<std::pair<std::string, std::string>>& writes,
+                                const std::vector<std::string>& deletes,
+                                std::vector<std::string>* failed_writes,
+                                std::vector<std::string>* failed_deletes);
+
+  SnapshotOpsServices s_;
+};
+
+}  // namespace skald

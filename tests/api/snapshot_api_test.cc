@@ -1,0 +1,318 @@
+// Snapshot routes over HTTP (/api/v1/snapshot/*, reference §2.11): commits
+// record the account's files (noop when nothing changed), log walks them,
+// show answers a commit or one file's bytes, diff one file's unified diff,
+// restore makes a directory as it was (a forward commit, the files written
+// back and re-indexed); .ovgitignore keeps files out; roles and accounts
+// are kept apart; bad input gets OpenViking's errors.
+
+#include <httplib.h>
+
+#include "tests/api/api_fixture.h"
+
+namespace skald::apitest {
+namespace {
+
+class SnapshotApiTest : public ApiTest {
+ protected:
+  void WaitIdle() {
+    Reply r = PostJson("/api/v1/system/wait", {{"timeout", 60}});
+    ASSERT_EQ(r.status, 200) << r.raw;
+  }
+  Reply Commit(const Json& body) { return PostJson("/api/v1/snapshot/commit", body); }
+  std::string CommitOid(const Json& body) {
+    Reply r = Commit(body);
+    EXPECT_EQ(r.status, 200) << r.raw;
+    EXPECT_EQ(r.json["result"]["result"], "created") << r.raw;
+    return r.json["result"].value("commit_oid", "");
+  }
+  std::string Read(const std::string& uri) {
+    Reply r = Get("/api/v1/content/read?uri=" + uri);
+    return r.status == 200 ? r.json["result"].get<std::string>() : "(" + r.raw + ")";
+  }
+  void Write(const std::string& uri, const std::string& content) {
+    Reply r = PostJson("/api/v1/content/write", {{"uri", uri}, {"content", content}});
+    ASSERT_EQ(r.status, 200) << r.raw;
+  }
+  // The handbook: two files, indexed.
+  void AddHandbook() {
+    Create("viking://resources/handbook/api.md", "# API\nold auth\nline3\n");
+    Create("viking://resources/handbook/guide.md", "# Guide\nQuokkas smile at tourists.\n");
+    WaitIdle();
+  }
+};
+
+TEST_F(SnapshotApiTest, CommitsLogShowDiffAndRestoreAsOvDoes) {
+  AddHandbook();
+  Reply empty_log = Get("/api/v1/snapshot/log");
+  EXPECT_EQ(empty_log.status, 404) << empty_log.raw;
+  EXPECT_EQ(empty_log.Code(), "NOT_FOUND");
+
+  Reply first = Commit({{"message", "checkpoint one"}});
+  ASSERT_EQ(first.status, 200) << first.raw;
+  EXPECT_EQ(first.json["result"]["result"], "created");
+  EXPECT_GE(first.json["result"]["changed"].get<int>(), 2);  // the files and their sidecars
+  EXPECT_EQ(first.json["result"]["ignored"], 0);
+  const std::string c1 = first.json["result"]["commit_oid"];
+  ASSERT_EQ(c1.size(), 40u);
+  // Nothing changed: no commit, the head answered.
+  Reply again = Commit({{"message", "again"}});
+  ASSERT_EQ(again.status, 200) << again.raw;
+  EXPECT_EQ(again.json["result"]["result"], "noop");
+  EXPECT_EQ(again.json["result"]["commit_oid"], c1);
+  EXPECT_FALSE(again.json["result"].contains("changed"));
+
+  Write("viking://resources/handbook/api.md", "# API v2\nnew auth\nline3\n");
+  WaitIdle();
+  const std::string c2 = CommitOid({{"message", "docs only\n\nbody"},
+                                    {"paths", {"viking://resources/handbook"}},
+                                    {"author_name", "Ada"},
+                                    {"author_email", "ada@example.com"}});
+
+  Reply log = Get("/api/v1/snapshot/log?branch=main&limit=20");
+  ASSERT_EQ(log.status, 200) << log.raw;
+  ASSERT_EQ(log.json["result"].size(), 2u);
+  const Json& newest = log.json["result"][0];
+  EXPECT_EQ(newest["oid"], c2);
+  EXPECT_EQ(newest["parents"], Json::array({c1}));
+  EXPECT_EQ(newest["author"]["name"], "Ada");
+  EXPECT_EQ(newest["committer"]["email"], "ada@example.com");
+  EXPECT_EQ(newest["message"], "docs only\n\nbody");
+  EXPECT_EQ(log.json["result"][1]["parents"], Json::array());
+  // Filtered by path: only the commits that changed it.
+  Reply guide_log = Get("/api/v1/snapshot/log?paths=viking://resources/handbook/guide.md");
+  ASSERT_EQ(guide_log.status, 200) << guide_log.raw;
+  ASSERT_EQ(guide_log.json["result"].size(), 1u);
+  EXPECT_EQ(guide_log.json["result"][0]["oid"], c1);
+  EXPECT_EQ(Get("/api/v1/snapshot/log?limit=1").json["result"].size(), 1u);
+
+  // Show: the commit (by a short id too), or one file's bytes.
+  Reply shown = Get("/api/v1/snapshot/show?target_ref=" + c1.substr(0, 10));
+  ASSERT_EQ(shown.status, 200) << shown.raw;
+  EXPECT_EQ(shown.json["result"]["oid"], c1);
+  EXPECT_EQ(shown.json["result"]["message"], "checkpoint one");
+  EXPECT_EQ(shown.json["result"]["author"]["name"], "viking-bot");
+  Reply blob =
+      Get("/api/v1/snapshot/show?target_ref=" + c1 + "&path=viking://resources/handbook/api.md");
+  ASSERT_EQ(blob.status, 200) << blob.raw;
+  EXPECT_EQ(blob.raw, "# API\nold auth\nline3\n");
+  EXPECT_EQ(blob.Header("Content-Type"), "application/octet-stream");
+  EXPECT_EQ(blob.Header("X-Snapshot-Size"), "21");
+  EXPECT_EQ(blob.Header("X-Snapshot-Oid").size(), 40u);
+  EXPECT_EQ(Get("/api/v1/snapshot/show?target_ref=main&path=viking://resources/handbook").status,
+            400);
+  Reply missing =
+      Get("/api/v1/snapshot/show?target_ref=main&path=viking://resources/handbook/none.md");
+  EXPECT_EQ(missing.status, 404) << missing.raw;
+  EXPECT_EQ(Get("/api/v1/snapshot/show?target_ref=deadbeef").status, 404);
+
+  // Diff of one file.
+  Reply diff =
+      Get("/api/v1/snapshot/diff?path=viking://resources/handbook/api.md&from=" + c1 + "&to=" + c2);
+  ASSERT_EQ(diff.status, 200) << diff.raw;
+  EXPECT_EQ(diff.json["result"]["change_type"], "modified");
+  EXPECT_EQ(diff.json["result"]["from_commit"], c1);
+  EXPECT_EQ(diff.json["result"]["diff_text"],
+            "--- viking://resources/handbook/api.md@" + c1 +
+                "\n+++ viking://resources/handbook/api.md@" + c2 +
+                "\n@@ -1,3 +1,3 @@\n-# API\n-old auth\n+# API v2\n+new auth\n line3\n");
+  Reply added = Get("/api/v1/snapshot/diff?path=viking://resources/handbook/guide.md&to=main");
+  ASSERT_EQ(added.status, 200) << added.raw;
+  EXPECT_EQ(added.json["result"]["change_type"], "added");
+  EXPECT_EQ(added.json["result"]["from_commit"], "");
+  EXPECT_EQ(Get("/api/v1/snapshot/diff?path=viking://resources/handbook/guide.md&from=" + c1 +
+                "&to=" + c2)
+                .json["result"]["change_type"],
+            "unchanged");
+  EXPECT_EQ(Get("/api/v1/snapshot/diff?path=viking://resources/handbook/api.md").status, 400);
+
+  // Restore: a file added since c1 goes, the changed one comes back.
+  Create("viking://resources/handbook/extra.md", "# Extra\n");
+  WaitIdle();
+  const std::string c3 = CommitOid({{"message", "extra"}, {"paths", {"viking://resources"}}});
+  Reply dry = PostJson(
+      "/api/v1/snapshot/restore",
+      {{"source_commit", c1}, {"project_dir", "viking://resources/handbook"}, {"dry_run", true}});
+  ASSERT_EQ(dry.status, 200) << dry.raw;
+  EXPECT_EQ(dry.json["result"]["result"], "dry_run");
+  EXPECT_EQ(dry.json["result"]["head"], c3);
+  EXPECT_EQ(dry.json["result"]["source"], c1);
+  bool writes_api = false;
+  for (const Json& w : dry.json["result"]["diff"]["to_write"]) {
+    writes_api = writes_api || w["path"] == "api.md";
+  }
+  EXPECT_TRUE(writes_api) << dry.raw;
+  EXPECT_EQ(dry.json["result"]["diff"]["to_delete"], Json::array({"extra.md"})) << dry.raw;
+  EXPECT_EQ(Read("viking://resources/handbook/api.md"), "# API v2\nnew auth\nline3\n");
+
+  Reply restored =
+      PostJson("/api/v1/snapshot/restore", {{"source_commit", c1},
+                                            {"project_dir", "viking://resources/handbook"},
+                                            {"message", "rollback"}});
+  ASSERT_EQ(restored.status, 200) << restored.raw;
+  const Json& r = restored.json["result"];
+  EXPECT_EQ(r["result"], "applied");
+  EXPECT_EQ(r["source_commit"], c1);
+  EXPECT_EQ(r["parent_commit"], c3);
+  EXPECT_EQ(r["deleted_paths"], Json::array({"resources/handbook/extra.md"}));
+  ASSERT_TRUE(r.contains("task_id")) << restored.raw;
+  Json task = WaitForTask(r["task_id"]);
+  EXPECT_EQ(task["status"], "completed") << task.dump();
+  EXPECT_EQ(task["task_type"], "snapshot_restore_reindex") << task.dump();
+  EXPECT_EQ(Read("viking://resources/handbook/api.md"), "# API\nold auth\nline3\n");
+  EXPECT_EQ(Get("/api/v1/content/read?uri=viking://resources/handbook/extra.md").status, 404);
+  // A forward commit: the history keeps every commit.
+  Reply after = Get("/api/v1/snapshot/log");
+  ASSERT_EQ(after.json["result"].size(), 4u);
+  EXPECT_EQ(after.json["result"][0]["oid"], r["new_commit_oid"]);
+  EXPECT_EQ(after.json["result"][0]["message"], "rollback");
+  // Restored again: nothing to do.
+  Reply noop = PostJson("/api/v1/snapshot/restore",
+                        {{"source_commit", c1}, {"project_dir", "viking://resources/handbook"}});
+  ASSERT_EQ(noop.status, 200) << noop.raw;
+  EXPECT_EQ(noop.json["result"]["result"], "noop");
+  // Found again as it was.
+  WaitIdle();
+  Reply found = PostJson("/api/v1/search/find", {{"query", "old auth"}});
+  ASSERT_EQ(found.status, 200) << found.raw;
+  bool hit = false;
+  for (const Json& m : found.json["result"]["resources"]) {
+    hit = hit || m["uri"] == "viking://resources/handbook/api.md";
+  }
+  EXPECT_TRUE(hit) << found.raw;
+}
+
+TEST_F(SnapshotApiTest, IgnoreRulesKeepFilesOutAndAreCheckedAtCommit) {
+  Reply none = Get("/api/v1/snapshot/ignore");
+  ASSERT_EQ(none.status, 200) << none.raw;
+  EXPECT_EQ(none.json["result"], "");
+  Create("viking://resources/proj/keep.md", "# Keep\n");
+  Create("viking://resources/proj/debug.txt", "noise\n");
+  Create("viking://resources/proj/tmp/scratch.md", "# Scratch\n");
+  Reply set = Put("/api/v1/snapshot/ignore", Json{{"content", "*.txt\ntmp/\n"}}.dump());
+  ASSERT_EQ(set.status, 200) << set.raw;
+  EXPECT_TRUE(set.json["result"].is_null());
+  EXPECT_EQ(Get("/api/v1/snapshot/ignore").json["result"], "*.txt\ntmp/\n");
+
+  Reply first = Commit({{"message", "with rules"}});
+  ASSERT_EQ(first.status, 200) << first.raw;
+  // debug.txt, and tmp/ with its scratch file and its two sidecars.
+  EXPECT_EQ(first.json["result"]["ignored"], 4) << first.raw;
+  auto in_main = [&](const std::string& uri) {
+    return Get("/api/v1/snapshot/show?target_ref=main&path=" + uri).status;
+  };
+  EXPECT_EQ(in_main("viking://resources/proj/keep.md"), 200);
+  EXPECT_EQ(in_main("viking://resources/proj/debug.txt"), 404);
+  EXPECT_EQ(in_main("viking://resources/proj/tmp/scratch.md"), 404);
+
+  // Negation is refused at the next commit; too large at once.
+  ASSERT_EQ(Put("/api/v1/snapshot/ignore", Json{{"content", "!keep.md\n"}}.dump()).status, 200);
+  Reply refused = Commit({{"message", "negated"}});
+  EXPECT_EQ(refused.status, 400) << refused.raw;
+  EXPECT_EQ(refused.Code(), "INVALID_ARGUMENT");
+  Reply big = Put("/api/v1/snapshot/ignore", Json{{"content", std::string(70000, 'a')}}.dump());
+  EXPECT_EQ(big.status, 400) << big.raw;
+  Reply removed = Delete("/api/v1/snapshot/ignore");
+  ASSERT_EQ(removed.status, 200) << removed.raw;
+  EXPECT_TRUE(removed.json["result"].is_null());
+  EXPECT_EQ(Delete("/api/v1/snapshot/ignore").status, 200);  // idempotent
+  // Without rules the files come in.
+  Reply second = Commit({{"message", "no rules"}});
+  ASSERT_EQ(second.status, 200) << second.raw;
+  EXPECT_EQ(second.json["result"]["result"], "created");
+  EXPECT_EQ(in_main("viking://resources/proj/debug.txt"), 200);
+}
+
+TEST_F(SnapshotApiTest, BadInputGetsOpenVikingsErrors) {
+  Create("viking://resources/a/a.md", "# A\n");
+  EXPECT_EQ(Commit({{"paths", {"viking://resources/a"}}}).status, 400);  // no message
+  EXPECT_EQ(Commit({{"message", "m"}, {"unknown", 1}}).status, 400);
+  EXPECT_EQ(Commit({{"message", "m"}, {"paths", "viking://resources/a"}}).status, 400);
+  EXPECT_EQ(Commit({{"message", "m"}, {"branch", "bad..name"}}).status, 400);
+  EXPECT_EQ(Commit({{"message", "m"}, {"paths", {"viking://"}}}).status, 400);
+  EXPECT_EQ(Commit({{"message", "m"}, {"paths", {"viking://temp/x"}}}).status, 400);
+  Reply file_scope = Commit({{"message", "m"}, {"file_paths", {"viking://resources/a"}}});
+  EXPECT_EQ(file_scope.status, 412) << file_scope.raw;
+  // An empty scope records nothing: a noop on a branch without commits.
+  Reply nothing = Commit({{"message", "m"}, {"paths", Json::array()}});
+  ASSERT_EQ(nothing.status, 200) << nothing.raw;
+  EXPECT_EQ(nothing.json["result"]["result"], "noop");
+  EXPECT_EQ(nothing.json["result"]["commit_oid"], std::string(40, '0'));
+  const std::string c1 = CommitOid({{"message", "m"}, {"branch", "feature/x"}});
+  EXPECT_EQ(Get("/api/v1/snapshot/log?branch=feature/x").json["result"][0]["oid"], c1);
+  EXPECT_EQ(Get("/api/v1/snapshot/log").status, 404);  // main has no commits
+  EXPECT_EQ(Get("/api/v1/snapshot/log?branch=feature/x&limit=0").status, 400);
+  EXPECT_EQ(Get("/api/v1/snapshot/log?branch=feature/x&limit=501").status, 400);
+  EXPECT_EQ(Get("/api/v1/snapshot/show").status, 400);  // no target_ref
+  Reply no_head = PostJson("/api/v1/snapshot/restore", {{"source_commit", c1}});
+  EXPECT_EQ(no_head.status, 404) << no_head.raw;  // main has no head to move
+  Reply extra = PostJson("/api/v1/snapshot/restore", {{"source_commit", c1}, {"force", true}});
+  EXPECT_EQ(extra.status, 400) << extra.raw;
+  EXPECT_EQ(PostJson("/api/v1/snapshot/restore", {{"source_commit", c1},
+                                                  {"branch", "feature/x"},
+                                                  {"project_dir", "viking://resources/none"}})
+                .status,
+            404);
+  ExpectHealthy();
+}
+
+TEST_F(SnapshotApiTest, RolesAndAccountsAreKeptApart) {
+  const std::string root_key = "snapshot-root-key-0123456789";
+  client_.reset();
+  ASSERT_EQ(server_->Stop(SIGTERM), 0);
+  server_.reset();
+  StartServer(Json{{"server", {{"root_api_key", root_key}}}});
+  auto as = [&](const std::string& key, const std::string& path, const Json& body) {
+    return Post(path, body.dump(), "application/json", {{"X-API-Key", key}});
+  };
+  auto get_as = [&](const std::string& key, const std::string& path) {
+    return Get(path, {{"X-API-Key", key}});
+  };
+  Reply account =
+      as(root_key, "/api/v1/admin/accounts", {{"account_id", "acme"}, {"admin_user_id", "ada"}});
+  ASSERT_EQ(account.status, 200) << account.raw;
+  const std::string admin = account.json["result"].value("user_key", "");
+  Reply user =
+      as(admin, "/api/v1/admin/accounts/acme/users", {{"user_id", "bo"}, {"role", "user"}});
+  ASSERT_EQ(user.status, 200) << user.raw;
+  const std::string bo = user.json["result"].value("user_key", "");
+  ASSERT_EQ(
+      as(bo, "/api/v1/content/write",
+         {{"uri", "viking://resources/shared/a.md"}, {"content", "# A\n"}, {"mode", "create"}})
+          .status,
+      200);
+
+  // A user names what they commit, read and restore.
+  EXPECT_EQ(as(bo, "/api/v1/snapshot/commit", {{"message", "all"}}).status, 403);
+  Reply scoped = as(bo, "/api/v1/snapshot/commit",
+                    {{"message", "shared"}, {"paths", {"viking://resources/shared"}}});
+  ASSERT_EQ(scoped.status, 200) << scoped.raw;
+  const std::string c1 = scoped.json["result"]["commit_oid"];
+  EXPECT_EQ(get_as(bo, "/api/v1/snapshot/log").status, 403);
+  EXPECT_EQ(get_as(bo, "/api/v1/snapshot/log?paths=viking://resources/shared").status, 200);
+  EXPECT_EQ(get_as(bo, "/api/v1/snapshot/show?target_ref=" + c1).status, 403);
+  EXPECT_EQ(
+      get_as(bo, "/api/v1/snapshot/show?target_ref=" + c1 + "&path=viking://resources/shared/a.md")
+          .status,
+      200);
+  EXPECT_EQ(as(bo, "/api/v1/snapshot/restore", {{"source_commit", c1}}).status, 403);
+  // Another user's space is not theirs to commit.
+  Reply other = as(bo, "/api/v1/snapshot/commit",
+                   {{"message", "x"}, {"paths", {"viking://user/ada/memories"}}});
+  EXPECT_TRUE(other.status == 403 || other.status == 404) << other.raw;
+  // The ignore rules are the administrators'.
+  EXPECT_EQ(get_as(bo, "/api/v1/snapshot/ignore").status, 403);
+  EXPECT_EQ(get_as(admin, "/api/v1/snapshot/ignore").status, 200);
+  // Accounts never share a history.
+  Reply other_account =
+      as(root_key, "/api/v1/admin/accounts", {{"account_id", "globex"}, {"admin_user_id", "gil"}});
+  ASSERT_EQ(other_account.status, 200) << other_account.raw;
+  const std::string gil = other_account.json["result"].value("user_key", "");
+  EXPECT_EQ(get_as(gil, "/api/v1/snapshot/log?paths=viking://resources/shared").status, 404);
+  EXPECT_EQ(
+      get_as(gil, "/api/v1/snapshot/show?target_ref=" + c1 + "&path=viking://resources/shared/a.md")
+          .status,
+      404);
+}
+
+}  // namespace
+}  // namespace skald::apitest
