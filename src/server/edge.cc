@@ -104,9 +104,12 @@ bool EdgeGate::HostAllowed(std::string_view host_header) const {
   std::string host;
   int port = -1;
   if (!SplitHostPort(Trim(host_header), &host, &port)) return false;
+  // A loopback name with any port: an SSH tunnel or a local proxy forwards
+  // from a port of its own. DNS rebinding sends the attacker's name, which
+  // no port makes acceptable.
+  if (IsLoopbackName(host)) return true;
   if (port < 0) port = 80;
-  if (port != port_) return false;
-  return IsLoopbackName(host) || host == AsciiLower(options_.bound_host);
+  return port == port_ && host == AsciiLower(options_.bound_host);
 }
 
 bool EdgeGate::SameOrigin(const httplib::Request& req, std::string_view origin) const {
@@ -141,9 +144,9 @@ EdgeGate::Verdict EdgeGate::Check(const httplib::Request& req, EdgeRefusal* refu
     const bool loopback = IsLoopbackName(AsciiLower(options_.bound_host));
     return refuse(403, "PERMISSION_DENIED",
                   fmt::format("Host header does not name this server: without authentication "
-                              "(dev mode) only 127.0.0.1, localhost or [::1]{} with port {} "
-                              "are accepted",
-                              loopback ? "" : " or " + options_.bound_host, port_));
+                              "(dev mode) only 127.0.0.1, localhost or [::1]{} are accepted",
+                              loopback ? "" : fmt::format(" or {} with port {}",
+                                                          options_.bound_host, port_)));
   }
   if (req.has_header("Origin")) {
     const std::string origin = req.get_header_value("Origin");

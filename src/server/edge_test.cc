@@ -67,14 +67,19 @@ TEST(EdgeHelpersTest, SplitsHostAndPort) {
   EXPECT_FALSE(SplitHostPort(":80", &host, &port));
 }
 
-TEST_F(EdgeGateTest, HostMustBeLoopbackWithTheBoundPort) {
+TEST_F(EdgeGateTest, HostMustBeALoopbackName) {
   EXPECT_EQ(Check(Head("GET", "/health", {{"Host", "127.0.0.1:1933"}})), EdgeGate::Verdict::kPass);
   EXPECT_EQ(Check(Head("GET", "/health", {{"Host", "[::1]:1933"}})), EdgeGate::Verdict::kPass);
   EXPECT_EQ(Check(Head("GET", "/health", {{"Host", "evil.example:1933"}})),
             EdgeGate::Verdict::kRefuse);
   EXPECT_EQ(refusal_.status, 403);
   EXPECT_EQ(refusal_.code, "PERMISSION_DENIED");
-  EXPECT_EQ(Check(Head("GET", "/health", {{"Host", "localhost"}})), EdgeGate::Verdict::kRefuse);
+  EXPECT_EQ(Check(Head("GET", "/health", {{"Host", "evil.example"}})), EdgeGate::Verdict::kRefuse);
+  EXPECT_EQ(Check(Head("GET", "/health", {{"Host", "127.0.0.1.evil.example:1933"}})),
+            EdgeGate::Verdict::kRefuse);
+  // Through an SSH tunnel or a local proxy the port is theirs.
+  EXPECT_EQ(Check(Head("GET", "/health", {{"Host", "localhost"}})), EdgeGate::Verdict::kPass);
+  EXPECT_EQ(Check(Head("GET", "/health", {{"Host", "localhost:8080"}})), EdgeGate::Verdict::kPass);
 
   EdgeOptions open;
   open.check_host = false;

@@ -236,7 +236,9 @@ TEST_F(EdgeApiTest, DevModeRefusesForeignHostHeaders) {
   };
   EXPECT_EQ(status_for_host("rebound.evil.example:" + port), 403);
   EXPECT_EQ(status_for_host("rebound.evil.example"), 403);
-  EXPECT_EQ(status_for_host("127.0.0.1:1"), 403);  // right host, wrong port
+  // A loopback name through a tunnel or a local proxy: their port.
+  EXPECT_EQ(status_for_host("127.0.0.1:8080"), 200);
+  EXPECT_EQ(status_for_host("localhost"), 200);
   EXPECT_EQ(status_for_host("127.0.0.1:" + port), 200);
   EXPECT_EQ(status_for_host("localhost:" + port), 200);
   EXPECT_EQ(status_for_host("LocalHost:" + port), 200);
