@@ -75,6 +75,9 @@ std::vector<ArchiveExcerpt> RenderArchiveExcerpts(std::string_view session_id,
       excerpt.text += lines[j].text;
       excerpt.text += '\n';
     }
+    // Neighbouring windows can hold the same lines (a conversation of two
+    // messages): a search would answer the same words twice.
+    if (!out.empty() && out.back().text == excerpt.text) continue;
     out.push_back(std::move(excerpt));
   }
   return out;

@@ -12,6 +12,9 @@
 //   Caroline: I went to a LGBTQ support group yesterday…
 //   Melanie: That's great!
 //
+// An excerpt that would repeat the one before it word for word (the two
+// messages of a two-message archive) is left out.
+//
 // The excerpts are indexed (the transcript messages.jsonl is not), so
 // find/search can return the exact words of a conversation — with who said
 // them and when — next to the memories distilled from it. A line is

@@ -45,6 +45,18 @@ TEST(ArchiveExcerptsTest, LinesAreIdenticalAcrossExcerpts) {
   EXPECT_EQ(ExcerptLine(messages[1]), "User: b");
 }
 
+TEST(ArchiveExcerptsTest, ATwoMessageArchiveIsOneExcerptNotTheSameWordsTwice) {
+  std::vector<ArchiveExcerpt> excerpts =
+      RenderArchiveExcerpts("s", {Message("user", "I use Vault."), Message("assistant", "Noted.")});
+  ASSERT_EQ(excerpts.size(), 1u);
+  EXPECT_EQ(excerpts[0].name, "excerpt_0001.md");
+  EXPECT_EQ(excerpts[0].text, "[session s · 2023-05-08]\nUser: I use Vault.\nAssistant: Noted.\n");
+  // On two days the headers differ: both are kept.
+  excerpts = RenderArchiveExcerpts(
+      "s", {Message("user", "a"), Message("user", "b", "", "2023-05-09T08:00:00Z")});
+  EXPECT_EQ(excerpts.size(), 2u);
+}
+
 TEST(ArchiveExcerptsTest, NoDateNoDayAndLongTextIsCut) {
   Json m = Message("user", std::string(3000, 'x'));
   m.erase("created_at");
