@@ -273,6 +273,7 @@ Result<std::string> FsReader::Read(const Identity& who, const VikingUri& uri, in
     // memory itself (OpenViking strips its internal fields the same way).
     if (Result<MemoryRecord> memory = ParseMemoryFile(bytes); memory.ok()) {
       bytes = std::move(memory->memory.text);
+      bytes += '\n';
     }
   }
   // Bytes that are not text (a stored picture, recording or video) are not

@@ -14,6 +14,7 @@
 #include "ingest/semantic_indexer.h"
 #include "ingest/sidecar.h"
 #include "service/fs_engine.h"
+#include "session/memory_merge.h"
 #include "uri/access.h"
 
 namespace skald {
@@ -46,6 +47,27 @@ Result<std::map<std::string, std::vector<std::string>>> TagsToCarry(Catalog& cat
     carried[to.str() + r.uri.substr(from.str().size())] = std::move(r.tags);
   }
   return carried;
+}
+
+// A memory file written without its provenance header (as content/read
+// gives it) keeps the header: the text is replaced or appended to and the
+// old text goes to the history, so the memory still takes part in merging.
+// nullopt when `uri` is not a memory file or the caller wrote a header.
+std::optional<std::string> EditedMemory(const VikingUri& uri, std::string_view old,
+                                        WriteMode mode, std::string_view content) {
+  if (uri.context_type() != ContextType::kMemory || content.starts_with("---\n")) {
+    return std::nullopt;
+  }
+  Result<MemoryRecord> record = ParseMemoryFile(old);
+  if (!record.ok()) return std::nullopt;
+  std::string text = mode == WriteMode::kAppend ? record->memory.text + std::string(content)
+                                                : std::string(content);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  if (text == record->memory.text) return std::string(old);
+  const MemoryCandidate& was = record->memory;
+  record->history.push_back({was.time, was.session_id, "edit", was.text});
+  record->memory.text = std::move(text);
+  return RenderMemoryFile(*record);
 }
 
 }  // namespace
@@ -426,6 +448,8 @@ Result<WriteResult> FsWriter::Write(const Identity& who, const VikingUri& uri,
           mode == WriteMode::kAppend ? parsed.body + request.content : request.content;
       bytes = RenderSidecar(SidecarFrontmatter(uri.Parent().str(), "ContentWrite", "content_write"),
                             body);
+    } else if (std::optional<std::string> memory = EditedMemory(uri, old, mode, request.content)) {
+      bytes = std::move(*memory);
     } else {
       bytes = mode == WriteMode::kAppend ? old + request.content : request.content;
     }

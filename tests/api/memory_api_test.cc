@@ -78,6 +78,33 @@ TEST_F(MemoryApiTest, AMemoryIsReadWithoutItsProvenanceHeaderUnlessRaw) {
                                                                : text.find('\n') + 1));
 }
 
+TEST_F(MemoryApiTest, AMemoryEditedAsReadKeepsItsHeaderAndStillMerges) {
+  // An agent reads a memory (no header), edits it and writes it back: the
+  // memory keeps its provenance, so a later contradiction still replaces it.
+  Say("s1", "I live in Boston.");
+  CommitAndWait("s1");
+  const std::vector<std::string> files = MemoryFiles("profile");
+  ASSERT_EQ(files.size(), 1u);
+  const std::string text = Get("/api/v1/content/read?uri=" + Q(files[0])).json["result"];
+  ASSERT_EQ(text.find("---"), std::string::npos) << text;
+  std::string edited = text;
+  edited.insert(edited.find("Boston") + 6, " (downtown)");
+  Reply w = PostJson("/api/v1/content/write",
+                     {{"uri", files[0]}, {"content", edited}, {"mode", "replace"}});
+  ASSERT_EQ(w.status, 200) << w.raw;
+  const std::string raw = Get("/api/v1/content/read?raw=true&uri=" + Q(files[0])).json["result"];
+  EXPECT_EQ(raw.rfind("---\nskald-memory: 1\n", 0), 0u) << raw;
+  EXPECT_NE(raw.find("(downtown)"), std::string::npos) << raw;
+  EXPECT_NE(raw.find("\"change\":\"edit\""), std::string::npos) << raw;
+  EXPECT_EQ(Get("/api/v1/content/read?uri=" + Q(files[0])).json["result"], edited);
+
+  Say("s2", "I live in Denver now.");
+  CommitAndWait("s2");
+  EXPECT_EQ(MemoryFiles("profile"), files) << "the contradiction replaced the edited memory";
+  const std::string after = Get("/api/v1/content/read?uri=" + Q(files[0])).json["result"];
+  EXPECT_NE(after.find("Denver"), std::string::npos) << after;
+}
+
 TEST_F(MemoryApiTest, RepeatsSkipAndContradictionsReplaceWithHistory) {
   Say("a", "I live in Boston.");
   Say("a", "I love hiking.");
