@@ -80,8 +80,14 @@ struct SnapshotRestoreRequest {
   std::optional<std::string> author_email;
 };
 
+enum class SnapshotRestoreOutcome {
+  kApplied,  // files written back (and the branch moved when its tree changed)
+  kNoop,     // the files and the branch are as the source has them already
+  kDryRun,   // the plan only
+};
+
 struct SnapshotRestoreResult {
-  std::string result;  // "applied", "noop" or "dry_run"
+  SnapshotRestoreOutcome outcome = SnapshotRestoreOutcome::kApplied;
   // applied
   std::string new_commit_oid;
   std::string source_commit;
@@ -91,6 +97,10 @@ struct SnapshotRestoreResult {
   uint64_t unchanged = 0;
   std::vector<std::string> written_paths;  // account-relative
   std::vector<std::string> deleted_paths;
+  // Files the write-back could not change (a partial restore: the branch
+  // has moved already; running the restore again finishes it).
+  std::vector<std::string> failed_writes;
+  std::vector<std::string> failed_deletes;
   std::string task_id;  // the re-indexing task; "" when none
   // noop and dry_run
   std::string head;

@@ -5,7 +5,10 @@
 // (application/octet-stream, headers X-Snapshot-Oid and X-Snapshot-Size),
 // not an envelope.
 
+#include <fmt/format.h>
 #include <httplib.h>
+
+#include <algorithm>
 
 #include "server/http_util.h"
 #include "server/routes.h"
@@ -27,6 +30,19 @@ Json SnapshotCommitJson(const SnapshotCommitInfo& c) {
               {"author", SnapshotActorJson(c.author)},
               {"committer", SnapshotActorJson(c.committer)},
               {"message", c.message}};
+}
+
+// A failed commit or restore. A commit that lost the race for its branch
+// says it may be retried (details {conflict_type: git_ref_cas, retryable:
+// true}, as OpenViking).
+void SnapshotFail(Call& call, const Status& status) {
+  const bool cas = std::any_of(status.details().begin(), status.details().end(),
+                               [](const Status::Detail& d) {
+                                 return d.first == "conflict_type" && d.second == "git_ref_cas";
+                               });
+  if (!cas) return call.Fail(status);
+  Json details = {{"conflict_type", "git_ref_cas"}, {"retryable", true}};
+  call.Fail(status, &details);
 }
 
 // An optional list of strings: absent or null → nullopt.
@@ -54,7 +70,7 @@ void SnapshotCommit(Call& call) {
   b.ForbidExtra({"message", "paths", "file_paths", "branch", "author_name", "author_email"});
   if (!errors.empty()) return call.FailValidation(errors);
   Result<SnapshotCommitResult> done = call.db().SnapshotCommit(call.who(), request);
-  if (!done.ok()) return call.Fail(done.status());
+  if (!done.ok()) return SnapshotFail(call, done.status());
   Json result = {{"result", done->created ? "created" : "noop"},
                  {"commit_oid", done->commit_oid},
                  {"ignored", done->ignored}};
@@ -143,12 +159,12 @@ void SnapshotRestore(Call& call) {
                  "author_email"});
   if (!errors.empty()) return call.FailValidation(errors);
   Result<SnapshotRestoreResult> done = call.db().SnapshotRestore(call.who(), request);
-  if (!done.ok()) return call.Fail(done.status());
+  if (!done.ok()) return SnapshotFail(call, done.status());
   const SnapshotRestoreResult& r = *done;
-  if (r.result == "noop") {
+  if (r.outcome == SnapshotRestoreOutcome::kNoop) {
     return call.Ok(Json{{"result", "noop"}, {"head", r.head}, {"source", r.source}});
   }
-  if (r.result == "dry_run") {
+  if (r.outcome == SnapshotRestoreOutcome::kDryRun) {
     Json writes = Json::array();
     for (const auto& w : r.to_write) writes.push_back(Json{{"path", w.path}, {"oid", w.oid}});
     return call.Ok(Json{
@@ -168,7 +184,19 @@ void SnapshotRestore(Call& call) {
                  {"written_paths", r.written_paths},
                  {"deleted_paths", r.deleted_paths}};
   if (!r.task_id.empty()) result["task_id"] = r.task_id;
-  call.Ok(result);
+  if (r.failed_writes.empty() && r.failed_deletes.empty()) return call.Ok(result);
+  // Partial: the branch moved, some files did not follow. OpenViking answers
+  // 500 RESTORE_WRITEBACK_PARTIAL with the whole result as details.
+  result.erase("result");
+  result["failed_writes"] = r.failed_writes;
+  result["failed_deletes"] = r.failed_deletes;
+  result["task_id"] = r.task_id.empty() ? Json(nullptr) : Json(r.task_id);
+  call.Fail(Status::Internal(fmt::format("snapshot restore partial: {} files not written, {} not "
+                                         "deleted; the branch is at {} (restore again to finish)",
+                                         r.failed_writes.size(), r.failed_deletes.size(),
+                                         r.new_commit_oid))
+                .WithReason("RESTORE_WRITEBACK_PARTIAL"),
+            &result);
 }
 
 // GET /api/v1/snapshot/ignore → the rules as a string ("" when none).

@@ -129,8 +129,10 @@ void Call::Fail(const Status& status, const Json* details) {
   response_.status = http_status;
   // A failed task's error (PROCESSING_ERROR: a corrupt archive, a refused
   // entry) is written for its caller, who can read it at /api/v1/tasks/{id}
-  // anyway.
-  if (http_status >= 500 && !KeepsServerMessage(http_status) && code != "PROCESSING_ERROR") {
+  // anyway; so is a partial restore's answer (which files did not follow
+  // the new commit).
+  if (http_status >= 500 && !KeepsServerMessage(http_status) && code != "PROCESSING_ERROR" &&
+      code != "RESTORE_WRITEBACK_PARTIAL") {
     // The full error (it may name host paths or internals) goes to the log
     // only, under the request id the client sees.
     spdlog::error("{} {} failed: {} request_id={}", request_.method, request_.path,

@@ -14,6 +14,7 @@
 #include "ingest/index_catch_up.h"
 #include "service/api_key.h"
 #include "service/fs_engine.h"
+#include "service/snapshot_ops.h"
 #include "service/uri_resolver.h"
 #include "uri/viking_uri.h"
 
@@ -333,6 +334,11 @@ Status AccountRegistry::RunUserDelete(JobContext& context) {
   const Identity root{job.account, user_id, Role::kRoot};
   SKALD_ASSIGN_OR_RETURN(VikingUri home, s_.resolver->Resolve(root, "viking://user/" + user_id));
   SKALD_ASSIGN_OR_RETURN(RmResult removed, s_.writer->Rm(root, home, /*recursive=*/true));
+  // ... and its files' bytes in the snapshot history (names and commit
+  // messages stay; a user later created with the same id reads none of it).
+  SKALD_RETURN_IF_ERROR(context.SetStage("erasing its files from snapshots"));
+  SKALD_ASSIGN_OR_RETURN(uint64_t erased,
+                         s_.snapshots->EraseBlobsOnlyUnder(job.account, "user/" + user_id));
   // 2. Its other tasks and its uploads.
   SKALD_RETURN_IF_ERROR(context.SetStage("deleting tasks and uploads"));
   SKALD_ASSIGN_OR_RETURN(uint64_t tasks,
@@ -343,6 +349,7 @@ Status AccountRegistry::RunUserDelete(JobContext& context) {
   nlohmann::json result = {{"account_id", job.account},
                            {"user_id", user_id},
                            {"deleted_nodes", removed.deleted_count},
+                           {"erased_snapshot_blobs", erased},
                            {"deleted_tasks", tasks}};
   return context.Complete(result.dump());
 }

@@ -16,8 +16,9 @@
 // their SHA-256 and a prefix for listings. Regenerating a key replaces the
 // hash, so the old key fails at once. Removing a user revokes its key and
 // marks it deleting in one transaction with a durable `user_delete` job that
-// deletes viking://user/{uid} of the account, the user's other tasks and its
-// uploads, then drops the user row (RunUserDelete; the job survives restarts).
+// deletes viking://user/{uid} of the account (and the bytes only it held in
+// the snapshot history), the user's other tasks and its uploads, then drops
+// the user row (RunUserDelete; the job survives restarts).
 // Deleting an account removes its content, catalog rows (nodes, records,
 // jobs, cached embeddings), uploads and registry rows at once.
 //
@@ -43,6 +44,7 @@ namespace skald {
 
 class FsWriter;
 class IndexCatchUp;
+class SnapshotOps;
 class UriResolver;
 
 struct AccountRegistryServices {
@@ -50,6 +52,7 @@ struct AccountRegistryServices {
   ContentStore* content = nullptr;
   UriResolver* resolver = nullptr;
   FsWriter* writer = nullptr;       // deletes a removed user's tree
+  SnapshotOps* snapshots = nullptr;  // erases its files' bytes from the history
   IndexCatchUp* indexes = nullptr;  // applies an account's deletion to the indexes
   JobRunner* runner = nullptr;      // queue of the user_delete jobs
   PathLockManager* locks = nullptr;

@@ -402,6 +402,7 @@ Status DbImpl::StartBackground() {
   account_services.content = content_.get();
   account_services.resolver = resolver_.get();
   account_services.writer = writer_.get();
+  account_services.snapshots = snapshots_.get();
   account_services.indexes = indexes_.get();
   account_services.runner = runner_.get();
   account_services.locks = &locks_;

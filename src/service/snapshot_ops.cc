@@ -3,15 +3,15 @@
 #include "service/snapshot_ops.h"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <chrono>
+#include <limits>
 #include <set>
 
 #include "common/hash.h"
 #include "common/strings.h"
-#include "ingest/ingest_jobs.h"
+#include "service/snapshot_rules.h"
+#include "session/memory_merge.h"
 #include "text/unified_diff.h"
 #include "uri/access.h"
 #include "uri/uri_path.h"
@@ -20,7 +20,6 @@
 namespace skald {
 namespace {
 
-constexpr std::string_view kIgnorePath = ".ovgitignore";
 constexpr std::string_view kDefaultAuthor = "viking-bot";
 constexpr std::string_view kDefaultEmail = "bot@viking.local";
 // Log filters: at most this many paths, and commits looked at.
@@ -32,12 +31,10 @@ constexpr size_t kMinOidPrefix = 4;
 constexpr size_t kMaxDiffFileBytes = size_t{10} << 20;
 // Commit: new blobs stored before the commit once they hold this much.
 constexpr size_t kBlobFlushBytes = size_t{64} << 20;
-
-Status RefNotFound(std::string_view ref) {
-  return Status::NotFound(fmt::format("Git ref not found: {}", ref))
-      .WithDetail("resource", std::string(ref))
-      .WithDetail("type", "git_ref");
-}
+// Commit: at most this many paths and file_paths together.
+constexpr size_t kMaxCommitPaths = 1000;
+// Log paths: at most this many segments (OpenViking's limit).
+constexpr size_t kMaxLogPathDepth = 64;
 
 Status BlobNotFound(std::string_view path) {
   return Status::NotFound(fmt::format("Git blob not found: {}", path))
@@ -45,16 +42,12 @@ Status BlobNotFound(std::string_view path) {
       .WithDetail("type", "git_blob");
 }
 
-// git's rules for a branch name, as OpenViking checks them.
-Status CheckBranch(std::string_view branch) {
-  const bool bad = branch.empty() || branch.find("..") != std::string_view::npos ||
-                   branch.front() == '/' || branch.back() == '/' ||
-                   std::any_of(branch.begin(), branch.end(), [](char c) {
-                     return static_cast<unsigned char>(c) < 0x20 || c == 0x7F ||
-                            std::string_view(" ~^:?[*\\").find(c) != std::string_view::npos;
-                   });
-  if (bad) return Status::InvalidArgument(fmt::format("invalid branch name: '{}'", branch));
-  return Status::Ok();
+// A file whose bytes left the history with their user (service/
+// snapshot_erase.h).
+Status BlobErased(std::string_view path) {
+  return Status::NotFound(fmt::format("Git blob not found: {} (erased with its user)", path))
+      .WithDetail("resource", std::string(path))
+      .WithDetail("type", "git_blob");
 }
 
 std::string RefName(std::string_view branch) { return fmt::format("refs/heads/{}", branch); }
@@ -65,53 +58,33 @@ bool IsHex(std::string_view s) {
   });
 }
 
-// Paths a snapshot never holds: internal trees, lock and index files.
-bool Pruned(std::string_view path) {
-  std::vector<std::string_view> segs = PathSegments(path);
-  if (segs.empty()) return true;
-  static const std::set<std::string_view> kInternal = {"_system", "tasks", "temp", "queue",
-                                                       "upload"};
-  if (kInternal.count(segs.front())) return true;
-  for (size_t i = 0; i < segs.size(); ++i) {
-    const std::string_view s = segs[i];
-    if (s.starts_with(".path.ovlock") || s.ends_with(".ovlock") || s.find(".ovlock.") != s.npos) {
-      return true;
+// Whether the entries at or below `path` that `who` can see differ between
+// two trees (equal entries are passed over without a visibility check).
+bool Touches(const Identity& who, const SnapshotTree& a, const SnapshotTree& b,
+             std::string_view path) {
+  auto ia = a.lower_bound(path);
+  auto ib = b.lower_bound(path);
+  auto within = [&](SnapshotTree::const_iterator it, const SnapshotTree& t) {
+    return it != t.end() && it->first.starts_with(path);
+  };
+  for (;;) {
+    // Siblings that only share the prefix ("resources/a-x" for "resources/a").
+    while (within(ia, a) && !PathAtOrBelow(ia->first, path)) ++ia;
+    while (within(ib, b) && !PathAtOrBelow(ib->first, path)) ++ib;
+    const bool has_a = within(ia, a);
+    const bool has_b = within(ib, b);
+    if (!has_a && !has_b) return false;
+    if (has_a && has_b && ia->first == ib->first) {
+      if (ia->second != ib->second && VisibleTo(who, ia->first)) return true;
+      ++ia;
+      ++ib;
+      continue;
     }
-    if (i + 1 < segs.size() && s == "embedding_cache") return true;
+    // A path only one side has.
+    SnapshotTree::const_iterator& only = !has_b || (has_a && ia->first < ib->first) ? ia : ib;
+    if (VisibleTo(who, only->first)) return true;
+    ++only;
   }
-  return segs.back().ends_with(".faiss") || segs.back().ends_with(".index");
-}
-
-// True when `path` is `dir` or below it ("" holds everything).
-bool Under(std::string_view path, std::string_view dir) {
-  if (dir.empty()) return true;
-  return path == dir ||
-         (path.size() > dir.size() && path.starts_with(dir) && path[dir.size()] == '/');
-}
-
-// The entries of `tree` at or below `dir`, keyed relative to it (a file
-// `dir` itself keyed "").
-SnapshotTree Subtree(const SnapshotTree& tree, std::string_view dir) {
-  SnapshotTree out;
-  for (auto it = tree.lower_bound(dir); it != tree.end() && it->first.starts_with(dir); ++it) {
-    if (!Under(it->first, dir)) continue;
-    out.emplace(dir.empty()                      ? it->first
-                : it->first.size() == dir.size() ? std::string()
-                                                 : it->first.substr(dir.size() + 1),
-                it->second);
-  }
-  return out;
-}
-
-void EraseUnder(SnapshotTree* tree, std::string_view dir) {
-  for (auto it = tree->lower_bound(dir); it != tree->end() && it->first.starts_with(dir);) {
-    it = Under(it->first, dir) ? tree->erase(it) : std::next(it);
-  }
-}
-
-// Whether the entries at or below `path` differ between two trees.
-bool Touches(const SnapshotTree& a, const SnapshotTree& b, std::string_view path) {
-  return Subtree(a, path) != Subtree(b, path);
 }
 
 uint64_t CountChanges(const SnapshotTree& before, const SnapshotTree& after) {
@@ -122,6 +95,33 @@ uint64_t CountChanges(const SnapshotTree& before, const SnapshotTree& after) {
   }
   for (const auto& [path, oid] : before) changed += after.count(path) ? 0 : 1;
   return changed;
+}
+
+// One path a commit records: a directory (or file) with everything below
+// it, or with `files_only` a file only.
+struct Scope {
+  std::string path;
+  bool files_only = false;
+};
+
+// `scopes` without repeats and without those another directory scope
+// covers already.
+std::vector<Scope> Collapse(std::vector<Scope> scopes) {
+  std::sort(scopes.begin(), scopes.end(), [](const Scope& a, const Scope& b) {
+    return a.path != b.path ? a.path < b.path : !a.files_only && b.files_only;
+  });
+  std::vector<Scope> kept;
+  kept.reserve(scopes.size());         // views into it stay valid
+  std::vector<std::string_view> dirs;  // kept directory scopes
+  for (Scope& scope : scopes) {
+    const bool covered = std::any_of(dirs.begin(), dirs.end(), [&](std::string_view dir) {
+      return PathAtOrBelow(scope.path, dir);
+    });
+    if (covered || (!kept.empty() && kept.back().path == scope.path)) continue;
+    kept.push_back(std::move(scope));
+    if (!kept.back().files_only) dirs.push_back(kept.back().path);
+  }
+  return kept;
 }
 
 SnapshotActorInfo ActorInfo(const SnapshotActor& a) {
@@ -136,6 +136,13 @@ SnapshotCommitInfo InfoOf(const std::string& oid, const SnapshotCommit& c) {
 Status RootOnly(const Identity& who, std::string_view what) {
   if (who.role == Role::kRoot) return Status::Ok();
   return Status::PermissionDenied(std::string(what)).WithDetail("resource", "viking://");
+}
+
+// The ignore rules are ROOT's and the account administrators'.
+Status AdminOnly(const Identity& who) {
+  if (who.role == Role::kRoot || who.role == Role::kAdmin) return Status::Ok();
+  return Status::PermissionDenied("Managing snapshot ignore rules requires an administrator")
+      .WithDetail("resource", std::string(kSnapshotIgnorePath));
 }
 
 }  // namespace
@@ -188,7 +195,8 @@ Result<SnapshotOps::Loaded> SnapshotOps::Load(std::string_view account, std::str
   return out;
 }
 
-Result<std::string> SnapshotOps::TreePath(const Identity& who, std::string_view text, bool write) {
+Result<std::string> SnapshotOps::TreePath(const Identity& who, std::string_view text,
+                                          PathAccess access) {
   // What snapshots never hold is refused first (400, as OpenViking), then
   // what the caller may not see or change.
   SKALD_ASSIGN_OR_RETURN(VikingUri parsed, s_.resolver->ParseOnly(who, text));
@@ -197,12 +205,20 @@ Result<std::string> SnapshotOps::TreePath(const Identity& who, std::string_view 
     return Status::InvalidArgument("a snapshot path cannot be the account root")
         .WithDetail("resource", parsed.str());
   }
-  if (Pruned(path)) {
+  if (NeverInSnapshots(path)) {
     return Status::InvalidArgument(fmt::format("{} is not kept in snapshots", parsed.str()))
         .WithDetail("resource", parsed.str());
   }
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, s_.resolver->Resolve(who, text));
-  if (write) SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, uri));
+  if (access == PathAccess::kWrite) {
+    SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, uri));
+  } else if (std::vector<VikingUri> parts = VisibleSubtrees(who, uri);
+             parts.size() != 1 || parts.front() != uri) {
+    // A container of other users' spaces (viking://user for a USER): its
+    // history would tell what they changed.
+    return Status::PermissionDenied(fmt::format("Access denied for {}", uri.str()))
+        .WithDetail("resource", uri.str());
+  }
   return std::string(uri.path());
 }
 
@@ -240,7 +256,7 @@ Status SnapshotOps::AddCurrentFiles(const Identity& who, std::string_view path,
   }
   size_t pending_bytes = 0;
   for (const CatalogNode& node : nodes) {
-    if (node.is_dir || Pruned(node.path)) continue;
+    if (node.is_dir || NeverInSnapshots(node.path)) continue;
     Result<VikingUri> uri = VikingUri::Parse(UriOfPath(node.path));
     if (!uri.ok() || !IsAccessible(who, *uri)) continue;
     if (rules.Ignored(node.path)) {
@@ -286,26 +302,49 @@ Result<std::string> SnapshotOps::Record(const Identity& who, std::string_view br
   std::string oid = commit_object.oid;
   objects.push_back(std::move(tree_object));
   objects.push_back(std::move(commit_object));
-  SKALD_RETURN_IF_ERROR(
-      s_.catalog->StoreSnapshotCommit(who.account, objects, RefName(branch), head, oid));
+  Status stored = s_.catalog->StoreSnapshotCommit(who.account, objects, RefName(branch), head, oid);
+  if (stored.code() == StatusCode::kConflict) {
+    // The branch moved under this commit: the caller may try again.
+    return std::move(stored).WithDetail("conflict_type", "git_ref_cas");
+  }
+  SKALD_RETURN_IF_ERROR(stored);
   return oid;
 }
 
 Result<SnapshotCommitResult> SnapshotOps::Commit(const Identity& who,
                                                  const SnapshotCommitRequest& request) {
   SKALD_RETURN_IF_ERROR(CheckBranch(request.branch));
+  SKALD_RETURN_IF_ERROR(
+      CheckCommitText(request.message, request.author_name, request.author_email));
   const bool whole = !request.paths && !request.file_paths;
   if (whole) SKALD_RETURN_IF_ERROR(RootOnly(who, "Snapshot commit requires explicit paths"));
+  const size_t given = (request.paths ? request.paths->size() : 0) +
+                       (request.file_paths ? request.file_paths->size() : 0);
+  if (given > kMaxCommitPaths) {
+    return Status::InvalidArgument(
+        fmt::format("at most {} paths and file_paths in one commit", kMaxCommitPaths));
+  }
   SKALD_RETURN_IF_ERROR(s_.resolver->EnsureAccount(who));
   // Every path is checked before anything is read.
-  std::vector<std::pair<std::string, bool>> scopes;  // tree path, files only
+  std::vector<Scope> scopes;
   for (const auto* list : {&request.paths, &request.file_paths}) {
     if (!*list) continue;
     for (const std::string& text : **list) {
-      SKALD_ASSIGN_OR_RETURN(std::string path, TreePath(who, text, /*write=*/true));
-      scopes.emplace_back(std::move(path), list == &request.file_paths);
+      SKALD_ASSIGN_OR_RETURN(std::string path, TreePath(who, text, PathAccess::kWrite));
+      const bool files_only = list == &request.file_paths;
+      if (files_only) {
+        SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node,
+                               s_.catalog->Get(who.account, path));
+        if (node && node->is_dir) {
+          return Status::FailedPrecondition(
+                     fmt::format("{} is a directory; file_paths takes files", UriOfPath(path)))
+              .WithDetail("resource", UriOfPath(path));
+        }
+      }
+      scopes.push_back({std::move(path), files_only});
     }
   }
+  scopes = Collapse(std::move(scopes));
   const std::string& account = who.account;
   SKALD_ASSIGN_OR_RETURN(std::string ignore_text, s_.catalog->GetSnapshotIgnore(account));
   SKALD_ASSIGN_OR_RETURN(IgnoreRules rules, IgnoreRules::Parse(ignore_text));
@@ -322,24 +361,19 @@ Result<SnapshotCommitResult> SnapshotOps::Commit(const Identity& who,
     SKALD_RETURN_IF_ERROR(AddCurrentFiles(who, "", rules, &tree, &ignored, &blobs));
     if (!ignore_text.empty()) {
       SnapshotObject blob = SnapshotBlob(ignore_text, Sha256Hex(ignore_text));
-      tree[std::string(kIgnorePath)] = blob.oid;
+      tree[std::string(kSnapshotIgnorePath)] = blob.oid;
       blobs.emplace(blob.oid, std::move(blob));
     }
   } else {
+    // What the caller cannot see stays as the last commit has it.
     tree = before;
-    for (const auto& [path, files_only] : scopes) {
-      if (files_only) {
-        SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, s_.catalog->Get(account, path));
-        if (node && node->is_dir) {
-          return Status::FailedPrecondition(
-                     fmt::format("{} is a directory; file_paths takes files", UriOfPath(path)))
-              .WithDetail("resource", UriOfPath(path));
-        }
-        tree.erase(path);
+    for (const Scope& scope : scopes) {
+      if (scope.files_only) {
+        tree.erase(scope.path);
       } else {
-        EraseUnder(&tree, path);
+        EraseVisibleSubtree(who, scope.path, &tree);
       }
-      SKALD_RETURN_IF_ERROR(AddCurrentFiles(who, path, rules, &tree, &ignored, &blobs));
+      SKALD_RETURN_IF_ERROR(AddCurrentFiles(who, scope.path, rules, &tree, &ignored, &blobs));
     }
   }
   SnapshotCommitResult result;
@@ -367,9 +401,16 @@ Result<std::vector<SnapshotCommitInfo>> SnapshotOps::Log(const Identity& who,
   if (request.paths.empty()) {
     SKALD_RETURN_IF_ERROR(RootOnly(who, "Snapshot log requires explicit paths"));
   }
+  if (request.paths.size() > kMaxCommitPaths) {
+    return Status::InvalidArgument(fmt::format("at most {} log paths", kMaxLogPaths));
+  }
   std::vector<std::string> paths;
   for (const std::string& text : request.paths) {
-    SKALD_ASSIGN_OR_RETURN(std::string path, TreePath(who, text, /*write=*/false));
+    SKALD_ASSIGN_OR_RETURN(std::string path, TreePath(who, text, PathAccess::kReadAll));
+    if (PathSegments(path).size() > kMaxLogPathDepth) {
+      return Status::InvalidArgument(
+          fmt::format("a log path has at most {} segments", kMaxLogPathDepth));
+    }
     if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
   }
   if (paths.size() > kMaxLogPaths) {
@@ -395,8 +436,9 @@ Result<std::vector<SnapshotCommitInfo>> SnapshotOps::Log(const Identity& who,
       SKALD_ASSIGN_OR_RETURN(parent, Load(who.account, current->commit.parents.front()));
     }
     bool keep = paths.empty();
-    for (size_t i = 0; i < paths.size() && !keep; ++i) {
-      keep = Touches(current->tree, parent ? parent->tree : SnapshotTree(), paths[i]);
+    const bool same_tree = parent && parent->commit.tree == current->commit.tree;
+    for (size_t i = 0; i < paths.size() && !keep && !same_tree; ++i) {
+      keep = Touches(who, current->tree, parent ? parent->tree : SnapshotTree(), paths[i]);
     }
     if (keep) out.push_back(InfoOf(current->oid, current->commit));
     next = parent ? std::optional<std::string>(parent->oid) : std::nullopt;
@@ -414,12 +456,12 @@ Result<SnapshotCommitInfo> SnapshotOps::Show(const Identity& who, std::string_vi
 
 Result<SnapshotBlobContent> SnapshotOps::ShowFile(const Identity& who, std::string_view ref,
                                                   std::string_view uri, bool raw) {
-  SKALD_ASSIGN_OR_RETURN(std::string path, TreePath(who, uri, /*write=*/false));
+  SKALD_ASSIGN_OR_RETURN(std::string path, TreePath(who, uri, PathAccess::kReadAll));
   SKALD_ASSIGN_OR_RETURN(std::string oid, ResolveCommit(who.account, ref, ref));
   SKALD_ASSIGN_OR_RETURN(Loaded loaded, Load(who.account, oid));
   auto it = loaded.tree.find(path);
   if (it == loaded.tree.end()) {
-    if (!Subtree(loaded.tree, path).empty()) {
+    if (!SnapshotSubtree(loaded.tree, path).empty()) {
       return Status::InvalidArgument(fmt::format("{} is a directory in {}", uri, ref))
           .WithDetail("resource", std::string(uri));
     }
@@ -427,16 +469,25 @@ Result<SnapshotBlobContent> SnapshotOps::ShowFile(const Identity& who, std::stri
   }
   SKALD_ASSIGN_OR_RETURN(std::optional<SnapshotObject> blob,
                          s_.catalog->GetSnapshotObject(who.account, it->second));
-  if (!blob) return Status::Corruption(fmt::format("snapshot blob {} is missing", it->second));
+  if (!blob) return BlobErased(uri);
   if (!raw && !IsValidUtf8(blob->data)) {
     return Status::InvalidArgument("raw=false requires UTF-8 snapshot content");
+  }
+  if (!raw) {
+    // A memory as content/read gives it: without its provenance header.
+    Result<VikingUri> parsed = VikingUri::Parse(UriOfPath(path));
+    if (parsed.ok() && parsed->context_type() == ContextType::kMemory) {
+      if (Result<MemoryRecord> memory = ParseMemoryFile(blob->data); memory.ok()) {
+        blob->data = std::move(memory->memory.text) + '\n';
+      }
+    }
   }
   return SnapshotBlobContent{it->second, std::move(blob->data)};
 }
 
 Result<SnapshotDiffResult> SnapshotOps::Diff(const Identity& who, std::string_view uri,
                                              std::string_view from, std::string_view to) {
-  SKALD_ASSIGN_OR_RETURN(std::string path, TreePath(who, uri, /*write=*/false));
+  SKALD_ASSIGN_OR_RETURN(std::string path, TreePath(who, uri, PathAccess::kReadAll));
   SnapshotDiffResult result;
   result.path = std::string(uri);
   // One side: the file's bytes in `ref`, or nullopt when the commit has none.
@@ -445,14 +496,14 @@ Result<SnapshotDiffResult> SnapshotOps::Diff(const Identity& who, std::string_vi
     SKALD_ASSIGN_OR_RETURN(Loaded loaded, Load(who.account, *commit));
     auto it = loaded.tree.find(path);
     if (it == loaded.tree.end()) {
-      if (!Subtree(loaded.tree, path).empty()) {
+      if (!SnapshotSubtree(loaded.tree, path).empty()) {
         return Status::InvalidArgument(fmt::format("{} is a directory in {}", uri, ref));
       }
       return std::optional<std::string>();
     }
     SKALD_ASSIGN_OR_RETURN(std::optional<SnapshotObject> blob,
                            s_.catalog->GetSnapshotObject(who.account, it->second));
-    if (!blob) return Status::Corruption(fmt::format("snapshot blob {} is missing", it->second));
+    if (!blob) return BlobErased(uri);
     if (blob->data.size() > kMaxDiffFileBytes) {
       return Status::ResourceExhausted(
                  fmt::format("{} is over {} MiB in {}", uri, kMaxDiffFileBytes >> 20, ref))
@@ -481,17 +532,43 @@ Result<SnapshotDiffResult> SnapshotOps::Diff(const Identity& who, std::string_vi
   return result;
 }
 
-Result<std::string> SnapshotOps::GetIgnore(const Identity& who) {
-  if (who.role != Role::kRoot && who.role != Role::kAdmin) {
-    return Status::PermissionDenied("Managing snapshot ignore rules requires an administrator")
-        .WithDetail("resource", std::string(kIgnorePath));
+Result<uint64_t> SnapshotOps::EraseBlobsOnlyUnder(std::string_view account,
+                                                  std::string_view prefix) {
+  if (prefix.empty()) return Status::InvalidArgument("erasing needs a path below the root");
+  // Every tree of every commit (reachable from a branch or not), each once.
+  SKALD_ASSIGN_OR_RETURN(std::vector<std::string> commits,
+                         s_.catalog->SnapshotCommitsWithPrefix(
+                             account, "", std::numeric_limits<int64_t>::max()));
+  std::set<std::string> trees;
+  for (const std::string& oid : commits) {
+    SKALD_ASSIGN_OR_RETURN(Loaded loaded, Load(account, oid));
+    trees.insert(loaded.commit.tree);
   }
+  std::set<std::string> under, elsewhere;
+  for (const std::string& tree_oid : trees) {
+    SKALD_ASSIGN_OR_RETURN(std::optional<SnapshotObject> object,
+                           s_.catalog->GetSnapshotObject(account, tree_oid));
+    if (!object) continue;
+    SKALD_ASSIGN_OR_RETURN(SnapshotTree tree, DecodeSnapshotTree(object->data));
+    for (const auto& [path, blob] : tree) {
+      (PathAtOrBelow(path, prefix) ? under : elsewhere).insert(blob);
+    }
+  }
+  std::vector<std::string> doomed;
+  for (const std::string& blob : under) {
+    if (!elsewhere.count(blob)) doomed.push_back(blob);
+  }
+  SKALD_RETURN_IF_ERROR(s_.catalog->DeleteSnapshotBlobs(account, doomed));
+  return static_cast<uint64_t>(doomed.size());
+}
+
+Result<std::string> SnapshotOps::GetIgnore(const Identity& who) {
+  SKALD_RETURN_IF_ERROR(AdminOnly(who));
   return s_.catalog->GetSnapshotIgnore(who.account);
 }
 
 Status SnapshotOps::SetIgnore(const Identity& who, std::string_view content) {
-  SKALD_ASSIGN_OR_RETURN(std::string current, GetIgnore(who));  // the role check
-  (void)current;
+  SKALD_RETURN_IF_ERROR(AdminOnly(who));
   if (content.size() > kMaxIgnoreBytes) {
     return Status::InvalidArgument(
         fmt::format("ignore file too large: .ovgitignore is {} bytes, "

@@ -20,10 +20,10 @@
 //   Show     a commit's metadata (ROOT only), or one file's bytes in it.
 //   Diff     one file between two commits, as a unified diff.
 //   Restore  makes a directory (or, for ROOT, the whole account) as it was
-//            in a commit: a new commit on the branch (the old head its
-//            parent; history is never rewritten), then the differing files
-//            written back and the extra ones deleted, and a
-//            snapshot_restore_reindex task that re-indexes what was written.
+//            in a commit: a new commit on the branch when its tree changes
+//            (the old head its parent; history is never rewritten), then the
+//            files that differ from the commit deleted and written back, and
+//            snapshot_restore_reindex tasks that re-index what was written.
 // Roles follow OpenViking: callers other than ROOT must name the paths of
 // commit and log and the directory of restore, need read access to what
 // they read and write access to what they commit or restore, and cannot
@@ -32,7 +32,9 @@
 // Thread safety: safe for concurrent use. Two commits to one branch race
 // on its head; the loser gets Conflict (409) and may retry. A commit reads
 // files one by one without locking the tree: a file written meanwhile is
-// recorded as it was when read.
+// recorded as it was when read. A restore's write-back holds a tree lock on
+// the restored directory (the whole account for a full restore), so other
+// writers there wait or time out meanwhile.
 
 #include <map>
 #include <optional>
@@ -72,18 +74,42 @@ class SnapshotOps {
  public:
   explicit SnapshotOps(SnapshotOpsServices services) : s_(services) {}
 
+  // A commit of the request's paths (nullopt both: the whole account, ROOT
+  // only) on top of the branch's head; no commit when nothing changed.
+  // Entries below a path that `who` cannot see are kept as the head has
+  // them. InvalidArgument for a bad branch, over 1,000 paths or an
+  // oversized message; PermissionDenied for a path `who` may not write;
+  // Conflict when another commit moved the branch meanwhile.
   Result<SnapshotCommitResult> Commit(const Identity& who, const SnapshotCommitRequest& request);
+  // The branch's commits, newest first along first parents; with paths,
+  // those that changed what `who` can see below them (PermissionDenied for
+  // a path with parts `who` cannot read, such as viking://user for a USER).
   // NotFound (type git_ref) for a branch without commits.
   Result<std::vector<SnapshotCommitInfo>> Log(const Identity& who,
                                               const SnapshotLogRequest& request);
+  // A commit's metadata (ROOT only).
   Result<SnapshotCommitInfo> Show(const Identity& who, std::string_view ref);
-  // The bytes of `uri` in the commit `ref`; with !raw, only UTF-8 text.
+  // The bytes of `uri` in the commit `ref`; with !raw, only UTF-8 text, and a
+  // memory without its provenance header. NotFound (git_blob) when the
+  // commit has no such file or its bytes were erased with their user.
   Result<SnapshotBlobContent> ShowFile(const Identity& who, std::string_view ref,
                                        std::string_view uri, bool raw);
   // `from` "" = an empty "before".
   Result<SnapshotDiffResult> Diff(const Identity& who, std::string_view uri, std::string_view from,
                                   std::string_view to);
+  // Makes `project_dir` (nullopt: the whole account, ROOT only) as the
+  // source commit has it. The plan compares the source with the files now
+  // on disk, so running a restore again finishes one that was cut short;
+  // the branch moves (a forward commit) only when its tree changes. Every
+  // file to write or delete is access-checked before anything moves (a dry
+  // run too). Files that fail are listed in the result's failed_* fields.
   Result<SnapshotRestoreResult> Restore(const Identity& who, const SnapshotRestoreRequest& request);
+
+  // Takes the bytes of every blob that only `prefix` (an account path such
+  // as "user/bo") references out of the account's history: the trees keep
+  // the names, show and diff answer NotFound, restore leaves them out.
+  // Returns how many blobs were erased. Used when a user is deleted.
+  Result<uint64_t> EraseBlobsOnlyUnder(std::string_view account, std::string_view prefix);
 
   Result<std::string> GetIgnore(const Identity& who);
   // "" deletes the rules.
@@ -103,9 +129,14 @@ class SnapshotOps {
   Result<Loaded> Load(std::string_view account, std::string_view oid);
   // The branch's head, or nullopt.
   Result<std::optional<std::string>> Head(std::string_view account, std::string_view branch);
+  enum class PathAccess {
+    kReadAll,  // read access to the URI and everything below it
+    kWrite,    // write access to the URI
+  };
   // The account-relative path of a caller's URI inside snapshots, after the
-  // access check (`write`: write access, else read access).
-  Result<std::string> TreePath(const Identity& who, std::string_view uri, bool write);
+  // access check. InvalidArgument for the account root and for paths
+  // snapshots never hold.
+  Result<std::string> TreePath(const Identity& who, std::string_view uri, PathAccess access);
   // Adds the current files at or below `path` to `tree` (kept out: internal
   // paths, invisible ones, and those `rules` ignore, counted in *ignored).
   // New blobs go to `blobs`.
@@ -122,13 +153,31 @@ class SnapshotOps {
                              std::string_view message, const std::optional<std::string>& name,
                              const std::optional<std::string>& email,
                              std::map<std::string, SnapshotObject>* blobs);
-  // Restore's write-back: `writes` (account path -> blob id) and `deletes`.
-  // Returns the re-indexing task's id ("" when none).
-  Result<std::string> WriteBack(const Identity& who, std::string_view root,
-                                const std::vector<std::pair<std::string, std::string>>& writes,
-                                const std::vector<std::string>& deletes,
-                                std::vector<std::string>* failed_writes,
-                                std::vector<std::string>* failed_deletes);
+  // The files at or below `dir` that a restore compares with the source:
+  // path relative to `dir` -> the id of a stored blob with the same bytes
+  // ("" when none has them). Left out: what `who` cannot see, what `rules`
+  // ignore, paths snapshots never hold. For the whole account, the
+  // .ovgitignore too.
+  Result<SnapshotTree> WorkspaceBlobs(const Identity& who, std::string_view dir,
+                                      const IgnoreRules& rules);
+  struct WriteBackPlan {
+    std::vector<std::pair<std::string, std::string>> writes;  // account path -> blob id
+    std::vector<std::string> deletes;                         // account paths
+  };
+  struct WriteBackResult {
+    std::vector<std::string> written, deleted, failed_writes, failed_deletes;
+    std::string task_id;  // the re-indexing task of the first file written; "" when none
+  };
+  // Restore's write-back under a tree lock on `root`: the deletes (with the
+  // directories they leave empty), then the writes, then one re-indexing
+  // task per namespace child written. A file that fails is listed and the
+  // rest go on; a blob erased with its user is left out.
+  Result<WriteBackResult> WriteBack(const Identity& who, std::string_view root,
+                                    const WriteBackPlan& plan);
+  Status DeleteForRestore(const Identity& who, std::string_view root, const std::string& path);
+  // false when the blob was erased (nothing written).
+  Result<bool> WriteForRestore(const Identity& who, const std::string& path,
+                               const std::string& oid);
 
   SnapshotOpsServices s_;
 };

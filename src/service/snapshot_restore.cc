@@ -4,10 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <set>
+#include <map>
 
 #include "ingest/ingest_jobs.h"
 #include "service/snapshot_ops.h"
+#include "service/snapshot_rules.h"
 #include "uri/access.h"
 #include "uri/uri_path.h"
 #include "uri/viking_uri.h"
@@ -15,252 +16,261 @@
 namespace skald {
 namespace {
 
-constexpr std::string_view kRestoreIgnorePath = ".ovgitignore";
-
-std::string JoinTreePath(std::string_view dir, std::string_view rel) {
-  if (dir.empty()) return std::string(rel);
-  if (rel.empty()) return std::string(dir);
-  return fmt::format("{}/{}", dir, rel);
+// The path at which a re-index of `path` starts: the child of its namespace
+// root on the way to it (the root's summary follows from its children), or
+// "" for a path that is never indexed or is a sidecar of the root itself
+// (restored as it was; nothing below it changed).
+std::string IndexRootOf(std::string_view path) {
+  const int depth = NamespaceRootDepth(path);
+  if (depth == 0) return "";
+  std::vector<std::string_view> segs = PathSegments(path);
+  if (static_cast<int>(segs.size()) <= depth || segs[depth].starts_with('.')) return "";
+  std::string root;
+  for (int i = 0; i <= depth; ++i) root = JoinPath(root, segs[i]);
+  return root;
 }
 
-// The entries of `tree` at or below `dir`, keyed relative to it.
-SnapshotTree Below(const SnapshotTree& tree, std::string_view dir) {
+// Fails closed: a path that is no URI is refused like one the caller may
+// not write.
+Status CheckWritable(const Identity& who, std::string_view path) {
+  if (path == kSnapshotIgnorePath) return Status::Ok();  // ROOT's whole restore only
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(UriOfPath(path)));
+  return CheckWriteAccess(who, uri);
+}
+
+}  // namespace
+
+Result<SnapshotTree> SnapshotOps::WorkspaceBlobs(const Identity& who, std::string_view dir,
+                                                 const IgnoreRules& rules) {
+  const std::string& account = who.account;
   SnapshotTree out;
-  for (auto it = tree.lower_bound(dir); it != tree.end() && it->first.starts_with(dir); ++it) {
-    const std::string& path = it->first;
-    if (dir.empty()) {
-      out.emplace(path, it->second);
-    } else if (path.size() > dir.size() && path[dir.size()] == '/') {
-      out.emplace(path.substr(dir.size() + 1), it->second);
+  SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> nodes, s_.catalog->ListSubtree(account, dir, 0));
+  for (const CatalogNode& node : nodes) {
+    if (node.is_dir || NeverInSnapshots(node.path) || rules.Ignored(node.path) ||
+        !VisibleTo(who, node.path)) {
+      continue;
+    }
+    // A file whose bytes no stored blob has differs from every commit ("").
+    std::optional<std::string> oid;
+    if (!node.hash.empty()) {
+      SKALD_ASSIGN_OR_RETURN(oid, s_.catalog->FindSnapshotBlob(account, node.hash));
+    }
+    out.emplace(node.path.substr(dir.empty() ? 0 : dir.size() + 1), oid.value_or(""));
+  }
+  if (dir.empty()) {
+    SKALD_ASSIGN_OR_RETURN(std::string ignore_text, s_.catalog->GetSnapshotIgnore(account));
+    if (!ignore_text.empty()) {
+      out.emplace(kSnapshotIgnorePath, SnapshotBlob(ignore_text, "").oid);
     }
   }
   return out;
 }
 
-// The path at which a re-index of `path` starts: the child of its namespace
-// root on the way to it (the root's summary follows from its children), or
-// "" for a path that is never indexed.
-std::string IndexRootOf(std::string_view path) {
-  const int depth = NamespaceRootDepth(path);
-  if (depth == 0) return "";
-  std::vector<std::string_view> segs = PathSegments(path);
-  if (static_cast<int>(segs.size()) <= depth) return "";
-  std::string root;
-  for (int i = 0; i <= depth; ++i) root = JoinTreePath(root, segs[i]);
-  return root;
-}
-
-}  // namespace
-
 Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
                                                    const SnapshotRestoreRequest& request) {
   const std::string& account = who.account;
-  SnapshotRestoreRequest req = request;
-  if (req.project_dir && req.project_dir->empty()) req.project_dir.reset();
-  if (!req.project_dir && who.role != Role::kRoot) {
+  const SnapshotRestoreRequest& req = request;
+  SKALD_RETURN_IF_ERROR(CheckBranch(req.branch));
+  SKALD_RETURN_IF_ERROR(
+      CheckCommitText(req.message.value_or(""), req.author_name, req.author_email));
+  const bool whole = !req.project_dir || req.project_dir->empty();
+  if (whole && who.role != Role::kRoot) {
     return Status::PermissionDenied("Snapshot restore requires an explicit project_dir")
         .WithDetail("resource", "viking://");
   }
-  if (Result<std::optional<std::string>> branch_ok = Head(account, req.branch); !branch_ok.ok()) {
-    return branch_ok.status();
-  }
   std::string dir;
-  if (req.project_dir) {
-    SKALD_ASSIGN_OR_RETURN(dir, TreePath(who, *req.project_dir, /*write=*/true));
+  if (!whole) {
+    SKALD_ASSIGN_OR_RETURN(dir, TreePath(who, *req.project_dir, PathAccess::kWrite));
   }
   SKALD_RETURN_IF_ERROR(s_.resolver->EnsureAccount(who));
   SKALD_ASSIGN_OR_RETURN(std::string source_oid,
                          ResolveCommit(account, req.source_commit, req.source_commit));
   SKALD_ASSIGN_OR_RETURN(std::optional<std::string> head, Head(account, req.branch));
-  if (!head) {
-    return Status::NotFound(fmt::format("Git ref not found: {}", req.source_commit))
-        .WithDetail("resource", req.source_commit)
-        .WithDetail("type", "git_ref");
-  }
+  if (!head) return RefNotFound(req.source_commit);
   SKALD_ASSIGN_OR_RETURN(Loaded source, Load(account, source_oid));
   SKALD_ASSIGN_OR_RETURN(Loaded current, Load(account, *head));
-  const SnapshotTree wanted = Below(source.tree, dir);
-  const SnapshotTree have = Below(current.tree, dir);
+  const SnapshotTree wanted = SnapshotSubtree(source.tree, dir);
   if (!dir.empty() && wanted.empty()) {
     return Status::NotFound(fmt::format("Git ref not found: {} (it holds nothing at {})",
                                         req.source_commit, UriOfPath(dir)))
         .WithDetail("resource", req.source_commit)
         .WithDetail("type", "git_ref");
   }
-  SnapshotRestoreResult result;
+  // The plan compares the source with the files as they are now (not with
+  // the head), so a restore that was cut short is finished by running it
+  // again. Files the caller cannot see, ignored ones and internal ones are
+  // not the restore's to touch.
+  SKALD_ASSIGN_OR_RETURN(std::string ignore_text, s_.catalog->GetSnapshotIgnore(account));
+  SKALD_ASSIGN_OR_RETURN(IgnoreRules rules, IgnoreRules::Parse(ignore_text));
+  SKALD_ASSIGN_OR_RETURN(SnapshotTree have, WorkspaceBlobs(who, dir, rules));
+  SnapshotRestoreResult plan;
   for (const auto& [rel, oid] : wanted) {
     auto it = have.find(rel);
     if (it != have.end() && it->second == oid) {
-      result.unchanged_paths.push_back(rel);
+      plan.unchanged_paths.push_back(rel);
     } else {
-      result.to_write.push_back({rel, oid});
+      plan.to_write.push_back({rel, oid});
     }
   }
   for (const auto& [rel, oid] : have) {
-    if (!wanted.count(rel)) result.to_delete.push_back(rel);
+    if (!wanted.count(rel)) plan.to_delete.push_back(rel);
   }
+  // Who may write what is checked before the history moves (and before a
+  // dry run answers, which would otherwise name what the caller may not
+  // change).
+  for (const std::string& rel : plan.to_delete) {
+    SKALD_RETURN_IF_ERROR(CheckWritable(who, JoinTreePath(dir, rel)));
+  }
+  for (const SnapshotRestoreResult::Write& w : plan.to_write) {
+    SKALD_RETURN_IF_ERROR(CheckWritable(who, JoinTreePath(dir, w.path)));
+  }
+  plan.head = *head;
+  plan.source = source_oid;
   if (req.dry_run) {
-    result.result = "dry_run";
-    result.head = *head;
-    result.source = source_oid;
-    return result;
+    plan.outcome = SnapshotRestoreOutcome::kDryRun;
+    return plan;
   }
-  if (result.to_write.empty() && result.to_delete.empty()) {
-    SnapshotRestoreResult noop;
-    noop.result = "noop";
-    noop.head = *head;
-    noop.source = source_oid;
-    return noop;
+  // The new commit: the head's tree with what the caller sees of `dir` as
+  // the source has it.
+  SnapshotTree tree = current.tree;
+  EraseVisibleSubtree(who, dir, &tree);
+  for (const auto& [rel, oid] : wanted) tree[JoinTreePath(dir, rel)] = oid;
+  const bool moves = tree != current.tree;
+  if (!moves && plan.to_write.empty() && plan.to_delete.empty()) {
+    plan.outcome = SnapshotRestoreOutcome::kNoop;
+    plan.unchanged_paths.clear();
+    return plan;
   }
-  // Who may write what is checked before the history moves.
-  for (const auto* rel_list : {&result.to_delete}) {
-    for (const std::string& rel : *rel_list) {
-      Result<VikingUri> uri = VikingUri::Parse(UriOfPath(JoinTreePath(dir, rel)));
-      if (uri.ok()) SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, *uri));
-    }
+  std::string new_oid = *head;  // the files only catch up with the head
+  if (moves) {
+    const std::string message =
+        req.message && !req.message->empty() ? *req.message
+        : dir.empty() ? fmt::format("restore full tree from {}", source_oid.substr(0, 12))
+                      : fmt::format("restore {} from {}", dir, source_oid.substr(0, 12));
+    std::map<std::string, SnapshotObject> no_blobs;  // every blob is stored already
+    SKALD_ASSIGN_OR_RETURN(new_oid, Record(who, req.branch, head, tree, message, req.author_name,
+                                           req.author_email, &no_blobs));
   }
-  for (const SnapshotRestoreResult::Write& w : result.to_write) {
-    const std::string path = JoinTreePath(dir, w.path);
-    if (path == kRestoreIgnorePath) continue;
-    Result<VikingUri> uri = VikingUri::Parse(UriOfPath(path));
-    if (!uri.ok()) return uri.status();
-    SKALD_RETURN_IF_ERROR(CheckWriteAccess(who, *uri));
-  }
-  // The new commit: the head's tree with `dir` as the source has it.
-  SnapshotTree tree;
-  if (dir.empty()) {
-    tree = source.tree;
-  } else {
-    tree = current.tree;
-    for (const std::string& rel : result.to_delete) tree.erase(JoinTreePath(dir, rel));
-    for (const auto& [rel, oid] : wanted) tree[JoinTreePath(dir, rel)] = oid;
-  }
-  const std::string message =
-      req.message && !req.message->empty() ? *req.message
-      : dir.empty() ? fmt::format("restore full tree from {}", source_oid.substr(0, 12))
-                    : fmt::format("restore {} from {}", dir, source_oid.substr(0, 12));
-  std::map<std::string, SnapshotObject> no_blobs;  // every blob is stored already
-  SKALD_ASSIGN_OR_RETURN(std::string new_oid, Record(who, req.branch, head, tree, message,
-                                                     req.author_name, req.author_email, &no_blobs));
 
-  std::vector<std::pair<std::string, std::string>> writes;
-  for (const SnapshotRestoreResult::Write& w : result.to_write) {
-    writes.emplace_back(JoinTreePath(dir, w.path), w.oid);
+  WriteBackPlan files;
+  for (const SnapshotRestoreResult::Write& w : plan.to_write) {
+    files.writes.emplace_back(JoinTreePath(dir, w.path), w.oid);
   }
-  std::vector<std::string> deletes;
-  for (const std::string& rel : result.to_delete) deletes.push_back(JoinTreePath(dir, rel));
-  std::vector<std::string> failed_writes, failed_deletes;
-  SKALD_ASSIGN_OR_RETURN(std::string task_id,
-                         WriteBack(who, dir, writes, deletes, &failed_writes, &failed_deletes));
+  for (const std::string& rel : plan.to_delete) files.deletes.push_back(JoinTreePath(dir, rel));
+  SKALD_ASSIGN_OR_RETURN(WriteBackResult done, WriteBack(who, dir, files));
 
   SnapshotRestoreResult applied;
-  applied.result = "applied";
+  applied.outcome = SnapshotRestoreOutcome::kApplied;
   applied.new_commit_oid = new_oid;
   applied.source_commit = source_oid;
   applied.parent_commit = *head;
-  applied.unchanged = result.unchanged_paths.size();
-  for (const auto& [path, oid] : writes) {
-    if (std::find(failed_writes.begin(), failed_writes.end(), path) == failed_writes.end()) {
-      applied.written_paths.push_back(path);
-    }
-  }
-  for (const std::string& path : deletes) {
-    if (std::find(failed_deletes.begin(), failed_deletes.end(), path) == failed_deletes.end()) {
-      applied.deleted_paths.push_back(path);
-    }
-  }
+  applied.unchanged = plan.unchanged_paths.size();
+  applied.written_paths = std::move(done.written);
+  applied.deleted_paths = std::move(done.deleted);
+  applied.failed_writes = std::move(done.failed_writes);
+  applied.failed_deletes = std::move(done.failed_deletes);
   applied.written = applied.written_paths.size();
   applied.deleted = applied.deleted_paths.size();
-  applied.task_id = task_id;
-  if (!failed_writes.empty() || !failed_deletes.empty()) {
-    // The history moved; some files could not follow.
-    return Status::Internal(
-               fmt::format("snapshot restore partial: {} of {} files not written, {} of {} "
-                           "not deleted (the new commit {} is the branch's head)",
-                           failed_writes.size(), writes.size(), failed_deletes.size(),
-                           deletes.size(), new_oid))
-        .WithReason("RESTORE_WRITEBACK_PARTIAL")
-        .WithDetail("new_commit_oid", new_oid)
-        .WithDetail("source_commit", source_oid)
-        .WithDetail("parent_commit", *head)
-        .WithDetail("written", std::to_string(applied.written))
-        .WithDetail("deleted", std::to_string(applied.deleted))
-        .WithDetail("failed_writes", Join(failed_writes, ","))
-        .WithDetail("failed_deletes", Join(failed_deletes, ","))
-        .WithDetail("task_id", task_id);
+  applied.task_id = std::move(done.task_id);
+  if (!applied.failed_writes.empty() || !applied.failed_deletes.empty()) {
+    spdlog::warn("snapshot restore {} -> {}: {} of {} files not written, {} of {} not deleted",
+                 source_oid, new_oid, applied.failed_writes.size(), files.writes.size(),
+                 applied.failed_deletes.size(), files.deletes.size());
   }
   return applied;
 }
 
-Result<std::string> SnapshotOps::WriteBack(
-    const Identity& who, std::string_view root,
-    const std::vector<std::pair<std::string, std::string>>& writes,
-    const std::vector<std::string>& deletes, std::vector<std::string>* failed_writes,
-    std::vector<std::string>* failed_deletes) {
+Status SnapshotOps::DeleteForRestore(const Identity& who, std::string_view root,
+                                     const std::string& path) {
   const std::string& account = who.account;
-  std::set<std::string> index_roots;
+  if (path == kSnapshotIgnorePath) return s_.catalog->SetSnapshotIgnore(account, "");
+  SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, s_.catalog->Get(account, path));
+  if (!node) return Status::Ok();  // gone already
+  if (node->is_dir) return Status::FailedPrecondition(fmt::format("{} is a directory", path));
+  if (Status removed = s_.content->Remove(account, path); !removed.ok()) {
+    return s_.nodes->NoteContentFailure(std::move(removed));
+  }
+  if (Status recorded = s_.catalog->Apply(account, {}, {path}); !recorded.ok()) {
+    s_.nodes->MarkNeedsRecovery();
+    return recorded;
+  }
+  // Directories the delete left empty go too (a snapshot holds files only),
+  // up to the restored directory and never a namespace root.
+  for (std::string_view dir = ParentPath(path); !dir.empty() && dir.size() > root.size();
+       dir = ParentPath(dir)) {
+    SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> children,
+                           s_.catalog->ListChildren(account, dir));
+    if (!children.empty() ||
+        NamespaceRootDepth(dir) == static_cast<int>(PathSegments(dir).size())) {
+      break;
+    }
+    if (!s_.content->Remove(account, dir).ok()) break;
+    if (!s_.catalog->Apply(account, {}, {std::string(dir)}).ok()) {
+      s_.nodes->MarkNeedsRecovery();
+      break;
+    }
+  }
+  return Status::Ok();
+}
+
+Result<bool> SnapshotOps::WriteForRestore(const Identity& who, const std::string& path,
+                                          const std::string& oid) {
+  const std::string& account = who.account;
+  SKALD_ASSIGN_OR_RETURN(std::optional<SnapshotObject> blob,
+                         s_.catalog->GetSnapshotObject(account, oid));
+  if (!blob) return false;  // erased with its user: not brought back
+  if (path == kSnapshotIgnorePath) {
+    SKALD_RETURN_IF_ERROR(s_.catalog->SetSnapshotIgnore(account, blob->data));
+    return true;
+  }
+  SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(UriOfPath(path)));
+  SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> existing, s_.catalog->Get(account, path));
+  if (existing && existing->is_dir) {
+    return Status::FailedPrecondition(fmt::format("{} is a directory", uri.str()));
+  }
+  SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(who, uri, /*include_self=*/false));
+  SKALD_ASSIGN_OR_RETURN(CatalogNode stored, s_.nodes->StoreFile(who, uri, blob->data, existing));
+  (void)stored;
+  return true;
+}
+
+Result<SnapshotOps::WriteBackResult> SnapshotOps::WriteBack(const Identity& who,
+                                                            std::string_view root,
+                                                            const WriteBackPlan& plan) {
+  const std::string& account = who.account;
+  WriteBackResult out;
+  std::map<std::string, std::string> index_roots;  // root -> its task id
+  std::string first_root;                          // of the first file written
   {
     PathLockGuard guard;
     SKALD_RETURN_IF_ERROR(s_.locks->Acquire({{account, std::string(root), PathLockKind::kTree}},
                                             std::chrono::milliseconds(s_.lock_timeout_ms), &guard));
-    for (const auto& [path, oid] : writes) {
-      Status st = [&]() -> Status {
-        SKALD_ASSIGN_OR_RETURN(std::optional<SnapshotObject> blob,
-                               s_.catalog->GetSnapshotObject(account, oid));
-        if (!blob) return Status::Corruption(fmt::format("snapshot blob {} is missing", oid));
-        if (path == kRestoreIgnorePath) return s_.catalog->SetSnapshotIgnore(account, blob->data);
-        SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(UriOfPath(path)));
-        SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> existing, s_.catalog->Get(account, path));
-        if (existing && existing->is_dir) {
-          return Status::FailedPrecondition(fmt::format("{} is a directory", uri.str()));
-        }
-        SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(who, uri, /*include_self=*/false));
-        SKALD_ASSIGN_OR_RETURN(CatalogNode stored,
-                               s_.nodes->StoreFile(who, uri, blob->data, existing));
-        (void)stored;
-        return Status::Ok();
-      }();
-      if (!st.ok()) {
-        spdlog::warn("snapshot restore: {} not written: {}", path, st.ToString());
-        failed_writes->push_back(path);
-        continue;
-      }
-      if (std::string r = IndexRootOf(path); !r.empty()) index_roots.insert(std::move(r));
-    }
-    for (const std::string& path : deletes) {
-      Status st = [&]() -> Status {
-        if (path == kRestoreIgnorePath) return s_.catalog->SetSnapshotIgnore(account, "");
-        SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, s_.catalog->Get(account, path));
-        if (!node) return Status::Ok();  // gone already
-        if (node->is_dir) return Status::FailedPrecondition(fmt::format("{} is a directory", path));
-        if (Status removed = s_.content->Remove(account, path); !removed.ok()) {
-          return s_.nodes->NoteContentFailure(std::move(removed));
-        }
-        Status recorded = s_.catalog->Apply(account, {}, {path});
-        if (!recorded.ok()) s_.nodes->MarkNeedsRecovery();
-        return recorded;
-      }();
-      if (!st.ok()) {
+    // Deletes first: a file that replaces a directory of the same name (or
+    // the reverse) finds its place free.
+    for (const std::string& path : plan.deletes) {
+      if (Status st = DeleteForRestore(who, root, path); !st.ok()) {
         spdlog::warn("snapshot restore: {} not deleted: {}", path, st.ToString());
-        failed_deletes->push_back(path);
+        out.failed_deletes.push_back(path);
         continue;
       }
-      if (std::string r = IndexRootOf(path); !r.empty()) index_roots.insert(std::move(r));
-      // Directories the delete left empty go too (a snapshot holds files
-      // only), up to the restored directory.
-      for (std::string_view dir = ParentPath(path); !dir.empty() && dir.size() > root.size();
-           dir = ParentPath(dir)) {
-        SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> children,
-                               s_.catalog->ListChildren(account, dir));
-        if (!children.empty() ||
-            NamespaceRootDepth(dir) == static_cast<int>(PathSegments(dir).size())) {
-          break;
-        }
-        if (!s_.content->Remove(account, dir).ok()) break;
-        if (!s_.catalog->Apply(account, {}, {std::string(dir)}).ok()) {
-          s_.nodes->MarkNeedsRecovery();
-          break;
-        }
+      out.deleted.push_back(path);
+      if (std::string r = IndexRootOf(path); !r.empty()) index_roots.emplace(std::move(r), "");
+    }
+    for (const auto& [path, oid] : plan.writes) {
+      Result<bool> written = WriteForRestore(who, path, oid);
+      if (!written.ok()) {
+        spdlog::warn("snapshot restore: {} not written: {}", path, written.status().ToString());
+        out.failed_writes.push_back(path);
+        continue;
+      }
+      if (!*written) {
+        spdlog::info("snapshot restore: {} left out (its bytes were erased)", path);
+        continue;
+      }
+      out.written.push_back(path);
+      if (std::string r = IndexRootOf(path); !r.empty()) {
+        if (first_root.empty()) first_root = r;
+        index_roots.emplace(std::move(r), "");
       }
     }
   }
@@ -269,18 +279,22 @@ Result<std::string> SnapshotOps::WriteBack(
   if (Status caught_up = s_.indexes->CatchUpIndexes(); !caught_up.ok()) {
     spdlog::warn("snapshot restore: the indexes will apply it later: {}", caught_up.ToString());
   }
-  if (!s_.indexing) return std::string();
+  if (!s_.indexing) return out;
   // What was written is summarized and embedded again; roots whose tree is
-  // gone only refresh the summaries above them.
-  std::string task_id;
-  for (const std::string& r : index_roots) {
+  // gone only refresh the summaries above them. The answer names the task
+  // of the first file written (else the first one queued).
+  for (auto& [r, task_id] : index_roots) {
     std::optional<JobSpec> job =
         IndexJobFor(who, r, JobKind::kSnapshotRestoreReindex, kJobPriorityInteractive);
     if (!job) continue;
     SKALD_ASSIGN_OR_RETURN(Job queued, s_.runner->queue()->Enqueue(*job));
-    if (task_id.empty()) task_id = queued.task_id;
+    task_id = queued.task_id;
+    if (out.task_id.empty()) out.task_id = task_id;
   }
-  return task_id;
+  if (auto it = index_roots.find(first_root); it != index_roots.end() && !it->second.empty()) {
+    out.task_id = it->second;
+  }
+  return out;
 }
 
 }  // namespace skald

@@ -450,6 +450,9 @@ class Catalog {
   Status StoreSnapshotCommit(std::string_view account, std::span<const SnapshotObject> objects,
                              std::string_view name, const std::optional<std::string>& expected,
                              std::string_view oid);
+  // Deletes the blobs `oids` of `account` (ids of other kinds, or unknown
+  // ones, are passed over) in one transaction.
+  Status DeleteSnapshotBlobs(std::string_view account, std::span<const std::string> oids);
   // The account's .ovgitignore ("" when it has none).
   Result<std::string> GetSnapshotIgnore(std::string_view account);
   // Replaces it; "" deletes it.

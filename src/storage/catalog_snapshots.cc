@@ -113,9 +113,7 @@ Status Catalog::StoreSnapshotCommit(std::string_view account,
     std::optional<std::string> current;
     if (rc == SQLITE_ROW) current = get.Text(0);
     if (current != expected) {
-      return Status::Conflict(fmt::format("{} moved while this commit was made; try again", name))
-          .WithDetail("conflict_type", "git_ref_cas")
-          .WithDetail("retryable", "true");
+      return Status::Conflict(fmt::format("{} moved while this commit was made; try again", name));
     }
     SKALD_RETURN_IF_ERROR(PutObjectsLocked(db, account, objects));
     Stmt set(db, "INSERT OR REPLACE INTO snapshot_refs(account, name, oid) VALUES(?, ?, ?)");
@@ -130,6 +128,21 @@ Status Catalog::StoreSnapshotObjects(std::string_view account,
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;
   return InTransaction(db, [&] { return PutObjectsLocked(db, account, objects); });
+}
+
+Status Catalog::DeleteSnapshotBlobs(std::string_view account, std::span<const std::string> oids) {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  sqlite3* db = impl_->writer;
+  return InTransaction(db, [&]() -> Status {
+    Stmt del(db, "DELETE FROM snapshot_objects WHERE account=? AND oid=? AND kind=1");
+    if (!del.prepared()) return SqlError(db, "delete snapshot blob");
+    for (const std::string& oid : oids) {
+      del.Reset();
+      del.Bind(1, account).Bind(2, oid);
+      SKALD_RETURN_IF_ERROR(del.Run("delete snapshot blob"));
+    }
+    return Status::Ok();
+  });
 }
 
 Result<std::string> Catalog::GetSnapshotIgnore(std::string_view account) {

@@ -76,6 +76,11 @@ TEST_F(MemoryApiTest, AMemoryIsReadWithoutItsProvenanceHeaderUnlessRaw) {
   EXPECT_EQ(Get("/api/v1/content/read?limit=1&uri=" + Q(files[0])).json["result"],
             text.substr(0, text.find('\n') == std::string::npos ? text.size()
                                                                : text.find('\n') + 1));
+  // A snapshot shows it the same way: raw=false without the header.
+  ASSERT_EQ(PostJson("/api/v1/snapshot/commit", {{"message", "m"}}).status, 200);
+  const std::string show = "/api/v1/snapshot/show?target_ref=main&path=" + Q(files[0]);
+  EXPECT_EQ(Get(show + "&raw=false").raw, text);
+  EXPECT_EQ(Get(show).raw, whole);
 }
 
 TEST_F(MemoryApiTest, AMemoryEditedAsReadKeepsItsHeaderAndStillMerges) {

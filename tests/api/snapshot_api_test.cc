@@ -165,7 +165,8 @@ TEST_F(SnapshotApiTest, CommitsLogShowDiffAndRestoreAsOvDoes) {
   ASSERT_EQ(after.json["result"].size(), 4u);
   EXPECT_EQ(after.json["result"][0]["oid"], r["new_commit_oid"]);
   EXPECT_EQ(after.json["result"][0]["message"], "rollback");
-  // Restored again: nothing to do.
+  // Restored again (once every job has settled the summaries): nothing to do.
+  WaitIdle();
   Reply noop = PostJson("/api/v1/snapshot/restore",
                         {{"source_commit", c1}, {"project_dir", "viking://resources/handbook"}});
   ASSERT_EQ(noop.status, 200) << noop.raw;
@@ -295,12 +296,62 @@ TEST_F(SnapshotApiTest, RolesAndAccountsAreKeptApart) {
           .status,
       200);
   EXPECT_EQ(as(bo, "/api/v1/snapshot/restore", {{"source_commit", c1}}).status, 403);
-  // Another user's space is not theirs to commit.
+  // Another user's space is not theirs to commit, nor its history to read:
+  // neither by name nor through the container of every user's space.
   Reply other = as(bo, "/api/v1/snapshot/commit",
                    {{"message", "x"}, {"paths", {"viking://user/ada/memories"}}});
-  EXPECT_TRUE(other.status == 403 || other.status == 404) << other.raw;
+  EXPECT_EQ(other.status, 403) << other.raw;
+  ASSERT_EQ(as(admin, "/api/v1/content/write",
+               {{"uri", "viking://user/ada/notes/plan.md"},
+                {"content", "ada's plan\n"},
+                {"mode", "create"}})
+                .status,
+            200);
+  ASSERT_EQ(as(admin, "/api/v1/snapshot/commit",
+               {{"message", "ada private"}, {"paths", {"viking://user/ada"}}})
+                .status,
+            200);
+  Reply container = get_as(bo, "/api/v1/snapshot/log?paths=viking://user");
+  EXPECT_EQ(container.status, 403) << container.raw;
+  EXPECT_EQ(container.raw.find("ada private"), std::string::npos);
+  EXPECT_EQ(get_as(bo, "/api/v1/snapshot/diff?to=main&path=viking://user").status, 403);
+  EXPECT_EQ(get_as(bo, "/api/v1/snapshot/log?paths=viking://user/ada").status, 403);
+
+  // A deleted user's files leave the history with them: a user created
+  // later with the same id reads none of it.
+  ASSERT_EQ(as(bo, "/api/v1/content/write",
+               {{"uri", "viking://user/bo/notes/secret.md"},
+                {"content", "bo's secret\n"},
+                {"mode", "create"}})
+                .status,
+            200);
+  ASSERT_EQ(as(bo, "/api/v1/snapshot/commit",
+               {{"message", "bo private"}, {"paths", {"viking://user/bo"}}})
+                .status,
+            200);
+  const std::string secret =
+      "/api/v1/snapshot/show?target_ref=main&path=viking://user/bo/notes/"
+      "secret.md";
+  ASSERT_EQ(get_as(bo, secret).status, 200);
+  Reply gone =
+      ToReply(client_->Delete("/api/v1/admin/accounts/acme/users/bo", {{"X-API-Key", admin}}));
+  ASSERT_EQ(gone.status, 202) << gone.raw;
+  ASSERT_EQ(as(root_key, "/api/v1/system/wait", {{"timeout", 60}}).status, 200);
+  Reply again =
+      as(admin, "/api/v1/admin/accounts/acme/users", {{"user_id", "bo"}, {"role", "user"}});
+  ASSERT_EQ(again.status, 200) << again.raw;
+  const std::string bo2 = again.json["result"].value("user_key", "");
+  Reply erased = get_as(bo2, secret);
+  EXPECT_EQ(erased.status, 404) << erased.raw;
+  EXPECT_EQ(erased.raw.find("bo's secret"), std::string::npos);
+  // What others committed stays.
+  EXPECT_EQ(get_as(admin,
+                   "/api/v1/snapshot/show?target_ref=main&path=viking://user/ada/notes/"
+                   "plan.md")
+                .raw,
+            "ada's plan\n");
   // The ignore rules are the administrators'.
-  EXPECT_EQ(get_as(bo, "/api/v1/snapshot/ignore").status, 403);
+  EXPECT_EQ(get_as(bo2, "/api/v1/snapshot/ignore").status, 403);
   EXPECT_EQ(get_as(admin, "/api/v1/snapshot/ignore").status, 200);
   // Accounts never share a history.
   Reply other_account =
@@ -312,6 +363,121 @@ TEST_F(SnapshotApiTest, RolesAndAccountsAreKeptApart) {
       get_as(gil, "/api/v1/snapshot/show?target_ref=" + c1 + "&path=viking://resources/shared/a.md")
           .status,
       404);
+}
+
+TEST_F(SnapshotApiTest, RestoreSwapsFilesAndDirectoriesAndFinishesWhatWasCutShort) {
+  const std::string q = "viking://resources/q";
+  Create(q + "/x.md", "# X as a file\n");
+  WaitIdle();
+  const std::string as_file = CommitOid({{"message", "file"}, {"paths", {q}}});
+  ASSERT_EQ(Delete("/api/v1/fs?uri=" + Q(q + "/x.md")).status, 200);
+  Create(q + "/x.md/y.md", "# Y inside\n");
+  WaitIdle();
+  const std::string as_dir = CommitOid({{"message", "dir"}, {"paths", {q}}});
+  auto restore = [&](const std::string& commit) {
+    return PostJson("/api/v1/snapshot/restore", {{"source_commit", commit}, {"project_dir", q}});
+  };
+
+  // The directory goes before the file takes its name, and the reverse.
+  Reply to_file = restore(as_file);
+  ASSERT_EQ(to_file.status, 200) << to_file.raw;
+  EXPECT_EQ(Read(q + "/x.md"), "# X as a file\n");
+  WaitIdle();
+  Reply to_dir = restore(as_dir);
+  ASSERT_EQ(to_dir.status, 200) << to_dir.raw;
+  EXPECT_EQ(Read(q + "/x.md/y.md"), "# Y inside\n");
+  WaitIdle();
+
+  // A restore compares with the files as they are: one lost since (as
+  // after a crash during the write-back) is written again, though the
+  // branch is at the restore's commit already.
+  ASSERT_EQ(Delete("/api/v1/fs?uri=" + Q(q + "/x.md/y.md")).status, 200);
+  Reply heal = restore(as_dir);
+  ASSERT_EQ(heal.status, 200) << heal.raw;
+  EXPECT_EQ(heal.json["result"]["result"], "applied") << heal.raw;
+  EXPECT_EQ(heal.json["result"]["written_paths"], Json::array({"resources/q/x.md/y.md"}));
+  EXPECT_EQ(heal.json["result"]["new_commit_oid"], heal.json["result"]["parent_commit"])
+      << "the branch's tree did not change: no new commit";
+  EXPECT_EQ(Read(q + "/x.md/y.md"), "# Y inside\n");
+  WaitIdle();
+  EXPECT_EQ(restore(as_dir).json["result"]["result"], "noop");
+
+  // A file that cannot follow (an ignored file keeps its directory in
+  // place): 500 RESTORE_WRITEBACK_PARTIAL with the whole result, the branch
+  // moved.
+  ASSERT_EQ(Put("/api/v1/snapshot/ignore", Json{{"content", "*.txt\n"}}.dump()).status, 200);
+  Create(q + "/x.md/keep.txt", "kept\n");
+  WaitIdle();
+  Reply partial = restore(as_file);
+  ASSERT_EQ(partial.status, 500) << partial.raw;
+  EXPECT_EQ(partial.Code(), "RESTORE_WRITEBACK_PARTIAL");
+  const Json& d = partial.json["error"]["details"];
+  EXPECT_EQ(d["failed_writes"], Json::array({"resources/q/x.md"})) << partial.raw;
+  EXPECT_EQ(d["failed_deletes"], Json::array()) << partial.raw;
+  EXPECT_TRUE(d["written"].is_number()) << partial.raw;
+  EXPECT_EQ(d["source_commit"], as_file);
+  EXPECT_EQ(Get("/api/v1/snapshot/log?limit=1").json["result"][0]["oid"], d["new_commit_oid"]);
+  EXPECT_EQ(Read(q + "/x.md/keep.txt"), "kept\n");
+  ExpectHealthy();
+}
+
+TEST_F(SnapshotApiTest, WhatAnActorPeerCannotSeeStaysInTheHistory) {
+  const std::string peers = "viking://user/default/peers";
+  auto add_note = [&](const std::string& peer, const std::string& dir) {
+    const std::string id = UploadTemp("# " + peer + "\n\nNotes of " + peer + ".\n", "note.md");
+    Reply r = PostJson("/api/v1/resources", {{"temp_file_id", id},
+                                             {"to", peers + "/" + peer + "/resources/" + dir + "/"},
+                                             {"wait", true}});
+    ASSERT_EQ(r.status, 200) << r.raw;
+    WaitIdle();
+  };
+  add_note("bot1", "n");
+  add_note("bot2", "n");
+  CommitOid({{"message", "everything"}});
+  const std::string bot2_note =
+      "/api/v1/snapshot/show?target_ref=main&path=" + Q(peers + "/bot2/resources/n/note.md");
+  ASSERT_EQ(Get(bot2_note).status, 200);
+  const httplib::Headers bot1 = {{"X-OpenViking-Actor-Peer", "bot1"}};
+  add_note("bot1", "m");  // something of bot1's changes
+  Reply scoped = Post("/api/v1/snapshot/commit",
+                      Json{{"message", "mine"}, {"paths", {"viking://user/default"}}}.dump(),
+                      "application/json", bot1);
+  ASSERT_EQ(scoped.status, 200) << scoped.raw;
+  EXPECT_EQ(scoped.json["result"]["result"], "created") << scoped.raw;
+  // bot2's note is still in the new head; bot1 neither reads it nor sees
+  // its changes in the log.
+  EXPECT_EQ(Get(bot2_note).status, 200);
+  EXPECT_EQ(Get(bot2_note, bot1).status, 403);
+  Reply log = Get("/api/v1/snapshot/log?paths=" + Q(peers + "/bot1"), bot1);
+  ASSERT_EQ(log.status, 200) << log.raw;
+  EXPECT_EQ(log.json["result"].size(), 2u) << log.raw;
+}
+
+TEST_F(SnapshotApiTest, OversizedInputIsRefused) {
+  Create("viking://resources/a/a.md", "# A\n");
+  Json many = Json::array();
+  for (int i = 0; i < 1001; ++i) many.push_back("viking://resources/a");
+  Reply paths = Commit({{"message", "m"}, {"paths", many}});
+  EXPECT_EQ(paths.status, 400) << paths.raw.substr(0, 300);
+  Reply message = Commit({{"message", std::string(65537, 'm')}, {"paths", {"viking://resources"}}});
+  EXPECT_EQ(message.status, 400);
+  Reply author = Commit({{"message", "m"}, {"author_name", std::string(257, 'a')}});
+  EXPECT_EQ(author.status, 400);
+  Reply branch = Commit({{"message", "m"}, {"branch", std::string(257, 'b')}});
+  EXPECT_EQ(branch.status, 400);
+  // Repeated and nested paths are recorded once.
+  Create("viking://resources/a/ignored.txt", "x\n");
+  ASSERT_EQ(Put("/api/v1/snapshot/ignore", Json{{"content", "*.txt\n"}}.dump()).status, 200);
+  Reply repeated =
+      Commit({{"message", "m"},
+              {"paths", {"viking://resources/a", "viking://resources/a", "viking://resources"}},
+              {"file_paths", {"viking://resources/a/ignored.txt"}}});
+  ASSERT_EQ(repeated.status, 200) << repeated.raw;
+  EXPECT_EQ(repeated.json["result"]["ignored"], 1) << repeated.raw;
+  std::string deep = "viking://resources";
+  for (int i = 0; i < 64; ++i) deep += "/d";
+  EXPECT_EQ(Get("/api/v1/snapshot/log?paths=" + Q(deep)).status, 400);
+  ExpectHealthy();
 }
 
 }  // namespace
