@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <span>
@@ -335,7 +336,8 @@ FindCall ReadFindCall(Call& call) {
 // Db::SearchContext.
 void RunFind(Call& call, FindCall& find, std::string_view operation,
              std::optional<std::string> session_id = std::nullopt,
-             ContextRequest* context = nullptr) {
+             ContextRequest* context = nullptr,
+             const std::function<void(Json*)>& adjust = nullptr) {
   const Json& body = *find.body;
   FindBody& parsed = find.parsed;
   FindRequest& request = parsed.request;
@@ -386,6 +388,7 @@ void RunFind(Call& call, FindCall& find, std::string_view operation,
   }
   if (parsed.read_content) AttachHitContent(call, &result);
   if (find.include_links) AttachHitLinks(call, &result);
+  if (adjust) adjust(&result);
   if (!parsed.telemetry) return call.OkExcludeNone(result);
   Json telemetry = TelemetryPayload(operation, parsed.telemetry_summary, find.start);
   if (telemetry.contains("summary")) {
@@ -556,6 +559,71 @@ void Search(Call& call) {
           mode == "context" ? &context : nullptr);
 }
 
+// Fields only the deprecated recall takes (OpenViking's v1 names, folded
+// into context mode's).
+constexpr std::string_view kRecallFields[] = {"session_id", "max_chars", "min_score", "render"};
+
+// POST /api/v1/search/recall (deprecated): context mode under its v1 names.
+// max_chars (6,500) becomes max_tokens (a quarter; an explicit max_tokens
+// wins), min_score the score threshold (0.1), render true | false (entries
+// only, nothing rendered) | "full" | "compact" (detail "abstract" unless
+// detail is given); without quotas the "coding" purpose applies, and with a
+// session the last 5 turns are left out unless dedup_turns says otherwise.
+// The answer says which v1 names were used (stats.deprecated.aliases_used)
+// and points at search (headers Deprecation, Link).
+void Recall(Call& call) {
+  FindCall find = ReadFindCall(call);
+  if (!find.body.has_value()) return;
+  const Json& body = *find.body;
+  BodyReader b(body, &find.errors);
+  std::optional<std::string> session_id = b.OptionalString("session_id");
+  const std::optional<int64_t> max_chars = b.NullableInt("max_chars", std::nullopt);
+  const std::optional<double> min_score = b.OptionalFloat("min_score");
+  bool render = true;
+  std::string render_detail;
+  if (auto it = body.find("render"); it != body.end() && !it->is_null()) {
+    if (it->is_boolean()) {
+      render = it->get<bool>();
+    } else if (it->is_string() && (*it == "full" || *it == "compact")) {
+      if (*it == "compact") render_detail = "abstract";
+    } else {
+      AddFieldError(&find.errors, "render", "Input should be a valid boolean, 'full' or 'compact'",
+                    "value_error");
+    }
+  }
+  if (max_chars && (*max_chars < 1 || *max_chars > 128000)) {
+    AddFieldError(&find.errors, "max_chars", "Input should be between 1 and 128000",
+                  "value_error");
+  }
+  ForbidExtraFields(body, {kFindFields, kRecallFields, kContextOnlyFields}, &find.errors);
+  ContextRequest context;
+  ReadContextFields(body, b, &find.errors, &context);
+  if (!find.errors.empty()) return call.FailValidation(find.errors);
+  auto given = [&](std::string_view field) {
+    auto it = body.find(field);
+    return it != body.end() && !it->is_null();
+  };
+  if (!given("max_tokens")) {
+    context.max_tokens = std::clamp<int64_t>(max_chars.value_or(6500) / 4, 64, 32000);
+  }
+  if (!given("score_threshold")) find.parsed.request.score_threshold = min_score.value_or(0.1);
+  if (!given("detail")) context.detail = render_detail;
+  if (!body.contains("quotas") && context.purpose.empty()) context.purpose = "coding";
+  if (!given("dedup_turns") && session_id && !session_id->empty()) context.dedup_turns = 5;
+  Json aliases = Json::array();
+  for (const char* alias : {"max_chars", "min_score", "render"}) {
+    if (given(alias)) aliases.push_back(alias);
+  }
+  call.SetHeader("Deprecation", "true");
+  call.SetHeader("Link", "</api/v1/search/search>; rel=\"successor-version\"");
+  RunFind(call, find, "search.recall", session_id.value_or(""), &context, [&](Json* result) {
+    if (!render) (*result)["rendered"] = "";
+    (*result)["stats"]["deprecated"] = {{"route", "/api/v1/search/recall"},
+                                        {"successor", "/api/v1/search/search"},
+                                        {"aliases_used", aliases}};
+  });
+}
+
 }  // namespace
 
 void RegisterSearchRoutes(Router& router) {
@@ -563,6 +631,7 @@ void RegisterSearchRoutes(Router& router) {
   router.Add("POST", "/api/v1/search/grep", Grep);
   router.Add("POST", "/api/v1/search/find", Find);
   router.Add("POST", "/api/v1/search/search", Search);
+  router.Add("POST", "/api/v1/search/recall", Recall);
 }
 
 }  // namespace skald::server

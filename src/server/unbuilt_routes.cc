@@ -12,7 +12,7 @@ struct UnbuiltRoute {
   std::string_view pattern;
 };
 
-constexpr std::array<UnbuiltRoute, 17> kUnbuilt = {{
+constexpr std::array<UnbuiltRoute, 16> kUnbuilt = {{
     {"*", "/mcp"},  // OpenViking's MCP server (Streamable HTTP)
     {"*", "/api/v1/acl/**"},
     {"*", "/api/v1/user-settings/**"},
@@ -24,7 +24,6 @@ constexpr std::array<UnbuiltRoute, 17> kUnbuilt = {{
     {"*", "/api/v1/debug/vector/**"},
     {"*", "/api/v1/system/sync/**"},
     {"POST", "/api/v1/content/batch-write"},
-    {"POST", "/api/v1/search/recall"},
     {"POST", "/api/v1/admin/migrate"},
     {"*", "/api/v1/admin/agent-evolution"},
     {"*", "/api/v1/admin/accounts/*/settings"},

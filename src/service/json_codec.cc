@@ -419,7 +419,11 @@ Json ContextResultToJson(const ContextResult& result) {
             {"left_out", s.left_out},
             {"over_quota", s.over_quota},
             {"excluded", s.excluded},
-            {"repeated_lines", s.repeated_lines}}},
+            {"repeated_lines", s.repeated_lines},
+            // The same counts under OpenViking's names.
+            {"returned", s.entries},
+            {"used_tokens", s.tokens},
+            {"dropped", s.left_out}}},
           {"query_plan", QueryPlanToJson(result.query_plan)}};
 }
 

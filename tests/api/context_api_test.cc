@@ -251,5 +251,56 @@ TEST_F(ContextApiTest, BadContextFieldsAre400AndTheServerKeepsServing) {
   ExpectHealthy();
 }
 
+TEST_F(ContextApiTest, RecallIsContextModeUnderTheDeprecatedV1Names) {
+  // OpenViking's older plugins: {query, quotas, max_chars, min_score, render}.
+  Reply r = PostJson("/api/v1/search/recall", {{"query", "sailing boat jib"},
+                                               {"max_chars", 1600},
+                                               {"min_score", 0.0},
+                                               {"render", true}});
+  ASSERT_EQ(r.status, 200) << r.raw;
+  EXPECT_EQ(r.Header("Deprecation"), "true");
+  EXPECT_EQ(r.Header("Link"), "</api/v1/search/search>; rel=\"successor-version\"");
+  const Json& result = r.json["result"];
+  EXPECT_EQ(result["stats"]["max_tokens"], 400) << "a quarter of max_chars";
+  EXPECT_LE(AsciiTokens(result.value("rendered", "")), 400);
+  ASSERT_FALSE(result["entries"].empty()) << r.raw;
+  EXPECT_FALSE(result.value("rendered", "").empty());
+  EXPECT_EQ(result["stats"]["returned"], result["entries"].size());
+  EXPECT_EQ(result["stats"]["deprecated"]["aliases_used"],
+            Json::array({"max_chars", "min_score", "render"}));
+  // An explicit max_tokens wins; render false gives the entries only;
+  // "compact" keeps them at their abstract.
+  Reply entries_only = PostJson("/api/v1/search/recall", {{"query", "sailing boat jib"},
+                                                          {"max_chars", 1600},
+                                                          {"max_tokens", 900},
+                                                          {"min_score", 0.0},
+                                                          {"render", false}});
+  ASSERT_EQ(entries_only.status, 200) << entries_only.raw;
+  EXPECT_EQ(entries_only.json["result"]["stats"]["max_tokens"], 900);
+  EXPECT_EQ(entries_only.json["result"]["rendered"], "");
+  EXPECT_FALSE(entries_only.json["result"]["entries"].empty());
+  Reply compact = PostJson("/api/v1/search/recall", {{"query", "sailing boat jib"},
+                                                     {"max_chars", 32000},
+                                                     {"min_score", 0.0},
+                                                     {"render", "compact"}});
+  ASSERT_EQ(compact.status, 200) << compact.raw;
+  for (const Json& e : compact.json["result"]["entries"]) {
+    EXPECT_EQ(e.value("detail", ""), "abstract") << e.dump();
+  }
+  // Defaults: max_chars 6,500 (1,625 tokens); unknown fields and bad values are 400.
+  Reply plain = PostJson("/api/v1/search/recall", {{"query", "sailing"}});
+  ASSERT_EQ(plain.status, 200) << plain.raw;
+  EXPECT_EQ(plain.json["result"]["stats"]["max_tokens"], 1625);
+  EXPECT_EQ(plain.json["result"]["stats"]["deprecated"]["aliases_used"], Json::array());
+  for (const Json& bad : {Json{{"query", "q"}, {"unexpected", "value"}},
+                          Json{{"query", "q"}, {"render", "loud"}},
+                          Json{{"query", "q"}, {"max_chars", 0}},
+                          Json{{"query", "q"}, {"min_score", "high"}}}) {
+    Reply refused = PostJson("/api/v1/search/recall", bad);
+    EXPECT_EQ(refused.status, 400) << bad.dump() << " " << refused.raw;
+  }
+  ExpectHealthy();
+}
+
 }  // namespace
 }  // namespace skald::apitest
