@@ -179,13 +179,15 @@ Result<std::string> SnapshotOps::ResolveCommit(std::string_view account, std::st
   return oid;
 }
 
-Result<SnapshotOps::Loaded> SnapshotOps::Load(std::string_view account, std::string_view oid) {
+Result<SnapshotOps::Loaded> SnapshotOps::Load(std::string_view account, std::string_view oid,
+                                              bool with_tree) {
   Loaded out;
   out.oid = std::string(oid);
   SKALD_ASSIGN_OR_RETURN(std::optional<SnapshotObject> commit,
                          s_.catalog->GetSnapshotObject(account, oid));
   if (!commit || commit->kind != SnapshotObjectKind::kCommit) return RefNotFound(oid);
   SKALD_ASSIGN_OR_RETURN(out.commit, DecodeSnapshotCommit(commit->data));
+  if (!with_tree) return out;
   SKALD_ASSIGN_OR_RETURN(std::optional<SnapshotObject> tree,
                          s_.catalog->GetSnapshotObject(account, out.commit.tree));
   if (!tree || tree->kind != SnapshotObjectKind::kTree) {
@@ -429,11 +431,12 @@ Result<std::vector<SnapshotCommitInfo>> SnapshotOps::Log(const Identity& who,
                       kMaxLogScan));
     }
     if (!current) {
-      SKALD_ASSIGN_OR_RETURN(current, Load(who.account, *next));
+      SKALD_ASSIGN_OR_RETURN(current, Load(who.account, *next, /*with_tree=*/!paths.empty()));
     }
     std::optional<Loaded> parent;
     if (!current->commit.parents.empty()) {
-      SKALD_ASSIGN_OR_RETURN(parent, Load(who.account, current->commit.parents.front()));
+      SKALD_ASSIGN_OR_RETURN(parent, Load(who.account, current->commit.parents.front(),
+                                          /*with_tree=*/!paths.empty()));
     }
     bool keep = paths.empty();
     const bool same_tree = parent && parent->commit.tree == current->commit.tree;
@@ -450,7 +453,7 @@ Result<std::vector<SnapshotCommitInfo>> SnapshotOps::Log(const Identity& who,
 Result<SnapshotCommitInfo> SnapshotOps::Show(const Identity& who, std::string_view ref) {
   SKALD_RETURN_IF_ERROR(RootOnly(who, "Snapshot show requires an explicit path"));
   SKALD_ASSIGN_OR_RETURN(std::string oid, ResolveCommit(who.account, ref, ref));
-  SKALD_ASSIGN_OR_RETURN(Loaded loaded, Load(who.account, oid));
+  SKALD_ASSIGN_OR_RETURN(Loaded loaded, Load(who.account, oid, /*with_tree=*/false));
   return InfoOf(oid, loaded.commit);
 }
 
@@ -541,7 +544,7 @@ Result<uint64_t> SnapshotOps::EraseBlobsOnlyUnder(std::string_view account,
                              account, "", std::numeric_limits<int64_t>::max()));
   std::set<std::string> trees;
   for (const std::string& oid : commits) {
-    SKALD_ASSIGN_OR_RETURN(Loaded loaded, Load(account, oid));
+    SKALD_ASSIGN_OR_RETURN(Loaded loaded, Load(account, oid, /*with_tree=*/false));
     trees.insert(loaded.commit.tree);
   }
   std::set<std::string> under, elsewhere;

@@ -98,8 +98,9 @@ class SnapshotOps {
   Result<SnapshotDiffResult> Diff(const Identity& who, std::string_view uri, std::string_view from,
                                   std::string_view to);
   // Makes `project_dir` (nullopt: the whole account, ROOT only) as the
-  // source commit has it. The plan compares the source with the files now
-  // on disk, so running a restore again finishes one that was cut short;
+  // source commit has it. The plan compares the source with the head and
+  // with the files now on disk (summaries with the head only), so running a
+  // restore again finishes one that was cut short;
   // the branch moves (a forward commit) only when its tree changes. Every
   // file to write or delete is access-checked before anything moves (a dry
   // run too). Files that fail are listed in the result's failed_* fields.
@@ -126,7 +127,8 @@ class SnapshotOps {
   // NotFound (resource `not_found_as`, type git_ref) when none.
   Result<std::string> ResolveCommit(std::string_view account, std::string_view ref,
                                     std::string_view not_found_as);
-  Result<Loaded> Load(std::string_view account, std::string_view oid);
+  // The commit `oid`, with its tree unless !with_tree (tree left empty).
+  Result<Loaded> Load(std::string_view account, std::string_view oid, bool with_tree = true);
   // The branch's head, or nullopt.
   Result<std::optional<std::string>> Head(std::string_view account, std::string_view branch);
   enum class PathAccess {

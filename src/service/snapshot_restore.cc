@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 
 #include "ingest/ingest_jobs.h"
+#include "ingest/sidecar.h"
 #include "service/snapshot_ops.h"
 #include "service/snapshot_rules.h"
 #include "uri/access.h"
@@ -96,25 +99,38 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
         .WithDetail("resource", req.source_commit)
         .WithDetail("type", "git_ref");
   }
-  // The plan compares the source with the files as they are now (not with
-  // the head), so a restore that was cut short is finished by running it
-  // again. Files the caller cannot see, ignored ones and internal ones are
-  // not the restore's to touch.
+  // The plan compares the source with the head (as OpenViking does) and,
+  // for the files themselves, with what is on disk now, so a restore that
+  // was cut short is finished by running it again. Summaries (.abstract.md,
+  // .overview.md) are compared with the head only: the indexer rewrites
+  // them after every restore, and restoring again must still be a noop.
+  // Files the caller cannot see, ignored ones and internal ones are not the
+  // restore's to touch.
   SKALD_ASSIGN_OR_RETURN(std::string ignore_text, s_.catalog->GetSnapshotIgnore(account));
   SKALD_ASSIGN_OR_RETURN(IgnoreRules rules, IgnoreRules::Parse(ignore_text));
-  SKALD_ASSIGN_OR_RETURN(SnapshotTree have, WorkspaceBlobs(who, dir, rules));
+  SKALD_ASSIGN_OR_RETURN(SnapshotTree on_disk, WorkspaceBlobs(who, dir, rules));
+  const SnapshotTree at_head = SnapshotSubtree(current.tree, dir);
+  auto differs = [](const SnapshotTree& tree, const std::string& rel, const std::string& oid) {
+    auto it = tree.find(rel);
+    return it == tree.end() || it->second != oid;
+  };
+  auto summary = [](std::string_view rel) { return IsSidecarName(BaseName(rel)); };
   SnapshotRestoreResult plan;
   for (const auto& [rel, oid] : wanted) {
-    auto it = have.find(rel);
-    if (it != have.end() && it->second == oid) {
-      plan.unchanged_paths.push_back(rel);
-    } else {
+    if (differs(at_head, rel, oid) || (!summary(rel) && differs(on_disk, rel, oid))) {
       plan.to_write.push_back({rel, oid});
+    } else {
+      plan.unchanged_paths.push_back(rel);
     }
   }
-  for (const auto& [rel, oid] : have) {
-    if (!wanted.count(rel)) plan.to_delete.push_back(rel);
+  std::set<std::string> doomed;  // in order
+  for (const auto& [rel, oid] : at_head) {
+    if (!wanted.count(rel) && VisibleTo(who, JoinTreePath(dir, rel))) doomed.insert(rel);
   }
+  for (const auto& [rel, oid] : on_disk) {
+    if (!wanted.count(rel) && !summary(rel)) doomed.insert(rel);
+  }
+  plan.to_delete.assign(doomed.begin(), doomed.end());
   // Who may write what is checked before the history moves (and before a
   // dry run answers, which would otherwise name what the caller may not
   // change).
@@ -200,15 +216,27 @@ Status SnapshotOps::DeleteForRestore(const Identity& who, std::string_view root,
        dir = ParentPath(dir)) {
     SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> children,
                            s_.catalog->ListChildren(account, dir));
-    if (!children.empty() ||
+    // Summaries alone do not keep a directory: they summarize nothing now.
+    const bool only_summaries =
+        std::all_of(children.begin(), children.end(), [](const CatalogNode& child) {
+          return !child.is_dir && IsSidecarName(BaseName(child.path));
+        });
+    if (!only_summaries ||
         NamespaceRootDepth(dir) == static_cast<int>(PathSegments(dir).size())) {
       break;
     }
-    if (!s_.content->Remove(account, dir).ok()) break;
-    if (!s_.catalog->Apply(account, {}, {std::string(dir)}).ok()) {
+    std::vector<std::string> gone;
+    for (const CatalogNode& child : children) {
+      if (!s_.content->Remove(account, child.path).ok()) break;
+      gone.push_back(child.path);
+    }
+    const bool emptied = gone.size() == children.size() && s_.content->Remove(account, dir).ok();
+    if (emptied) gone.emplace_back(dir);
+    if (!gone.empty() && !s_.catalog->Apply(account, {}, gone).ok()) {
       s_.nodes->MarkNeedsRecovery();
       break;
     }
+    if (!emptied) break;
   }
   return Status::Ok();
 }

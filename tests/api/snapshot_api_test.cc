@@ -189,6 +189,7 @@ TEST_F(SnapshotApiTest, IgnoreRulesKeepFilesOutAndAreCheckedAtCommit) {
   Create("viking://resources/proj/keep.md", "# Keep\n");
   Create("viking://resources/proj/debug.txt", "noise\n");
   Create("viking://resources/proj/tmp/scratch.md", "# Scratch\n");
+  WaitIdle();  // the summaries (sidecars) are written
   Reply set = Put("/api/v1/snapshot/ignore", Json{{"content", "*.txt\ntmp/\n"}}.dump());
   ASSERT_EQ(set.status, 200) << set.raw;
   EXPECT_TRUE(set.json["result"].is_null());
