@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
-#include <algorithm>
+#include <cstdlib>
 
 #include "server/http_util.h"
 #include "server/routes.h"
@@ -32,16 +32,20 @@ Json SnapshotCommitJson(const SnapshotCommitInfo& c) {
               {"message", c.message}};
 }
 
-// A failed commit or restore. A commit that lost the race for its branch
-// says it may be retried (details {conflict_type: git_ref_cas, retryable:
-// true}, as OpenViking).
+// A failed snapshot call, with OpenViking's detail types: a commit that
+// lost the race for its branch says it may be retried ({conflict_type:
+// git_ref_cas, retryable: true}); a diff over its limits gives them as
+// numbers (limit_bytes, limit_lines).
 void SnapshotFail(Call& call, const Status& status) {
-  const bool cas = std::any_of(status.details().begin(), status.details().end(),
-                               [](const Status::Detail& d) {
-                                 return d.first == "conflict_type" && d.second == "git_ref_cas";
-                               });
-  if (!cas) return call.Fail(status);
-  Json details = {{"conflict_type", "git_ref_cas"}, {"retryable", true}};
+  Json details = Json::object();
+  for (const auto& [key, value] : status.details()) {
+    if (key == "limit_bytes" || key == "limit_lines") {
+      details[key] = std::strtoull(value.c_str(), nullptr, 10);
+    } else {
+      details[key] = value;
+    }
+  }
+  if (details.value("conflict_type", "") == "git_ref_cas") details["retryable"] = true;
   call.Fail(status, &details);
 }
 
@@ -132,7 +136,7 @@ void SnapshotDiff(Call& call) {
   if (!errors.empty()) return call.FailValidation(errors);
   Result<SnapshotDiffResult> diff =
       call.db().SnapshotDiff(call.who(), path, from.value_or(""), *to);
-  if (!diff.ok()) return call.Fail(diff.status());
+  if (!diff.ok()) return SnapshotFail(call, diff.status());
   call.Ok(Json{{"path", diff->path},
                {"from_commit", diff->from_commit},
                {"to_commit", diff->to_commit},

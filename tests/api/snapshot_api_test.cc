@@ -475,6 +475,14 @@ TEST_F(SnapshotApiTest, OversizedInputIsRefused) {
               {"file_paths", {"viking://resources/a/ignored.txt"}}});
   ASSERT_EQ(repeated.status, 200) << repeated.raw;
   EXPECT_EQ(repeated.json["result"]["ignored"], 1) << repeated.raw;
+  // A diff over its limits: 429 with the limit as a number.
+  std::string lines;
+  for (int i = 0; i < 100001; ++i) lines += "x\n";
+  Create("viking://resources/a/long.md", lines);
+  CommitOid({{"message", "long"}, {"file_paths", {"viking://resources/a/long.md"}}});
+  Reply too_long = Get("/api/v1/snapshot/diff?to=main&path=viking://resources/a/long.md");
+  EXPECT_EQ(too_long.status, 429) << too_long.raw;
+  EXPECT_EQ(too_long.json["error"]["details"]["limit_lines"], 100000) << too_long.raw;
   std::string deep = "viking://resources";
   for (int i = 0; i < 64; ++i) deep += "/d";
   EXPECT_EQ(Get("/api/v1/snapshot/log?paths=" + Q(deep)).status, 400);
