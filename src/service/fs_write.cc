@@ -50,23 +50,40 @@ Result<std::map<std::string, std::vector<std::string>>> TagsToCarry(Catalog& cat
 }
 
 // A memory file written without its provenance header (as content/read
-// gives it) keeps the header: the text is replaced or appended to and the
-// old text goes to the history, so the memory still takes part in merging.
-// nullopt when `uri` is not a memory file or the caller wrote a header.
+// gives it, or text that merely starts like a header) keeps the header: the
+// text is replaced or appended to (on a line of its own) and the old text
+// goes to the history, so the memory still takes part in merging. Its id
+// follows the new text, and a value the text no longer states is dropped
+// (a later statement of it is then news, not a repeat). nullopt when `uri`
+// is not a memory file or `content` is a whole memory file itself.
 std::optional<std::string> EditedMemory(const VikingUri& uri, std::string_view old,
                                         WriteMode mode, std::string_view content) {
-  if (uri.context_type() != ContextType::kMemory || content.starts_with("---\n")) {
+  if (uri.context_type() != ContextType::kMemory || ParseMemoryFile(content).ok()) {
     return std::nullopt;
   }
   Result<MemoryRecord> record = ParseMemoryFile(old);
   if (!record.ok()) return std::nullopt;
-  std::string text = mode == WriteMode::kAppend ? record->memory.text + std::string(content)
-                                                : std::string(content);
+  MemoryCandidate& m = record->memory;
+  std::string text;
+  if (mode == WriteMode::kAppend) {
+    text = m.text;
+    if (!text.empty() && !content.starts_with('\n')) text += '\n';
+  }
+  text += content;
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  if (text == record->memory.text) return std::string(old);
-  const MemoryCandidate& was = record->memory;
-  record->history.push_back({was.time, was.session_id, "edit", was.text});
-  record->memory.text = std::move(text);
+  if (text == m.text) return std::string(old);
+  record->history.push_back({m.time, m.session_id, "edit", m.text});
+  const size_t max_history = MergeOptions().max_history;
+  if (record->history.size() > max_history) {
+    record->history.erase(record->history.begin(),
+                          record->history.end() - static_cast<std::ptrdiff_t>(max_history));
+  }
+  m.text = std::move(text);
+  m.id = MemoryStableId(m.type, m.subject, m.text);
+  const std::string words = " " + NormalizeForMatch(m.text) + " ";
+  if (!m.value.empty() && words.find(" " + NormalizeForMatch(m.value) + " ") == std::string::npos) {
+    m.value.clear();
+  }
   return RenderMemoryFile(*record);
 }
 

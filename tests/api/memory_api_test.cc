@@ -110,6 +110,46 @@ TEST_F(MemoryApiTest, AMemoryEditedAsReadKeepsItsHeaderAndStillMerges) {
   EXPECT_NE(after.find("Denver"), std::string::npos) << after;
 }
 
+TEST_F(MemoryApiTest, AnEditedMemoryStatesWhatItsTextSays) {
+  Say("s1", "I live in Boston.");
+  CommitAndWait("s1");
+  const std::vector<std::string> files = MemoryFiles("profile");
+  ASSERT_EQ(files.size(), 1u);
+  auto write = [&](const std::string& content, const std::string& mode) {
+    Reply w = PostJson("/api/v1/content/write",
+                       {{"uri", files[0]}, {"content", content}, {"mode", mode}});
+    ASSERT_EQ(w.status, 200) << w.raw;
+  };
+  auto read = [&](bool raw) {
+    return Get(std::string("/api/v1/content/read?raw=") + (raw ? "true" : "false") +
+               "&uri=" + Q(files[0]))
+        .json["result"]
+        .get<std::string>();
+  };
+  // The memory now says Denver: a later "Boston" is news, not a repeat.
+  write("User lives in Denver.", "replace");
+  EXPECT_EQ(read(true).find("value: Boston"), std::string::npos) << read(true);
+  Say("s2", "I live in Boston.");
+  CommitAndWait("s2");
+  EXPECT_NE(read(false).find("Boston"), std::string::npos) << read(true);
+  EXPECT_EQ(read(false).find("Denver"), std::string::npos) << read(true);
+  // Appends go on a line of their own; text that only looks like a header
+  // is text; the history keeps at most 20 versions.
+  write("Works downtown.", "append");
+  EXPECT_NE(read(false).find("Boston.\nWorks downtown."), std::string::npos) << read(false);
+  write("---\nnot a header\n", "replace");
+  EXPECT_EQ(read(true).rfind("---\nskald-memory: 1\n", 0), 0u) << read(true);
+  EXPECT_EQ(read(false), "---\nnot a header\n");
+  for (int i = 0; i < 25; ++i) write("version " + std::to_string(i), "replace");
+  const std::string raw = read(true);
+  size_t versions = 0;
+  for (size_t at = raw.find("\nhistory: "); at != std::string::npos;
+       at = raw.find("\nhistory: ", at + 1)) {
+    ++versions;
+  }
+  EXPECT_EQ(versions, 20u) << raw;
+}
+
 TEST_F(MemoryApiTest, RepeatsSkipAndContradictionsReplaceWithHistory) {
   Say("a", "I live in Boston.");
   Say("a", "I love hiking.");
