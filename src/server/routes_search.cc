@@ -596,6 +596,10 @@ void Recall(Call& call) {
                   "value_error");
   }
   ForbidExtraFields(body, {kFindFields, kRecallFields, kContextOnlyFields}, &find.errors);
+  if (find.parsed.read_content) {
+    AddFieldError(&find.errors, "read_content",
+                  "Value error, read_content is only supported in mode='list'", "value_error");
+  }
   ContextRequest context;
   ReadContextFields(body, b, &find.errors, &context);
   if (!find.errors.empty()) return call.FailValidation(find.errors);

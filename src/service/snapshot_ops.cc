@@ -42,8 +42,8 @@ Status BlobNotFound(std::string_view path) {
       .WithDetail("type", "git_blob");
 }
 
-// A file whose bytes left the history with their user (service/
-// snapshot_erase.h).
+// A file whose bytes left the history with their user
+// (SnapshotOps::EraseBlobsOnlyUnder).
 Status BlobErased(std::string_view path) {
   return Status::NotFound(fmt::format("Git blob not found: {} (erased with its user)", path))
       .WithDetail("resource", std::string(path))
@@ -268,6 +268,11 @@ Status SnapshotOps::AddCurrentFiles(const Identity& who, std::string_view path,
     SKALD_ASSIGN_OR_RETURN(std::optional<std::string> oid, BlobOf(account, node, blobs));
     if (!oid) continue;
     (*tree)[node.path] = std::move(*oid);
+    // A file where this one's directories are now is stale: a path is a
+    // file or a directory, never both.
+    for (std::string_view up = ParentPath(node.path); !up.empty(); up = ParentPath(up)) {
+      if (auto it = tree->find(up); it != tree->end()) tree->erase(it);
+    }
     // A large first snapshot is stored in parts: what is stored already is
     // only unreferenced until the commit (and found again by the next one).
     pending_bytes += node.size;
@@ -370,11 +375,8 @@ Result<SnapshotCommitResult> SnapshotOps::Commit(const Identity& who,
     // What the caller cannot see stays as the last commit has it.
     tree = before;
     for (const Scope& scope : scopes) {
-      if (scope.files_only) {
-        tree.erase(scope.path);
-      } else {
-        EraseVisibleSubtree(who, scope.path, &tree);
-      }
+      // (Entries below a file scope are stale: it was a directory once.)
+      EraseVisibleSubtree(who, scope.path, &tree);
       SKALD_RETURN_IF_ERROR(AddCurrentFiles(who, scope.path, rules, &tree, &ignored, &blobs));
     }
   }
@@ -404,7 +406,8 @@ Result<std::vector<SnapshotCommitInfo>> SnapshotOps::Log(const Identity& who,
     SKALD_RETURN_IF_ERROR(RootOnly(who, "Snapshot log requires explicit paths"));
   }
   if (request.paths.size() > kMaxCommitPaths) {
-    return Status::InvalidArgument(fmt::format("at most {} log paths", kMaxLogPaths));
+    return Status::InvalidArgument(
+        fmt::format("at most {} log paths ({} given)", kMaxLogPaths, request.paths.size()));
   }
   std::vector<std::string> paths;
   for (const std::string& text : request.paths) {

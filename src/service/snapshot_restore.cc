@@ -58,6 +58,7 @@ Result<SnapshotTree> SnapshotOps::WorkspaceBlobs(const Identity& who, std::strin
     if (!node.hash.empty()) {
       SKALD_ASSIGN_OR_RETURN(oid, s_.catalog->FindSnapshotBlob(account, node.hash));
     }
+    if (!dir.empty() && node.path.size() <= dir.size()) continue;  // a file at `dir` itself
     out.emplace(node.path.substr(dir.empty() ? 0 : dir.size() + 1), oid.value_or(""));
   }
   if (dir.empty()) {
@@ -92,43 +93,55 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
   if (!head) return RefNotFound(req.source_commit);
   SKALD_ASSIGN_OR_RETURN(Loaded source, Load(account, source_oid));
   SKALD_ASSIGN_OR_RETURN(Loaded current, Load(account, *head));
-  const SnapshotTree wanted = SnapshotSubtree(source.tree, dir);
+  // What the source holds below `dir` that the caller can see (what it
+  // cannot see stays as it is; a file at `dir` itself is no directory).
+  SnapshotTree wanted;
+  for (auto& [rel, oid] : SnapshotSubtree(source.tree, dir)) {
+    if ((!rel.empty() || dir.empty()) && VisibleTo(who, JoinTreePath(dir, rel))) {
+      wanted.emplace(rel, oid);
+    }
+  }
   if (!dir.empty() && wanted.empty()) {
-    return Status::NotFound(fmt::format("Git ref not found: {} (it holds nothing at {})",
+    return Status::NotFound(fmt::format("Git ref not found: {} (it holds no directory {})",
                                         req.source_commit, UriOfPath(dir)))
         .WithDetail("resource", req.source_commit)
         .WithDetail("type", "git_ref");
   }
-  // The plan compares the source with the head (as OpenViking does) and,
-  // for the files themselves, with what is on disk now, so a restore that
-  // was cut short is finished by running it again. Summaries (.abstract.md,
-  // .overview.md) are compared with the head only: the indexer rewrites
-  // them after every restore, and restoring again must still be a noop.
-  // Files the caller cannot see, ignored ones and internal ones are not the
-  // restore's to touch.
+  // The plan applies what differs between the head and the source (as
+  // OpenViking does), and also brings back files on disk whose bytes are in
+  // the history but not the source's (a restore cut short is finished by
+  // running it again). Files on disk whose bytes no commit holds (work not
+  // committed) are left alone unless the head and the source differ there,
+  // and so are summaries (.abstract.md, .overview.md: the indexer rewrites
+  // them after every restore), files the caller cannot see, ignored files
+  // and internal ones. Files whose bytes were erased with their user are
+  // left out.
   SKALD_ASSIGN_OR_RETURN(std::string ignore_text, s_.catalog->GetSnapshotIgnore(account));
   SKALD_ASSIGN_OR_RETURN(IgnoreRules rules, IgnoreRules::Parse(ignore_text));
   SKALD_ASSIGN_OR_RETURN(SnapshotTree on_disk, WorkspaceBlobs(who, dir, rules));
   const SnapshotTree at_head = SnapshotSubtree(current.tree, dir);
-  auto differs = [](const SnapshotTree& tree, const std::string& rel, const std::string& oid) {
-    auto it = tree.find(rel);
-    return it == tree.end() || it->second != oid;
-  };
   auto summary = [](std::string_view rel) { return IsSidecarName(BaseName(rel)); };
   SnapshotRestoreResult plan;
   for (const auto& [rel, oid] : wanted) {
-    if (differs(at_head, rel, oid) || (!summary(rel) && differs(on_disk, rel, oid))) {
-      plan.to_write.push_back({rel, oid});
-    } else {
-      plan.unchanged_paths.push_back(rel);
+    auto head_it = at_head.find(rel);
+    bool write = head_it == at_head.end() || head_it->second != oid;
+    if (!write && !summary(rel)) {
+      auto disk_it = on_disk.find(rel);
+      write = disk_it == on_disk.end() || (!disk_it->second.empty() && disk_it->second != oid);
     }
+    if (!write) {
+      plan.unchanged_paths.push_back(rel);
+      continue;
+    }
+    SKALD_ASSIGN_OR_RETURN(bool stored, s_.catalog->HasSnapshotObject(account, oid));
+    if (stored) plan.to_write.push_back({rel, oid});
   }
   std::set<std::string> doomed;  // in order
   for (const auto& [rel, oid] : at_head) {
     if (!wanted.count(rel) && VisibleTo(who, JoinTreePath(dir, rel))) doomed.insert(rel);
   }
   for (const auto& [rel, oid] : on_disk) {
-    if (!wanted.count(rel) && !summary(rel)) doomed.insert(rel);
+    if (!wanted.count(rel) && !summary(rel) && !oid.empty()) doomed.insert(rel);
   }
   plan.to_delete.assign(doomed.begin(), doomed.end());
   // Who may write what is checked before the history moves (and before a
@@ -221,10 +234,10 @@ Status SnapshotOps::DeleteForRestore(const Identity& who, std::string_view root,
         std::all_of(children.begin(), children.end(), [](const CatalogNode& child) {
           return !child.is_dir && IsSidecarName(BaseName(child.path));
         });
-    if (!only_summaries ||
-        NamespaceRootDepth(dir) == static_cast<int>(PathSegments(dir).size())) {
-      break;
-    }
+    // Never a scope, a user's space or an agent tree (two segments), nor a
+    // namespace root.
+    const int depth = static_cast<int>(PathSegments(dir).size());
+    if (!only_summaries || depth <= 2 || NamespaceRootDepth(dir) == depth) break;
     std::vector<std::string> gone;
     for (const CatalogNode& child : children) {
       if (!s_.content->Remove(account, child.path).ok()) break;
@@ -254,7 +267,33 @@ Result<bool> SnapshotOps::WriteForRestore(const Identity& who, const std::string
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(UriOfPath(path)));
   SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> existing, s_.catalog->Get(account, path));
   if (existing && existing->is_dir) {
-    return Status::FailedPrecondition(fmt::format("{} is a directory", uri.str()));
+    // A directory that holds no file (summaries at most) gives way.
+    SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> below,
+                           s_.catalog->ListSubtree(account, path, 0));
+    const bool holds_files = std::any_of(below.begin(), below.end(), [](const CatalogNode& n) {
+      return !n.is_dir && !IsSidecarName(BaseName(n.path));
+    });
+    if (holds_files) {
+      return Status::FailedPrecondition(fmt::format("{} is a directory", uri.str()));
+    }
+    // Deepest first: files, then their directories.
+    std::sort(below.begin(), below.end(), [](const CatalogNode& a, const CatalogNode& b) {
+      return a.path.size() > b.path.size();
+    });
+    for (const CatalogNode& n : below) {
+      if (n.path == path) continue;
+      if (Status removed = s_.content->Remove(account, n.path); !removed.ok()) {
+        return s_.nodes->NoteContentFailure(std::move(removed));
+      }
+    }
+    if (Status removed = s_.content->Remove(account, path); !removed.ok()) {
+      return s_.nodes->NoteContentFailure(std::move(removed));
+    }
+    if (Status recorded = s_.catalog->Apply(account, {}, {path}); !recorded.ok()) {
+      s_.nodes->MarkNeedsRecovery();
+      return recorded;
+    }
+    existing.reset();
   }
   SKALD_RETURN_IF_ERROR(s_.nodes->EnsureDirectories(who, uri, /*include_self=*/false));
   SKALD_ASSIGN_OR_RETURN(CatalogNode stored, s_.nodes->StoreFile(who, uri, blob->data, existing));

@@ -431,6 +431,8 @@ class Catalog {
   // The object `oid` of `account`, or nullopt.
   Result<std::optional<SnapshotObject>> GetSnapshotObject(std::string_view account,
                                                           std::string_view oid);
+  // Whether `account` holds the object `oid` (without reading it).
+  Result<bool> HasSnapshotObject(std::string_view account, std::string_view oid);
   // The id of a stored blob whose bytes have this SHA-256 (hex), or nullopt.
   Result<std::optional<std::string>> FindSnapshotBlob(std::string_view account,
                                                       std::string_view sha256);

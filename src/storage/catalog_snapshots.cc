@@ -130,6 +130,16 @@ Status Catalog::StoreSnapshotObjects(std::string_view account,
   return InTransaction(db, [&] { return PutObjectsLocked(db, account, objects); });
 }
 
+Result<bool> Catalog::HasSnapshotObject(std::string_view account, std::string_view oid) {
+  Impl::Lease lease(impl_.get());
+  Stmt s(lease.db(), "SELECT 1 FROM snapshot_objects WHERE account=? AND oid=?");
+  if (!s.prepared()) return SqlError(lease.db(), "find snapshot object");
+  s.Bind(1, account).Bind(2, oid);
+  const int rc = s.Step();
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return SqlError(lease.db(), "find snapshot object");
+  return rc == SQLITE_ROW;
+}
+
 Status Catalog::DeleteSnapshotBlobs(std::string_view account, std::span<const std::string> oids) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   sqlite3* db = impl_->writer;

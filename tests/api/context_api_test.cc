@@ -295,7 +295,8 @@ TEST_F(ContextApiTest, RecallIsContextModeUnderTheDeprecatedV1Names) {
   for (const Json& bad : {Json{{"query", "q"}, {"unexpected", "value"}},
                           Json{{"query", "q"}, {"render", "loud"}},
                           Json{{"query", "q"}, {"max_chars", 0}},
-                          Json{{"query", "q"}, {"min_score", "high"}}}) {
+                          Json{{"query", "q"}, {"min_score", "high"}},
+                          Json{{"query", "q"}, {"read_content", true}}}) {
     Reply refused = PostJson("/api/v1/search/recall", bad);
     EXPECT_EQ(refused.status, 400) << bad.dump() << " " << refused.raw;
   }

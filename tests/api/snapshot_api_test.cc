@@ -452,6 +452,14 @@ TEST_F(SnapshotApiTest, WhatAnActorPeerCannotSeeStaysInTheHistory) {
   Reply log = Get("/api/v1/snapshot/log?paths=" + Q(peers + "/bot1"), bot1);
   ASSERT_EQ(log.status, 200) << log.raw;
   EXPECT_EQ(log.json["result"].size(), 2u) << log.raw;
+  // bot1 restores its user's space: bot2's file is neither named nor touched.
+  Reply restore = Post("/api/v1/snapshot/restore",
+                       Json{{"source_commit", "main"}, {"project_dir", "viking://user/default"},
+                            {"dry_run", true}}
+                           .dump(),
+                       "application/json", bot1);
+  ASSERT_EQ(restore.status, 200) << restore.raw;
+  EXPECT_EQ(restore.raw.find("bot2"), std::string::npos) << restore.raw;
 }
 
 TEST_F(SnapshotApiTest, OversizedInputIsRefused) {
@@ -486,6 +494,68 @@ TEST_F(SnapshotApiTest, OversizedInputIsRefused) {
   std::string deep = "viking://resources";
   for (int i = 0; i < 64; ++i) deep += "/d";
   EXPECT_EQ(Get("/api/v1/snapshot/log?paths=" + Q(deep)).status, 400);
+  ExpectHealthy();
+}
+
+TEST_F(SnapshotApiTest, RestoreLeavesWorkNotCommittedAlone) {
+  const std::string shared = "viking://resources/shared";
+  Create(shared + "/s.md", "# S one\n");
+  WaitIdle();
+  const std::string one = CommitOid({{"message", "one"}, {"paths", {shared}}});
+  Write(shared + "/s.md", "# S two\n");
+  WaitIdle();
+  const std::string two = CommitOid({{"message", "two"}, {"paths", {shared}}});
+  // Work nobody committed: a new file and an edit of a committed one.
+  Create(shared + "/draft.md", "# Draft\n");
+  Write(shared + "/s.md", "# S three, not committed\n");
+  WaitIdle();
+  auto restore = [&](const std::string& commit) {
+    return PostJson("/api/v1/snapshot/restore",
+                    {{"source_commit", commit}, {"project_dir", shared}});
+  };
+  Reply same = restore(two);
+  ASSERT_EQ(same.status, 200) << same.raw;
+  EXPECT_EQ(same.json["result"]["result"], "noop") << same.raw;
+  EXPECT_EQ(Read(shared + "/draft.md"), "# Draft\n");
+  EXPECT_EQ(Read(shared + "/s.md"), "# S three, not committed\n");
+  // Where the head and the source differ, the source wins (as OpenViking);
+  // the draft stays.
+  Reply back = restore(one);
+  ASSERT_EQ(back.status, 200) << back.raw;
+  EXPECT_EQ(Read(shared + "/s.md"), "# S one\n");
+  EXPECT_EQ(Read(shared + "/draft.md"), "# Draft\n");
+  // A file is no directory to restore (404, as OpenViking).
+  Reply file = PostJson("/api/v1/snapshot/restore",
+                        {{"source_commit", one}, {"project_dir", shared + "/s.md"}});
+  EXPECT_EQ(file.status, 404) << file.raw;
+  // An empty directory gives way to the file the source has there.
+  ASSERT_EQ(Delete("/api/v1/fs?uri=" + Q(shared + "/s.md")).status, 200);
+  Mkdir(shared + "/s.md");
+  Reply over_empty = restore(one);
+  ASSERT_EQ(over_empty.status, 200) << over_empty.raw;
+  EXPECT_EQ(Read(shared + "/s.md"), "# S one\n");
+  // A commit never holds a file and a directory of the same name.
+  WaitIdle();
+  ASSERT_EQ(Delete("/api/v1/fs?uri=" + Q(shared + "/s.md")).status, 200);
+  Create(shared + "/s.md/inner.md", "# Inner\n");
+  WaitIdle();
+  CommitOid({{"message", "dir"}, {"paths", {shared}}});
+  ASSERT_EQ(Delete("/api/v1/fs?recursive=true&uri=" + Q(shared + "/s.md")).status, 200);
+  Create(shared + "/s.md", "# S again\n");
+  WaitIdle();
+  CommitOid({{"message", "file again"}, {"file_paths", {shared + "/s.md"}}});
+  EXPECT_EQ(Get("/api/v1/snapshot/show?target_ref=main&path=" + Q(shared + "/s.md/inner.md"))
+                .status,
+            404);
+  // A whole-account restore keeps the containers of users' spaces.
+  Create("viking://user/default/notes/n.md", "# Note\n");
+  WaitIdle();
+  CommitOid({{"message", "everything"}});
+  Reply whole = PostJson("/api/v1/snapshot/restore", {{"source_commit", one}});
+  ASSERT_EQ(whole.status, 200) << whole.raw;
+  EXPECT_EQ(Get("/api/v1/content/read?uri=viking://user/default/notes/n.md").status, 404);
+  EXPECT_EQ(Get("/api/v1/fs/ls?uri=viking://user/default").status, 200);
+  EXPECT_EQ(Get("/api/v1/fs/ls?uri=viking://user").status, 200);
   ExpectHealthy();
 }
 
