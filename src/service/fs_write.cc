@@ -49,13 +49,53 @@ Result<std::map<std::string, std::vector<std::string>>> TagsToCarry(Catalog& cat
   return carried;
 }
 
+// Whether `text` says no (a cue word: not, no, never, cannot, …n't).
+bool HasNegationCue(std::string_view text) {
+  const std::string lower = AsciiLower(text);
+  auto in_word = [](char c) { return (c >= 'a' && c <= 'z') || c == '\''; };
+  for (size_t i = 0; i < lower.size();) {
+    while (i < lower.size() && !in_word(lower[i])) ++i;
+    const size_t begin = i;
+    while (i < lower.size() && in_word(lower[i])) ++i;
+    const std::string_view word = std::string_view(lower).substr(begin, i - begin);
+    if (word == "not" || word == "no" || word == "never" || word == "cannot" ||
+        word.ends_with("n't")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The value `now` states where `before` stated `value` ("User lives in
+// Boston." -> "User lives in Denver." gives "Denver"), or nullopt when the
+// text around the value changed too.
+std::optional<std::string> SwappedValue(std::string_view before, std::string_view value,
+                                        std::string_view now) {
+  const size_t at = before.find(value);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view prefix = before.substr(0, at);
+  const std::string_view suffix = before.substr(at + value.size());
+  if (now.size() <= prefix.size() + suffix.size() || !now.starts_with(prefix) ||
+      !now.ends_with(suffix)) {
+    return std::nullopt;
+  }
+  std::string swapped(
+      Trim(now.substr(prefix.size(), now.size() - prefix.size() - suffix.size())));
+  if (swapped.empty()) return std::nullopt;
+  return swapped;
+}
+
 // A memory file written without its provenance header (as content/read
 // gives it, or text that merely starts like a header) keeps the header: the
 // text is replaced or appended to (on a line of its own) and the old text
-// goes to the history, so the memory still takes part in merging. Its id
-// follows the new text, and a value the text no longer states is dropped
-// (a later statement of it is then news, not a repeat). nullopt when `uri`
-// is not a memory file or `content` is a whole memory file itself.
+// goes to the history (at most as many versions as merges keep), so the
+// memory still takes part in merging. The header then states what the new
+// text says: its value where only the value was changed, its polarity when
+// a "not" came or went; a text that no longer states the value becomes a
+// note of its own (later statements of the attribute no longer replace it).
+// Said now by the user: the time is now, the session, quotes and messages
+// are cleared. nullopt when `uri` is not a memory file or `content` is a
+// whole memory file itself.
 std::optional<std::string> EditedMemory(const VikingUri& uri, std::string_view old,
                                         WriteMode mode, std::string_view content) {
   if (uri.context_type() != ContextType::kMemory || ParseMemoryFile(content).ok()) {
@@ -78,12 +118,25 @@ std::optional<std::string> EditedMemory(const VikingUri& uri, std::string_view o
     record->history.erase(record->history.begin(),
                           record->history.end() - static_cast<std::ptrdiff_t>(max_history));
   }
+  const std::string before = std::move(m.text);
   m.text = std::move(text);
-  m.id = MemoryStableId(m.type, m.subject, m.text);
   const std::string words = " " + NormalizeForMatch(m.text) + " ";
   if (!m.value.empty() && words.find(" " + NormalizeForMatch(m.value) + " ") == std::string::npos) {
-    m.value.clear();
+    if (std::optional<std::string> swapped = SwappedValue(before, m.value, m.text)) {
+      m.value = std::move(*swapped);
+    } else {
+      const std::string speaker = m.subject.substr(0, m.subject.find('/'));
+      m.subject = speaker + "/note/" + MemoryStableId(m.type, m.subject, m.text).substr(0, 8);
+      m.attribute = "note";
+      m.value.clear();
+    }
   }
+  if (HasNegationCue(before) != HasNegationCue(m.text)) m.negated = !m.negated;
+  m.id = MemoryStableId(m.type, m.subject, m.text);
+  m.time = FormatIsoMillis(NowNanos()).substr(0, 16);  // YYYY-MM-DDTHH:MM
+  m.session_id.clear();
+  m.quotes.clear();
+  m.message_ids.clear();
   return RenderMemoryFile(*record);
 }
 

@@ -407,7 +407,8 @@ Result<std::vector<SnapshotCommitInfo>> SnapshotOps::Log(const Identity& who,
   }
   if (request.paths.size() > kMaxCommitPaths) {
     return Status::InvalidArgument(
-        fmt::format("at most {} log paths ({} given)", kMaxLogPaths, request.paths.size()));
+        fmt::format("at most {} log paths in a request, {} different ({} given)",
+                    kMaxCommitPaths, kMaxLogPaths, request.paths.size()));
   }
   std::vector<std::string> paths;
   for (const std::string& text : request.paths) {

@@ -98,9 +98,10 @@ class SnapshotOps {
   Result<SnapshotDiffResult> Diff(const Identity& who, std::string_view uri, std::string_view from,
                                   std::string_view to);
   // Makes `project_dir` (nullopt: the whole account, ROOT only) as the
-  // source commit has it. The plan compares the source with the head and
-  // with the files now on disk (summaries with the head only), so running a
-  // restore again finishes one that was cut short;
+  // source commit has it. The plan applies what differs between the head
+  // and the source, and brings back files on disk that still hold what the
+  // head's parent had (summaries aside), so running a restore again
+  // finishes one that was cut short; work nobody committed stays;
   // the branch moves (a forward commit) only when its tree changes. Every
   // file to write or delete is access-checked before anything moves (a dry
   // run too). Files that fail are listed in the result's failed_* fields.
@@ -157,9 +158,9 @@ class SnapshotOps {
                              std::map<std::string, SnapshotObject>* blobs);
   // The files at or below `dir` that a restore compares with the source:
   // path relative to `dir` -> the id of a stored blob with the same bytes
-  // ("" when none has them). Left out: what `who` cannot see, what `rules`
-  // ignore, paths snapshots never hold. For the whole account, the
-  // .ovgitignore too.
+  // ("" when none has them); a file at `dir` itself is keyed "". Left out:
+  // what `who` cannot see, what `rules` ignore, paths snapshots never hold.
+  // For the whole account, the .ovgitignore too.
   Result<SnapshotTree> WorkspaceBlobs(const Identity& who, std::string_view dir,
                                       const IgnoreRules& rules);
   struct WriteBackPlan {

@@ -48,6 +48,10 @@ Result<SnapshotTree> SnapshotOps::WorkspaceBlobs(const Identity& who, std::strin
   const std::string& account = who.account;
   SnapshotTree out;
   SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> nodes, s_.catalog->ListSubtree(account, dir, 0));
+  if (!dir.empty()) {
+    SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> self, s_.catalog->Get(account, dir));
+    if (self && !self->is_dir) nodes.push_back(std::move(*self));
+  }
   for (const CatalogNode& node : nodes) {
     if (node.is_dir || NeverInSnapshots(node.path) || rules.Ignored(node.path) ||
         !VisibleTo(who, node.path)) {
@@ -58,8 +62,11 @@ Result<SnapshotTree> SnapshotOps::WorkspaceBlobs(const Identity& who, std::strin
     if (!node.hash.empty()) {
       SKALD_ASSIGN_OR_RETURN(oid, s_.catalog->FindSnapshotBlob(account, node.hash));
     }
-    if (!dir.empty() && node.path.size() <= dir.size()) continue;  // a file at `dir` itself
-    out.emplace(node.path.substr(dir.empty() ? 0 : dir.size() + 1), oid.value_or(""));
+    // (A file at `dir` itself is keyed "".)
+    out.emplace(node.path.size() <= dir.size() ? std::string()
+                : dir.empty()                  ? node.path
+                                               : node.path.substr(dir.size() + 1),
+                oid.value_or(""));
   }
   if (dir.empty()) {
     SKALD_ASSIGN_OR_RETURN(std::string ignore_text, s_.catalog->GetSnapshotIgnore(account));
@@ -108,26 +115,43 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
         .WithDetail("type", "git_ref");
   }
   // The plan applies what differs between the head and the source (as
-  // OpenViking does), and also brings back files on disk whose bytes are in
-  // the history but not the source's (a restore cut short is finished by
-  // running it again). Files on disk whose bytes no commit holds (work not
-  // committed) are left alone unless the head and the source differ there,
-  // and so are summaries (.abstract.md, .overview.md: the indexer rewrites
-  // them after every restore), files the caller cannot see, ignored files
-  // and internal ones. Files whose bytes were erased with their user are
-  // left out.
+  // OpenViking does). It also finishes a restore that was cut short (a
+  // crash, a failed file): a file on disk that still holds what the head's
+  // parent had at its path (the restore had not reached it yet), or is
+  // missing where the parent had nothing, is written or deleted as the
+  // source says, so running the restore again completes it. Anything else
+  // on disk that the head does not explain (work nobody committed) is left
+  // alone unless the head and the source differ at its path, and so are
+  // summaries (.abstract.md, .overview.md: the indexer rewrites them after
+  // every restore), files the caller cannot see, ignored files and internal
+  // ones. Files whose bytes were erased with their user are left out.
   SKALD_ASSIGN_OR_RETURN(std::string ignore_text, s_.catalog->GetSnapshotIgnore(account));
   SKALD_ASSIGN_OR_RETURN(IgnoreRules rules, IgnoreRules::Parse(ignore_text));
   SKALD_ASSIGN_OR_RETURN(SnapshotTree on_disk, WorkspaceBlobs(who, dir, rules));
   const SnapshotTree at_head = SnapshotSubtree(current.tree, dir);
-  auto summary = [](std::string_view rel) { return IsSidecarName(BaseName(rel)); };
+  SnapshotTree at_parent;
+  if (!current.commit.parents.empty()) {
+    SKALD_ASSIGN_OR_RETURN(Loaded parent, Load(account, current.commit.parents.front()));
+    at_parent = SnapshotSubtree(parent.tree, dir);
+  }
+  auto left_alone = [&](const std::string& rel) {
+    return IsSidecarName(BaseName(rel)) || rules.Ignored(JoinTreePath(dir, rel));
+  };
+  // Whether the file on disk at `rel` (blob id `oid`, "" when no commit
+  // holds its bytes) is what the head's parent had there.
+  auto as_parent_had = [&](const std::string& rel, const std::string& oid) {
+    auto it = at_parent.find(rel);
+    return it != at_parent.end() && !oid.empty() && it->second == oid;
+  };
   SnapshotRestoreResult plan;
   for (const auto& [rel, oid] : wanted) {
     auto head_it = at_head.find(rel);
     bool write = head_it == at_head.end() || head_it->second != oid;
-    if (!write && !summary(rel)) {
+    if (!write && !left_alone(rel)) {
       auto disk_it = on_disk.find(rel);
-      write = disk_it == on_disk.end() || (!disk_it->second.empty() && disk_it->second != oid);
+      write = disk_it == on_disk.end()
+                  ? !at_parent.count(rel)
+                  : disk_it->second != oid && as_parent_had(rel, disk_it->second);
     }
     if (!write) {
       plan.unchanged_paths.push_back(rel);
@@ -141,7 +165,7 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
     if (!wanted.count(rel) && VisibleTo(who, JoinTreePath(dir, rel))) doomed.insert(rel);
   }
   for (const auto& [rel, oid] : on_disk) {
-    if (!wanted.count(rel) && !summary(rel) && !oid.empty()) doomed.insert(rel);
+    if (!wanted.count(rel) && !left_alone(rel) && as_parent_had(rel, oid)) doomed.insert(rel);
   }
   plan.to_delete.assign(doomed.begin(), doomed.end());
   // Who may write what is checked before the history moves (and before a
@@ -234,10 +258,11 @@ Status SnapshotOps::DeleteForRestore(const Identity& who, std::string_view root,
         std::all_of(children.begin(), children.end(), [](const CatalogNode& child) {
           return !child.is_dir && IsSidecarName(BaseName(child.path));
         });
-    // Never a scope, a user's space or an agent tree (two segments), nor a
-    // namespace root.
-    const int depth = static_cast<int>(PathSegments(dir).size());
-    if (!only_summaries || depth <= 2 || NamespaceRootDepth(dir) == depth) break;
+    // Never a scope, a user's space or an agent tree, nor a namespace root.
+    const std::vector<std::string_view> segs = PathSegments(dir);
+    const int depth = static_cast<int>(segs.size());
+    const bool space = depth == 2 && (segs[0] == "user" || segs[0] == "agent");
+    if (!only_summaries || depth == 1 || space || NamespaceRootDepth(dir) == depth) break;
     std::vector<std::string> gone;
     for (const CatalogNode& child : children) {
       if (!s_.content->Remove(account, child.path).ok()) break;

@@ -128,11 +128,19 @@ TEST_F(MemoryApiTest, AnEditedMemoryStatesWhatItsTextSays) {
   };
   // The memory now says Denver: a later "Boston" is news, not a repeat.
   write("User lives in Denver.", "replace");
-  EXPECT_EQ(read(true).find("value: Boston"), std::string::npos) << read(true);
+  EXPECT_NE(read(true).find("\nvalue: Denver\n"), std::string::npos) << read(true);
+  EXPECT_EQ(read(true).find("I live in Boston"), std::string::npos) << "no quote of Boston";
   Say("s2", "I live in Boston.");
   CommitAndWait("s2");
   EXPECT_NE(read(false).find("Boston"), std::string::npos) << read(true);
   EXPECT_EQ(read(false).find("Denver"), std::string::npos) << read(true);
+  // "Not" came: a later "I live in Boston" contradicts the edited memory.
+  write("User no longer lives in Boston.", "replace");
+  EXPECT_NE(read(true).find("\nnegated: true\n"), std::string::npos) << read(true);
+  Say("s3", "I live in Boston.");
+  CommitAndWait("s3");
+  EXPECT_EQ(MemoryFiles("profile"), files);
+  EXPECT_EQ(read(false).find("no longer"), std::string::npos) << read(true);
   // Appends go on a line of their own; text that only looks like a header
   // is text; the history keeps at most 20 versions.
   write("Works downtown.", "append");
@@ -148,6 +156,13 @@ TEST_F(MemoryApiTest, AnEditedMemoryStatesWhatItsTextSays) {
     ++versions;
   }
   EXPECT_EQ(versions, 20u) << raw;
+  // A text about something else is a note of its own: a later statement of
+  // where the user lives does not replace it.
+  write("User works at Google.", "replace");
+  Say("s4", "I live in Denver.");
+  CommitAndWait("s4");
+  EXPECT_EQ(read(false), "User works at Google.\n");
+  EXPECT_EQ(MemoryFiles("profile").size(), 2u);
 }
 
 TEST_F(MemoryApiTest, RepeatsSkipAndContradictionsReplaceWithHistory) {

@@ -531,9 +531,9 @@ TEST_F(SnapshotApiTest, RestoreLeavesWorkNotCommittedAlone) {
   // An empty directory gives way to the file the source has there.
   ASSERT_EQ(Delete("/api/v1/fs?uri=" + Q(shared + "/s.md")).status, 200);
   Mkdir(shared + "/s.md");
-  Reply over_empty = restore(one);
+  Reply over_empty = restore(two);
   ASSERT_EQ(over_empty.status, 200) << over_empty.raw;
-  EXPECT_EQ(Read(shared + "/s.md"), "# S one\n");
+  EXPECT_EQ(Read(shared + "/s.md"), "# S two\n");
   // A commit never holds a file and a directory of the same name.
   WaitIdle();
   ASSERT_EQ(Delete("/api/v1/fs?uri=" + Q(shared + "/s.md")).status, 200);
@@ -557,6 +557,34 @@ TEST_F(SnapshotApiTest, RestoreLeavesWorkNotCommittedAlone) {
   EXPECT_EQ(Get("/api/v1/fs/ls?uri=viking://user/default").status, 200);
   EXPECT_EQ(Get("/api/v1/fs/ls?uri=viking://user").status, 200);
   ExpectHealthy();
+}
+
+TEST_F(SnapshotApiTest, RestoreOfTheHeadKeepsCopiesAndIgnoredEdits) {
+  const std::string app = "viking://resources/app";
+  Create(app + "/t.md", "# T\n");
+  Create(app + "/a.txt", "committed\n");
+  WaitIdle();
+  const std::string base = CommitOid({{"message", "base"}, {"paths", {app}}});
+  // Not committed: a copy of a committed file, and an edit of a file that is
+  // ignored since it was committed.
+  Create(app + "/copy.md", "# T\n");
+  ASSERT_EQ(Put("/api/v1/snapshot/ignore", Json{{"content", "*.txt\n"}}.dump()).status, 200);
+  Write(app + "/a.txt", "edited, not committed\n");
+  WaitIdle();
+  Reply head = PostJson("/api/v1/snapshot/restore", {{"source_commit", base}, {"project_dir", app}});
+  ASSERT_EQ(head.status, 200) << head.raw;
+  EXPECT_EQ(head.json["result"]["result"], "noop") << head.raw;
+  EXPECT_EQ(Read(app + "/copy.md"), "# T\n");
+  EXPECT_EQ(Read(app + "/a.txt"), "edited, not committed\n");
+  // A directory a restore empties goes, right below a scope too.
+  Create("viking://resources/newdir/n.md", "# N\n");
+  WaitIdle();
+  CommitOid({{"message", "newdir"}, {"paths", {"viking://resources"}}});
+  Reply back = PostJson("/api/v1/snapshot/restore",
+                        {{"source_commit", base}, {"project_dir", "viking://resources"}});
+  ASSERT_EQ(back.status, 200) << back.raw;
+  EXPECT_EQ(Get("/api/v1/fs/ls?uri=viking://resources/newdir").status, 404);
+  EXPECT_EQ(Get("/api/v1/fs/ls?uri=viking://resources").status, 200);
 }
 
 }  // namespace
