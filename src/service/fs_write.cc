@@ -88,7 +88,7 @@ std::optional<std::string> SwappedValue(std::string_view before, std::string_vie
 // A memory file written without its provenance header (as content/read
 // gives it, or text that merely starts like a header) keeps the header: the
 // text is replaced or appended to (on a line of its own) and the old text
-// goes to the history (at most as many versions as merges keep), so the
+// goes to the history (as many versions as merges keep, 64 KiB at most), so the
 // memory still takes part in merging. The header then states what the new
 // text says: its value where only the value was changed, its polarity when
 // a "not" came or went; a text that no longer states the value becomes a
@@ -113,10 +113,17 @@ std::optional<std::string> EditedMemory(const VikingUri& uri, std::string_view o
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   if (text == m.text) return std::string(old);
   record->history.push_back({m.time, m.session_id, "edit", m.text});
-  const size_t max_history = MergeOptions().max_history;
-  if (record->history.size() > max_history) {
-    record->history.erase(record->history.begin(),
-                          record->history.end() - static_cast<std::ptrdiff_t>(max_history));
+  // As many versions as merges keep, and beyond the newest one no more
+  // than 64 KiB of old text (edits of a long memory would grow its file
+  // twenty-fold).
+  constexpr size_t kMaxHistoryBytes = size_t{64} << 10;
+  std::vector<MemoryHistoryEntry>& history = record->history;
+  size_t bytes = 0;
+  for (const MemoryHistoryEntry& h : history) bytes += h.text.size();
+  while (history.size() > 1 &&
+         (history.size() > MergeOptions().max_history || bytes > kMaxHistoryBytes)) {
+    bytes -= history.front().text.size();
+    history.erase(history.begin());
   }
   const std::string before = std::move(m.text);
   m.text = std::move(text);

@@ -156,6 +156,9 @@ TEST_F(MemoryApiTest, AnEditedMemoryStatesWhatItsTextSays) {
     ++versions;
   }
   EXPECT_EQ(versions, 20u) << raw;
+  // Long texts: the old versions keep at most 64 KiB beside the newest.
+  for (int i = 0; i < 10; ++i) write(std::string(20000, static_cast<char>('a' + i)), "replace");
+  EXPECT_LT(read(true).size(), size_t{20000 + 20000 + (64 << 10) + 4096}) << "file size";
   // A text about something else is a note of its own: a later statement of
   // where the user lives does not replace it.
   write("User works at Google.", "replace");
