@@ -195,10 +195,10 @@ void SnapshotRestore(Call& call) {
   result["failed_writes"] = r.failed_writes;
   result["failed_deletes"] = r.failed_deletes;
   result["task_id"] = r.task_id.empty() ? Json(nullptr) : Json(r.task_id);
-  call.Fail(Status::Internal(fmt::format("snapshot restore partial: {} files not written, {} not "
-                                         "deleted; the branch is at {} (restore again to finish)",
-                                         r.failed_writes.size(), r.failed_deletes.size(),
-                                         r.new_commit_oid))
+  call.Fail(Status::Internal(fmt::format(
+                "snapshot restore partial: {} files not written, {} not deleted; the branch is "
+                "at {} (they stay pending: restore again once what blocked them is fixed)",
+                r.failed_writes.size(), r.failed_deletes.size(), r.new_commit_oid))
                 .WithReason("RESTORE_WRITEBACK_PARTIAL"),
             &result);
 }

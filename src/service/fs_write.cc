@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <algorithm>
 #include <map>
 
 #include "common/hash.h"
@@ -49,9 +50,17 @@ Result<std::map<std::string, std::vector<std::string>>> TagsToCarry(Catalog& cat
   return carried;
 }
 
-// Whether `text` says no (a cue word: not, no, never, cannot, …n't).
-bool HasNegationCue(std::string_view text) {
-  const std::string lower = AsciiLower(text);
+// Whether `text` says no of `value`: a cue word (not, no, never, cannot,
+// …n't, with a straight or a curly apostrophe) before the value, or
+// anywhere when the text does not hold the value ("lives in Boston, not in
+// Denver" still says yes of Boston).
+bool NegatesValue(std::string_view text, std::string_view value) {
+  std::string lower = AsciiLower(text);
+  for (size_t at; (at = lower.find("\u2019")) != std::string::npos;) lower.replace(at, 3, "'");
+  if (!value.empty()) {
+    const size_t at = lower.find(AsciiLower(value));
+    if (at != std::string::npos) lower.resize(at);
+  }
   auto in_word = [](char c) { return (c >= 'a' && c <= 'z') || c == '\''; };
   for (size_t i = 0; i < lower.size();) {
     while (i < lower.size() && !in_word(lower[i])) ++i;
@@ -66,9 +75,22 @@ bool HasNegationCue(std::string_view text) {
   return false;
 }
 
+size_t WordCount(std::string_view text) {
+  size_t words = 0;
+  bool in_word = false;
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    if (!space && !in_word) ++words;
+    in_word = !space;
+  }
+  return words;
+}
+
 // The value `now` states where `before` stated `value` ("User lives in
 // Boston." -> "User lives in Denver." gives "Denver"), or nullopt when the
-// text around the value changed too.
+// text around the value changed too, or the new value is much longer than
+// a value (a rewritten sentence that merely kept its first words and its
+// full stop).
 std::optional<std::string> SwappedValue(std::string_view before, std::string_view value,
                                         std::string_view now) {
   const size_t at = before.find(value);
@@ -81,15 +103,17 @@ std::optional<std::string> SwappedValue(std::string_view before, std::string_vie
   }
   std::string swapped(
       Trim(now.substr(prefix.size(), now.size() - prefix.size() - suffix.size())));
-  if (swapped.empty()) return std::nullopt;
+  const size_t words = WordCount(swapped);
+  if (words == 0 || words > std::min<size_t>(8, 2 * WordCount(value) + 2)) return std::nullopt;
   return swapped;
 }
 
 // A memory file written without its provenance header (as content/read
 // gives it, or text that merely starts like a header) keeps the header: the
 // text is replaced or appended to (on a line of its own) and the old text
-// goes to the history (as many versions as merges keep, 64 KiB at most), so the
-// memory still takes part in merging. The header then states what the new
+// goes to the history (as many versions as merges keep, and 64 KiB of old
+// text unless the newest old version alone is longer), so the memory still
+// takes part in merging. The header then states what the new
 // text says: its value where only the value was changed, its polarity when
 // a "not" came or went; a text that no longer states the value becomes a
 // note of its own (later statements of the attribute no longer replace it).
@@ -113,9 +137,9 @@ std::optional<std::string> EditedMemory(const VikingUri& uri, std::string_view o
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   if (text == m.text) return std::string(old);
   record->history.push_back({m.time, m.session_id, "edit", m.text});
-  // As many versions as merges keep, and beyond the newest one no more
-  // than 64 KiB of old text (edits of a long memory would grow its file
-  // twenty-fold).
+  // As many versions as merges keep, and no more than 64 KiB of old text
+  // unless the newest old version alone is longer (it is always kept):
+  // edits of a long memory would grow its file twenty-fold.
   constexpr size_t kMaxHistoryBytes = size_t{64} << 10;
   std::vector<MemoryHistoryEntry>& history = record->history;
   size_t bytes = 0;
@@ -126,6 +150,7 @@ std::optional<std::string> EditedMemory(const VikingUri& uri, std::string_view o
     history.erase(history.begin());
   }
   const std::string before = std::move(m.text);
+  const std::string old_value = m.value;
   m.text = std::move(text);
   const std::string words = " " + NormalizeForMatch(m.text) + " ";
   if (!m.value.empty() && words.find(" " + NormalizeForMatch(m.value) + " ") == std::string::npos) {
@@ -138,7 +163,7 @@ std::optional<std::string> EditedMemory(const VikingUri& uri, std::string_view o
       m.value.clear();
     }
   }
-  if (HasNegationCue(before) != HasNegationCue(m.text)) m.negated = !m.negated;
+  if (NegatesValue(before, old_value) != NegatesValue(m.text, m.value)) m.negated = !m.negated;
   m.id = MemoryStableId(m.type, m.subject, m.text);
   m.time = FormatIsoMillis(NowNanos()).substr(0, 16);  // YYYY-MM-DDTHH:MM
   m.session_id.clear();

@@ -37,6 +37,7 @@
 // writers there wait or time out meanwhile.
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -99,12 +100,13 @@ class SnapshotOps {
                                   std::string_view to);
   // Makes `project_dir` (nullopt: the whole account, ROOT only) as the
   // source commit has it. The plan applies what differs between the head
-  // and the source, and brings back files on disk that still hold what the
-  // head's parent had (summaries aside), so running a restore again
-  // finishes one that was cut short; work nobody committed stays;
-  // the branch moves (a forward commit) only when its tree changes. Every
-  // file to write or delete is access-checked before anything moves (a dry
-  // run too). Files that fail are listed in the result's failed_* fields.
+  // and the source (ignored files aside), plus what an earlier restore of
+  // the branch left undone there (a crash, a failed file: recorded before
+  // the branch moved, until the files followed) where the source agrees;
+  // work nobody committed stays otherwise. The branch moves (a forward
+  // commit) only when its tree changes. Every file to write or delete is
+  // access-checked before anything moves (a dry run too). Files that fail
+  // are listed in the result's failed_* fields and stay pending.
   Result<SnapshotRestoreResult> Restore(const Identity& who, const SnapshotRestoreRequest& request);
 
   // Takes the bytes of every blob that only `prefix` (an account path such
@@ -183,6 +185,7 @@ class SnapshotOps {
                                const std::string& oid);
 
   SnapshotOpsServices s_;
+  std::mutex restore_mu_;  // one Restore at a time
 };
 
 }  // namespace skald

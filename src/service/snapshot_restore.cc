@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 
+#include "common/json_util.h"
 #include "ingest/ingest_jobs.h"
 #include "ingest/sidecar.h"
 #include "service/snapshot_ops.h"
@@ -39,6 +42,44 @@ Status CheckWritable(const Identity& who, std::string_view path) {
   if (path == kSnapshotIgnorePath) return Status::Ok();  // ROOT's whole restore only
   SKALD_ASSIGN_OR_RETURN(VikingUri uri, VikingUri::Parse(UriOfPath(path)));
   return CheckWriteAccess(who, uri);
+}
+
+// What a restore of one branch has yet to do: account path -> blob id to
+// write, and account paths to delete. Kept in the catalog's metadata from
+// before the branch moves until the files followed it.
+struct PendingRestore {
+  std::map<std::string, std::string> writes;
+  std::set<std::string> deletes;
+  bool empty() const { return writes.empty() && deletes.empty(); }
+};
+
+std::string PendingRestoreKey(std::string_view account, std::string_view branch) {
+  return fmt::format("{}{}/{}", kSnapshotPendingMetaPrefix, account, branch);
+}
+
+// A record that does not parse is dropped with a warning: it only ever
+// finishes a restore, which running the restore again does as well.
+Result<PendingRestore> LoadPendingRestore(Catalog& catalog, const std::string& key) {
+  SKALD_ASSIGN_OR_RETURN(std::optional<std::string> text, catalog.GetMeta(key));
+  PendingRestore out;
+  if (!text || text->empty()) return out;
+  try {
+    const Json j = Json::parse(*text);
+    for (const auto& [path, oid] : j.at("writes").items()) out.writes.emplace(path, oid);
+    for (const Json& path : j.at("deletes")) out.deletes.insert(path.get<std::string>());
+  } catch (const Json::exception& e) {
+    spdlog::warn("snapshot restore: the pending record {} is unreadable ({}); dropped", key,
+                 e.what());
+    return PendingRestore{};
+  }
+  return out;
+}
+
+Status SavePendingRestore(Catalog* catalog, const std::string& key,
+                          const PendingRestore& pending) {
+  if (pending.empty()) return catalog->SetMeta(key, "");
+  return catalog->SetMeta(key, DumpJson(Json{{"writes", pending.writes},
+                                             {"deletes", pending.deletes}}));
 }
 
 }  // namespace
@@ -94,6 +135,9 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
     SKALD_ASSIGN_OR_RETURN(dir, TreePath(who, *req.project_dir, PathAccess::kWrite));
   }
   SKALD_RETURN_IF_ERROR(s_.resolver->EnsureAccount(who));
+  // One restore at a time: each reads and replaces its branch's pending
+  // files.
+  std::lock_guard<std::mutex> restoring(restore_mu_);
   SKALD_ASSIGN_OR_RETURN(std::string source_oid,
                          ResolveCommit(account, req.source_commit, req.source_commit));
   SKALD_ASSIGN_OR_RETURN(std::optional<std::string> head, Head(account, req.branch));
@@ -115,45 +159,52 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
         .WithDetail("type", "git_ref");
   }
   // The plan applies what differs between the head and the source (as
-  // OpenViking does). It also finishes a restore that was cut short (a
-  // crash, a failed file): a file on disk that still holds what the head's
-  // parent had at its path (the restore had not reached it yet), or is
-  // missing where the parent had nothing, is written or deleted as the
-  // source says, so running the restore again completes it. Anything else
-  // on disk that the head does not explain (work nobody committed) is left
-  // alone unless the head and the source differ at its path, and so are
-  // summaries (.abstract.md, .overview.md: the indexer rewrites them after
-  // every restore), files the caller cannot see, ignored files and internal
-  // ones. Files whose bytes were erased with their user are left out.
+  // OpenViking does), and what a restore of this branch that was cut short
+  // (a crash, a failed file) left to do here, as long as the source agrees
+  // with it and the files do not show it done. Left alone: files the caller
+  // cannot see, ignored files and internal ones; files whose bytes were
+  // erased with their user are left out.
   SKALD_ASSIGN_OR_RETURN(std::string ignore_text, s_.catalog->GetSnapshotIgnore(account));
   SKALD_ASSIGN_OR_RETURN(IgnoreRules rules, IgnoreRules::Parse(ignore_text));
   SKALD_ASSIGN_OR_RETURN(SnapshotTree on_disk, WorkspaceBlobs(who, dir, rules));
   const SnapshotTree at_head = SnapshotSubtree(current.tree, dir);
-  SnapshotTree at_parent;
-  if (!current.commit.parents.empty()) {
-    SKALD_ASSIGN_OR_RETURN(Loaded parent, Load(account, current.commit.parents.front()));
-    at_parent = SnapshotSubtree(parent.tree, dir);
+  const std::string pending_key = PendingRestoreKey(account, req.branch);
+  SKALD_ASSIGN_OR_RETURN(PendingRestore pending, LoadPendingRestore(*s_.catalog, pending_key));
+  // The pending files this restore takes over (relative to `dir`); the
+  // others stay pending.
+  PendingRestore carried, here;
+  auto take = [&](const std::string& path) -> std::optional<std::string> {
+    if (!PathAtOrBelow(path, dir) || !VisibleTo(who, path)) return std::nullopt;
+    return path.size() <= dir.size() ? std::string()
+           : dir.empty()             ? path
+                                     : path.substr(dir.size() + 1);
+  };
+  for (const auto& [path, oid] : pending.writes) {
+    if (std::optional<std::string> rel = take(path)) {
+      here.writes.emplace(*rel, oid);
+    } else {
+      carried.writes.emplace(path, oid);
+    }
   }
-  auto left_alone = [&](const std::string& rel) {
-    return IsSidecarName(BaseName(rel)) || rules.Ignored(JoinTreePath(dir, rel));
-  };
-  // Whether the file on disk at `rel` (blob id `oid`, "" when no commit
-  // holds its bytes) is what the head's parent had there.
-  auto as_parent_had = [&](const std::string& rel, const std::string& oid) {
-    auto it = at_parent.find(rel);
-    return it != at_parent.end() && !oid.empty() && it->second == oid;
-  };
+  for (const std::string& path : pending.deletes) {
+    if (std::optional<std::string> rel = take(path)) {
+      here.deletes.insert(*rel);
+    } else {
+      carried.deletes.insert(path);
+    }
+  }
+  auto ignored = [&](const std::string& rel) { return rules.Ignored(JoinTreePath(dir, rel)); };
   SnapshotRestoreResult plan;
   for (const auto& [rel, oid] : wanted) {
     auto head_it = at_head.find(rel);
     bool write = head_it == at_head.end() || head_it->second != oid;
-    if (!write && !left_alone(rel)) {
-      auto disk_it = on_disk.find(rel);
-      write = disk_it == on_disk.end()
-                  ? !at_parent.count(rel)
-                  : disk_it->second != oid && as_parent_had(rel, disk_it->second);
-    }
     if (!write) {
+      auto left = here.writes.find(rel);
+      auto disk_it = on_disk.find(rel);
+      write = left != here.writes.end() && left->second == oid &&
+              (disk_it == on_disk.end() || disk_it->second != oid);
+    }
+    if (!write || ignored(rel)) {
       plan.unchanged_paths.push_back(rel);
       continue;
     }
@@ -162,10 +213,12 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
   }
   std::set<std::string> doomed;  // in order
   for (const auto& [rel, oid] : at_head) {
-    if (!wanted.count(rel) && VisibleTo(who, JoinTreePath(dir, rel))) doomed.insert(rel);
+    if (!wanted.count(rel) && !ignored(rel) && VisibleTo(who, JoinTreePath(dir, rel))) {
+      doomed.insert(rel);
+    }
   }
-  for (const auto& [rel, oid] : on_disk) {
-    if (!wanted.count(rel) && !left_alone(rel) && as_parent_had(rel, oid)) doomed.insert(rel);
+  for (const std::string& rel : here.deletes) {
+    if (!wanted.count(rel) && on_disk.count(rel)) doomed.insert(rel);
   }
   plan.to_delete.assign(doomed.begin(), doomed.end());
   // Who may write what is checked before the history moves (and before a
@@ -190,10 +243,21 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
   for (const auto& [rel, oid] : wanted) tree[JoinTreePath(dir, rel)] = oid;
   const bool moves = tree != current.tree;
   if (!moves && plan.to_write.empty() && plan.to_delete.empty()) {
+    // What was pending here is done (or the source no longer wants it).
+    if (!here.empty()) SKALD_RETURN_IF_ERROR(SavePendingRestore(s_.catalog, pending_key, carried));
     plan.outcome = SnapshotRestoreOutcome::kNoop;
     plan.unchanged_paths.clear();
     return plan;
   }
+  // Everything this restore will change is pending before the branch
+  // moves, so a crash in between leaves the next restore of the branch
+  // something to finish.
+  PendingRestore to_do = carried;
+  for (const SnapshotRestoreResult::Write& w : plan.to_write) {
+    to_do.writes[JoinTreePath(dir, w.path)] = w.oid;
+  }
+  for (const std::string& rel : plan.to_delete) to_do.deletes.insert(JoinTreePath(dir, rel));
+  SKALD_RETURN_IF_ERROR(SavePendingRestore(s_.catalog, pending_key, to_do));
   std::string new_oid = *head;  // the files only catch up with the head
   if (moves) {
     const std::string message =
@@ -201,8 +265,15 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
         : dir.empty() ? fmt::format("restore full tree from {}", source_oid.substr(0, 12))
                       : fmt::format("restore {} from {}", dir, source_oid.substr(0, 12));
     std::map<std::string, SnapshotObject> no_blobs;  // every blob is stored already
-    SKALD_ASSIGN_OR_RETURN(new_oid, Record(who, req.branch, head, tree, message, req.author_name,
-                                           req.author_email, &no_blobs));
+    Result<std::string> recorded = Record(who, req.branch, head, tree, message, req.author_name,
+                                          req.author_email, &no_blobs);
+    if (!recorded.ok()) {
+      if (Status kept = SavePendingRestore(s_.catalog, pending_key, pending); !kept.ok()) {
+        spdlog::warn("snapshot restore: pending files not put back: {}", kept.ToString());
+      }
+      return recorded.status();
+    }
+    new_oid = std::move(*recorded);
   }
 
   WriteBackPlan files;
@@ -211,6 +282,11 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
   }
   for (const std::string& rel : plan.to_delete) files.deletes.push_back(JoinTreePath(dir, rel));
   SKALD_ASSIGN_OR_RETURN(WriteBackResult done, WriteBack(who, dir, files));
+  // What failed stays pending (with what was pending elsewhere).
+  PendingRestore left = std::move(carried);
+  for (const std::string& path : done.failed_writes) left.writes[path] = to_do.writes[path];
+  for (const std::string& path : done.failed_deletes) left.deletes.insert(path);
+  SKALD_RETURN_IF_ERROR(SavePendingRestore(s_.catalog, pending_key, left));
 
   SnapshotRestoreResult applied;
   applied.outcome = SnapshotRestoreOutcome::kApplied;

@@ -141,6 +141,26 @@ MergeDecision DecideMerge(const MemoryCandidate& candidate, const std::vector<Me
   return decision;
 }
 
+namespace {
+
+// `path`, or when a record already lives there (a memory edited into other
+// words keeps its file while its id follows the text, so the id of the old
+// words can come back) the first free "<stem>-2.md", "<stem>-3.md", ….
+std::string FreePath(const std::string& path, const std::vector<MemoryRecord>& existing) {
+  auto taken = [&](const std::string& p) {
+    return std::any_of(existing.begin(), existing.end(),
+                       [&](const MemoryRecord& r) { return r.path == p; });
+  };
+  if (!taken(path)) return path;
+  const std::string stem = path.substr(0, path.size() - 3);  // without ".md"
+  for (int n = 2;; ++n) {
+    std::string candidate = fmt::format("{}-{}.md", stem, n);
+    if (!taken(candidate)) return candidate;
+  }
+}
+
+}  // namespace
+
 std::vector<MemoryWrite> PlanMemoryWrites(const std::vector<MemoryCandidate>& candidates,
                                           std::vector<MemoryRecord>* existing,
                                           const MergeOptions& options) {
@@ -155,7 +175,7 @@ std::vector<MemoryWrite> PlanMemoryWrites(const std::vector<MemoryCandidate>& ca
     w.action = d.action;
     w.reason = std::move(d.reason);
     if (d.action == MergeAction::kCreate) {
-      d.record.path = MemoryRelativePath(d.record.memory);
+      d.record.path = FreePath(MemoryRelativePath(d.record.memory), *existing);
       existing->push_back(d.record);
     } else {
       (*existing)[d.target] = d.record;

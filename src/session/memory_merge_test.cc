@@ -273,5 +273,25 @@ TEST(MemoryFileTest, RelativePaths) {
   EXPECT_EQ(MemoryRelativePath(w).rfind("events/2023/05/06/", 0), 0u) << MemoryRelativePath(w);
 }
 
+TEST(MemoryFileTest, ACreatedMemoryNeverTakesTheFileOfAnother) {
+  // A memory edited into other words keeps its file (and its old id's file
+  // name) while its id and subject change; the old fact said again must land
+  // beside it, not over it.
+  MemoryCandidate boston = One("Maria", "I live in Boston.");
+  MemoryRecord edited;
+  edited.memory = One("Maria", "I like long walks.");
+  edited.path = MemoryRelativePath(boston);
+  std::vector<MemoryRecord> store = {edited};
+  std::vector<MemoryWrite> writes = PlanMemoryWrites({boston, boston}, &store);
+  ASSERT_EQ(writes.size(), 2u);
+  EXPECT_EQ(writes[0].action, MergeAction::kCreate);
+  const std::string stem = edited.path.substr(0, edited.path.size() - 3);
+  EXPECT_EQ(writes[0].record.path, stem + "-2.md");
+  EXPECT_EQ(writes[1].action, MergeAction::kSkip);
+  ASSERT_EQ(store.size(), 2u);
+  EXPECT_EQ(store[0].path, edited.path);
+  EXPECT_EQ(store[0].memory.text, edited.memory.text);
+}
+
 }  // namespace
 }  // namespace skald

@@ -44,6 +44,11 @@ struct CatalogNode {
 inline constexpr int kJobPriorityBulk = 0;
 inline constexpr int kJobPriorityInteractive = 100;
 
+// Metadata keys "<this><account>/<branch>": what a snapshot restore of the
+// branch has yet to write back (service/snapshot_restore.cc); PurgeAccount
+// deletes an account's.
+inline constexpr std::string_view kSnapshotPendingMetaPrefix = "snapshot-restore/";
+
 // What to enqueue. Thread safety: a value type.
 struct JobSpec {
   JobKind kind = JobKind::kUnknown;  // what the job does; required (not kUnknown)

@@ -252,13 +252,16 @@ Status Catalog::PurgeAccount(std::string_view account_id) {
       SKALD_RETURN_IF_ERROR(s.Run("delete account"));
     }
     // The account's relations (service/relation_ops.h keys them
-    // "relations/<account>/<uri>"): a new account of the same id starts with none.
-    Stmt relations(db, "DELETE FROM meta WHERE substr(key, 1, ?) = ?");
-    if (!relations.prepared()) return SqlError(db, "delete account");
-    const std::string prefix = fmt::format("relations/{}/", account_id);
-    relations.Bind(1, static_cast<int64_t>(prefix.size()));
-    relations.Bind(2, prefix);
-    SKALD_RETURN_IF_ERROR(relations.Run("delete account"));
+    // "relations/<account>/<uri>") and its unfinished snapshot restores: a
+    // new account of the same id starts with none.
+    for (std::string_view kind : {std::string_view("relations/"), kSnapshotPendingMetaPrefix}) {
+      Stmt meta(db, "DELETE FROM meta WHERE substr(key, 1, ?) = ?");
+      if (!meta.prepared()) return SqlError(db, "delete account");
+      const std::string prefix = fmt::format("{}{}/", kind, account_id);
+      meta.Bind(1, static_cast<int64_t>(prefix.size()));
+      meta.Bind(2, prefix);
+      SKALD_RETURN_IF_ERROR(meta.Run("delete account"));
+    }
     return Status::Ok();
   });
 }

@@ -134,6 +134,14 @@ TEST_F(MemoryApiTest, AnEditedMemoryStatesWhatItsTextSays) {
   CommitAndWait("s2");
   EXPECT_NE(read(false).find("Boston"), std::string::npos) << read(true);
   EXPECT_EQ(read(false).find("Denver"), std::string::npos) << read(true);
+  // A "not" after the value is about something else; a curly apostrophe
+  // is an apostrophe.
+  write("User lives in Boston, not in Denver.", "replace");
+  EXPECT_NE(read(true).find("\nnegated: false\n"), std::string::npos) << read(true);
+  write("User doesn\u2019t live in Boston.", "replace");
+  EXPECT_NE(read(true).find("\nnegated: true\n"), std::string::npos) << read(true);
+  write("User lives in Boston.", "replace");
+  EXPECT_NE(read(true).find("\nnegated: false\n"), std::string::npos) << read(true);
   // "Not" came: a later "I live in Boston" contradicts the edited memory.
   write("User no longer lives in Boston.", "replace");
   EXPECT_NE(read(true).find("\nnegated: true\n"), std::string::npos) << read(true);
@@ -164,6 +172,16 @@ TEST_F(MemoryApiTest, AnEditedMemoryStatesWhatItsTextSays) {
   write("User works at Google.", "replace");
   Say("s4", "I live in Denver.");
   CommitAndWait("s4");
+  EXPECT_EQ(read(false), "User works at Google.\n");
+  std::vector<std::string> now = MemoryFiles("profile");
+  ASSERT_EQ(now.size(), 2u);
+  // The note keeps its file (named after the first words): those words said
+  // again, with nothing to replace, make a file beside it.
+  for (const std::string& f : now) {
+    if (f != files[0]) ASSERT_EQ(Delete("/api/v1/fs?uri=" + Q(f)).status, 200);
+  }
+  Say("s5", "I live in Boston.");
+  CommitAndWait("s5");
   EXPECT_EQ(read(false), "User works at Google.\n");
   EXPECT_EQ(MemoryFiles("profile").size(), 2u);
 }

@@ -389,19 +389,14 @@ TEST_F(SnapshotApiTest, RestoreSwapsFilesAndDirectoriesAndFinishesWhatWasCutShor
   EXPECT_EQ(Read(q + "/x.md/y.md"), "# Y inside\n");
   WaitIdle();
 
-  // A restore compares with the files as they are: one lost since (as
-  // after a crash during the write-back) is written again, though the
-  // branch is at the restore's commit already.
+  // A file lost after a restore finished is work nobody committed: a
+  // restore of the head leaves it alone (as OpenViking's head-vs-source
+  // plan does).
   ASSERT_EQ(Delete("/api/v1/fs?uri=" + Q(q + "/x.md/y.md")).status, 200);
-  Reply heal = restore(as_dir);
-  ASSERT_EQ(heal.status, 200) << heal.raw;
-  EXPECT_EQ(heal.json["result"]["result"], "applied") << heal.raw;
-  EXPECT_EQ(heal.json["result"]["written_paths"], Json::array({"resources/q/x.md/y.md"}));
-  EXPECT_EQ(heal.json["result"]["new_commit_oid"], heal.json["result"]["parent_commit"])
-      << "the branch's tree did not change: no new commit";
-  EXPECT_EQ(Read(q + "/x.md/y.md"), "# Y inside\n");
-  WaitIdle();
   EXPECT_EQ(restore(as_dir).json["result"]["result"], "noop");
+  EXPECT_EQ(Get("/api/v1/content/read?uri=" + Q(q + "/x.md/y.md")).status, 404);
+  Create(q + "/x.md/y.md", "# Y inside\n");
+  WaitIdle();
 
   // A file that cannot follow (an ignored file keeps its directory in
   // place): 500 RESTORE_WRITEBACK_PARTIAL with the whole result, the branch
@@ -419,6 +414,22 @@ TEST_F(SnapshotApiTest, RestoreSwapsFilesAndDirectoriesAndFinishesWhatWasCutShor
   EXPECT_EQ(d["source_commit"], as_file);
   EXPECT_EQ(Get("/api/v1/snapshot/log?limit=1").json["result"][0]["oid"], d["new_commit_oid"]);
   EXPECT_EQ(Read(q + "/x.md/keep.txt"), "kept\n");
+  // What failed stays pending, through other commits, until a restore of
+  // the branch can finish it.
+  Reply again = restore(as_file);
+  EXPECT_EQ(again.status, 500) << again.raw;
+  Create("viking://resources/other/o.md", "# O\n");
+  WaitIdle();
+  CommitOid({{"message", "elsewhere"}, {"paths", {"viking://resources/other"}}});
+  ASSERT_EQ(Delete("/api/v1/fs?uri=" + Q(q + "/x.md/keep.txt")).status, 200);
+  Reply finished = restore(as_file);
+  ASSERT_EQ(finished.status, 200) << finished.raw;
+  EXPECT_EQ(finished.json["result"]["written_paths"], Json::array({"resources/q/x.md"}))
+      << finished.raw;
+  EXPECT_EQ(finished.json["result"]["new_commit_oid"], finished.json["result"]["parent_commit"]);
+  EXPECT_EQ(Read(q + "/x.md"), "# X as a file\n");
+  WaitIdle();
+  EXPECT_EQ(restore(as_file).json["result"]["result"], "noop");
   ExpectHealthy();
 }
 
@@ -524,6 +535,15 @@ TEST_F(SnapshotApiTest, RestoreLeavesWorkNotCommittedAlone) {
   ASSERT_EQ(back.status, 200) << back.raw;
   EXPECT_EQ(Read(shared + "/s.md"), "# S one\n");
   EXPECT_EQ(Read(shared + "/draft.md"), "# Draft\n");
+  // An edit that happens to bring back what the head's parent had is work
+  // too: a restore of the head keeps it.
+  WaitIdle();
+  Write(shared + "/s.md", "# S two\n");
+  WaitIdle();
+  EXPECT_EQ(restore(one).json["result"]["result"], "noop");
+  EXPECT_EQ(Read(shared + "/s.md"), "# S two\n");
+  Write(shared + "/s.md", "# S one\n");
+  WaitIdle();
   // A file is no directory to restore (404, as OpenViking).
   Reply file = PostJson("/api/v1/snapshot/restore",
                         {{"source_commit", one}, {"project_dir", shared + "/s.md"}});
@@ -576,6 +596,14 @@ TEST_F(SnapshotApiTest, RestoreOfTheHeadKeepsCopiesAndIgnoredEdits) {
   EXPECT_EQ(head.json["result"]["result"], "noop") << head.raw;
   EXPECT_EQ(Read(app + "/copy.md"), "# T\n");
   EXPECT_EQ(Read(app + "/a.txt"), "edited, not committed\n");
+  // An ignored file stays as it is where the head and the source differ
+  // too.
+  ASSERT_EQ(Delete("/api/v1/snapshot/ignore").status, 200);
+  CommitOid({{"message", "edited"}, {"paths", {app}}});
+  ASSERT_EQ(Put("/api/v1/snapshot/ignore", Json{{"content", "*.txt\n"}}.dump()).status, 200);
+  Reply past = PostJson("/api/v1/snapshot/restore", {{"source_commit", base}, {"project_dir", app}});
+  ASSERT_EQ(past.status, 200) << past.raw;
+  EXPECT_EQ(Read(app + "/a.txt"), "edited, not committed\n") << past.raw;
   // A directory a restore empties goes, right below a scope too.
   Create("viking://resources/newdir/n.md", "# N\n");
   WaitIdle();
