@@ -6,6 +6,7 @@
 
 #include <array>
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "common/hash.h"
@@ -50,23 +51,43 @@ Result<std::map<std::string, std::vector<std::string>>> TagsToCarry(Catalog& cat
   return carried;
 }
 
+// Lower case, with curly apostrophes (U+2019, U+2018, U+02BC) made
+// straight.
+std::string FoldForCues(std::string_view text) {
+  std::string out = AsciiLower(text);
+  for (std::string_view curly : {"\u2019", "\u2018", "\u02bc"}) {
+    for (size_t at; (at = out.find(curly)) != std::string::npos;) {
+      out.replace(at, curly.size(), "'");
+    }
+  }
+  return out;
+}
+
+bool IsWordByte(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80;
+}
+
 // Whether `text` says no of `value`: a cue word (not, no, never, cannot,
-// …n't, with a straight or a curly apostrophe) before the value, or
-// anywhere when the text does not hold the value ("lives in Boston, not in
-// Denver" still says yes of Boston).
+// …n't) before the value as a whole word, or anywhere when the text does
+// not hold it ("lives in Boston, not in Denver" still says yes of Boston).
 bool NegatesValue(std::string_view text, std::string_view value) {
-  std::string lower = AsciiLower(text);
-  for (size_t at; (at = lower.find("\u2019")) != std::string::npos;) lower.replace(at, 3, "'");
-  if (!value.empty()) {
-    const size_t at = lower.find(AsciiLower(value));
-    if (at != std::string::npos) lower.resize(at);
+  std::string folded = FoldForCues(text);
+  const std::string needle = FoldForCues(value);
+  for (size_t at = needle.empty() ? std::string::npos : folded.find(needle);
+       at != std::string::npos; at = folded.find(needle, at + 1)) {
+    const size_t end = at + needle.size();
+    if ((at == 0 || !IsWordByte(folded[at - 1])) &&
+        (end == folded.size() || !IsWordByte(folded[end]))) {
+      folded.resize(at);
+      break;
+    }
   }
   auto in_word = [](char c) { return (c >= 'a' && c <= 'z') || c == '\''; };
-  for (size_t i = 0; i < lower.size();) {
-    while (i < lower.size() && !in_word(lower[i])) ++i;
+  for (size_t i = 0; i < folded.size();) {
+    while (i < folded.size() && !in_word(folded[i])) ++i;
     const size_t begin = i;
-    while (i < lower.size() && in_word(lower[i])) ++i;
-    const std::string_view word = std::string_view(lower).substr(begin, i - begin);
+    while (i < folded.size() && in_word(folded[i])) ++i;
+    const std::string_view word = std::string_view(folded).substr(begin, i - begin);
     if (word == "not" || word == "no" || word == "never" || word == "cannot" ||
         word.ends_with("n't")) {
       return true;
@@ -88,9 +109,9 @@ size_t WordCount(std::string_view text) {
 
 // The value `now` states where `before` stated `value` ("User lives in
 // Boston." -> "User lives in Denver." gives "Denver"), or nullopt when the
-// text around the value changed too, or the new value is much longer than
-// a value (a rewritten sentence that merely kept its first words and its
-// full stop).
+// text around the value changed too, or the new value is longer than a
+// value (five words, or twice the old one's and two, eight at most): a
+// rewritten sentence that merely kept its first words and its full stop.
 std::optional<std::string> SwappedValue(std::string_view before, std::string_view value,
                                         std::string_view now) {
   const size_t at = before.find(value);
@@ -104,7 +125,8 @@ std::optional<std::string> SwappedValue(std::string_view before, std::string_vie
   std::string swapped(
       Trim(now.substr(prefix.size(), now.size() - prefix.size() - suffix.size())));
   const size_t words = WordCount(swapped);
-  if (words == 0 || words > std::min<size_t>(8, 2 * WordCount(value) + 2)) return std::nullopt;
+  const size_t most = std::min<size_t>(8, std::max<size_t>(5, 2 * WordCount(value) + 2));
+  if (words == 0 || words > most) return std::nullopt;
   return swapped;
 }
 

@@ -566,6 +566,7 @@ Result<uint64_t> SnapshotOps::EraseBlobsOnlyUnder(std::string_view account,
     if (!elsewhere.count(blob)) doomed.push_back(blob);
   }
   SKALD_RETURN_IF_ERROR(s_.catalog->DeleteSnapshotBlobs(account, doomed));
+  SKALD_RETURN_IF_ERROR(DropPendingUnder(account, prefix));
   return static_cast<uint64_t>(doomed.size());
 }
 

@@ -32,11 +32,13 @@
 // Thread safety: safe for concurrent use. Two commits to one branch race
 // on its head; the loser gets Conflict (409) and may retry. A commit reads
 // files one by one without locking the tree: a file written meanwhile is
-// recorded as it was when read. A restore's write-back holds a tree lock on
-// the restored directory (the whole account for a full restore), so other
-// writers there wait or time out meanwhile.
+// recorded as it was when read. Restores of one account run one at a time
+// (each reads and rewrites what they left to do). A restore's write-back
+// holds a tree lock on the restored directory (the whole account for a full
+// restore), so other writers there wait or time out meanwhile.
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -100,19 +102,21 @@ class SnapshotOps {
                                   std::string_view to);
   // Makes `project_dir` (nullopt: the whole account, ROOT only) as the
   // source commit has it. The plan applies what differs between the head
-  // and the source (ignored files aside), plus what an earlier restore of
-  // the branch left undone there (a crash, a failed file: recorded before
-  // the branch moved, until the files followed) where the source agrees;
-  // work nobody committed stays otherwise. The branch moves (a forward
-  // commit) only when its tree changes. Every file to write or delete is
-  // access-checked before anything moves (a dry run too). Files that fail
-  // are listed in the result's failed_* fields and stay pending.
+  // and the source (ignored files aside), plus what an earlier restore left
+  // undone there (a crash, a failed file: recorded with each file's state
+  // before the branch moved, until the files followed) where the source
+  // agrees and the file is still in that state; work nobody committed
+  // stays. The branch moves (a forward commit) only when its tree changes.
+  // Every file to write or delete is access-checked before anything moves
+  // (a dry run too). Files that fail are listed in the result's failed_*
+  // fields and stay pending.
   Result<SnapshotRestoreResult> Restore(const Identity& who, const SnapshotRestoreRequest& request);
 
   // Takes the bytes of every blob that only `prefix` (an account path such
   // as "user/bo") references out of the account's history: the trees keep
-  // the names, show and diff answer NotFound, restore leaves them out.
-  // Returns how many blobs were erased. Used when a user is deleted.
+  // the names, show and diff answer NotFound, restore leaves them out, and
+  // what restores left to do below `prefix` is forgotten. Returns how many
+  // blobs were erased. Used when a user is deleted.
   Result<uint64_t> EraseBlobsOnlyUnder(std::string_view account, std::string_view prefix);
 
   Result<std::string> GetIgnore(const Identity& who);
@@ -163,8 +167,9 @@ class SnapshotOps {
   // ("" when none has them); a file at `dir` itself is keyed "". Left out:
   // what `who` cannot see, what `rules` ignore, paths snapshots never hold.
   // For the whole account, the .ovgitignore too.
+  // `states`, when given, gets each file's content hash ("?" when unknown).
   Result<SnapshotTree> WorkspaceBlobs(const Identity& who, std::string_view dir,
-                                      const IgnoreRules& rules);
+                                      const IgnoreRules& rules, SnapshotTree* states = nullptr);
   struct WriteBackPlan {
     std::vector<std::pair<std::string, std::string>> writes;  // account path -> blob id
     std::vector<std::string> deletes;                         // account paths
@@ -184,8 +189,15 @@ class SnapshotOps {
   Result<bool> WriteForRestore(const Identity& who, const std::string& path,
                                const std::string& oid);
 
+  // The mutex that lets one restore of `account` run at a time.
+  std::shared_ptr<std::mutex> RestoreMutex(std::string_view account);
+  // Forgets what restores left to do at or below `prefix` (a deleted user's
+  // space: a new user of the same id starts with nothing pending).
+  Status DropPendingUnder(std::string_view account, std::string_view prefix);
+
   SnapshotOpsServices s_;
-  std::mutex restore_mu_;  // one Restore at a time
+  std::mutex restore_mu_;  // guards restoring_
+  std::map<std::string, std::shared_ptr<std::mutex>> restoring_;  // account -> its restores' mutex
 };
 
 }  // namespace skald

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -44,29 +45,35 @@ Status CheckWritable(const Identity& who, std::string_view path) {
   return CheckWriteAccess(who, uri);
 }
 
-// What a restore of one branch has yet to do: account path -> blob id to
-// write, and account paths to delete. Kept in the catalog's metadata from
-// before the branch moves until the files followed it.
-struct PendingRestore {
-  std::map<std::string, std::string> writes;
-  std::set<std::string> deletes;
-  bool empty() const { return writes.empty() && deletes.empty(); }
+// What restores of an account have yet to do, each file with the state it
+// was in when the restore planned it (its content hash; "" when missing,
+// "?" when its hash is unknown): only a file still in that state is
+// changed later, so work done on it since is never overwritten. Kept in the
+// catalog's metadata from before a restore moves its branch until the
+// files followed.
+constexpr std::string_view kUnknownState = "?";
+struct PendingOp {
+  std::string oid;  // the blob to write; "" for a delete
+  std::string was;
 };
+using PendingRestore = std::map<std::string, PendingOp>;  // account path -> op
 
-std::string PendingRestoreKey(std::string_view account, std::string_view branch) {
-  return fmt::format("{}{}/{}", kSnapshotPendingMetaPrefix, account, branch);
+std::string PendingRestoreKey(std::string_view account) {
+  return fmt::format("{}{}/pending", kSnapshotPendingMetaPrefix, account);
 }
 
-// A record that does not parse is dropped with a warning: it only ever
-// finishes a restore, which running the restore again does as well.
+// A record that does not parse is dropped with a warning (what it held is
+// then left as it is, like work nobody committed).
 Result<PendingRestore> LoadPendingRestore(Catalog& catalog, const std::string& key) {
   SKALD_ASSIGN_OR_RETURN(std::optional<std::string> text, catalog.GetMeta(key));
   PendingRestore out;
   if (!text || text->empty()) return out;
   try {
     const Json j = Json::parse(*text);
-    for (const auto& [path, oid] : j.at("writes").items()) out.writes.emplace(path, oid);
-    for (const Json& path : j.at("deletes")) out.deletes.insert(path.get<std::string>());
+    for (const auto& [path, op] : j.items()) {
+      out.emplace(path,
+                  PendingOp{op.at("oid").get<std::string>(), op.at("was").get<std::string>()});
+    }
   } catch (const Json::exception& e) {
     spdlog::warn("snapshot restore: the pending record {} is unreadable ({}); dropped", key,
                  e.what());
@@ -78,14 +85,15 @@ Result<PendingRestore> LoadPendingRestore(Catalog& catalog, const std::string& k
 Status SavePendingRestore(Catalog* catalog, const std::string& key,
                           const PendingRestore& pending) {
   if (pending.empty()) return catalog->SetMeta(key, "");
-  return catalog->SetMeta(key, DumpJson(Json{{"writes", pending.writes},
-                                             {"deletes", pending.deletes}}));
+  Json j = Json::object();
+  for (const auto& [path, op] : pending) j[path] = Json{{"oid", op.oid}, {"was", op.was}};
+  return catalog->SetMeta(key, DumpJson(j));
 }
 
 }  // namespace
 
 Result<SnapshotTree> SnapshotOps::WorkspaceBlobs(const Identity& who, std::string_view dir,
-                                                 const IgnoreRules& rules) {
+                                                 const IgnoreRules& rules, SnapshotTree* states) {
   const std::string& account = who.account;
   SnapshotTree out;
   SKALD_ASSIGN_OR_RETURN(std::vector<CatalogNode> nodes, s_.catalog->ListSubtree(account, dir, 0));
@@ -104,10 +112,11 @@ Result<SnapshotTree> SnapshotOps::WorkspaceBlobs(const Identity& who, std::strin
       SKALD_ASSIGN_OR_RETURN(oid, s_.catalog->FindSnapshotBlob(account, node.hash));
     }
     // (A file at `dir` itself is keyed "".)
-    out.emplace(node.path.size() <= dir.size() ? std::string()
-                : dir.empty()                  ? node.path
-                                               : node.path.substr(dir.size() + 1),
-                oid.value_or(""));
+    std::string rel = node.path.size() <= dir.size() ? std::string()
+                      : dir.empty()                  ? node.path
+                                                     : node.path.substr(dir.size() + 1);
+    if (states) states->emplace(rel, node.hash.empty() ? std::string(kUnknownState) : node.hash);
+    out.emplace(std::move(rel), oid.value_or(""));
   }
   if (dir.empty()) {
     SKALD_ASSIGN_OR_RETURN(std::string ignore_text, s_.catalog->GetSnapshotIgnore(account));
@@ -135,9 +144,10 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
     SKALD_ASSIGN_OR_RETURN(dir, TreePath(who, *req.project_dir, PathAccess::kWrite));
   }
   SKALD_RETURN_IF_ERROR(s_.resolver->EnsureAccount(who));
-  // One restore at a time: each reads and replaces its branch's pending
-  // files.
-  std::lock_guard<std::mutex> restoring(restore_mu_);
+  // One restore of an account at a time: each reads and replaces its
+  // pending files.
+  std::shared_ptr<std::mutex> account_mu = RestoreMutex(account);
+  std::lock_guard<std::mutex> restoring(*account_mu);
   SKALD_ASSIGN_OR_RETURN(std::string source_oid,
                          ResolveCommit(account, req.source_commit, req.source_commit));
   SKALD_ASSIGN_OR_RETURN(std::optional<std::string> head, Head(account, req.branch));
@@ -159,50 +169,50 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
         .WithDetail("type", "git_ref");
   }
   // The plan applies what differs between the head and the source (as
-  // OpenViking does), and what a restore of this branch that was cut short
-  // (a crash, a failed file) left to do here, as long as the source agrees
-  // with it and the files do not show it done. Left alone: files the caller
+  // OpenViking does), and what an earlier restore that was cut short (a
+  // crash, a failed file) left to do here, where the source agrees and the
+  // file is still as that restore found it. Left alone: files the caller
   // cannot see, ignored files and internal ones; files whose bytes were
   // erased with their user are left out.
   SKALD_ASSIGN_OR_RETURN(std::string ignore_text, s_.catalog->GetSnapshotIgnore(account));
   SKALD_ASSIGN_OR_RETURN(IgnoreRules rules, IgnoreRules::Parse(ignore_text));
-  SKALD_ASSIGN_OR_RETURN(SnapshotTree on_disk, WorkspaceBlobs(who, dir, rules));
-  const SnapshotTree at_head = SnapshotSubtree(current.tree, dir);
-  const std::string pending_key = PendingRestoreKey(account, req.branch);
-  SKALD_ASSIGN_OR_RETURN(PendingRestore pending, LoadPendingRestore(*s_.catalog, pending_key));
-  // The pending files this restore takes over (relative to `dir`); the
-  // others stay pending.
-  PendingRestore carried, here;
-  auto take = [&](const std::string& path) -> std::optional<std::string> {
-    if (!PathAtOrBelow(path, dir) || !VisibleTo(who, path)) return std::nullopt;
-    return path.size() <= dir.size() ? std::string()
-           : dir.empty()             ? path
-                                     : path.substr(dir.size() + 1);
+  SnapshotTree states;  // rel -> content hash of each file on disk
+  SKALD_ASSIGN_OR_RETURN(SnapshotTree on_disk, WorkspaceBlobs(who, dir, rules, &states));
+  auto state_of = [&](const std::string& rel) {
+    auto it = states.find(rel);
+    return it == states.end() ? std::string() : it->second;
   };
-  for (const auto& [path, oid] : pending.writes) {
-    if (std::optional<std::string> rel = take(path)) {
-      here.writes.emplace(*rel, oid);
-    } else {
-      carried.writes.emplace(path, oid);
+  const SnapshotTree at_head = SnapshotSubtree(current.tree, dir);
+  const std::string pending_key = PendingRestoreKey(account);
+  SKALD_ASSIGN_OR_RETURN(PendingRestore pending, LoadPendingRestore(*s_.catalog, pending_key));
+  // The pending files this restore takes over (keyed relative to `dir`);
+  // the others stay pending.
+  PendingRestore carried, here;
+  for (const auto& [path, op] : pending) {
+    if (!PathAtOrBelow(path, dir) || !VisibleTo(who, path)) {
+      carried.emplace(path, op);
+      continue;
     }
+    here.emplace(path.size() <= dir.size() ? std::string()
+                 : dir.empty()             ? path
+                                           : path.substr(dir.size() + 1),
+                 op);
   }
-  for (const std::string& path : pending.deletes) {
-    if (std::optional<std::string> rel = take(path)) {
-      here.deletes.insert(*rel);
-    } else {
-      carried.deletes.insert(path);
-    }
-  }
+  // Whether the pending op at `rel` still applies: the source wants what it
+  // does (`oid`, "" for a delete) and the file is as the op found it.
+  auto still_pending = [&](const std::string& rel, const std::string& oid) {
+    auto it = here.find(rel);
+    return it != here.end() && it->second.oid == oid && it->second.was != kUnknownState &&
+           state_of(rel) == it->second.was;
+  };
   auto ignored = [&](const std::string& rel) { return rules.Ignored(JoinTreePath(dir, rel)); };
   SnapshotRestoreResult plan;
   for (const auto& [rel, oid] : wanted) {
     auto head_it = at_head.find(rel);
     bool write = head_it == at_head.end() || head_it->second != oid;
     if (!write) {
-      auto left = here.writes.find(rel);
       auto disk_it = on_disk.find(rel);
-      write = left != here.writes.end() && left->second == oid &&
-              (disk_it == on_disk.end() || disk_it->second != oid);
+      write = still_pending(rel, oid) && (disk_it == on_disk.end() || disk_it->second != oid);
     }
     if (!write || ignored(rel)) {
       plan.unchanged_paths.push_back(rel);
@@ -217,8 +227,8 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
       doomed.insert(rel);
     }
   }
-  for (const std::string& rel : here.deletes) {
-    if (!wanted.count(rel) && on_disk.count(rel)) doomed.insert(rel);
+  for (const auto& [rel, op] : here) {
+    if (!wanted.count(rel) && !op.was.empty() && still_pending(rel, "")) doomed.insert(rel);
   }
   plan.to_delete.assign(doomed.begin(), doomed.end());
   // Who may write what is checked before the history moves (and before a
@@ -243,7 +253,7 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
   for (const auto& [rel, oid] : wanted) tree[JoinTreePath(dir, rel)] = oid;
   const bool moves = tree != current.tree;
   if (!moves && plan.to_write.empty() && plan.to_delete.empty()) {
-    // What was pending here is done (or the source no longer wants it).
+    // What was pending here is done, or no longer wanted, or changed since.
     if (!here.empty()) SKALD_RETURN_IF_ERROR(SavePendingRestore(s_.catalog, pending_key, carried));
     plan.outcome = SnapshotRestoreOutcome::kNoop;
     plan.unchanged_paths.clear();
@@ -254,9 +264,11 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
   // something to finish.
   PendingRestore to_do = carried;
   for (const SnapshotRestoreResult::Write& w : plan.to_write) {
-    to_do.writes[JoinTreePath(dir, w.path)] = w.oid;
+    to_do[JoinTreePath(dir, w.path)] = {w.oid, state_of(w.path)};
   }
-  for (const std::string& rel : plan.to_delete) to_do.deletes.insert(JoinTreePath(dir, rel));
+  for (const std::string& rel : plan.to_delete) {
+    to_do[JoinTreePath(dir, rel)] = {"", state_of(rel)};
+  }
   SKALD_RETURN_IF_ERROR(SavePendingRestore(s_.catalog, pending_key, to_do));
   std::string new_oid = *head;  // the files only catch up with the head
   if (moves) {
@@ -282,11 +294,15 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
   }
   for (const std::string& rel : plan.to_delete) files.deletes.push_back(JoinTreePath(dir, rel));
   SKALD_ASSIGN_OR_RETURN(WriteBackResult done, WriteBack(who, dir, files));
-  // What failed stays pending (with what was pending elsewhere).
+  // What failed stays pending (with what was pending elsewhere). The files
+  // are written either way: a record not saved now only leaves the next
+  // restore some ops that find their files changed and drop them.
   PendingRestore left = std::move(carried);
-  for (const std::string& path : done.failed_writes) left.writes[path] = to_do.writes[path];
-  for (const std::string& path : done.failed_deletes) left.deletes.insert(path);
-  SKALD_RETURN_IF_ERROR(SavePendingRestore(s_.catalog, pending_key, left));
+  for (const std::string& path : done.failed_writes) left[path] = to_do[path];
+  for (const std::string& path : done.failed_deletes) left[path] = to_do[path];
+  if (Status saved = SavePendingRestore(s_.catalog, pending_key, left); !saved.ok()) {
+    spdlog::warn("snapshot restore: what is left to do was not recorded: {}", saved.ToString());
+  }
 
   SnapshotRestoreResult applied;
   applied.outcome = SnapshotRestoreOutcome::kApplied;
@@ -307,6 +323,24 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
                  applied.failed_deletes.size(), files.deletes.size());
   }
   return applied;
+}
+
+std::shared_ptr<std::mutex> SnapshotOps::RestoreMutex(std::string_view account) {
+  std::lock_guard<std::mutex> lock(restore_mu_);
+  std::shared_ptr<std::mutex>& mu = restoring_[std::string(account)];
+  if (!mu) mu = std::make_shared<std::mutex>();
+  return mu;
+}
+
+Status SnapshotOps::DropPendingUnder(std::string_view account, std::string_view prefix) {
+  std::shared_ptr<std::mutex> account_mu = RestoreMutex(account);
+  std::lock_guard<std::mutex> restoring(*account_mu);
+  const std::string key = PendingRestoreKey(account);
+  SKALD_ASSIGN_OR_RETURN(PendingRestore pending, LoadPendingRestore(*s_.catalog, key));
+  const size_t before = pending.size();
+  std::erase_if(pending, [&](const auto& entry) { return PathAtOrBelow(entry.first, prefix); });
+  if (pending.size() == before) return Status::Ok();
+  return SavePendingRestore(s_.catalog, key, pending);
 }
 
 Status SnapshotOps::DeleteForRestore(const Identity& who, std::string_view root,

@@ -49,9 +49,11 @@ bool IsMemoryFile(const std::string& name) {
 }
 
 // Every memory file under `dir` (its path relative to the memories root in
-// `prefix`), parsed; files that do not parse (written by hand) are left out.
+// `prefix`), parsed; files that do not parse (written by hand) are left out
+// and their paths put in `unparsed`.
 Status CollectMemories(SessionFiles* files, const Identity& owner, const std::string& dir_uri,
-                       const std::string& prefix, int depth, std::vector<MemoryRecord>* out) {
+                       const std::string& prefix, int depth, std::vector<MemoryRecord>* out,
+                       std::set<std::string>* unparsed) {
   if (depth > 8) return Status::Ok();  // types nest by date at most three deep
   SKALD_ASSIGN_OR_RETURN(VikingUri dir, VikingUri::Parse(dir_uri));
   SKALD_ASSIGN_OR_RETURN(std::vector<SessionFileEntry> entries, files->List(owner, dir));
@@ -60,7 +62,7 @@ Status CollectMemories(SessionFiles* files, const Identity& owner, const std::st
     const std::string rel = prefix.empty() ? entry.name : prefix + "/" + entry.name;
     if (entry.is_dir) {
       if (entry.name[0] == '.') continue;
-      SKALD_RETURN_IF_ERROR(CollectMemories(files, owner, uri, rel, depth + 1, out));
+      SKALD_RETURN_IF_ERROR(CollectMemories(files, owner, uri, rel, depth + 1, out, unparsed));
       continue;
     }
     if (!IsMemoryFile(entry.name)) continue;
@@ -68,7 +70,10 @@ Status CollectMemories(SessionFiles* files, const Identity& owner, const std::st
     SKALD_ASSIGN_OR_RETURN(std::optional<std::string> content, files->Read(owner, file));
     if (!content) continue;
     Result<MemoryRecord> record = ParseMemoryFile(*content);
-    if (!record.ok()) continue;
+    if (!record.ok()) {
+      unparsed->insert(rel);  // not decided against, but never written over
+      continue;
+    }
     record->path = rel;
     out->push_back(std::move(*record));
   }
@@ -123,18 +128,20 @@ Result<MemoryExtractionOutcome> MemoryExtraction::Run(const ArchiveForExtraction
   std::set<MemoryType> types;
   for (const MemoryCandidate& c : candidates) types.insert(c.type);
   std::vector<MemoryRecord> existing;
+  std::set<std::string> unparsed;
   const std::string root = MemoriesRoot(archive.owner);
   for (MemoryType type : types) {
     const std::string name(MemoryTypeName(type));
-    SKALD_RETURN_IF_ERROR(
-        CollectMemories(files_, archive.owner, root + "/" + name, name, 0, &existing));
+    SKALD_RETURN_IF_ERROR(CollectMemories(files_, archive.owner, root + "/" + name, name, 0,
+                                          &existing, &unparsed));
   }
   if (stopping && stopping()) {
     return Status::Unavailable("stopping: the commit resumes at the next open");
   }
 
   // Decide in order; a record written twice keeps its last content.
-  std::vector<MemoryWrite> writes = PlanMemoryWrites(candidates, &existing, options_.merge);
+  std::vector<MemoryWrite> writes =
+      PlanMemoryWrites(candidates, &existing, options_.merge, unparsed);
   std::map<std::string, std::pair<MemoryType, std::string>> final_content;
   std::vector<std::string> order;
   for (size_t i = 0; i < writes.size(); ++i) {

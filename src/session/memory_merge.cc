@@ -146,15 +146,19 @@ namespace {
 // `path`, or when a record already lives there (a memory edited into other
 // words keeps its file while its id follows the text, so the id of the old
 // words can come back) the first free "<stem>-2.md", "<stem>-3.md", ….
-std::string FreePath(const std::string& path, const std::vector<MemoryRecord>& existing) {
+// `other_files` are taken too.
+std::string FreePath(const std::string& path, const std::vector<MemoryRecord>& existing,
+                     const std::set<std::string>& other_files) {
   auto taken = [&](const std::string& p) {
-    return std::any_of(existing.begin(), existing.end(),
+    return other_files.count(p) > 0 ||
+           std::any_of(existing.begin(), existing.end(),
                        [&](const MemoryRecord& r) { return r.path == p; });
   };
   if (!taken(path)) return path;
-  const std::string stem = path.substr(0, path.size() - 3);  // without ".md"
+  const std::string_view ext = path.ends_with(".md") ? ".md" : "";
+  const std::string stem = path.substr(0, path.size() - ext.size());
   for (int n = 2;; ++n) {
-    std::string candidate = fmt::format("{}-{}.md", stem, n);
+    std::string candidate = fmt::format("{}-{}{}", stem, n, ext);
     if (!taken(candidate)) return candidate;
   }
 }
@@ -163,7 +167,8 @@ std::string FreePath(const std::string& path, const std::vector<MemoryRecord>& e
 
 std::vector<MemoryWrite> PlanMemoryWrites(const std::vector<MemoryCandidate>& candidates,
                                           std::vector<MemoryRecord>* existing,
-                                          const MergeOptions& options) {
+                                          const MergeOptions& options,
+                                          const std::set<std::string>& other_files) {
   std::vector<MemoryWrite> writes;
   writes.reserve(candidates.size());
   for (MemoryRecord& r : *existing) {
@@ -175,7 +180,7 @@ std::vector<MemoryWrite> PlanMemoryWrites(const std::vector<MemoryCandidate>& ca
     w.action = d.action;
     w.reason = std::move(d.reason);
     if (d.action == MergeAction::kCreate) {
-      d.record.path = FreePath(MemoryRelativePath(d.record.memory), *existing);
+      d.record.path = FreePath(MemoryRelativePath(d.record.memory), *existing, other_files);
       existing->push_back(d.record);
     } else {
       (*existing)[d.target] = d.record;

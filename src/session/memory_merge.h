@@ -18,6 +18,7 @@
 // Thread safety: pure functions.
 
 #include <cstddef>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,12 +91,15 @@ struct MemoryWrite {
 // within one batch merges or skips too. Returns one MemoryWrite per
 // candidate, in candidate order; a record merged into twice appears twice
 // (the last write holds the final content). Created records are appended to
-// `existing` with path = MemoryRelativePath(candidate); records without a
-// path get one computed the same way.
+// `existing` with path = MemoryRelativePath(candidate), or, when a record
+// of `existing` or one of `other_files` (paths of files that are no memory
+// record) is there, the first free "<stem>-2.md", "<stem>-3.md", …; records
+// without a path get one computed the same way.
 // REQUIRES: existing != nullptr.
 std::vector<MemoryWrite> PlanMemoryWrites(const std::vector<MemoryCandidate>& candidates,
                                           std::vector<MemoryRecord>* existing,
-                                          const MergeOptions& options = {});
+                                          const MergeOptions& options = {},
+                                          const std::set<std::string>& other_files = {});
 
 // The memory file: front matter then text. Header values are single lines
 // (line breaks in them become spaces); message ids and history entries are

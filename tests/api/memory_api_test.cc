@@ -134,11 +134,11 @@ TEST_F(MemoryApiTest, AnEditedMemoryStatesWhatItsTextSays) {
   CommitAndWait("s2");
   EXPECT_NE(read(false).find("Boston"), std::string::npos) << read(true);
   EXPECT_EQ(read(false).find("Denver"), std::string::npos) << read(true);
-  // A "not" after the value is about something else; a curly apostrophe
-  // is an apostrophe.
+  // A "not" after the value is about something else; the value is a whole
+  // word; a curly apostrophe is an apostrophe.
   write("User lives in Boston, not in Denver.", "replace");
   EXPECT_NE(read(true).find("\nnegated: false\n"), std::string::npos) << read(true);
-  write("User doesn\u2019t live in Boston.", "replace");
+  write("User\u2019s Bostonian friend doesn\u2019t live in Boston.", "replace");
   EXPECT_NE(read(true).find("\nnegated: true\n"), std::string::npos) << read(true);
   write("User lives in Boston.", "replace");
   EXPECT_NE(read(true).find("\nnegated: false\n"), std::string::npos) << read(true);

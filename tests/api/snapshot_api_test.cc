@@ -430,6 +430,20 @@ TEST_F(SnapshotApiTest, RestoreSwapsFilesAndDirectoriesAndFinishesWhatWasCutShor
   EXPECT_EQ(Read(q + "/x.md"), "# X as a file\n");
   WaitIdle();
   EXPECT_EQ(restore(as_file).json["result"]["result"], "noop");
+
+  // Work done on a pending file since is never written over: cut short
+  // again, then the blocking directory replaced by a file of one's own.
+  ASSERT_EQ(restore(as_dir).status, 200);
+  Create(q + "/x.md/keep.txt", "kept\n");
+  WaitIdle();
+  ASSERT_EQ(restore(as_file).status, 500);
+  ASSERT_EQ(Delete("/api/v1/fs?recursive=true&uri=" + Q(q + "/x.md")).status, 200);
+  Create(q + "/x.md", "# Mine\n");
+  WaitIdle();
+  Reply mine = restore(as_file);
+  ASSERT_EQ(mine.status, 200) << mine.raw;
+  EXPECT_EQ(mine.json["result"]["result"], "noop") << mine.raw;
+  EXPECT_EQ(Read(q + "/x.md"), "# Mine\n");
   ExpectHealthy();
 }
 
@@ -591,7 +605,8 @@ TEST_F(SnapshotApiTest, RestoreOfTheHeadKeepsCopiesAndIgnoredEdits) {
   ASSERT_EQ(Put("/api/v1/snapshot/ignore", Json{{"content", "*.txt\n"}}.dump()).status, 200);
   Write(app + "/a.txt", "edited, not committed\n");
   WaitIdle();
-  Reply head = PostJson("/api/v1/snapshot/restore", {{"source_commit", base}, {"project_dir", app}});
+  Reply head =
+      PostJson("/api/v1/snapshot/restore", {{"source_commit", base}, {"project_dir", app}});
   ASSERT_EQ(head.status, 200) << head.raw;
   EXPECT_EQ(head.json["result"]["result"], "noop") << head.raw;
   EXPECT_EQ(Read(app + "/copy.md"), "# T\n");
@@ -601,7 +616,8 @@ TEST_F(SnapshotApiTest, RestoreOfTheHeadKeepsCopiesAndIgnoredEdits) {
   ASSERT_EQ(Delete("/api/v1/snapshot/ignore").status, 200);
   CommitOid({{"message", "edited"}, {"paths", {app}}});
   ASSERT_EQ(Put("/api/v1/snapshot/ignore", Json{{"content", "*.txt\n"}}.dump()).status, 200);
-  Reply past = PostJson("/api/v1/snapshot/restore", {{"source_commit", base}, {"project_dir", app}});
+  Reply past =
+      PostJson("/api/v1/snapshot/restore", {{"source_commit", base}, {"project_dir", app}});
   ASSERT_EQ(past.status, 200) << past.raw;
   EXPECT_EQ(Read(app + "/a.txt"), "edited, not committed\n") << past.raw;
   // A directory a restore empties goes, right below a scope too.
