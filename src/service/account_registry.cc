@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -330,7 +331,10 @@ Status AccountRegistry::RunUserDelete(JobContext& context) {
     return Status::InvalidArgument("user_delete job without a valid account and user_id");
   }
   // 1. The user's tree (memories, sessions, everything under viking://user/{uid}).
+  // No snapshot restore runs meanwhile (it could write the files back).
   SKALD_RETURN_IF_ERROR(context.SetStage("deleting files"));
+  std::shared_ptr<std::mutex> restores = s_.snapshots->RestoreMutex(job.account);
+  std::unique_lock<std::mutex> no_restore(*restores);
   const Identity root{job.account, user_id, Role::kRoot};
   SKALD_ASSIGN_OR_RETURN(VikingUri home, s_.resolver->Resolve(root, "viking://user/" + user_id));
   SKALD_ASSIGN_OR_RETURN(RmResult removed, s_.writer->Rm(root, home, /*recursive=*/true));
@@ -339,6 +343,7 @@ Status AccountRegistry::RunUserDelete(JobContext& context) {
   SKALD_RETURN_IF_ERROR(context.SetStage("erasing its files from snapshots"));
   SKALD_ASSIGN_OR_RETURN(uint64_t erased,
                          s_.snapshots->EraseBlobsOnlyUnder(job.account, "user/" + user_id));
+  no_restore.unlock();
   // 2. Its other tasks and its uploads.
   SKALD_RETURN_IF_ERROR(context.SetStage("deleting tasks and uploads"));
   SKALD_ASSIGN_OR_RETURN(uint64_t tasks,

@@ -112,11 +112,16 @@ class SnapshotOps {
   // fields and stay pending.
   Result<SnapshotRestoreResult> Restore(const Identity& who, const SnapshotRestoreRequest& request);
 
+  // The mutex that lets one restore of `account` run at a time; held by
+  // whoever must not run beside one (a user's deletion).
+  std::shared_ptr<std::mutex> RestoreMutex(std::string_view account);
+
   // Takes the bytes of every blob that only `prefix` (an account path such
   // as "user/bo") references out of the account's history: the trees keep
   // the names, show and diff answer NotFound, restore leaves them out, and
   // what restores left to do below `prefix` is forgotten. Returns how many
   // blobs were erased. Used when a user is deleted.
+  // REQUIRES: RestoreMutex(account) held.
   Result<uint64_t> EraseBlobsOnlyUnder(std::string_view account, std::string_view prefix);
 
   Result<std::string> GetIgnore(const Identity& who);
@@ -173,6 +178,8 @@ class SnapshotOps {
   struct WriteBackPlan {
     std::vector<std::pair<std::string, std::string>> writes;  // account path -> blob id
     std::vector<std::string> deletes;                         // account paths
+    // Files changed only if still in this state (FileState) under the lock.
+    std::map<std::string, std::string> expect;
   };
   struct WriteBackResult {
     std::vector<std::string> written, deleted, failed_writes, failed_deletes;
@@ -189,10 +196,12 @@ class SnapshotOps {
   Result<bool> WriteForRestore(const Identity& who, const std::string& path,
                                const std::string& oid);
 
-  // The mutex that lets one restore of `account` run at a time.
-  std::shared_ptr<std::mutex> RestoreMutex(std::string_view account);
+  // The state a restore records of the file at `path`: its content hash
+  // ("?" when unknown; the .ovgitignore's blob id), "" when there is none.
+  Result<std::string> FileState(std::string_view account, const std::string& path);
   // Forgets what restores left to do at or below `prefix` (a deleted user's
   // space: a new user of the same id starts with nothing pending).
+  // REQUIRES: RestoreMutex(account) held.
   Status DropPendingUnder(std::string_view account, std::string_view prefix);
 
   SnapshotOpsServices s_;

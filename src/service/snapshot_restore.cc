@@ -121,7 +121,9 @@ Result<SnapshotTree> SnapshotOps::WorkspaceBlobs(const Identity& who, std::strin
   if (dir.empty()) {
     SKALD_ASSIGN_OR_RETURN(std::string ignore_text, s_.catalog->GetSnapshotIgnore(account));
     if (!ignore_text.empty()) {
-      out.emplace(kSnapshotIgnorePath, SnapshotBlob(ignore_text, "").oid);
+      std::string oid = SnapshotBlob(ignore_text, "").oid;
+      if (states) states->emplace(kSnapshotIgnorePath, oid);  // its state: its blob id
+      out.emplace(kSnapshotIgnorePath, std::move(oid));
     }
   }
   return out;
@@ -293,6 +295,16 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
     files.writes.emplace_back(JoinTreePath(dir, w.path), w.oid);
   }
   for (const std::string& rel : plan.to_delete) files.deletes.push_back(JoinTreePath(dir, rel));
+  // What only a pending op asks for is done only if the file is still as
+  // that op found it once the tree is locked (a write may land meanwhile).
+  for (const auto& [rel, op] : here) {
+    auto want = wanted.find(rel);
+    auto had = at_head.find(rel);
+    const bool head_asks = want != wanted.end()
+                               ? had == at_head.end() || had->second != want->second
+                               : had != at_head.end();
+    if (!head_asks) files.expect.emplace(JoinTreePath(dir, rel), op.was);
+  }
   SKALD_ASSIGN_OR_RETURN(WriteBackResult done, WriteBack(who, dir, files));
   // What failed stays pending (with what was pending elsewhere). The files
   // are written either way: a record not saved now only leaves the next
@@ -325,6 +337,16 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
   return applied;
 }
 
+Result<std::string> SnapshotOps::FileState(std::string_view account, const std::string& path) {
+  if (path == kSnapshotIgnorePath) {
+    SKALD_ASSIGN_OR_RETURN(std::string text, s_.catalog->GetSnapshotIgnore(account));
+    return text.empty() ? std::string() : SnapshotBlob(text, "").oid;
+  }
+  SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, s_.catalog->Get(account, path));
+  if (!node || node->is_dir) return std::string();
+  return node->hash.empty() ? std::string(kUnknownState) : node->hash;
+}
+
 std::shared_ptr<std::mutex> SnapshotOps::RestoreMutex(std::string_view account) {
   std::lock_guard<std::mutex> lock(restore_mu_);
   std::shared_ptr<std::mutex>& mu = restoring_[std::string(account)];
@@ -333,8 +355,6 @@ std::shared_ptr<std::mutex> SnapshotOps::RestoreMutex(std::string_view account) 
 }
 
 Status SnapshotOps::DropPendingUnder(std::string_view account, std::string_view prefix) {
-  std::shared_ptr<std::mutex> account_mu = RestoreMutex(account);
-  std::lock_guard<std::mutex> restoring(*account_mu);
   const std::string key = PendingRestoreKey(account);
   SKALD_ASSIGN_OR_RETURN(PendingRestore pending, LoadPendingRestore(*s_.catalog, key));
   const size_t before = pending.size();
@@ -348,8 +368,9 @@ Status SnapshotOps::DeleteForRestore(const Identity& who, std::string_view root,
   const std::string& account = who.account;
   if (path == kSnapshotIgnorePath) return s_.catalog->SetSnapshotIgnore(account, "");
   SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, s_.catalog->Get(account, path));
-  if (!node) return Status::Ok();  // gone already
-  if (node->is_dir) return Status::FailedPrecondition(fmt::format("{} is a directory", path));
+  // Gone already; or a directory stands there now (the file is gone, and
+  // what the directory holds is not the restore's to delete).
+  if (!node || node->is_dir) return Status::Ok();
   if (Status removed = s_.content->Remove(account, path); !removed.ok()) {
     return s_.nodes->NoteContentFailure(std::move(removed));
   }
@@ -445,12 +466,33 @@ Result<SnapshotOps::WriteBackResult> SnapshotOps::WriteBack(const Identity& who,
   std::string first_root;                          // of the first file written
   {
     PathLockGuard guard;
-    SKALD_RETURN_IF_ERROR(s_.locks->Acquire({{account, std::string(root), PathLockKind::kTree}},
-                                            std::chrono::milliseconds(s_.lock_timeout_ms), &guard));
+    if (Status locked = s_.locks->Acquire({{account, std::string(root), PathLockKind::kTree}},
+                                          std::chrono::milliseconds(s_.lock_timeout_ms), &guard);
+        !locked.ok()) {
+      // The branch moved already: every file failed (and stays pending).
+      spdlog::warn("snapshot restore: {} not locked: {}", root, locked.ToString());
+      for (const auto& [path, oid] : plan.writes) out.failed_writes.push_back(path);
+      out.failed_deletes = plan.deletes;
+      return out;
+    }
+    // Whether a file a pending op alone asks for is no longer as that op
+    // found it (then it is left as it is).
+    auto changed_since = [&](const std::string& path) -> Result<bool> {
+      auto it = plan.expect.find(path);
+      if (it == plan.expect.end()) return false;
+      SKALD_ASSIGN_OR_RETURN(std::string state, FileState(account, path));
+      if (state == it->second) return false;
+      spdlog::info("snapshot restore: {} changed since a restore left it pending; left as it is",
+                   path);
+      return true;
+    };
     // Deletes first: a file that replaces a directory of the same name (or
     // the reverse) finds its place free.
     for (const std::string& path : plan.deletes) {
-      if (Status st = DeleteForRestore(who, root, path); !st.ok()) {
+      Result<bool> changed = changed_since(path);
+      if (changed.ok() && *changed) continue;
+      if (Status st = changed.ok() ? DeleteForRestore(who, root, path) : changed.status();
+          !st.ok()) {
         spdlog::warn("snapshot restore: {} not deleted: {}", path, st.ToString());
         out.failed_deletes.push_back(path);
         continue;
@@ -459,7 +501,9 @@ Result<SnapshotOps::WriteBackResult> SnapshotOps::WriteBack(const Identity& who,
       if (std::string r = IndexRootOf(path); !r.empty()) index_roots.emplace(std::move(r), "");
     }
     for (const auto& [path, oid] : plan.writes) {
-      Result<bool> written = WriteForRestore(who, path, oid);
+      Result<bool> changed = changed_since(path);
+      if (changed.ok() && *changed) continue;
+      Result<bool> written = changed.ok() ? WriteForRestore(who, path, oid) : changed.status();
       if (!written.ok()) {
         spdlog::warn("snapshot restore: {} not written: {}", path, written.status().ToString());
         out.failed_writes.push_back(path);
@@ -489,8 +533,13 @@ Result<SnapshotOps::WriteBackResult> SnapshotOps::WriteBack(const Identity& who,
     std::optional<JobSpec> job =
         IndexJobFor(who, r, JobKind::kSnapshotRestoreReindex, kJobPriorityInteractive);
     if (!job) continue;
-    SKALD_ASSIGN_OR_RETURN(Job queued, s_.runner->queue()->Enqueue(*job));
-    task_id = queued.task_id;
+    Result<Job> queued = s_.runner->queue()->Enqueue(*job);
+    if (!queued.ok()) {  // the files are written: the next index pass finds them
+      spdlog::warn("snapshot restore: re-index of {} not queued: {}", r,
+                   queued.status().ToString());
+      continue;
+    }
+    task_id = queued->task_id;
     if (out.task_id.empty()) out.task_id = task_id;
   }
   if (auto it = index_roots.find(first_root); it != index_roots.end() && !it->second.empty()) {

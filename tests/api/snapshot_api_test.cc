@@ -631,5 +631,37 @@ TEST_F(SnapshotApiTest, RestoreOfTheHeadKeepsCopiesAndIgnoredEdits) {
   EXPECT_EQ(Get("/api/v1/fs/ls?uri=viking://resources").status, 200);
 }
 
+TEST_F(SnapshotApiTest, ARestoreThatNoLongerWantsABlockedFileFinishes) {
+  const std::string r = "viking://resources/r";
+  auto restore = [&](const std::string& commit) {
+    return PostJson("/api/v1/snapshot/restore", {{"source_commit", commit}, {"project_dir", r}});
+  };
+  Create(r + "/a.md", "# A\n");
+  WaitIdle();
+  const std::string only_a = CommitOid({{"message", "a"}, {"paths", {r}}});
+  Create(r + "/b.md", "# B\n");
+  WaitIdle();
+  const std::string with_b = CommitOid({{"message", "b"}, {"paths", {r}}});
+  ASSERT_EQ(Delete("/api/v1/fs?uri=" + Q(r + "/b.md")).status, 200);
+  Create(r + "/b.md/inner.md", "# Inner\n");
+  ASSERT_EQ(Put("/api/v1/snapshot/ignore", Json{{"content", "*.txt\n"}}.dump()).status, 200);
+  Create(r + "/b.md/keep.txt", "kept\n");
+  WaitIdle();
+  CommitOid({{"message", "b is a directory"}, {"paths", {r}}});
+  // b.md cannot become a file again while keep.txt is in the way.
+  ASSERT_EQ(restore(with_b).status, 500);
+  // A source without b.md drops the pending write; the directory that
+  // stands where the head has a file is no file to delete.
+  Reply back = restore(only_a);
+  ASSERT_EQ(back.status, 200) << back.raw;
+  EXPECT_EQ(Read(r + "/a.md"), "# A\n");
+  EXPECT_EQ(Read(r + "/b.md/keep.txt"), "kept\n");
+  WaitIdle();
+  ASSERT_EQ(Delete("/api/v1/fs?recursive=true&uri=" + Q(r + "/b.md")).status, 200);
+  EXPECT_EQ(restore(only_a).json["result"]["result"], "noop");
+  EXPECT_EQ(Get("/api/v1/fs/stat?uri=" + Q(r + "/b.md")).status, 404);
+  ExpectHealthy();
+}
+
 }  // namespace
 }  // namespace skald::apitest
