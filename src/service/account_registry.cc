@@ -151,7 +151,10 @@ Status AccountRegistry::DeleteAccount(const Identity& who, std::string_view acco
   SKALD_ASSIGN_OR_RETURN(std::optional<AccountRow> account, s_.catalog->GetAccount(account_id));
   if (!account) return AccountNotFound(account_id);
   // The whole account is locked while it goes: no request writes into it
-  // meanwhile.
+  // meanwhile, and no snapshot restore runs (it would record what it left
+  // to do after the purge).
+  std::shared_ptr<std::mutex> restores = s_.snapshots->RestoreMutex(account_id);
+  std::lock_guard<std::mutex> no_restore(*restores);
   PathLockGuard guard;
   SKALD_RETURN_IF_ERROR(s_.locks->Acquire({{std::string(account_id), "", PathLockKind::kTree}},
                                           std::chrono::milliseconds(s_.lock_timeout_ms), &guard));
