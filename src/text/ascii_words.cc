@@ -77,18 +77,28 @@ void AsciiWordSegments(std::string_view text, std::vector<std::pair<uint32_t, ui
     if (a == kExtendNumLet && (b == kLetter || b == kNumeric)) return true;      // WB13b
     return false;                                                                 // WB999
   };
+  auto alnum = [](Cls c) { return c == kLetter || c == kNumeric; };
   size_t start = 0;
+  bool any_alnum = n > 0 && alnum(cls(0));  // in text[start, i)
   for (size_t i = 1; i <= n; ++i) {
-    if (i < n && joined(i)) continue;
+    if (i < n) {
+      // Letters and digits run on (WB5, WB8-WB10; no earlier rule applies
+      // to them): the common case, skipped in a tight loop.
+      if (alnum(cls(i - 1))) {
+        while (i < n && alnum(kClasses[static_cast<unsigned char>(text[i]) & 0x7F])) ++i;
+      }
+      if (i < n && joined(i)) {
+        any_alnum = any_alnum || alnum(cls(i));
+        continue;
+      }
+    }
     // A segment is a word when it holds a letter or a digit, or is a run
     // joined to a leading '_' ("__": ICU's status is a letter's).
-    bool word = i - start >= 2 && cls(start) == kExtendNumLet;
-    for (size_t k = start; k < i && !word; ++k) {
-      Cls c = cls(k);
-      word = c == kLetter || c == kNumeric;
+    if (any_alnum || (i - start >= 2 && cls(start) == kExtendNumLet)) {
+      words->emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(i));
     }
-    if (word) words->emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(i));
     start = i;
+    any_alnum = i < n && alnum(cls(i));
   }
 }
 
