@@ -58,6 +58,11 @@ struct PendingOp {
 };
 using PendingRestore = std::map<std::string, PendingOp>;  // account path -> op
 
+// The state recorded of a file node: its content hash, or "?".
+std::string StateOf(const CatalogNode& node) {
+  return node.hash.empty() ? std::string(kUnknownState) : node.hash;
+}
+
 std::string PendingRestoreKey(std::string_view account) {
   return fmt::format("{}{}/pending", kSnapshotPendingMetaPrefix, account);
 }
@@ -112,17 +117,15 @@ Result<SnapshotTree> SnapshotOps::WorkspaceBlobs(const Identity& who, std::strin
       SKALD_ASSIGN_OR_RETURN(oid, s_.catalog->FindSnapshotBlob(account, node.hash));
     }
     // (A file at `dir` itself is keyed "".)
-    std::string rel = node.path.size() <= dir.size() ? std::string()
-                      : dir.empty()                  ? node.path
-                                                     : node.path.substr(dir.size() + 1);
-    if (states) states->emplace(rel, node.hash.empty() ? std::string(kUnknownState) : node.hash);
+    std::string rel = RelativeTo(node.path, dir);
+    if (states) states->emplace(rel, StateOf(node));
     out.emplace(std::move(rel), oid.value_or(""));
   }
   if (dir.empty()) {
     SKALD_ASSIGN_OR_RETURN(std::string ignore_text, s_.catalog->GetSnapshotIgnore(account));
     if (!ignore_text.empty()) {
       std::string oid = SnapshotBlob(ignore_text, "").oid;
-      if (states) states->emplace(kSnapshotIgnorePath, oid);  // its state: its blob id
+      if (states) states->emplace(kSnapshotIgnorePath, oid);  // its state: its blob id (FileState)
       out.emplace(kSnapshotIgnorePath, std::move(oid));
     }
   }
@@ -195,10 +198,7 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
       carried.emplace(path, op);
       continue;
     }
-    here.emplace(path.size() <= dir.size() ? std::string()
-                 : dir.empty()             ? path
-                                           : path.substr(dir.size() + 1),
-                 op);
+    here.emplace(RelativeTo(path, dir), op);
   }
   // Whether the pending op at `rel` still applies: the source wants what it
   // does (`oid`, "" for a delete) and the file is as the op found it.
@@ -208,6 +208,10 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
            state_of(rel) == it->second.was;
   };
   auto ignored = [&](const std::string& rel) { return rules.Ignored(JoinTreePath(dir, rel)); };
+  // What only a pending op asks for (account path -> the state it needs):
+  // done only if the file is still in that state once the tree is locked
+  // (a write may land meanwhile).
+  std::map<std::string, std::string> only_pending;
   SnapshotRestoreResult plan;
   for (const auto& [rel, oid] : wanted) {
     auto head_it = at_head.find(rel);
@@ -215,6 +219,7 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
     if (!write) {
       auto disk_it = on_disk.find(rel);
       write = still_pending(rel, oid) && (disk_it == on_disk.end() || disk_it->second != oid);
+      if (write && !ignored(rel)) only_pending.emplace(JoinTreePath(dir, rel), here.at(rel).was);
     }
     if (!write || ignored(rel)) {
       plan.unchanged_paths.push_back(rel);
@@ -230,7 +235,10 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
     }
   }
   for (const auto& [rel, op] : here) {
-    if (!wanted.count(rel) && !op.was.empty() && still_pending(rel, "")) doomed.insert(rel);
+    if (!wanted.count(rel) && !op.was.empty() && still_pending(rel, "") &&
+        doomed.insert(rel).second) {
+      only_pending.emplace(JoinTreePath(dir, rel), op.was);
+    }
   }
   plan.to_delete.assign(doomed.begin(), doomed.end());
   // Who may write what is checked before the history moves (and before a
@@ -295,16 +303,7 @@ Result<SnapshotRestoreResult> SnapshotOps::Restore(const Identity& who,
     files.writes.emplace_back(JoinTreePath(dir, w.path), w.oid);
   }
   for (const std::string& rel : plan.to_delete) files.deletes.push_back(JoinTreePath(dir, rel));
-  // What only a pending op asks for is done only if the file is still as
-  // that op found it once the tree is locked (a write may land meanwhile).
-  for (const auto& [rel, op] : here) {
-    auto want = wanted.find(rel);
-    auto had = at_head.find(rel);
-    const bool head_asks = want != wanted.end()
-                               ? had == at_head.end() || had->second != want->second
-                               : had != at_head.end();
-    if (!head_asks) files.expect.emplace(JoinTreePath(dir, rel), op.was);
-  }
+  files.expect = std::move(only_pending);
   SKALD_ASSIGN_OR_RETURN(WriteBackResult done, WriteBack(who, dir, files));
   // What failed stays pending (with what was pending elsewhere). The files
   // are written either way: a record not saved now only leaves the next
@@ -344,7 +343,7 @@ Result<std::string> SnapshotOps::FileState(std::string_view account, const std::
   }
   SKALD_ASSIGN_OR_RETURN(std::optional<CatalogNode> node, s_.catalog->Get(account, path));
   if (!node || node->is_dir) return std::string();
-  return node->hash.empty() ? std::string(kUnknownState) : node->hash;
+  return StateOf(*node);
 }
 
 std::shared_ptr<std::mutex> SnapshotOps::RestoreMutex(std::string_view account) {

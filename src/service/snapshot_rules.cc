@@ -72,15 +72,16 @@ std::string JoinTreePath(std::string_view dir, std::string_view rel) {
   return rel.empty() ? std::string(dir) : JoinPath(dir, rel);
 }
 
+std::string RelativeTo(std::string_view path, std::string_view dir) {
+  if (dir.empty()) return std::string(path);
+  return path.size() <= dir.size() ? std::string() : std::string(path.substr(dir.size() + 1));
+}
+
 SnapshotTree SnapshotSubtree(const SnapshotTree& tree, std::string_view dir) {
   SnapshotTree out;
   // Entries at or below `dir` start with it and are contiguous in order.
   for (auto it = tree.lower_bound(dir); it != tree.end() && it->first.starts_with(dir); ++it) {
-    if (!PathAtOrBelow(it->first, dir)) continue;
-    out.emplace(dir.empty()                      ? it->first
-                : it->first.size() == dir.size() ? std::string()
-                                                 : it->first.substr(dir.size() + 1),
-                it->second);
+    if (PathAtOrBelow(it->first, dir)) out.emplace(RelativeTo(it->first, dir), it->second);
   }
   return out;
 }

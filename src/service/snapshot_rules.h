@@ -44,6 +44,10 @@ bool PathAtOrBelow(std::string_view path, std::string_view dir);
 // `rel` below `dir` ("" rel: `dir` itself).
 std::string JoinTreePath(std::string_view dir, std::string_view rel);
 
+// The inverse of JoinTreePath: `path` relative to `dir` ("" for `dir`
+// itself). REQUIRES: PathAtOrBelow(path, dir).
+std::string RelativeTo(std::string_view path, std::string_view dir);
+
 // The entries of `tree` at or below `dir`, keyed relative to it (a file
 // `dir` itself keyed "").
 SnapshotTree SnapshotSubtree(const SnapshotTree& tree, std::string_view dir);

@@ -44,8 +44,8 @@ struct CatalogNode {
 inline constexpr int kJobPriorityBulk = 0;
 inline constexpr int kJobPriorityInteractive = 100;
 
-// Metadata keys "<this><account>/<branch>": what a snapshot restore of the
-// branch has yet to write back (service/snapshot_restore.cc); PurgeAccount
+// Metadata keys "<this><account>/…": what snapshot restores of the account
+// have yet to write back (service/snapshot_restore.cc); PurgeAccount
 // deletes an account's.
 inline constexpr std::string_view kSnapshotPendingMetaPrefix = "snapshot-restore/";
 

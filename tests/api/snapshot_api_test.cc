@@ -19,6 +19,10 @@ class SnapshotApiTest : public ApiTest {
     ASSERT_EQ(r.status, 200) << r.raw;
   }
   Reply Commit(const Json& body) { return PostJson("/api/v1/snapshot/commit", body); }
+  // A restore of the directory `dir` (a URI) from `commit`.
+  Reply Restore(const std::string& commit, const std::string& dir) {
+    return PostJson("/api/v1/snapshot/restore", {{"source_commit", commit}, {"project_dir", dir}});
+  }
   std::string CommitOid(const Json& body) {
     Reply r = Commit(body);
     EXPECT_EQ(r.status, 200) << r.raw;
@@ -375,9 +379,7 @@ TEST_F(SnapshotApiTest, RestoreSwapsFilesAndDirectoriesAndFinishesWhatWasCutShor
   Create(q + "/x.md/y.md", "# Y inside\n");
   WaitIdle();
   const std::string as_dir = CommitOid({{"message", "dir"}, {"paths", {q}}});
-  auto restore = [&](const std::string& commit) {
-    return PostJson("/api/v1/snapshot/restore", {{"source_commit", commit}, {"project_dir", q}});
-  };
+  auto restore = [&](const std::string& commit) { return Restore(commit, q); };
 
   // The directory goes before the file takes its name, and the reverse.
   Reply to_file = restore(as_file);
@@ -534,10 +536,7 @@ TEST_F(SnapshotApiTest, RestoreLeavesWorkNotCommittedAlone) {
   Create(shared + "/draft.md", "# Draft\n");
   Write(shared + "/s.md", "# S three, not committed\n");
   WaitIdle();
-  auto restore = [&](const std::string& commit) {
-    return PostJson("/api/v1/snapshot/restore",
-                    {{"source_commit", commit}, {"project_dir", shared}});
-  };
+  auto restore = [&](const std::string& commit) { return Restore(commit, shared); };
   Reply same = restore(two);
   ASSERT_EQ(same.status, 200) << same.raw;
   EXPECT_EQ(same.json["result"]["result"], "noop") << same.raw;
@@ -605,8 +604,7 @@ TEST_F(SnapshotApiTest, RestoreOfTheHeadKeepsCopiesAndIgnoredEdits) {
   ASSERT_EQ(Put("/api/v1/snapshot/ignore", Json{{"content", "*.txt\n"}}.dump()).status, 200);
   Write(app + "/a.txt", "edited, not committed\n");
   WaitIdle();
-  Reply head =
-      PostJson("/api/v1/snapshot/restore", {{"source_commit", base}, {"project_dir", app}});
+  Reply head = Restore(base, app);
   ASSERT_EQ(head.status, 200) << head.raw;
   EXPECT_EQ(head.json["result"]["result"], "noop") << head.raw;
   EXPECT_EQ(Read(app + "/copy.md"), "# T\n");
@@ -616,8 +614,7 @@ TEST_F(SnapshotApiTest, RestoreOfTheHeadKeepsCopiesAndIgnoredEdits) {
   ASSERT_EQ(Delete("/api/v1/snapshot/ignore").status, 200);
   CommitOid({{"message", "edited"}, {"paths", {app}}});
   ASSERT_EQ(Put("/api/v1/snapshot/ignore", Json{{"content", "*.txt\n"}}.dump()).status, 200);
-  Reply past =
-      PostJson("/api/v1/snapshot/restore", {{"source_commit", base}, {"project_dir", app}});
+  Reply past = Restore(base, app);
   ASSERT_EQ(past.status, 200) << past.raw;
   EXPECT_EQ(Read(app + "/a.txt"), "edited, not committed\n") << past.raw;
   // A directory a restore empties goes, right below a scope too.
@@ -633,9 +630,7 @@ TEST_F(SnapshotApiTest, RestoreOfTheHeadKeepsCopiesAndIgnoredEdits) {
 
 TEST_F(SnapshotApiTest, ARestoreThatNoLongerWantsABlockedFileFinishes) {
   const std::string r = "viking://resources/r";
-  auto restore = [&](const std::string& commit) {
-    return PostJson("/api/v1/snapshot/restore", {{"source_commit", commit}, {"project_dir", r}});
-  };
+  auto restore = [&](const std::string& commit) { return Restore(commit, r); };
   Create(r + "/a.md", "# A\n");
   WaitIdle();
   const std::string only_a = CommitOid({{"message", "a"}, {"paths", {r}}});
