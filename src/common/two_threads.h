@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <span>
 #include <thread>
@@ -13,6 +14,40 @@ namespace skald {
 
 // True when work split in two can run on two cores.
 inline bool HasSecondCore() { return std::thread::hardware_concurrency() >= 2; }
+
+namespace two_threads_internal {
+
+// A piece of work lent to a helper thread of the process (HelperThreads).
+struct HelperTask {
+  std::function<void()> fn;
+  bool done = false;  // guarded by the helpers' mutex
+};
+
+// Helper threads kept for the life of the process: a fan-out hands its
+// second share to an idle one instead of starting a thread (starting one
+// costs tens of microseconds, and the new thread often came in after the
+// caller had done most of a short share itself).
+class HelperThreads {
+ public:
+  static HelperThreads& Get();
+
+  // Queues `task` for a helper: an idle one, or one started for it (at
+  // most kMaxThreads; beyond that it waits for one to come free).
+  void Post(HelperTask* task);
+  // After Post: true once the task has run, false if no helper had taken
+  // it yet (it is withdrawn, and never runs). Waits while a helper runs it.
+  bool Withdraw(HelperTask* task);
+
+ private:
+  static constexpr size_t kMaxThreads = 16;
+  HelperThreads() = default;
+  void Loop();
+
+  struct State;
+  State* state();
+};
+
+}  // namespace two_threads_internal
 
 // Calls fn(i) once for every i in [begin, end): on this thread and, for more
 // than one item on a machine with a second core, on a helper thread beside
@@ -24,24 +59,30 @@ void ForEachOnTwoThreads(size_t begin, size_t end, Fn&& fn) {
     for (size_t i = next++; i < end; i = next++) fn(i);
   };
   if (end > begin + 1 && HasSecondCore()) {
-    std::thread helper(work);
+    auto& helpers = two_threads_internal::HelperThreads::Get();
+    two_threads_internal::HelperTask task{work};
+    helpers.Post(&task);
     work();
-    helper.join();
+    // Every index is taken: a helper that has not started is not waited for.
+    helpers.Withdraw(&task);
   } else {
     work();
   }
 }
 
 // fn(first half of `items`) on this thread and fn(second half) on a helper
-// thread beside it; returns both results, in that order.
+// thread beside it (or on this one after the first, when no helper took it);
+// returns both results, in that order.
 template <typename T, typename Fn>
 auto OnTwoHalves(std::span<const T> items, Fn&& fn) {
   using R = decltype(fn(items));
   const size_t half = items.size() / 2;
   std::optional<R> second;
-  std::thread helper([&] { second.emplace(fn(items.subspan(half))); });
+  auto& helpers = two_threads_internal::HelperThreads::Get();
+  two_threads_internal::HelperTask task{[&] { second.emplace(fn(items.subspan(half))); }};
+  helpers.Post(&task);
   R first = fn(items.subspan(0, half));
-  helper.join();
+  if (!helpers.Withdraw(&task)) second.emplace(fn(items.subspan(half)));
   return std::pair<R, R>(std::move(first), std::move(*second));
 }
 

@@ -10,6 +10,7 @@
 #include <system_error>
 #include <unordered_set>
 
+#include "common/thread_name.h"
 #include "storage/catalog.h"
 
 namespace skald {
@@ -162,6 +163,7 @@ VectorIndexSet::LinkHold VectorIndexSet::HoldLinks() {
 }
 
 void VectorIndexSet::LinkerLoop() {
+  NameThisThread("skald-linker");
   // The lowest priority (Linux: nice is per thread): links take the CPU
   // that imports and searches leave idle.
   (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "common/hash.h"
+#include "common/thread_name.h"
 #include "index/vector_index_set.h"
 #include "ingest/file_bodies.h"
 #include "ingest/index_catch_up.h"
@@ -254,7 +255,10 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
     }
     if (!to_prepare.empty() && indexer.PreparesAhead()) {
       preparer = std::thread(
-          [&] { indexer.PrepareFiles(who.account, to_prepare, stop_preparing); });
+          [&] {
+            NameThisThread("skald-prepare");
+            indexer.PrepareFiles(who.account, to_prepare, stop_preparing);
+          });
     }
     for (size_t n = 0; n < to_write.size(); ++n) {
       if (context.stopping()) {

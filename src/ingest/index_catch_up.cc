@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/thread_name.h"
 #include "ingest/parsers/media_parser.h"
 #include "ingest/source_import.h"
 #include "uri/uri_path.h"
@@ -24,6 +25,7 @@ Status IndexCatchUp::CatchUpIndexes(StageTimings* timings, FileBodies* bodies) {
   // itself): update them side by side, on two cores.
   Status vector_status;
   std::thread vector_thread([&] {
+    NameThisThread("skald-vectors");
     StageTimings::Scope timed(timings, "vector_index");
     Result<uint64_t> applied = vectors_->CatchUp();
     vector_status = applied.status();
@@ -37,7 +39,10 @@ Status IndexCatchUp::CatchUpIndexes(StageTimings* timings, FileBodies* bodies) {
 }
 
 IndexCatchUp::Follower::Follower(IndexCatchUp* owner, StageTimings* timings, FileBodies* bodies)
-    : owner_(owner), timings_(timings), bodies_(bodies), thread_([this] { Run(); }) {}
+    : owner_(owner), timings_(timings), bodies_(bodies), thread_([this] {
+        NameThisThread("skald-catchup");
+        Run();
+      }) {}
 
 IndexCatchUp::Follower::~Follower() { Stop(); }
 

@@ -13,6 +13,7 @@
 #include <span>
 
 #include "common/hash.h"
+#include "common/thread_name.h"
 #include "common/two_threads.h"
 #include "ingest/file_bodies.h"
 #include "ingest/semantic_indexer.h"
@@ -179,7 +180,10 @@ Status SemanticIndexer::WriteBatch(std::string_view account, RecordBatch* batch,
 }
 
 SemanticIndexer::RecordWriter::RecordWriter(SemanticIndexer* indexer, std::string account)
-    : indexer_(indexer), account_(std::move(account)), thread_([this] { Run(); }) {}
+    : indexer_(indexer), account_(std::move(account)), thread_([this] {
+        NameThisThread("skald-records");
+        Run();
+      }) {}
 
 SemanticIndexer::RecordWriter::~RecordWriter() {
   {

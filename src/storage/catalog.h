@@ -311,6 +311,9 @@ class Catalog {
 
   // Records a progress label. NotFound for an unknown id.
   Status SetJobStage(int64_t id, std::string_view stage);
+  // SetJobStage without waiting: false (nothing written) while another
+  // thread holds the catalog's writer, e.g. in a transaction's commit.
+  Result<bool> TrySetJobStage(int64_t id, std::string_view stage);
 
   // Running -> completed with `result_json` ("" or JSON text). NotFound /
   // FailedPrecondition (not running) / InvalidArgument (not JSON).

@@ -287,9 +287,10 @@ Result<uint64_t> Catalog::ReleaseRunningJobs() {
   return released;
 }
 
-Status Catalog::SetJobStage(int64_t id, std::string_view stage) {
-  std::lock_guard<std::mutex> lock(impl_->write_mu);
-  sqlite3* db = impl_->writer;
+namespace {
+
+// SetJobStage's body. REQUIRES: write_mu held.
+Status WriteJobStage(sqlite3* db, int64_t id, std::string_view stage) {
   return InTransaction(db, [&]() -> Status {
     Stmt s(db, "UPDATE jobs SET stage=?, updated_ns=? WHERE id=?");
     if (!s.prepared()) return SqlError(db, "set job stage");
@@ -298,6 +299,20 @@ Status Catalog::SetJobStage(int64_t id, std::string_view stage) {
     if (sqlite3_changes(db) == 0) return Status::NotFound(fmt::format("job {} not found", id));
     return Status::Ok();
   });
+}
+
+}  // namespace
+
+Status Catalog::SetJobStage(int64_t id, std::string_view stage) {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  return WriteJobStage(impl_->writer, id, stage);
+}
+
+Result<bool> Catalog::TrySetJobStage(int64_t id, std::string_view stage) {
+  std::unique_lock<std::mutex> lock(impl_->write_mu, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  SKALD_RETURN_IF_ERROR(WriteJobStage(impl_->writer, id, stage));
+  return true;
 }
 
 Status Catalog::CompleteJob(int64_t id, std::string_view result_json) {

@@ -108,6 +108,10 @@ Status JobQueue::SetStage(int64_t id, std::string_view stage) {
   return catalog_->SetJobStage(id, stage);
 }
 
+Result<bool> JobQueue::TrySetStage(int64_t id, std::string_view stage) {
+  return catalog_->TrySetJobStage(id, stage);
+}
+
 Status JobQueue::Complete(int64_t id, std::string_view result_json) {
   SKALD_RETURN_IF_ERROR(catalog_->CompleteJob(id, result_json));
   {

@@ -75,6 +75,8 @@ class JobQueue {
 
   // Records a progress label (Catalog::SetJobStage).
   Status SetStage(int64_t id, std::string_view stage);
+  // SetStage unless the catalog's writer is busy (Catalog::TrySetJobStage).
+  Result<bool> TrySetStage(int64_t id, std::string_view stage);
 
   // Marks the job completed (Catalog::CompleteJob) and wakes task waiters.
   Status Complete(int64_t id, std::string_view result_json);

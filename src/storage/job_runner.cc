@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/env.h"
+#include "common/thread_name.h"
 
 namespace skald {
 
@@ -47,22 +48,29 @@ JobProgress JobContext::Progress() {
     int64_t last_stage = 0;
     std::string kind;  // StageKind of the last label written
     bool written = false;
+    bool missed = false;  // a label due was not written: the writer was busy
   };
   auto state = std::make_shared<State>();
   state->last_renew = queue->Now();
   return [queue, lease_ns, renew_every_ns, stage_every_ns, id = job_->id,
           state](std::string_view stage) {
-    // A label of a new kind is written at once; counts within one kind at
-    // most every stage_every_ns: each write is a catalog transaction that
-    // waits for the catalog's writer beside the job's own writes.
+    // A label of a new kind is due at once; counts within one kind at
+    // most every stage_every_ns. Each write is a catalog transaction, and
+    // the job never waits for one: while the catalog's writer is busy (the
+    // job's own record writes commit beside it, 10 ms and more on a busy
+    // disk), the label is left out and the next call writes its own.
     const int64_t now = queue->Now();
     Status st = Status::Ok();
-    if (!state->written || StageKind(stage) != state->kind ||
+    if (!state->written || state->missed || StageKind(stage) != state->kind ||
         now - state->last_stage >= stage_every_ns) {
-      st = queue->SetStage(id, stage);
-      state->written = true;
-      state->kind = std::string(StageKind(stage));
-      state->last_stage = now;
+      Result<bool> wrote = queue->TrySetStage(id, stage);
+      state->missed = wrote.ok() && !*wrote;
+      if (!wrote.ok()) st = wrote.status();
+      if (!state->missed) {
+        state->written = true;
+        state->kind = std::string(StageKind(stage));
+        state->last_stage = now;
+      }
     }
     if (now - state->last_renew > renew_every_ns) {
       Status renewed = queue->Renew(id, lease_ns);
@@ -117,6 +125,7 @@ void JobRunner::Stop() {
 }
 
 void JobRunner::WorkerLoop() {
+  NameThisThread("skald-job");
   while (true) {
     if (options_.admit) {
       if (Status admitted = options_.admit(); !admitted.ok()) {

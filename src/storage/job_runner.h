@@ -63,9 +63,13 @@ class JobContext {
 
   const Job& job() const { return *job_; }
 
-  // A progress callback for this job: each call records the stage label and,
-  // every renew_every_ns, extends the lease so a long job is never taken for
-  // a dead one. Errors are logged, not returned (progress is best effort).
+  // A progress callback for this job: a call records the stage label (a new
+  // kind at once, counts of one kind every stage_every_ns) and, every
+  // renew_every_ns, extends the lease so a long job is never taken for a dead
+  // one. It never waits for the catalog's writer: a label due while another
+  // thread writes is left for the next call (progress is best effort; use
+  // SetStage for a label that must be recorded). Errors are logged, not
+  // returned.
   JobProgress Progress();
 
   // True once the runner is stopping: a long handler returns at its next

@@ -1,0 +1,88 @@
+#include "common/two_threads.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace skald {
+namespace {
+
+TEST(TwoThreadsTest, EveryIndexRunsOnceOnAtMostTwoThreads) {
+  for (size_t n : {0, 1, 2, 3, 64, 1000}) {
+    std::vector<std::atomic<int>> runs(n);
+    std::mutex mu;
+    std::set<std::thread::id> threads;
+    ForEachOnTwoThreads(0, n, [&](size_t i) {
+      runs[i]++;
+      std::lock_guard<std::mutex> lock(mu);
+      threads.insert(std::this_thread::get_id());
+    });
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(runs[i].load(), 1) << "n=" << n << " i=" << i;
+    EXPECT_LE(threads.size(), 2u);
+  }
+}
+
+// The helper works beside the caller: two items that each wait for the
+// other to start both finish.
+TEST(TwoThreadsTest, AHelperRunsBesideTheCaller) {
+  ASSERT_TRUE(HasSecondCore()) << "this machine has one core";
+  for (int round = 0; round < 50; ++round) {
+    std::atomic<int> started{0};
+    std::atomic<int> met{0};
+    ForEachOnTwoThreads(0, 2, [&](size_t) {
+      started++;
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (started.load() < 2 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+      if (started.load() == 2) met++;
+    });
+    ASSERT_EQ(met.load(), 2) << "round " << round;
+  }
+}
+
+TEST(TwoThreadsTest, HalvesComeBackInOrder) {
+  std::vector<int> items(101);
+  std::iota(items.begin(), items.end(), 0);
+  auto [first, second] = OnTwoHalves(std::span<const int>(items), [](std::span<const int> part) {
+    return std::vector<int>(part.begin(), part.end());
+  });
+  ASSERT_EQ(first.size(), 50u);
+  ASSERT_EQ(second.size(), 51u);
+  EXPECT_EQ(first.front(), 0);
+  EXPECT_EQ(second.front(), 50);
+  EXPECT_EQ(second.back(), 100);
+}
+
+// More callers at once than the process keeps helpers for, each fanning
+// out again inside: every share still runs once, and nobody waits forever
+// for a helper that never comes.
+TEST(TwoThreadsTest, ManyCallersAndNestedFanOutsAllFinish) {
+  constexpr int kCallers = 40;
+  std::atomic<long> total{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c) {
+    callers.emplace_back([&] {
+      for (int round = 0; round < 20; ++round) {
+        ForEachOnTwoThreads(0, 8, [&](size_t) {
+          std::vector<int> items(10, 1);
+          auto [a, b] = OnTwoHalves(std::span<const int>(items), [](std::span<const int> part) {
+            return std::accumulate(part.begin(), part.end(), 0L);
+          });
+          total += a + b;
+        });
+      }
+    });
+  }
+  for (std::thread& t : callers) t.join();
+  EXPECT_EQ(total.load(), long{kCallers} * 20 * 8 * 10);
+}
+
+}  // namespace
+}  // namespace skald
