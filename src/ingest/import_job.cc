@@ -34,7 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Files written per catalog transaction while importing.
-constexpr size_t kImportCommitEvery = 256;
+constexpr size_t kImportCommitEvery = 1024;
 
 // parse_mode "no_split": section limits above any file's size.
 constexpr int kNoSplitLimit = 1 << 29;

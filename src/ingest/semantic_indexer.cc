@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <span>
@@ -432,13 +433,24 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
   const bool inherit = !own_tags || (options_.tags.empty() && !options_.tags_given);
   // Files: summary (abstract) + the text to embed, computed on two threads
   // (summarizers are safe for concurrent use), then taken in file order.
+  // Each summary's keys are counted into the background there too (counts
+  // do not depend on the order), not on this thread alone afterwards.
   constexpr size_t kFileChunk = 64;
+  std::mutex background_mu;
   for (size_t begin = 0; begin < files.size(); begin += kFileChunk) {
     SKALD_RETURN_IF_ERROR(CheckStop());
     size_t end = std::min(files.size(), begin + kFileChunk);
     std::vector<FileOutcome> outcomes(end - begin);
-    ForEachOnTwoThreads(
-        begin, end, [&](size_t i) { SummarizeFile(account, files[i].path, &outcomes[i - begin]); });
+    ForEachOnTwoThreads(begin, end, [&](size_t i) {
+      FileOutcome& outcome = outcomes[i - begin];
+      SummarizeFile(account, files[i].path, &outcome);
+      if (!outcome.status.ok() || outcome.skip) return;
+      {
+        std::lock_guard<std::mutex> lock(background_mu);
+        pending->background.Add(outcome.summary_terms.keys);
+      }
+      outcome.summary_terms.keys = TermKeys();  // freed on the thread that made it
+    });
     for (size_t i = begin; i < end; ++i) {
       FileOutcome& outcome = outcomes[i - begin];
       SKALD_RETURN_IF_ERROR(outcome.status);
@@ -456,10 +468,6 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       if (!inherit) record.tags = options_.tags;
       record.created_ns = file.ctime_ns;
       record.updated_ns = file.mtime_ns;
-      {
-        StageTimings::Scope timed(options_.timings, "summarize_files");
-        pending->background.Add(outcome.summary_terms.keys);
-      }
       if (outcome.summary_terms.entry != nullptr &&
           pending->entry_terms_bytes + outcome.summary_terms.bytes <=
               semantic_indexer_internal::kEntryTermsBudget) {
