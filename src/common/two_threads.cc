@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <system_error>
 
 #include "common/thread_name.h"
 
@@ -35,8 +36,13 @@ void HelperThreads::Post(HelperTask* task) {
   std::lock_guard<std::mutex> lock(s.mu);
   s.queue.push_back(task);
   if (s.idle < s.queue.size() && s.threads < kMaxThreads) {
-    ++s.threads;
-    std::thread([this] { Loop(); }).detach();
+    try {
+      std::thread([this] { Loop(); }).detach();
+      ++s.threads;
+    } catch (const std::system_error&) {
+      // No thread to be had (a process limit): the task stays queued, and
+      // its caller does the work itself when no helper took it.
+    }
   } else {
     s.work.notify_one();
   }

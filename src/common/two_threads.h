@@ -32,7 +32,8 @@ class HelperThreads {
   static HelperThreads& Get();
 
   // Queues `task` for a helper: an idle one, or one started for it (at
-  // most kMaxThreads; beyond that it waits for one to come free).
+  // most kMaxThreads; beyond that, or when no thread can be started, it
+  // waits for one to come free, and Withdraw may take it back).
   void Post(HelperTask* task);
   // After Post: true once the task has run, false if no helper had taken
   // it yet (it is withdrawn, and never runs). Waits while a helper runs it.

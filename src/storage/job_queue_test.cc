@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <limits>
+#include <mutex>
 #include <thread>
 
 #include "storage/catalog.h"
@@ -89,6 +91,74 @@ TEST_F(JobsTest, EnqueueLeaseComplete) {
   EXPECT_EQ(catalog_->RenewJobLease(job->id, 1).code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(catalog_->CompleteJob(9999, "{}").code(), StatusCode::kNotFound);
   EXPECT_EQ(catalog_->SetJobStage(9999, "x").code(), StatusCode::kNotFound);
+}
+
+// An env that holds every sync SQLite makes on the catalog while armed,
+// until released: the thread committing then keeps the catalog's writer.
+class HeldSyncEnv final : public EnvWrapper {
+ public:
+  HeldSyncEnv() : EnvWrapper(Env::Default()) {}
+  void Arm() { armed_ = true; }
+  // Waits until a sync is held (false on a timeout).
+  bool WaitHeld() {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, kLongWait, [&] { return held_; });
+  }
+  void Release() {
+    armed_ = false;
+    std::lock_guard lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+  Status BeforeForeignWrite(const std::string& path, uint64_t bytes) override {
+    if (bytes == 0 && armed_) {
+      std::unique_lock lock(mu_);
+      held_ = true;
+      cv_.notify_all();
+      cv_.wait_for(lock, kLongWait, [&] { return released_; });
+    }
+    return EnvWrapper::BeforeForeignWrite(path, bytes);
+  }
+
+ private:
+  std::atomic<bool> armed_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool held_ = false;
+  bool released_ = false;
+};
+
+// A progress label written without waiting: left out while another thread
+// commits (it holds the writer), written once the writer is free.
+TEST_F(JobsTest, ALabelWrittenWithoutWaitingIsLeftOutWhileTheWriterIsBusy) {
+  HeldSyncEnv env;
+  catalog_.reset();
+  CatalogOptions options;
+  options.path = dir_.Sub("held.db");
+  options.env = &env;
+  auto opened = Catalog::Open(options);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  catalog_ = std::move(opened).value();
+  ASSERT_TRUE(catalog_->EnqueueJob(Spec(JobKind::kIndex)).ok());
+  std::optional<Job> job = Lease(100);
+  ASSERT_TRUE(job.has_value());
+
+  env.Arm();
+  std::thread committer([&] { EXPECT_TRUE(catalog_->SetJobStage(job->id, "held").ok()); });
+  ASSERT_TRUE(env.WaitHeld());
+  Result<bool> busy = catalog_->TrySetJobStage(job->id, "left out");
+  ASSERT_TRUE(busy.ok()) << busy.status().ToString();
+  EXPECT_FALSE(*busy);
+  env.Release();
+  committer.join();
+  EXPECT_EQ(Get(job->task_id).stage, "held");
+
+  Result<bool> wrote = catalog_->TrySetJobStage(job->id, "written");
+  ASSERT_TRUE(wrote.ok());
+  EXPECT_TRUE(*wrote);
+  EXPECT_EQ(Get(job->task_id).stage, "written");
+  EXPECT_EQ(catalog_->TrySetJobStage(9999, "x").status().code(), StatusCode::kNotFound);
+  catalog_.reset();  // before the env it uses
 }
 
 TEST_F(JobsTest, InvalidSpecsAndDuplicateTaskIdsAreRejected) {
