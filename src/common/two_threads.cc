@@ -4,7 +4,6 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
-#include <system_error>
 
 #include "common/thread_name.h"
 
@@ -39,9 +38,11 @@ void HelperThreads::Post(HelperTask* task) {
     try {
       std::thread([this] { Loop(); }).detach();
       ++s.threads;
-    } catch (const std::system_error&) {
-      // No thread to be had (a process limit): the task stays queued, and
-      // its caller does the work itself when no helper took it.
+    } catch (...) {
+      // No thread to be had (a process limit, no memory): the task stays
+      // queued for a helper that comes free, and its caller does the work
+      // itself when none took it.
+      s.work.notify_one();
     }
   } else {
     s.work.notify_one();

@@ -48,6 +48,30 @@ class HelperThreads {
   State* state();
 };
 
+// Withdraws a posted task when the fan-out's scope ends, however it ends
+// (an exception from the caller's share included): no helper may touch the
+// task, which lives on the caller's stack, after that.
+class PostedTask {
+ public:
+  explicit PostedTask(std::function<void()> fn) : task_{std::move(fn)} {
+    HelperThreads::Get().Post(&task_);
+  }
+  ~PostedTask() {
+    if (!withdrawn_) HelperThreads::Get().Withdraw(&task_);
+  }
+  PostedTask(const PostedTask&) = delete;
+  PostedTask& operator=(const PostedTask&) = delete;
+  // HelperThreads::Withdraw, once.
+  bool Withdraw() {
+    withdrawn_ = true;
+    return HelperThreads::Get().Withdraw(&task_);
+  }
+
+ private:
+  HelperTask task_;
+  bool withdrawn_ = false;
+};
+
 }  // namespace two_threads_internal
 
 // Calls fn(i) once for every i in [begin, end): on this thread and, for more
@@ -60,12 +84,10 @@ void ForEachOnTwoThreads(size_t begin, size_t end, Fn&& fn) {
     for (size_t i = next++; i < end; i = next++) fn(i);
   };
   if (end > begin + 1 && HasSecondCore()) {
-    auto& helpers = two_threads_internal::HelperThreads::Get();
-    two_threads_internal::HelperTask task{work};
-    helpers.Post(&task);
+    two_threads_internal::PostedTask helper(work);
     work();
     // Every index is taken: a helper that has not started is not waited for.
-    helpers.Withdraw(&task);
+    helper.Withdraw();
   } else {
     work();
   }
@@ -79,11 +101,9 @@ auto OnTwoHalves(std::span<const T> items, Fn&& fn) {
   using R = decltype(fn(items));
   const size_t half = items.size() / 2;
   std::optional<R> second;
-  auto& helpers = two_threads_internal::HelperThreads::Get();
-  two_threads_internal::HelperTask task{[&] { second.emplace(fn(items.subspan(half))); }};
-  helpers.Post(&task);
+  two_threads_internal::PostedTask helper([&] { second.emplace(fn(items.subspan(half))); });
   R first = fn(items.subspan(0, half));
-  if (!helpers.Withdraw(&task)) second.emplace(fn(items.subspan(half)));
+  if (!helper.Withdraw()) second.emplace(fn(items.subspan(half)));
   return std::pair<R, R>(std::move(first), std::move(*second));
 }
 

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <numeric>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -31,7 +32,7 @@ TEST(TwoThreadsTest, EveryIndexRunsOnceOnAtMostTwoThreads) {
 // The helper works beside the caller: two items that each wait for the
 // other to start both finish.
 TEST(TwoThreadsTest, AHelperRunsBesideTheCaller) {
-  ASSERT_TRUE(HasSecondCore()) << "this machine has one core";
+  if (!HasSecondCore()) GTEST_SKIP() << "one core: a fan-out runs on its caller alone";
   for (int round = 0; round < 50; ++round) {
     std::atomic<int> started{0};
     std::atomic<int> met{0};
@@ -45,6 +46,30 @@ TEST(TwoThreadsTest, AHelperRunsBesideTheCaller) {
     });
     ASSERT_EQ(met.load(), 2) << "round " << round;
   }
+}
+
+// An exception from the caller's share leaves the fan-out only once its
+// helper is done: nothing runs on the caller's (gone) stack afterwards.
+TEST(TwoThreadsTest, ACallersExceptionWaitsForItsHelper) {
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> helper_items{0};
+  EXPECT_THROW(ForEachOnTwoThreads(0, 2000,
+                                   [&](size_t i) {
+                                     if (std::this_thread::get_id() == caller) {
+                                       if (i > 20) throw std::runtime_error("caller fails");
+                                       return;
+                                     }
+                                     helper_items++;
+                                     std::this_thread::sleep_for(std::chrono::microseconds(20));
+                                   }),
+               std::runtime_error);
+  const int at_return = helper_items.load();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(helper_items.load(), at_return);
+  // The helpers still serve later fan-outs.
+  std::atomic<int> runs{0};
+  ForEachOnTwoThreads(0, 100, [&](size_t) { runs++; });
+  EXPECT_EQ(runs.load(), 100);
 }
 
 TEST(TwoThreadsTest, HalvesComeBackInOrder) {

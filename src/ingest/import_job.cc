@@ -4,6 +4,7 @@
 #include "ingest/import_job.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <chrono>
@@ -311,7 +312,11 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   if (preparer.joinable()) preparer.join();
   SKALD_ASSIGN_OR_RETURN(IndexStats stats,
                          indexer.IndexChanges(who.account, root.path(), synced, stage));
-  stage("updating indexes");
+  // Written even while the catalog's writer is busy (the progress callback
+  // would leave it out): a long phase follows with no label of its own.
+  if (Status st = context.SetStage("updating indexes"); !st.ok()) {
+    spdlog::warn("job progress: {}", st.ToString());
+  }
   {
     // What is left to index once the last records are written (the
     // catch-ups before it are counted in vector_index and lexical_index).
@@ -343,7 +348,9 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
                             {"source_bytes", plan.source_bytes},
                             {"warnings", plan.warnings},
                             {"timings_ms", timings_ms}};
-  stage("done");
+  if (Status st = context.SetStage("done"); !st.ok()) {
+    spdlog::warn("job progress: {}", st.ToString());
+  }
   SKALD_RETURN_IF_ERROR(context.Complete(summary.dump()));
   // Only now that the task is complete (it never runs again) is the upload
   // no longer needed.

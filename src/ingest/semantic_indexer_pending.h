@@ -117,8 +117,9 @@ struct SemanticIndexer::FileOutcome {
   bool skip = false;  // deleted meanwhile, or not text
   bool binary = false;
   std::string summary;
-  // The summary's keys, counted into the background on the caller's thread,
-  // and its entry terms when the directory's summarizer scans entries.
+  // The summary's keys, counted into the background by the thread that
+  // summarized it (then cleared), and its entry terms when the directory's
+  // summarizer scans entries.
   FileEntryScan summary_terms;
   std::string text;        // what is embedded
   std::string hash;        // SHA-256 of the bytes summarized

@@ -68,8 +68,15 @@ Result<std::string> ReadLocalFile(const fs::path& path, size_t limit = 0) {
   // No access-time update (relatime writes one on the first read after a
   // change: an inode dirtied and journaled per file of a fresh source).
   // O_NOATIME needs the file's owner; anyone else reads it plainly.
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOATIME);
-  if (fd < 0 && errno == EPERM) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  auto open_file = [&](int flags) {
+    int fd = -1;
+    do {
+      fd = ::open(path.c_str(), flags);
+    } while (fd < 0 && errno == EINTR);
+    return fd;
+  };
+  int fd = open_file(O_RDONLY | O_CLOEXEC | O_NOATIME);
+  if (fd < 0 && errno == EPERM) fd = open_file(O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     spdlog::warn("import: cannot open {}", path.string());
     return Status::IOError("cannot read the file");
@@ -81,8 +88,9 @@ Result<std::string> ReadLocalFile(const fs::path& path, size_t limit = 0) {
   struct stat st {};
   const size_t size_hint = ::fstat(fd, &st) == 0 && st.st_size > 0 ? st.st_size : 0;
   std::string bytes;
-  // The size read first; a file that grows meanwhile is read to its end.
-  bytes.resize(limit > 0 ? limit : std::max<size_t>(size_hint, 4096) + 1);
+  // The size read first (one byte more, to see the end at once); a file
+  // that grows meanwhile is read to its end.
+  bytes.resize(limit > 0 ? limit : (size_hint > 0 ? size_hint + 1 : 4096));
   size_t got = 0;
   while (true) {
     if (got == bytes.size()) {
@@ -99,6 +107,8 @@ Result<std::string> ReadLocalFile(const fs::path& path, size_t limit = 0) {
     got += static_cast<size_t>(n);
   }
   bytes.resize(got);
+  // Held for the whole import: no spare capacity from a guessed size.
+  if (bytes.capacity() > got + got / 8 + 64) bytes.shrink_to_fit();
   return bytes;
 }
 

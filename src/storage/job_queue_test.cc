@@ -132,6 +132,19 @@ class HeldSyncEnv final : public EnvWrapper {
 // commits (it holds the writer), written once the writer is free.
 TEST_F(JobsTest, ALabelWrittenWithoutWaitingIsLeftOutWhileTheWriterIsBusy) {
   HeldSyncEnv env;
+  std::thread committer;
+  // However the test ends: the held sync released, the committer joined,
+  // and the catalog closed before the env it uses.
+  struct Cleanup {
+    HeldSyncEnv& env;
+    std::thread& committer;
+    std::unique_ptr<Catalog>& catalog;
+    ~Cleanup() {
+      env.Release();
+      if (committer.joinable()) committer.join();
+      catalog.reset();
+    }
+  } cleanup{env, committer, catalog_};
   catalog_.reset();
   CatalogOptions options;
   options.path = dir_.Sub("held.db");
@@ -144,7 +157,7 @@ TEST_F(JobsTest, ALabelWrittenWithoutWaitingIsLeftOutWhileTheWriterIsBusy) {
   ASSERT_TRUE(job.has_value());
 
   env.Arm();
-  std::thread committer([&] { EXPECT_TRUE(catalog_->SetJobStage(job->id, "held").ok()); });
+  committer = std::thread([&] { EXPECT_TRUE(catalog_->SetJobStage(job->id, "held").ok()); });
   ASSERT_TRUE(env.WaitHeld());
   Result<bool> busy = catalog_->TrySetJobStage(job->id, "left out");
   ASSERT_TRUE(busy.ok()) << busy.status().ToString();
@@ -158,7 +171,6 @@ TEST_F(JobsTest, ALabelWrittenWithoutWaitingIsLeftOutWhileTheWriterIsBusy) {
   EXPECT_TRUE(*wrote);
   EXPECT_EQ(Get(job->task_id).stage, "written");
   EXPECT_EQ(catalog_->TrySetJobStage(9999, "x").status().code(), StatusCode::kNotFound);
-  catalog_.reset();  // before the env it uses
 }
 
 TEST_F(JobsTest, InvalidSpecsAndDuplicateTaskIdsAreRejected) {
