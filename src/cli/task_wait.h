@@ -35,6 +35,6 @@ bool IsFinalTaskStatus(std::string_view status);
 Result<TaskWaitOutcome> WaitForTask(
     Backend& backend, const std::string& task_id, std::optional<std::chrono::milliseconds> timeout,
     std::ostream& progress, bool progress_is_tty,
-    std::chrono::milliseconds poll_interval = std::chrono::milliseconds(300));
+    std::chrono::milliseconds poll_interval = std::chrono::milliseconds(100));
 
 }  // namespace skald::cli
