@@ -1,38 +1,48 @@
 #pragma once
 
-// The two-core fan-out the import's stages share.
+// The two-core fan-out the import's stages share: a caller does one share
+// of the work and lends the other to a helper thread of a HelperPool.
 
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
+#include <deque>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace skald {
 
 // True when work split in two can run on two cores.
 inline bool HasSecondCore() { return std::thread::hardware_concurrency() >= 2; }
 
-namespace two_threads_internal {
-
-// A piece of work lent to a helper thread of the process (HelperThreads).
+// A piece of work lent to a helper thread (HelperPool).
 struct HelperTask {
   std::function<void()> fn;
-  bool done = false;  // guarded by the helpers' mutex
+  bool done = false;  // guarded by the pool's mutex
 };
 
-// Helper threads kept for the life of the process: a fan-out hands its
-// second share to an idle one instead of starting a thread (starting one
-// costs tens of microseconds, and the new thread often came in after the
-// caller had done most of a short share itself).
-class HelperThreads {
+// Helper threads kept for the owner's lifetime: a fan-out hands its second
+// share to an idle one instead of starting a thread (a start costs a stack
+// mapping, its page faults and a malloc arena, and a thread that started
+// late did little of a short share). Threads are started as fan-outs need
+// them, up to `max_threads`.
+//
+// Thread safety: safe for concurrent use. REQUIRES: no fan-out uses the
+// pool once its destructor runs (which stops and joins the threads).
+class HelperPool {
  public:
-  static HelperThreads& Get();
+  explicit HelperPool(size_t max_threads = 16) : max_threads_(max_threads) {}
+  ~HelperPool();
+  HelperPool(const HelperPool&) = delete;
+  HelperPool& operator=(const HelperPool&) = delete;
 
   // Queues `task` for a helper: an idle one, or one started for it (at
-  // most kMaxThreads; beyond that, or when no thread can be started, it
+  // most max_threads; beyond that, or when no thread can be started, it
   // waits for one to come free, and Withdraw may take it back).
   void Post(HelperTask* task);
   // After Post: true once the task has run, false if no helper had taken
@@ -40,51 +50,67 @@ class HelperThreads {
   bool Withdraw(HelperTask* task);
 
  private:
-  static constexpr size_t kMaxThreads = 16;
-  HelperThreads() = default;
   void Loop();
 
-  struct State;
-  State* state();
+  const size_t max_threads_;
+  std::mutex mu_;
+  std::condition_variable work_;  // a task was queued, or stopping
+  std::condition_variable done_;  // a task has run
+  std::deque<HelperTask*> queue_;    // GUARDED_BY(mu_)
+  std::vector<std::thread> threads_;  // GUARDED_BY(mu_)
+  size_t idle_ = 0;                   // threads waiting for a task; GUARDED_BY(mu_)
+  bool stop_ = false;                 // GUARDED_BY(mu_)
 };
 
-// Withdraws a posted task when the fan-out's scope ends, however it ends
-// (an exception from the caller's share included): no helper may touch the
-// task, which lives on the caller's stack, after that.
+namespace two_threads_internal {
+
+// A share lent for the scope of a fan-out: posted to `pool` (or, without a
+// pool, run on a thread started for it), and withdrawn when the scope ends,
+// however it ends (an exception from the caller's share included): nothing
+// runs the share after that, whose captures live on the caller's stack.
 class PostedTask {
  public:
-  explicit PostedTask(std::function<void()> fn) : task_{std::move(fn)} {
-    HelperThreads::Get().Post(&task_);
+  PostedTask(HelperPool* pool, std::function<void()> fn) : pool_(pool), task_{std::move(fn)} {
+    if (pool_ != nullptr) {
+      pool_->Post(&task_);
+    } else {
+      thread_ = std::thread(task_.fn);
+    }
   }
   ~PostedTask() {
-    if (!withdrawn_) HelperThreads::Get().Withdraw(&task_);
+    if (!withdrawn_) Withdraw();
   }
   PostedTask(const PostedTask&) = delete;
   PostedTask& operator=(const PostedTask&) = delete;
-  // HelperThreads::Withdraw, once.
+  // True when the share ran; false when it was taken back unrun.
   bool Withdraw() {
     withdrawn_ = true;
-    return HelperThreads::Get().Withdraw(&task_);
+    if (pool_ != nullptr) return pool_->Withdraw(&task_);
+    thread_.join();
+    return true;
   }
 
  private:
+  HelperPool* const pool_;
   HelperTask task_;
+  std::thread thread_;  // without a pool
   bool withdrawn_ = false;
 };
 
 }  // namespace two_threads_internal
 
 // Calls fn(i) once for every i in [begin, end): on this thread and, for more
-// than one item on a machine with a second core, on a helper thread beside
-// it, the two taking the next index from a shared counter.
+// than one item on a machine with a second core, on a helper beside it (of
+// `pool`; null: a thread started for the call), the two taking the next
+// index from a shared counter.
 template <typename Fn>
-void ForEachOnTwoThreads(size_t begin, size_t end, Fn&& fn) {
+void ForEachOnTwoThreads(HelperPool* pool, size_t begin, size_t end, Fn&& fn) {
   std::atomic<size_t> next{begin};
   auto work = [&] {
     for (size_t i = next++; i < end; i = next++) fn(i);
   };
   if (end > begin + 1 && HasSecondCore()) {
-    two_threads_internal::PostedTask helper(work);
+    two_threads_internal::PostedTask helper(pool, work);
     work();
     // Every index is taken: a helper that has not started is not waited for.
     helper.Withdraw();
@@ -94,14 +120,16 @@ void ForEachOnTwoThreads(size_t begin, size_t end, Fn&& fn) {
 }
 
 // fn(first half of `items`) on this thread and fn(second half) on a helper
-// thread beside it (or on this one after the first, when no helper took it);
-// returns both results, in that order.
+// beside it (of `pool`; null: a thread started for the call), or on this
+// thread after the first when no helper took it; returns both results, in
+// that order.
 template <typename T, typename Fn>
-auto OnTwoHalves(std::span<const T> items, Fn&& fn) {
+auto OnTwoHalves(HelperPool* pool, std::span<const T> items, Fn&& fn) {
   using R = decltype(fn(items));
   const size_t half = items.size() / 2;
   std::optional<R> second;
-  two_threads_internal::PostedTask helper([&] { second.emplace(fn(items.subspan(half))); });
+  two_threads_internal::PostedTask helper(pool,
+                                          [&] { second.emplace(fn(items.subspan(half))); });
   R first = fn(items.subspan(0, half));
   if (!helper.Withdraw()) second.emplace(fn(items.subspan(half)));
   return std::pair<R, R>(std::move(first), std::move(*second));

@@ -15,11 +15,13 @@ namespace skald {
 namespace {
 
 TEST(TwoThreadsTest, EveryIndexRunsOnceOnAtMostTwoThreads) {
+  HelperPool pool;
+  for (HelperPool* helpers : {&pool, static_cast<HelperPool*>(nullptr)}) {
   for (size_t n : {0, 1, 2, 3, 64, 1000}) {
     std::vector<std::atomic<int>> runs(n);
     std::mutex mu;
     std::set<std::thread::id> threads;
-    ForEachOnTwoThreads(0, n, [&](size_t i) {
+    ForEachOnTwoThreads(helpers, 0, n, [&](size_t i) {
       runs[i]++;
       std::lock_guard<std::mutex> lock(mu);
       threads.insert(std::this_thread::get_id());
@@ -27,16 +29,18 @@ TEST(TwoThreadsTest, EveryIndexRunsOnceOnAtMostTwoThreads) {
     for (size_t i = 0; i < n; ++i) EXPECT_EQ(runs[i].load(), 1) << "n=" << n << " i=" << i;
     EXPECT_LE(threads.size(), 2u);
   }
+  }
 }
 
 // The helper works beside the caller: two items that each wait for the
 // other to start both finish.
 TEST(TwoThreadsTest, AHelperRunsBesideTheCaller) {
   if (!HasSecondCore()) GTEST_SKIP() << "one core: a fan-out runs on its caller alone";
+  HelperPool pool;
   for (int round = 0; round < 50; ++round) {
     std::atomic<int> started{0};
     std::atomic<int> met{0};
-    ForEachOnTwoThreads(0, 2, [&](size_t) {
+    ForEachOnTwoThreads(&pool, 0, 2, [&](size_t) {
       started++;
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
       while (started.load() < 2 && std::chrono::steady_clock::now() < deadline) {
@@ -53,7 +57,8 @@ TEST(TwoThreadsTest, AHelperRunsBesideTheCaller) {
 TEST(TwoThreadsTest, ACallersExceptionWaitsForItsHelper) {
   const std::thread::id caller = std::this_thread::get_id();
   std::atomic<int> helper_items{0};
-  EXPECT_THROW(ForEachOnTwoThreads(0, 2000,
+  HelperPool pool;
+  EXPECT_THROW(ForEachOnTwoThreads(&pool, 0, 2000,
                                    [&](size_t i) {
                                      if (std::this_thread::get_id() == caller) {
                                        if (i > 20) throw std::runtime_error("caller fails");
@@ -68,16 +73,18 @@ TEST(TwoThreadsTest, ACallersExceptionWaitsForItsHelper) {
   EXPECT_EQ(helper_items.load(), at_return);
   // The helpers still serve later fan-outs.
   std::atomic<int> runs{0};
-  ForEachOnTwoThreads(0, 100, [&](size_t) { runs++; });
+  ForEachOnTwoThreads(&pool, 0, 100, [&](size_t) { runs++; });
   EXPECT_EQ(runs.load(), 100);
 }
 
 TEST(TwoThreadsTest, HalvesComeBackInOrder) {
   std::vector<int> items(101);
   std::iota(items.begin(), items.end(), 0);
-  auto [first, second] = OnTwoHalves(std::span<const int>(items), [](std::span<const int> part) {
-    return std::vector<int>(part.begin(), part.end());
-  });
+  HelperPool pool;
+  auto [first, second] =
+      OnTwoHalves(&pool, std::span<const int>(items), [](std::span<const int> part) {
+        return std::vector<int>(part.begin(), part.end());
+      });
   ASSERT_EQ(first.size(), 50u);
   ASSERT_EQ(second.size(), 51u);
   EXPECT_EQ(first.front(), 0);
@@ -85,19 +92,21 @@ TEST(TwoThreadsTest, HalvesComeBackInOrder) {
   EXPECT_EQ(second.back(), 100);
 }
 
-// More callers at once than the process keeps helpers for, each fanning
-// out again inside: every share still runs once, and nobody waits forever
-// for a helper that never comes.
+// More callers at once than the pool keeps helpers for, each fanning out
+// again inside: every share still runs once, nobody waits forever for a
+// helper that never comes, and the pool then stops and joins its threads.
 TEST(TwoThreadsTest, ManyCallersAndNestedFanOutsAllFinish) {
   constexpr int kCallers = 40;
+  HelperPool pool(/*max_threads=*/4);
   std::atomic<long> total{0};
   std::vector<std::thread> callers;
   for (int c = 0; c < kCallers; ++c) {
     callers.emplace_back([&] {
       for (int round = 0; round < 20; ++round) {
-        ForEachOnTwoThreads(0, 8, [&](size_t) {
+        ForEachOnTwoThreads(&pool, 0, 8, [&](size_t) {
           std::vector<int> items(10, 1);
-          auto [a, b] = OnTwoHalves(std::span<const int>(items), [](std::span<const int> part) {
+          auto [a, b] = OnTwoHalves(&pool, std::span<const int>(items),
+                                    [](std::span<const int> part) {
             return std::accumulate(part.begin(), part.end(), 0L);
           });
           total += a + b;

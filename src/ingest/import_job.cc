@@ -68,6 +68,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   import_options.include = strings("include");
   import_options.exclude = strings("exclude");
   import_options.ignore_dirs = strings("ignore_dirs");
+  import_options.helpers = services.helpers;
   if (payload.value("parse_mode", "default") == "no_split") {
     // Limits no Markdown file reaches (files are capped at max_file_bytes):
     // every document stays one file.
@@ -152,6 +153,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   indexer_options.timings = &timings;
   indexer_options.records_written = [&follower] { follower.Notify(); };
   indexer_options.file_bodies = &bodies;
+  indexer_options.helpers = services.helpers;
   SemanticIndexer indexer(services.content, services.catalog, services.locks, services.embedder,
                           services.summarizer, indexer_options);
   // While the tree is written (file creation and durability barriers, which
@@ -206,7 +208,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       if (batch.empty()) return Status::Ok();
       StageTimings::Scope content_write(&timings, "content_write");
       SKALD_ASSIGN_OR_RETURN(std::vector<ContentAttr> attrs,
-                             WriteFilesOnTwoThreads(services.content, who.account, batch));
+                             WriteFilesOnTwoThreads(services.content, who.account, batch, services.helpers));
       content_write.Stop();
       StageTimings::Scope catalog_write(&timings, "catalog_write");
       std::vector<CatalogNode> nodes;

@@ -37,6 +37,8 @@
 
 namespace skald {
 
+class HelperPool;
+
 class Embedder;
 class IndexCatchUp;
 class SemanticIndexer;
@@ -74,6 +76,8 @@ struct IngestServices {
   bool allow_private_networks = false;
   // DbOptions::link_after_imports.
   bool link_after_imports = true;
+  // The Db's helper threads for two-thread fan-outs (may be null).
+  HelperPool* helpers = nullptr;
 };
 
 // Registers the handlers of add_resource, index, refresh, reindex and

@@ -81,6 +81,7 @@ Status RunAdminReindexJob(const IngestServices& services, JobContext& context) {
   options.lock_timeout_ms = services.lock_timeout_ms;
   options.model_summarizer = services.model_summarizer;
   options.stop = context.stop_flag();
+  options.helpers = services.helpers;
   SemanticIndexer indexer(services.content, services.catalog, services.locks, services.embedder,
                           services.summarizer, options);
   if (mode == kReindexPruneOrphans) {

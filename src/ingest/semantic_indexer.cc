@@ -441,7 +441,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     SKALD_RETURN_IF_ERROR(CheckStop());
     size_t end = std::min(files.size(), begin + kFileChunk);
     std::vector<FileOutcome> outcomes(end - begin);
-    ForEachOnTwoThreads(begin, end, [&](size_t i) {
+    ForEachOnTwoThreads(options_.helpers, begin, end, [&](size_t i) {
       FileOutcome& outcome = outcomes[i - begin];
       SummarizeFile(account, files[i].path, &outcome);
       if (!outcome.status.ok() || outcome.skip) return;
@@ -510,7 +510,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     size_t end = begin + 1;
     while (end < order.size() && depth(order[end]) == depth(order[begin])) ++end;
     std::vector<DirOutcome> outcomes(end - begin);
-    ForEachOnTwoThreads(begin, end, [&](size_t i) {
+    ForEachOnTwoThreads(options_.helpers, begin, end, [&](size_t i) {
       StageTimings::Scope timed(options_.timings, "summarize_dirs");
       outcomes[i - begin] = SummarizeDirectory(account, *order[i], *pending);
     });
@@ -522,7 +522,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     }
     if (!writes.empty()) {
       SKALD_ASSIGN_OR_RETURN(std::vector<ContentAttr> attrs,
-                             WriteFilesOnTwoThreads(content_, account, writes));
+                             WriteFilesOnTwoThreads(content_, account, writes, options_.helpers));
       std::vector<CatalogNode> nodes;
       size_t w = 0;
       for (DirOutcome& outcome : outcomes) {

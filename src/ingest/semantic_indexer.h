@@ -40,6 +40,8 @@
 
 namespace skald {
 
+class HelperPool;
+
 class Catalog;
 class ContentStore;
 class Embedder;
@@ -99,6 +101,10 @@ struct SemanticIndexerOptions {
   // being read back, and the file records written from them are noted for
   // the index catch-up (ingest/file_bodies.h). Borrowed.
   FileBodies* file_bodies = nullptr;
+  // Helper threads of the owner (Db) that summarize, embed and write beside
+  // the indexing thread; null: a thread is started for each fan-out.
+  // Borrowed.
+  HelperPool* helpers = nullptr;
 
   Status Validate() const;
 };

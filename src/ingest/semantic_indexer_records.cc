@@ -251,7 +251,8 @@ Result<std::vector<std::vector<float>>> SemanticIndexer::EmbedTexts(
     return embedder_->Embed(texts, EmbedKind::kDocument);
   }
   auto [first, second] =
-      OnTwoHalves(std::span<const std::string>(texts), [&](std::span<const std::string> part) {
+      OnTwoHalves(options_.helpers, std::span<const std::string>(texts),
+                  [&](std::span<const std::string> part) {
         return embedder_->Embed(part, EmbedKind::kDocument);
       });
   SKALD_RETURN_IF_ERROR(first.status());

@@ -376,7 +376,7 @@ class Planner {
       const size_t end = std::min(items.size(), begin + kFilesAtOnce);
       std::vector<FilePart> parts(end - begin);
       std::vector<Status> results(end - begin);
-      ForEachOnTwoThreads(begin, end, [&](size_t i) {
+      ForEachOnTwoThreads(options_.helpers, begin, end, [&](size_t i) {
         const WalkItem& item = items[i];
         if (!item.warning.empty()) return;
         const std::string name = item.bytes != nullptr ? std::string(BaseName(item.rel_source))

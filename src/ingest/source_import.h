@@ -36,6 +36,8 @@
 
 namespace skald {
 
+class HelperPool;
+
 struct ImportOptions {
   MarkdownSplitOptions split;
   // Glob patterns (uri/glob_pattern.h syntax) matched against the path of a
@@ -61,6 +63,10 @@ struct ImportOptions {
   // entries, expanded bytes and the expansion ratio are capped there
   // (archive_extract.h; defaults: 100,000 entries, 1 GiB, 100x past 8 MiB).
   ArchiveLimits archive;
+  // Helper threads of the owner (Db) that read and split files beside the
+  // planning thread; null: a thread is started for each group of files.
+  // Borrowed.
+  HelperPool* helpers = nullptr;
 
   Status Validate() const;
 };

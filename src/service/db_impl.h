@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "common/env.h"
+#include "common/two_threads.h"
 #include "index/lexical_index.h"
 #include "index/vector_index_set.h"
 #include "ingest/index_catch_up.h"
@@ -319,6 +320,9 @@ class DbImpl final : public Db {
 
   DbOptions options_;
   Env* env_ = nullptr;                    // options_.env or Env::Default()
+  // Helper threads of the two-thread fan-outs (imports, indexing, pack
+  // writes); declared before everything that uses them, so destroyed after.
+  std::unique_ptr<HelperPool> helpers_ = std::make_unique<HelperPool>();
   std::unique_ptr<DiskReserve> reserve_;  // null when disk_reserve_bytes == 0
   std::unique_ptr<WorkspaceLock> workspace_lock_;
   std::unique_ptr<ContentStore> content_;

@@ -290,6 +290,7 @@ Status DbImpl::StartBackground() {
     indexer_options.lock_timeout_ms = options_.lock_timeout_ms;
     indexer_options.stop = runner_->stop_flag();
     indexer_options.model_summarizer = llm_summarizer_.get();
+    indexer_options.helpers = helpers_.get();
     indexer_ = std::make_unique<SemanticIndexer>(content_.get(), catalog_.get(), &locks_,
                                                  options_.embedder.get(), summarizer_.get(),
                                                  indexer_options);
@@ -314,6 +315,7 @@ Status DbImpl::StartBackground() {
     ingest.staging_root = options_.workspace + "/temp/import";
     ingest.allow_private_networks = options_.allow_private_networks;
     ingest.link_after_imports = options_.link_after_imports;
+    ingest.helpers = helpers_.get();
     // No job runs yet: what an interrupted import left in staging goes.
     if (Status cleared = env_->RemoveTree(ingest.staging_root); !cleared.ok()) {
       spdlog::warn("cannot clear {}: {}", ingest.staging_root, cleared.ToString());
@@ -348,6 +350,7 @@ Status DbImpl::StartBackground() {
                                              indexing, reserve_.get());
   PackOpsServices packs;
   packs.workspace = options_.workspace;
+  packs.helpers = helpers_.get();
   packs.resolver = resolver_.get();
   packs.catalog = catalog_.get();
   packs.content = content_.get();

@@ -515,7 +515,7 @@ Result<bool> PackOps::SwapIn(const Identity& who, const Pack& pack,
     writes.push_back({staged_files[i], file_entries[i]->bytes});
   }
   SKALD_ASSIGN_OR_RETURN(std::vector<ContentAttr> attrs,
-                         WriteFilesOnTwoThreads(s_.content, who.account, writes));
+                         WriteFilesOnTwoThreads(s_.content, who.account, writes, s_.helpers));
   // The commit point: the plan names the jobs, so that a crash after it
   // still indexes the new trees as asked (their carried tags, the vectors).
   // Each job named now: recovery, which queues the plan's jobs again when

@@ -48,6 +48,8 @@
 
 namespace skald {
 
+class HelperPool;
+
 // Bytes of content one package may hold (it is built and read in memory).
 inline constexpr uint64_t kMaxPackBytes = uint64_t{1} << 30;
 
@@ -66,6 +68,7 @@ struct PackOpsServices {
   Embedder* embedder = nullptr;     // null without one; its cache takes packaged vectors
   int64_t max_input_tokens = 4096;  // of the texts the embedder is given
   int lock_timeout_ms = 5000;
+  HelperPool* helpers = nullptr;  // the Db's, for two-thread writes (may be null)
 };
 
 class PackOps {

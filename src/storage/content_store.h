@@ -19,6 +19,8 @@
 
 namespace skald {
 
+class HelperPool;
+
 class DiskReserve;  // storage/disk_reserve.h
 class Env;          // common/env.h
 
@@ -151,11 +153,13 @@ class ContentStore {
 // content->WriteFiles(account, writes), its two halves side by side on two
 // threads when there are enough files and a second core: file creation is
 // kernel work that runs on both cores (files of different directories do
-// not contend). The contract of WriteFiles, except that on an error the
-// files of the other half may be written (the Status then says so).
+// not contend). The second half goes to a helper of `helpers` (null: a
+// thread started for it). The contract of WriteFiles, except that on an
+// error the files of the other half may be written (the Status then says
+// so).
 Result<std::vector<ContentAttr>> WriteFilesOnTwoThreads(
     ContentStore* content, std::string_view account,
-    std::span<const ContentStore::FileWrite> writes);
+    std::span<const ContentStore::FileWrite> writes, HelperPool* helpers);
 
 struct LocalContentStoreOptions {
   // Root directory; accounts live in <root>/<account>/.

@@ -409,12 +409,13 @@ Status MarkContentChanged(Status st) {
 
 Result<std::vector<ContentAttr>> WriteFilesOnTwoThreads(
     ContentStore* content, std::string_view account,
-    std::span<const ContentStore::FileWrite> writes) {
+    std::span<const ContentStore::FileWrite> writes, HelperPool* helpers) {
   constexpr size_t kSplitFrom = 64;
   if (writes.size() < kSplitFrom || !HasSecondCore()) return content->WriteFiles(account, writes);
-  auto [first, second] = OnTwoHalves(writes, [&](std::span<const ContentStore::FileWrite> part) {
-    return content->WriteFiles(account, part);
-  });
+  auto [first, second] =
+      OnTwoHalves(helpers, writes, [&](std::span<const ContentStore::FileWrite> part) {
+        return content->WriteFiles(account, part);
+      });
   if (!first.ok() || !second.ok()) {
     Status failed = !first.ok() ? first.status() : second.status();
     bool other_written = !first.ok() ? second.ok() : first.ok();
