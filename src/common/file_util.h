@@ -1,8 +1,11 @@
 #pragma once
 
-// Local-file helpers shared by the CLI (`get`) and the service (uploads).
+// Local-file helpers shared by the CLI (`get`), the service (uploads) and
+// ingest (reading sources and archives).
 //
 // Thread safety: functions are safe to call concurrently on different paths.
+
+#include <unistd.h>
 
 #include <string>
 #include <string_view>
@@ -11,6 +14,20 @@
 #include "skald/status.h"
 
 namespace skald {
+
+// Owns a file descriptor (-1: none), closed when replaced or destroyed.
+struct FdCloser {
+  int fd = -1;
+  FdCloser() = default;
+  explicit FdCloser(int f) : fd(f) {}
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+  ~FdCloser() { Reset(-1); }
+  void Reset(int f) {
+    if (fd >= 0) ::close(fd);
+    fd = f;
+  }
+};
 
 // Writes `bytes` to `path` atomically through `env` (null = Env::Default()):
 // a temporary file in the same directory, fsync, rename over `path`. Readers

@@ -17,38 +17,42 @@ namespace {
 TEST(TwoThreadsTest, EveryIndexRunsOnceOnAtMostTwoThreads) {
   HelperPool pool;
   for (HelperPool* helpers : {&pool, static_cast<HelperPool*>(nullptr)}) {
-  for (size_t n : {0, 1, 2, 3, 64, 1000}) {
-    std::vector<std::atomic<int>> runs(n);
-    std::mutex mu;
-    std::set<std::thread::id> threads;
-    ForEachOnTwoThreads(helpers, 0, n, [&](size_t i) {
-      runs[i]++;
-      std::lock_guard<std::mutex> lock(mu);
-      threads.insert(std::this_thread::get_id());
-    });
-    for (size_t i = 0; i < n; ++i) EXPECT_EQ(runs[i].load(), 1) << "n=" << n << " i=" << i;
-    EXPECT_LE(threads.size(), 2u);
-  }
+    for (size_t n : {0, 1, 2, 3, 64, 1000}) {
+      std::vector<std::atomic<int>> runs(n);
+      std::mutex mu;
+      std::set<std::thread::id> threads;
+      ForEachOnTwoThreads(helpers, 0, n, [&](size_t i) {
+        runs[i]++;
+        std::lock_guard<std::mutex> lock(mu);
+        threads.insert(std::this_thread::get_id());
+      });
+      for (size_t i = 0; i < n; ++i) EXPECT_EQ(runs[i].load(), 1) << "n=" << n << " i=" << i;
+      EXPECT_LE(threads.size(), 2u);
+    }
   }
 }
 
-// The helper works beside the caller: two items that each wait for the
-// other to start both finish.
-TEST(TwoThreadsTest, AHelperRunsBesideTheCaller) {
-  if (!HasSecondCore()) GTEST_SKIP() << "one core: a fan-out runs on its caller alone";
+// A posted task runs on a helper beside the caller (on any number of cores):
+// the task and the caller each wait for the other to start.
+TEST(TwoThreadsTest, APostedTaskRunsBesideTheCaller) {
   HelperPool pool;
   for (int round = 0; round < 50; ++round) {
     std::atomic<int> started{0};
-    std::atomic<int> met{0};
-    ForEachOnTwoThreads(&pool, 0, 2, [&](size_t) {
+    auto meet = [&] {
       started++;
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
       while (started.load() < 2 && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::yield();
       }
-      if (started.load() == 2) met++;
-    });
-    ASSERT_EQ(met.load(), 2) << "round " << round;
+      return started.load() == 2;
+    };
+    bool helper_met = false;
+    HelperTask task{[&] { helper_met = meet(); }};
+    pool.Post(&task);
+    const bool caller_met = meet();
+    ASSERT_TRUE(pool.Withdraw(&task)) << "round " << round;  // it ran
+    EXPECT_TRUE(caller_met) << "round " << round;
+    EXPECT_TRUE(helper_met) << "round " << round;
   }
 }
 

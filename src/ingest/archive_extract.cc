@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/file_util.h"
 #include "common/strings.h"
 #include "ingest/source_import.h"
 
@@ -42,19 +43,6 @@ size_t ArchiveExtensionLength(std::string_view name) {
 
 struct ArchiveCloser {
   void operator()(archive* a) const { archive_read_free(a); }
-};
-
-struct FdCloser {
-  int fd = -1;
-  FdCloser() = default;
-  explicit FdCloser(int f) : fd(f) {}
-  FdCloser(const FdCloser&) = delete;
-  FdCloser& operator=(const FdCloser&) = delete;
-  ~FdCloser() { Reset(-1); }
-  void Reset(int f) {
-    if (fd >= 0) ::close(fd);
-    fd = f;
-  }
 };
 
 // libarchive's reason for the last failure of `a`.

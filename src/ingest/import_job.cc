@@ -208,7 +208,8 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       if (batch.empty()) return Status::Ok();
       StageTimings::Scope content_write(&timings, "content_write");
       SKALD_ASSIGN_OR_RETURN(std::vector<ContentAttr> attrs,
-                             WriteFilesOnTwoThreads(services.content, who.account, batch, services.helpers));
+                             WriteFilesOnTwoThreads(services.content, who.account, batch,
+                                                    services.helpers));
       content_write.Stop();
       StageTimings::Scope catalog_write(&timings, "catalog_write");
       std::vector<CatalogNode> nodes;
@@ -314,11 +315,14 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
   if (preparer.joinable()) preparer.join();
   SKALD_ASSIGN_OR_RETURN(IndexStats stats,
                          indexer.IndexChanges(who.account, root.path(), synced, stage));
-  // Written even while the catalog's writer is busy (the progress callback
-  // would leave it out): a long phase follows with no label of its own.
-  if (Status st = context.SetStage("updating indexes"); !st.ok()) {
-    spdlog::warn("job progress: {}", st.ToString());
-  }
+  // The last labels are written even while the catalog's writer is busy
+  // (the progress callback would leave them out): no label follows them.
+  auto last_stage = [&](std::string_view label) {
+    if (Status st = context.SetStage(label); !st.ok()) {
+      spdlog::warn("job progress: {}", st.ToString());
+    }
+  };
+  last_stage("updating indexes");
   {
     // What is left to index once the last records are written (the
     // catch-ups before it are counted in vector_index and lexical_index).
@@ -350,9 +354,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
                             {"source_bytes", plan.source_bytes},
                             {"warnings", plan.warnings},
                             {"timings_ms", timings_ms}};
-  if (Status st = context.SetStage("done"); !st.ok()) {
-    spdlog::warn("job progress: {}", st.ToString());
-  }
+  last_stage("done");
   SKALD_RETURN_IF_ERROR(context.Complete(summary.dump()));
   // Only now that the task is complete (it never runs again) is the upload
   // no longer needed.

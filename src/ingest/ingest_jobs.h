@@ -37,9 +37,8 @@
 
 namespace skald {
 
-class HelperPool;
-
 class Embedder;
+class HelperPool;
 class IndexCatchUp;
 class SemanticIndexer;
 class Summarizer;

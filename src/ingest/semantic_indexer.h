@@ -40,12 +40,11 @@
 
 namespace skald {
 
-class HelperPool;
-
 class Catalog;
 class ContentStore;
 class Embedder;
 class FileBodies;
+class HelperPool;
 class PathLockManager;
 class StageTimings;
 class Summarizer;

@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 
+#include "common/file_util.h"
 #include "common/strings.h"
 #include "common/two_threads.h"
 #include "ingest/parser.h"
@@ -75,18 +76,14 @@ Result<std::string> ReadLocalFile(const fs::path& path, size_t limit = 0) {
     } while (fd < 0 && errno == EINTR);
     return fd;
   };
-  int fd = open_file(O_RDONLY | O_CLOEXEC | O_NOATIME);
-  if (fd < 0 && errno == EPERM) fd = open_file(O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  FdCloser file(open_file(O_RDONLY | O_CLOEXEC | O_NOATIME));
+  if (file.fd < 0 && errno == EPERM) file.Reset(open_file(O_RDONLY | O_CLOEXEC));
+  if (file.fd < 0) {
     spdlog::warn("import: cannot open {}", path.string());
     return Status::IOError("cannot read the file");
   }
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
   struct stat st {};
-  const size_t size_hint = ::fstat(fd, &st) == 0 && st.st_size > 0 ? st.st_size : 0;
+  const size_t size_hint = ::fstat(file.fd, &st) == 0 && st.st_size > 0 ? st.st_size : 0;
   std::string bytes;
   // The size read first (one byte more, to see the end at once); a file
   // that grows meanwhile is read to its end.
@@ -97,7 +94,7 @@ Result<std::string> ReadLocalFile(const fs::path& path, size_t limit = 0) {
       if (limit > 0) break;
       bytes.resize(bytes.size() * 2);
     }
-    const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+    const ssize_t n = ::read(file.fd, bytes.data() + got, bytes.size() - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       spdlog::warn("import: read error in {}", path.string());

@@ -19,10 +19,9 @@
 
 namespace skald {
 
-class HelperPool;
-
 class DiskReserve;  // storage/disk_reserve.h
 class Env;          // common/env.h
+class HelperPool;   // common/two_threads.h
 
 // What a scan found on disk.
 struct ContentEntry {
