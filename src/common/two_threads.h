@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -102,20 +103,29 @@ class PostedTask {
 // Calls fn(i) once for every i in [begin, end): on this thread and, for more
 // than one item on a machine with a second core, on a helper beside it (of
 // `pool`; null: a thread started for the call), the two taking the next
-// index from a shared counter.
+// index from a shared counter. An fn that takes (i, share) is also told
+// which of the two calls it: share 0 on this thread, 1 on the helper (one
+// thread at a time calls with each share: state per share needs no lock).
 template <typename Fn>
 void ForEachOnTwoThreads(HelperPool* pool, size_t begin, size_t end, Fn&& fn) {
   std::atomic<size_t> next{begin};
-  auto work = [&] {
-    for (size_t i = next++; i < end; i = next++) fn(i);
+  auto call = [&](size_t i, int share) {
+    if constexpr (std::is_invocable_v<Fn&, size_t, int>) {
+      fn(i, share);
+    } else {
+      fn(i);
+    }
+  };
+  auto work = [&](int share) {
+    for (size_t i = next++; i < end; i = next++) call(i, share);
   };
   if (end > begin + 1 && HasSecondCore()) {
-    two_threads_internal::PostedTask helper(pool, work);
-    work();
+    two_threads_internal::PostedTask helper(pool, [&] { work(1); });
+    work(0);
     // Every index is taken: a helper that has not started is not waited for.
     helper.Withdraw();
   } else {
-    work();
+    work(0);
   }
 }
 

@@ -32,6 +32,35 @@ TEST(TwoThreadsTest, EveryIndexRunsOnceOnAtMostTwoThreads) {
   }
 }
 
+// Told its share, fn sees share 0 on the caller's thread and 1 on one
+// helper thread only.
+TEST(TwoThreadsTest, EachShareIsCalledFromOneThread) {
+  HelperPool pool;
+  for (HelperPool* helpers : {&pool, static_cast<HelperPool*>(nullptr)}) {
+    for (size_t n : {1, 2, 64, 1000}) {
+      std::mutex mu;
+      std::set<std::thread::id> share_threads[2];
+      std::vector<int> shares(n, -1);
+      ForEachOnTwoThreads(helpers, 0, n, [&](size_t i, int share) {
+        ASSERT_TRUE(share == 0 || share == 1);
+        shares[i] = share;
+        std::lock_guard<std::mutex> lock(mu);
+        share_threads[share].insert(std::this_thread::get_id());
+      });
+      for (size_t i = 0; i < n; ++i) EXPECT_NE(shares[i], -1) << "n=" << n << " i=" << i;
+      // (The helper may take every index before this thread takes one.)
+      EXPECT_LE(share_threads[0].size(), 1u) << "n=" << n;
+      if (!share_threads[0].empty()) {
+        EXPECT_EQ(*share_threads[0].begin(), std::this_thread::get_id());
+      }
+      EXPECT_LE(share_threads[1].size(), 1u);
+      if (!share_threads[1].empty()) {
+        EXPECT_NE(*share_threads[1].begin(), std::this_thread::get_id());
+      }
+    }
+  }
+}
+
 // A posted task runs on a helper beside the caller (on any number of cores):
 // the task and the caller each wait for the other to start.
 TEST(TwoThreadsTest, APostedTaskRunsBesideTheCaller) {

@@ -436,19 +436,18 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
   // Each summary's keys are counted into the background there too (counts
   // do not depend on the order), not on this thread alone afterwards.
   constexpr size_t kFileChunk = 64;
-  std::mutex background_mu;
+  // The helper's share counts into its own statistics, merged once the
+  // files are done: no lock between the two threads.
+  TermStatistics helper_background;
   for (size_t begin = 0; begin < files.size(); begin += kFileChunk) {
     SKALD_RETURN_IF_ERROR(CheckStop());
     size_t end = std::min(files.size(), begin + kFileChunk);
     std::vector<FileOutcome> outcomes(end - begin);
-    ForEachOnTwoThreads(options_.helpers, begin, end, [&](size_t i) {
+    ForEachOnTwoThreads(options_.helpers, begin, end, [&](size_t i, int share) {
       FileOutcome& outcome = outcomes[i - begin];
       SummarizeFile(account, files[i].path, &outcome);
       if (!outcome.status.ok() || outcome.skip) return;
-      {
-        std::lock_guard<std::mutex> lock(background_mu);
-        pending->background.Add(outcome.summary_terms.keys);
-      }
+      (share == 0 ? pending->background : helper_background).Add(outcome.summary_terms.keys);
       outcome.summary_terms.keys = TermKeys();  // freed on the thread that made it
     });
     for (size_t i = begin; i < end; ++i) {
@@ -494,6 +493,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     }
   }
 
+  pending->background.Merge(helper_background);
   // Directories bottom-up, one depth at a time (deepest first, so that
   // children's L0 exist): the directories of a depth are summarized side by
   // side on two threads, then their changed sidecars are written in one

@@ -145,6 +145,22 @@ void TermStatistics::Add(const TermKeys& keys) {
   }
 }
 
+void TermStatistics::Merge(const TermStatistics& other) {
+  documents_ += other.documents_;
+  const FlatStringMap<uint32_t>& from = other.frequency_;
+  constexpr size_t kBatch = 16;
+  for (size_t begin = 0; begin < from.size(); begin += kBatch) {
+    const size_t end = std::min(from.size(), begin + kBatch);
+    // (As in CountDocument: no slot moves within a prefetched batch.)
+    frequency_.Reserve(frequency_.size() + (end - begin));
+    for (size_t i = begin; i < end; ++i) frequency_.Prefetch(from.HashAt(i));
+    for (size_t i = begin; i < end; ++i) frequency_.PrefetchKey(from.HashAt(i));
+    for (size_t i = begin; i < end; ++i) {
+      frequency_.Value(frequency_.Insert(from.Key(i), from.HashAt(i))) += from.Value(i);
+    }
+  }
+}
+
 TermKeys TermStatistics::KeysOf(std::string_view text) {
   TermScanner& scan = ThreadScanner();
   scan.Scan(text, false);

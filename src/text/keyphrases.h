@@ -46,6 +46,9 @@ class TermStatistics {
   // The same for a text whose keys were taken by KeysOf.
   void Add(const TermKeys& keys);
   static TermKeys KeysOf(std::string_view text);
+  // Adds the documents counted in `other` (counts do not depend on the
+  // order: statistics counted in parts and merged answer as one would).
+  void Merge(const TermStatistics& other);
   size_t documents() const { return documents_; }
   // Documents holding `key` (a term key of ExtractTerms), 0 if none.
   uint32_t DocumentFrequency(std::string_view key) const;

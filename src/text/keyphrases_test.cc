@@ -114,6 +114,29 @@ TEST(TermStatisticsTest, KeysTakenApartCountTheSame) {
   EXPECT_EQ(keys.ends.size(), ExtractTerms("yeast cells, yeast").size());
 }
 
+TEST(TermStatisticsTest, PartsMergedCountAsOne) {
+  const std::vector<std::string> texts = {"Insulin resistance in mice; insulin resistance.",
+                                          "DNA repair and beta cells", "",
+                                          "Covers gene editing, yeast and DNA repair.",
+                                          "yeast cells", "beta cells of mice"};
+  TermStatistics whole, first, second;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    whole.Add(texts[i]);
+    (i % 2 == 0 ? first : second).Add(TermStatistics::KeysOf(texts[i]));
+  }
+  first.Merge(second);
+  first.Merge(TermStatistics());  // nothing to add
+  EXPECT_EQ(first.documents(), whole.documents());
+  for (const std::string& t : texts) {
+    for (const TextTerm& term : ExtractTerms(t)) {
+      EXPECT_EQ(first.DocumentFrequency(term.key), whole.DocumentFrequency(term.key)) << term.key;
+    }
+  }
+  std::vector<TextTerm> yeast = ExtractTerms("yeast");
+  ASSERT_EQ(yeast.size(), 1u);
+  EXPECT_EQ(first.DocumentFrequency(yeast[0].key), 2u);
+}
+
 TEST(RankKeyphrasesTest, OfTermsRanksAsTheTexts) {
   const std::vector<std::string> texts = {
       "Insulin resistance in mice; insulin resistance.", "DNA repair and beta cells", "",
