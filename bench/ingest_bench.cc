@@ -18,10 +18,9 @@
 // default): with "memory" the import's lexical stage skips SQLite FTS5.
 // --hits writes every find's query and ranked hits (URI, level, score) to
 // FILE, to compare two builds' search results.
-// --link-during-import opens the workspace as the embedded CLI does
-// (DbOptions::link_after_imports off): the vector linker runs during the
-// import instead of after it, and the close has less left to link. Compare
-// job + close against a run without it.
+// --link-during-import turns DbOptions::link_after_imports off: the vector
+// linker runs during the import instead of after it. (The close saves what
+// waits for links as waiting; it links nothing.)
 //
 // --suite runs the two standard imports one after the other, without finds:
 // "small" = 5,000 files of 1.5 KiB in 50 directories, "large" = 500 files
@@ -196,8 +195,8 @@ int Run(const Config& c) {
   PrintStages(**db, who);
   }
   if (queries == 0) {
-    // What the import left to do in the background (the vector index's
-    // linker) is finished by the close, which also saves the indexes.
+    // The close saves the indexes (vectors still waiting for the linker are
+    // saved waiting).
     auto close_start = Clock::now();
     (*db).reset();
     std::printf("close: seconds=%.2f\n", Seconds(close_start));

@@ -75,12 +75,17 @@ struct DbOptions {
   // host resolves to any such address, or redirects to one, is refused.
   bool allow_private_networks = false;
   // An import of many files leaves linking its vectors into the graph until
-  // it ends (VectorIndexSet::HoldLinks), so it keeps both cores; a server
-  // then links them in the background. A process that closes right after
-  // its import (the embedded CLI) turns it off: the close would have to
-  // link them all after the import, where during it the linker fills the
-  // cores' idle moments.
+  // it ends (VectorIndexSet::HoldLinks), so it keeps both cores; the
+  // background linker then links them (link_in_background).
   bool link_after_imports = true;
+  // Vectors that the indexes' catch-ups leave unlinked (up to 16,384 per
+  // account, scored exactly by searches meanwhile) are linked into the HNSW
+  // graph by a background thread of the lowest CPU priority. Off (the
+  // embedded CLI, whose process closes after one command): they wait until
+  // a process with the linker (a server) links them, or until more would
+  // wait than may; the close saves them waiting either way, so a short-lived
+  // process spends no CPU on links it would not keep.
+  bool link_in_background = true;
 
   Status Validate() const;
 };

@@ -253,9 +253,10 @@ Result<std::unique_ptr<Backend>> OpenEmbeddedBackend(const std::string& data_dir
                                                      const Identity& who) {
   DbOptions options;
   options.workspace = data_dir;
-  // The process closes the workspace right after its command: linking
-  // during an import costs less than linking everything at the close.
-  options.link_after_imports = false;
+  // The process closes the workspace right after its command: vectors left
+  // unlinked stay so (saved so, scored exactly) for a server to link, with
+  // no CPU spent on links the close would not keep.
+  options.link_in_background = false;
   if (Status valid = options.Validate(); !valid.ok()) {
     return UsageError("--data: " + valid.message());
   }

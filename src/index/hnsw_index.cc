@@ -433,25 +433,29 @@ void HnswIndex::SearchIn(const Generation& gen, const StoreSnapshot& snap,
 
 Status HnswIndex::SaveExtra(const Generation& gen, uint32_t slots, FileWriter* w) const {
   const auto& g = static_cast<const GraphGeneration&>(gen);
+  // The graph's nodes: slots [0, linked); the rest wait for links, and the
+  // field that says so is there only then (format version 2, StoreIndex::Save).
+  const uint32_t nodes = gen.linked;
   w->BeginSection(kGraphTag);
   w->PutU32(static_cast<uint32_t>(g.m));
   w->PutU32(static_cast<uint32_t>(g.m0));
-  w->PutU32(slots == 0 ? kNoNode : __atomic_load_n(&g.entry, __ATOMIC_ACQUIRE));
-  for (uint32_t s = 0; s < slots;) {
-    uint32_t run = std::min(SegmentedArray<uint8_t>::RunLength(s), slots - s);
+  w->PutU32(nodes == 0 ? kNoNode : __atomic_load_n(&g.entry, __ATOMIC_ACQUIRE));
+  if (nodes < slots) w->PutU32(nodes);
+  for (uint32_t s = 0; s < nodes;) {
+    uint32_t run = std::min(SegmentedArray<uint8_t>::RunLength(s), nodes - s);
     w->PutBytes(g.levels.at(s), run);
     s += run;
   }
   SKALD_RETURN_IF_ERROR(w->EndSection());
   w->BeginSection(kLinks0Tag);
-  for (uint32_t s = 0; s < slots;) {
-    uint32_t run = std::min(SegmentedArray<uint32_t>::RunLength(s), slots - s);
+  for (uint32_t s = 0; s < nodes;) {
+    uint32_t run = std::min(SegmentedArray<uint32_t>::RunLength(s), nodes - s);
     w->PutBytes(g.links0.at(s), 4 * size_t(g.m0 + 1) * run);
     s += run;
   }
   SKALD_RETURN_IF_ERROR(w->EndSection());
   w->BeginSection(kUpperTag);
-  for (uint32_t s = 0; s < slots; ++s) {
+  for (uint32_t s = 0; s < nodes; ++s) {
     int level = g.Level(s);
     if (level > 0) w->PutBytes(*g.upper.at(s), 4 * size_t(level) * (g.m + 1));
   }
@@ -468,10 +472,17 @@ Status HnswIndex::LoadExtra(Generation* gen, uint32_t slots, FileReader* r) cons
   SKALD_RETURN_IF_ERROR(r->GetU32(&m));
   SKALD_RETURN_IF_ERROR(r->GetU32(&m0));
   SKALD_RETURN_IF_ERROR(r->GetU32(&entry));
-  if (r->remaining() != slots) return bad("level table size mismatch");
-  g->levels.Reserve(slots);
-  for (uint32_t s = 0; s < slots;) {
-    uint32_t run = std::min(SegmentedArray<uint8_t>::RunLength(s), slots - s);
+  // Slots [0, nodes) are in the graph; version 2 may leave the rest waiting
+  // for links.
+  uint32_t nodes = slots;
+  if (r->version() >= kIndexFormatPartlyLinked) {
+    SKALD_RETURN_IF_ERROR(r->GetU32(&nodes));
+    if (nodes > slots) return bad("more graph nodes than slots");
+  }
+  if (r->remaining() != nodes) return bad("level table size mismatch");
+  g->levels.Reserve(nodes);
+  for (uint32_t s = 0; s < nodes;) {
+    uint32_t run = std::min(SegmentedArray<uint8_t>::RunLength(s), nodes - s);
     SKALD_RETURN_IF_ERROR(r->GetBytes(g->levels.at(s), run));
     s += run;
   }
@@ -481,39 +492,39 @@ Status HnswIndex::LoadExtra(Generation* gen, uint32_t slots, FileReader* r) cons
                                       std::to_string(m) + ", the index is configured for M=" +
                                       std::to_string(g->m));
   }
-  g->links0.Reserve(slots);
-  g->upper.Reserve(slots);
-  g->locks.Reserve(slots);
+  g->links0.Reserve(nodes);
+  g->upper.Reserve(nodes);
+  g->locks.Reserve(nodes);
   int top = -1;
-  for (uint32_t s = 0; s < slots; ++s) {
+  for (uint32_t s = 0; s < nodes; ++s) {
     if (g->Level(s) > kMaxLevel) return bad("node level out of range");
     top = std::max(top, g->Level(s));
   }
-  if (slots == 0 ? entry != kNoNode : (entry >= slots || g->Level(entry) != top)) {
+  if (nodes == 0 ? entry != kNoNode : (entry >= nodes || g->Level(entry) != top)) {
     return bad("bad entry point");
   }
 
   auto check_row = [&](const uint32_t* row, uint32_t cap) {
     if (row[0] > cap) return false;
     for (uint32_t j = 1; j <= row[0]; ++j) {
-      if (row[j] >= slots) return false;
+      if (row[j] >= nodes) return false;
     }
     return true;
   };
   SKALD_RETURN_IF_ERROR(r->BeginSection(kLinks0Tag));
-  if (r->remaining() != 4ull * (m0 + 1) * slots) return bad("layer-0 link table size mismatch");
-  for (uint32_t s = 0; s < slots;) {
-    uint32_t run = std::min(SegmentedArray<uint32_t>::RunLength(s), slots - s);
+  if (r->remaining() != 4ull * (m0 + 1) * nodes) return bad("layer-0 link table size mismatch");
+  for (uint32_t s = 0; s < nodes;) {
+    uint32_t run = std::min(SegmentedArray<uint32_t>::RunLength(s), nodes - s);
     SKALD_RETURN_IF_ERROR(r->GetBytes(g->links0.at(s), 4 * size_t(m0 + 1) * run));
     s += run;
   }
   SKALD_RETURN_IF_ERROR(r->EndSection());
-  for (uint32_t s = 0; s < slots; ++s) {
+  for (uint32_t s = 0; s < nodes; ++s) {
     if (!check_row(g->links0.at(s), m0)) return bad("layer-0 links of node " + std::to_string(s));
   }
 
   SKALD_RETURN_IF_ERROR(r->BeginSection(kUpperTag));
-  for (uint32_t s = 0; s < slots; ++s) {
+  for (uint32_t s = 0; s < nodes; ++s) {
     int level = g->Level(s);
     if (level == 0) continue;
     size_t words = size_t(level) * (m + 1);
@@ -532,7 +543,8 @@ Status HnswIndex::LoadExtra(Generation* gen, uint32_t slots, FileReader* r) cons
   }
   SKALD_RETURN_IF_ERROR(r->EndSection());
   g->entry = entry;
-  g->nodes = slots;
+  g->nodes = nodes;
+  gen->linked = nodes;
   return Status::Ok();
 }
 

@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
 #include <thread>
 
+#include "index/index_file.h"
 #include "index/index_test_util.h"
 #include "tests/testutil/temp_dir.h"
 
@@ -302,22 +305,80 @@ TEST_F(HnswIndexTest, UnlinkedRecordsAreFoundAndLinkedLater) {
   EXPECT_GE(MeanRecall({}, 10), 0.95);
 }
 
-TEST_F(HnswIndexTest, SaveLinksWhatWaitsSoTheLoadedGraphIsWhole) {
+// The format version a saved index file carries (after the 8-byte magic).
+uint32_t FileVersion(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[12] = {};
+  in.read(head, sizeof(head));
+  uint32_t version = 0;
+  std::memcpy(&version, head + 8, 4);
+  return version;
+}
+
+// Save does not link what waits for links: it is saved waiting (format
+// version 2), loaded waiting, found by exact scoring meanwhile and linked
+// later; a whole index is saved in version 1.
+TEST_F(HnswIndexTest, SaveKeepsWhatWaitsForLinks) {
   VectorIndexOptions o = HnswOptions();
   o.hnsw.max_unlinked = kN;
   Build(o);
   ASSERT_EQ(index_->pending_links(), kN);
   testing::TempDir dir;
-  std::string path = dir.Sub("v.skvi");
+  const std::string path = dir.Sub("v.skvi");
+  auto reload = [&] {
+    auto loaded = LoadVectorIndex(path, o);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    index_ = std::move(loaded).value();
+  };
+  // Nothing linked: the file has no graph node.
   ASSERT_TRUE(index_->Save(path).ok());
-  EXPECT_EQ(index_->pending_links(), 0u);
-  auto loaded = LoadVectorIndex(path, o);
-  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  index_ = std::move(loaded).value();
+  EXPECT_EQ(index_->pending_links(), kN);
+  EXPECT_EQ(FileVersion(path), kIndexFormatPartlyLinked);
+  reload();
+  EXPECT_EQ(index_->size(), kN);
+  EXPECT_EQ(index_->pending_links(), kN);
+  EXPECT_DOUBLE_EQ(MeanRecall({}, 10), 1.0);
+  // Part linked: the graph holds the linked part, the rest still waits.
+  EXPECT_EQ(index_->LinkPending(kN / 2), kN / 2);
+  ASSERT_TRUE(index_->Save(path).ok());
+  EXPECT_EQ(FileVersion(path), kIndexFormatPartlyLinked);
+  reload();
+  EXPECT_EQ(index_->pending_links(), kN - kN / 2);
+  EXPECT_GE(MeanRecall({}, 10), 0.95);
+  // Linked after the load, saved whole: version 1, searched on the graph.
+  EXPECT_EQ(index_->LinkPending(kN), kN - kN / 2);
+  ASSERT_TRUE(index_->Save(path).ok());
+  EXPECT_EQ(FileVersion(path), kIndexFormatWhole);
+  reload();
   EXPECT_EQ(index_->pending_links(), 0u);
   SearchPath path_taken = SearchPath::kEmpty;
   EXPECT_GE(MeanRecall({}, 10, &path_taken), 0.95);
   EXPECT_EQ(path_taken, SearchPath::kGraph);
+}
+
+// A partly linked file is read by its version: read as version 1 (no node
+// count, every slot in the graph) it is corrupt, never half a graph taken
+// for a whole one.
+TEST_F(HnswIndexTest, APartlyLinkedFileIsChecked) {
+  VectorIndexOptions o = HnswOptions();
+  o.hnsw.max_unlinked = kN;
+  Build(o);
+  ASSERT_EQ(index_->LinkPending(100), 100u);
+  testing::TempDir dir;
+  const std::string path = dir.Sub("v.skvi");
+  ASSERT_TRUE(index_->Save(path).ok());
+  ASSERT_EQ(FileVersion(path), kIndexFormatPartlyLinked);
+  // The same file read as version 1 (no node count): its level table is
+  // the wrong size.
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    const uint32_t v1 = kIndexFormatWhole;
+    f.seekp(8);
+    f.write(reinterpret_cast<const char*>(&v1), 4);
+  }
+  auto loaded = LoadVectorIndex(path, o);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption) << loaded.status().ToString();
 }
 
 // A linker thread links while writers append and readers search.

@@ -38,14 +38,14 @@ FileWriter::~FileWriter() {
   }
 }
 
-Result<std::unique_ptr<FileWriter>> FileWriter::Create(const std::string& path, Env* env) {
+Result<std::unique_ptr<FileWriter>> FileWriter::Create(const std::string& path, Env* env,
+                                                       uint32_t version) {
   env = EnvOrDefault(env);
   std::string tmp = path + ".tmp";
   SKALD_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, env->NewWritableFile(tmp));
   std::unique_ptr<FileWriter> w(new FileWriter(env, path, tmp, std::move(file)));
   w->buffer_.reserve(kWriteBuffer);
   w->Put(kIndexFileMagic, 8);
-  uint32_t version = kIndexFormatVersion;
   w->Put(&version, 4);
   return w;
 }
@@ -144,6 +144,7 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(const std::string& path, En
                                       std::to_string(version) + "; this build reads up to " +
                                       std::to_string(kIndexFormatVersion));
   }
+  r->version_ = version;
   return r;
 }
 

@@ -24,7 +24,13 @@
 namespace skald {
 
 inline constexpr char kIndexFileMagic[8] = {'S', 'K', 'V', 'E', 'C', 'I', 'D', 'X'};
-inline constexpr uint32_t kIndexFormatVersion = 1;
+// Format versions (docs/format/vector-index.md, "Versioning"): 1, every
+// slot in the HNSW graph; 2, the graph holds a prefix of the slots and the
+// rest wait for links. A file is written in the oldest version that holds
+// it, so that a build that reads only version 1 still reads a whole index.
+inline constexpr uint32_t kIndexFormatWhole = 1;
+inline constexpr uint32_t kIndexFormatPartlyLinked = 2;
+inline constexpr uint32_t kIndexFormatVersion = kIndexFormatPartlyLinked;  // the newest read
 inline constexpr uint32_t kIndexEndTag = 0x444E4524;  // "$END"
 
 // Four-character section tag ("HEAD" -> 'H' | 'E' << 8 | ...).
@@ -37,9 +43,10 @@ constexpr uint32_t SectionTag(const char (&s)[5]) {
 // to the server log); a full disk is DiskFullError.
 class FileWriter {
  public:
-  // Creates `path`.tmp through `env` (borrowed, null = Env::Default());
-  // Commit() renames it over `path` durably.
-  static Result<std::unique_ptr<FileWriter>> Create(const std::string& path, Env* env = nullptr);
+  // Creates `path`.tmp through `env` (borrowed, null = Env::Default()) as a
+  // file of format `version`; Commit() renames it over `path` durably.
+  static Result<std::unique_ptr<FileWriter>> Create(const std::string& path, Env* env = nullptr,
+                                                    uint32_t version = kIndexFormatWhole);
   ~FileWriter();  // removes the temp file unless committed
 
   void BeginSection(uint32_t tag);
@@ -103,6 +110,8 @@ class FileReader {
   // Bytes left in the current section.
   uint64_t remaining() const { return section_left_; }
   const std::string& path() const { return path_; }
+  // The file's format version (1..kIndexFormatVersion).
+  uint32_t version() const { return version_; }
 
  private:
   FileReader(std::string path, std::unique_ptr<SequentialFile> file, uint64_t size);
@@ -113,6 +122,7 @@ class FileReader {
   size_t buffer_pos_ = 0;  // next unread byte in buffer_
   uint64_t file_size_;
   uint64_t offset_ = 0;
+  uint32_t version_ = 0;
   uint32_t tag_ = 0;
   uint64_t section_left_ = 0;
   bool in_section_ = false;

@@ -256,15 +256,16 @@ uint64_t StoreIndex::MemoryBytes() const {
 }
 
 Status StoreIndex::Save(const std::string& path) const {
-  // Holding write_mu_ freezes the generation (no appends, no tombstones);
-  // what waits for links is linked first, so the saved graph is whole.
+  // Holding write_mu_ freezes the generation (no appends, no tombstones),
+  // and link_mu_ its links. What waits for links is saved as waiting (a
+  // file of format version 2), not linked first: the linking is left to a
+  // linker, in this process or the next, and a close does not wait for it.
   std::lock_guard lock(write_mu_);
-  {
-    std::lock_guard link_lock(link_mu_);
-    LinkThrough(gen_.get(), gen_->store.slots());
-  }
+  std::lock_guard link_lock(link_mu_);
   const Generation& gen = *gen_;
-  SKALD_ASSIGN_OR_RETURN(auto w, FileWriter::Create(path, options_.env));
+  const uint32_t version =
+      gen.linked < gen.store.slots() ? kIndexFormatPartlyLinked : kIndexFormatWhole;
+  SKALD_ASSIGN_OR_RETURN(auto w, FileWriter::Create(path, options_.env, version));
   IndexFileHeader h;
   h.kind = std::string(Kind());
   h.embedder = options_.embedder;
@@ -308,9 +309,9 @@ Status StoreIndex::LoadFrom(const std::string& path) {
   }
   std::shared_ptr<Generation> gen = NewGeneration();
   SKALD_RETURN_IF_ERROR(gen->store.ReadFrom(r.get(), h.slots));
+  gen->linked = h.slots;  // unless LoadExtra finds fewer linked (format version 2)
   SKALD_RETURN_IF_ERROR(LoadExtra(gen.get(), h.slots, r.get()));
   SKALD_RETURN_IF_ERROR(r->Finish());
-  gen->linked = h.slots;  // saved indexes are whole (Save links first)
   for (uint32_t s = 0; s < h.slots; ++s) {
     if (gen->store.deleted_at(s) != 0) continue;
     if (!gen->slot_of.emplace(gen->store.id(s), s).second) {

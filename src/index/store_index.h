@@ -63,6 +63,7 @@ class StoreIndex : public VectorIndex {
   void set_applied_seq(int64_t seq) override {
     applied_seq_.store(seq, std::memory_order_release);
   }
+  // Saves what is linked as linked and what waits for links as waiting.
   Status Save(const std::string& path) const override;
   uint64_t pending_links() const override;
   uint64_t LinkPending(uint64_t max_records) override;
@@ -105,7 +106,11 @@ class StoreIndex : public VectorIndex {
   virtual void SearchIn(const Generation& gen, const StoreSnapshot& snap, const CompiledFilter& f,
                         const SearchOptions& options, float query_scale, QueryScratch* scratch,
                         SearchStats* stats) const = 0;
-  // Kind-specific sections after the record store.
+  // Kind-specific sections after the record store. SaveExtra saves the
+  // links of slots [0, gen.linked) (REQUIRES: link_mu_ held), in the file
+  // version w was created with (kIndexFormatPartlyLinked when gen.linked <
+  // slots); LoadExtra reads them back, and lowers gen->linked (set to
+  // `slots` before the call) when the file leaves slots waiting for links.
   virtual Status SaveExtra(const Generation& gen, uint32_t slots, FileWriter* w) const = 0;
   virtual Status LoadExtra(Generation* gen, uint32_t slots, FileReader* r) const = 0;
   virtual uint64_t ExtraMemory(const Generation& gen) const = 0;

@@ -170,9 +170,10 @@ class VectorIndex {
   virtual void set_applied_seq(int64_t seq) = 0;
 
   // Writes the index to `path` atomically (temp file, fsync, rename, fsync of
-  // the directory). Blocks writers for the duration, never searches. Slots
-  // still waiting for links (pending_links) are linked first, so a saved
-  // index is always whole.
+  // the directory). Blocks writers (and linking) for the duration, never
+  // searches. Slots still waiting for links (pending_links) are saved as
+  // waiting: a loaded index has the same pending_links() and searches score
+  // them exactly until they are linked.
   virtual Status Save(const std::string& path) const = 0;
 
   // Records written but not yet linked into the index structure (HNSW:

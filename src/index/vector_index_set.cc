@@ -189,9 +189,10 @@ void VectorIndexSet::LinkerLoop() {
              entry->index->LinkPending(kLinkStep) > 0) {
       }
       if (stopping_.load()) break;
-      // Whole again: saved now (a failed save is retried by the next save).
+      // Whole again: saved now (a failed save is retried by the next save),
+      // also when only its links changed since a save that left them waiting.
       std::lock_guard catch_up_lock(catch_up_mu_);
-      if (entry->index->pending_links() == 0 && entry->Unsaved()) {
+      if (entry->index->pending_links() == 0 && (entry->Unsaved() || entry->saved_pending > 0)) {
         (void)SaveEntry(account, entry);
       }
     }
@@ -221,7 +222,8 @@ Result<std::unique_ptr<VectorIndexSet>> VectorIndexSet::Open(const VectorIndexSe
   for (auto& r : set->report_) {
     if (VectorIndex* index = set->Find(r.account)) r.records = index->size();
   }
-  if (options.index.kind == "hnsw" && options.index.hnsw.max_unlinked > 0) {
+  if (options.background_linker && options.index.kind == "hnsw" &&
+      options.index.hnsw.max_unlinked > 0) {
     VectorIndexSet* raw = set.get();
     set->linker_ = std::thread([raw] { raw->LinkerLoop(); });
     set->WakeLinker();  // what the catch-up at open left
@@ -237,6 +239,7 @@ Status VectorIndexSet::OpenAccount(const std::string& account) {
   if (loaded.ok()) {
     entry->index = std::move(loaded).value();
     entry->saved_seq = entry->index->applied_seq();
+    entry->saved_pending = entry->index->pending_links();
     report.action = IndexOpenReport::Action::kLoaded;
   } else {
     report.action = IndexOpenReport::Action::kRebuilt;
@@ -287,9 +290,13 @@ Status VectorIndexSet::SaveEntry(const std::string& account, Entry* entry) {
                             ->CreateDirs(std::filesystem::path(path).parent_path().string()));
   uint64_t changes = entry->changes.load();
   int64_t seq = entry->index->applied_seq();
+  // (Read before the save: links made meanwhile only cost the linker a
+  // second save once it is done.)
+  uint64_t pending = entry->index->pending_links();
   SKALD_RETURN_IF_ERROR(entry->index->Save(path));
   entry->saved_seq = seq;
   entry->saved_changes = changes;
+  entry->saved_pending = pending;
   return Status::Ok();
 }
 

@@ -64,6 +64,11 @@ struct VectorIndexSetOptions {
   int catch_up_batch = 2000;
   // Save an index right after rebuilding it, so the next open loads it.
   bool save_after_rebuild = true;
+  // With index.hnsw.max_unlinked > 0: a background thread links what the
+  // catch-ups leave unlinked (see "Linking off the writer's path"). Off, it
+  // waits until an upsert passes max_unlinked or a set with the thread
+  // links it; it is saved waiting meanwhile, and searches score it exactly.
+  bool background_linker = true;
 
   Status Validate() const;
 };
@@ -114,8 +119,8 @@ class VectorIndexSet {
   // Returns the number of records applied. Serialized with other CatchUp calls.
   Result<uint64_t> CatchUp();
 
-  // Saves every index changed since its last save (linking first what
-  // waits for links).
+  // Saves every index changed since its last save (what waits for links is
+  // saved waiting: VectorIndex::Save).
   Status SaveAll();
   // Like SaveAll, but an index with records waiting for links is left to
   // the background linker, which saves it once they are linked.
@@ -148,6 +153,9 @@ class VectorIndexSet {
     // GUARDED_BY(catch_up_mu_) once Open returns:
     int64_t saved_seq = -1;  // applied_seq at the last save (-1 = never saved)
     uint64_t saved_changes = 0;
+    // Records that waited for links when it was last saved (or loaded): the
+    // linker saves the index again once it has linked them.
+    uint64_t saved_pending = 0;
     std::atomic<uint64_t> changes{0};  // writes applied since creation
     // Changed since its last save. REQUIRES: catch_up_mu_ held.
     bool Unsaved() const {
@@ -160,7 +168,8 @@ class VectorIndexSet {
   Status RebuildFromCatalog(const std::string& account, Entry* entry);
   Status SaveEntry(const std::string& account, Entry* entry);
   Status SaveChanged(bool skip_pending_links);
-  // The background linker (runs when options_.index.hnsw.max_unlinked > 0).
+  // The background linker (runs when options_.background_linker and
+  // options_.index.hnsw.max_unlinked > 0).
   void LinkerLoop();
   void WakeLinker();
   Result<Entry*> EntryFor(std::string_view account);

@@ -192,6 +192,53 @@ TEST_F(VectorIndexSetTest, TheBackgroundLinkerLinksAndSavesWhatCatchUpLeft) {
   EXPECT_TRUE(Findable(reopened.get(), "acme", 150));
 }
 
+// Without the background linker (a short-lived process), what the catch-up
+// leaves unlinked is saved waiting and found all the same; a set with the
+// linker opened later links it and saves it whole, though no record changed.
+TEST_F(VectorIndexSetTest, UnlinkedRecordsAreSavedWaitingForALaterLinker) {
+  options_.index.hnsw.max_unlinked = 1000;
+  options_.background_linker = false;
+  auto set = OpenSet();
+  ASSERT_TRUE(set);
+  Add("acme", 0, 300);
+  ASSERT_TRUE(set->CatchUp().ok());
+  EXPECT_EQ(set->PendingLinks(), 300u);
+  ASSERT_TRUE(set->SaveAll().ok());
+  EXPECT_EQ(set->PendingLinks(), 300u);  // saved, not linked
+  set.reset();
+  const std::string path = VectorIndexSet::PathFor(options_.dir, "acme");
+  {
+    auto loaded = LoadVectorIndex(path, options_.index);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    EXPECT_EQ((*loaded)->size(), 300u);
+    EXPECT_EQ((*loaded)->pending_links(), 300u);
+  }
+  // Reopened without the linker: loaded (not rebuilt), still waiting, found.
+  set = OpenSet();
+  ASSERT_TRUE(set);
+  EXPECT_EQ(ReportFor(set.get(), "acme").action, IndexOpenReport::Action::kLoaded);
+  EXPECT_EQ(set->PendingLinks(), 300u);
+  EXPECT_TRUE(Findable(set.get(), "acme", 0));
+  EXPECT_TRUE(Findable(set.get(), "acme", 299));
+  set.reset();
+  // With the linker: linked, then saved whole by it.
+  options_.background_linker = true;
+  set = OpenSet();
+  ASSERT_TRUE(set);
+  auto whole_on_disk = [&] {
+    auto loaded = LoadVectorIndex(path, options_.index);
+    return loaded.ok() && (*loaded)->pending_links() == 0;
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while ((set->PendingLinks() > 0 || !whole_on_disk()) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(set->PendingLinks(), 0u);
+  EXPECT_TRUE(whole_on_disk());
+  EXPECT_TRUE(Findable(set.get(), "acme", 150));
+}
+
 // Under a LinkHold (a bulk import), the linker leaves new records unlinked
 // up to half of max_unlinked, links only what exceeds that, and links the
 // rest (and saves) once the last hold goes.

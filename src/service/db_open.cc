@@ -277,6 +277,7 @@ Status DbImpl::StartBackground() {
     // of holding up the catch-up (an import's wait); searches score them
     // exactly meanwhile (~16k 512-d records: a few ms a search).
     set_options.index.hnsw.max_unlinked = kMaxUnlinkedRecords;
+    set_options.background_linker = options_.link_in_background;
     SKALD_ASSIGN_OR_RETURN(vectors_, VectorIndexSet::Open(set_options, catalog_.get()));
     for (const IndexOpenReport& report : vectors_->open_report()) {
       // A missing file with nothing to rebuild is just a new account.
