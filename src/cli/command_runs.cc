@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -237,8 +238,12 @@ int RunAddResource(const GlobalFlags& flags, CommandArgs& a) {
     if (a.add_timeout.has_value()) {
       timeout = std::chrono::milliseconds(std::llround(*a.add_timeout * 1000.0));
     }
+    // Embedded, a poll is a read of this process's catalog (well under a
+    // millisecond), not a request: polled more often, the command ends
+    // closer to its task's end.
+    const std::chrono::milliseconds poll(embedded ? 20 : 100);
     Result<TaskWaitOutcome> waited =
-        WaitForTask(**backend, task_id, timeout, std::cerr, isatty(STDERR_FILENO) == 1);
+        WaitForTask(**backend, task_id, timeout, std::cerr, isatty(STDERR_FILENO) == 1, poll);
     if (!waited.ok()) return ReportError(waited.status(), flags);
     std::string status = "unknown";
     if (auto it = waited->task.find("status"); it != waited->task.end() && it->is_string()) {
