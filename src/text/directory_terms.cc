@@ -12,6 +12,7 @@
 #include "text/sentences.h"
 #include "text/term_group.h"
 #include "text/text_util.h"
+#include "text/text_util.h"
 
 namespace skald {
 
@@ -199,9 +200,25 @@ FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary) {
   std::string text = entry_name + ". ";
   const size_t mark = text.size();
   text.append(summary);
-  scan.Scan(text, /*spellings=*/true, mark);
-  lead_scan.Scan(entry_name + ". " + std::string(FirstSentence(CollapseSpace(summary))),
-                 /*spellings=*/false);
+  // The lead is the name and the summary's first sentence (collapsed).
+  // When collapsing changes nothing and the sentence ends at a space (or
+  // the end), the lead is a prefix of `text`, tokenized alike: the one scan
+  // marks its terms (an occurrence within it). Else it is scanned apart.
+  size_t lead_end = 0;
+  if (IsCollapsedSpace(summary)) {
+    const std::string_view first = FirstSentence(summary);
+    if (summary.empty()) {
+      lead_end = mark;
+    } else if (!first.empty() && first.data() == summary.data() &&
+               (first.size() == summary.size() || summary[first.size()] == ' ')) {
+      lead_end = mark + first.size();
+    }
+  }
+  scan.Scan(text, /*spellings=*/true, mark, lead_end);
+  if (lead_end == 0) {
+    lead_scan.Scan(entry_name + ". " + std::string(FirstSentence(CollapseSpace(summary))),
+                   /*spellings=*/false);
+  }
   FileEntryScan out;
   auto entry = std::make_shared<EntryTerms>();
   entry->terms.reserve(scan.size());
@@ -222,7 +239,7 @@ FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary) {
     entry->bytes.append(display);
     t.hash = scan.HashAt(k);
     t.count = scan.Count(k);
-    t.in_lead = lead_scan.Contains(key, t.hash);
+    t.in_lead = lead_end > 0 ? scan.InLead(k) : lead_scan.Contains(key, t.hash);
     entry->terms.push_back(t);
     if (scan.AfterMark(k)) key_bytes += key.size();
   }

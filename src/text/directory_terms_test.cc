@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -224,6 +225,52 @@ TEST(DirectoryTopicsOfTest, EntriesScannedAheadGiveTheSameTopics) {
     }
   }
   EXPECT_GT(compared, 20u);
+}
+
+// An entry scanned ahead marks as in its lead exactly the terms of its
+// name and its summary's first sentence (collapsed), whether that lead is
+// found within the one scan (a collapsed summary) or scanned apart.
+TEST(ScanFileEntryTest, LeadTermsAreTheTermsOfNameAndFirstSentence) {
+  const std::vector<std::string> words = {
+      "insulin", "Insulin", "resistance", "DNA", "repair", "yeast", "cells", "U.S.",
+      "e.g.", "3.14", "J.", "well-known", "p53", "caf\xC3\xA9", "\xE6\xB0\xB4\xE7\x94\xB0",
+      "the", "of", "Survey"};
+  const std::vector<std::string> seps = {" ", " ", " ", ", ", ". ", "-", "? ", "! ", "\n",
+                                         ".  ", " \t", "\xE3\x80\x82", "."};
+  const std::vector<std::string> names = {"notes_on-Insulin.md", "yeast.cells.txt", "Survey",
+                                          "DNA  repair", "a.b"};
+  std::mt19937_64 rng(5);
+  size_t one_scan = 0, apart = 0;
+  for (int round = 0; round < 400; ++round) {
+    std::string summary;
+    for (size_t w = 0, len = rng() % 30; w < len; ++w) {
+      summary += words[rng() % words.size()] + seps[rng() % seps.size()];
+    }
+    if (rng() % 3 == 0) summary = CollapseSpace(summary);
+    const std::string name = names[rng() % names.size()];
+    (IsCollapsedSpace(summary) ? one_scan : apart)++;
+    // The entry's name as ScanFileEntry reads it: '_' and '-' as spaces,
+    // the extension dropped.
+    std::string entry_name = name;
+    std::replace_if(entry_name.begin(), entry_name.end(),
+                    [](char c) { return c == '_' || c == '-'; }, ' ');
+    if (size_t dot = entry_name.rfind('.'); dot != std::string::npos && dot > 0) {
+      entry_name.resize(dot);
+    }
+    std::set<std::string> lead;
+    for (const TextTerm& t :
+         ExtractTerms(entry_name + ". " + std::string(FirstSentence(CollapseSpace(summary))))) {
+      lead.insert(t.key);
+    }
+    FileEntryScan scan = ScanFileEntry(name, summary);
+    ASSERT_NE(scan.entry, nullptr);
+    for (const EntryTerms::Term& t : scan.entry->terms) {
+      const std::string key(scan.entry->Key(t));
+      EXPECT_EQ(t.in_lead, lead.count(key) > 0) << round << " [" << summary << "] " << key;
+    }
+  }
+  EXPECT_GT(one_scan, 100u);
+  EXPECT_GT(apart, 100u);
 }
 
 }  // namespace

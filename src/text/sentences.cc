@@ -37,11 +37,27 @@ size_t SentenceEndAt(std::string_view s, size_t i) {
   return 0;
 }
 
+// NextSentence looks for the CJK ends at these first bytes only.
+constexpr bool CjkEndsStartWithE3OrEf() {
+  for (std::string_view end : kCjkSentenceEnds) {
+    const auto first = static_cast<unsigned char>(end.front());
+    if (first != 0xE3 && first != 0xEF) return false;
+  }
+  return true;
+}
+static_assert(CjkEndsStartWithE3OrEf());
+
 std::string_view NextSentence(std::string_view text, size_t* pos) {
   size_t start = std::min(*pos, text.size());
   // A sentence ends where the next character starts, so stepping on from
-  // `start` visits the characters a walk from the text's start would.
-  for (size_t i = start; i < text.size(); i += Utf8CharLength(text, i)) {
+  // `start` visits the characters a walk from the text's start would. Only
+  // bytes that may start a sentence end are looked at: '.', '!', '?' and the
+  // first bytes of kCjkSentenceEnds. None is a UTF-8 continuation byte, so
+  // every one of them starts a character of that walk (which steps over the
+  // continuation bytes of well-formed sequences only).
+  for (size_t i = start; i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b != '.' && b != '!' && b != '?' && b != 0xE3 && b != 0xEF) continue;
     size_t end = SentenceEndAt(text, i);
     if (end == 0) continue;
     std::string_view sentence = TrimSpace(text.substr(start, end - start));

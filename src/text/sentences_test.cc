@@ -50,7 +50,7 @@ TEST(SentencesTest, NextSentenceResumesAsOneWalk) {
   const std::vector<std::string> pieces = {
       "a",    "word", " ",    "  ",   ".",   "!",   "?",   "e.g.", "3",  "3.", "J.",
       "\n",   "\t",   "\xE3\x80\x82", "\xEF\xBC\x9F", "\xEF\xBC\x81", "\xE3\x80", "\xff",
-      "\xC3\xA9", "U.S.", "file.txt", "..."};
+      "\xC3\xA9", "U.S.", "file.txt", "...", "\xE2", "\xF0\x9F", "\xE3\x81\x82"};
   std::mt19937_64 rng(11);
   for (int round = 0; round < 5000; ++round) {
     std::string text;

@@ -156,10 +156,12 @@ class BestSpelling {
 
 }  // namespace
 
-void TermScanner::Add(std::string_view key, uint32_t times, bool spellings, bool after_mark) {
+void TermScanner::Add(std::string_view key, uint32_t times, bool spellings, bool after_mark,
+                      bool in_lead) {
   Term& term = terms_[key];
   term.count += times;
   term.after_mark = term.after_mark || after_mark;
+  term.in_lead = term.in_lead || in_lead;
   if (!spellings) return;
   // A word capitalized only at its start ("Insulin") is shown lower-case;
   // acronyms and mixed case ("DNA", "mRNA") keep their spelling.
@@ -183,7 +185,7 @@ void TermScanner::Add(std::string_view key, uint32_t times, bool spellings, bool
   AppendForm(&forms_, &form_bytes_, &term, form_, times);
 }
 
-void TermScanner::Scan(std::string_view text, bool spellings, size_t mark) {
+void TermScanner::Scan(std::string_view text, bool spellings, size_t mark, size_t lead_end) {
   terms_.clear();
   forms_.clear();
   form_bytes_.clear();
@@ -204,7 +206,7 @@ void TermScanner::Scan(std::string_view text, bool spellings, size_t mark) {
     std::string_view surface = text.substr(t.begin, t.end - t.begin);
     if (spellings) form_.assign(surface);
     const bool after_mark = t.begin >= mark;
-    Add(t.term, 1, spellings, after_mark);
+    Add(t.term, 1, spellings, after_mark, t.end <= lead_end);
     if (i + 1 == tokens_.size()) continue;
     const Token& n = tokens_[i + 1];
     std::string_view gap = text.substr(t.end, n.begin - t.end);
@@ -222,7 +224,7 @@ void TermScanner::Scan(std::string_view text, bool spellings, size_t mark) {
       size_t after = text.find_first_not_of(' ', n.end);
       bool item = (head.ends_with(',') || head.ends_with("Covers")) &&
                   (after == std::string_view::npos || text[after] == ',' || text[after] == '.');
-      Add(key_, item ? 2 : 1, spellings, after_mark);
+      Add(key_, item ? 2 : 1, spellings, after_mark, n.end <= lead_end);
     }
   }
 }

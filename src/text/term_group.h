@@ -55,15 +55,17 @@ class TermScanner {
   // Scans `text` (forgetting the previous text); with `spellings`, the
   // spelling of each occurrence is kept too. No term when the tokenizer
   // cannot be loaded. A term occurring at or after byte `mark` (a token
-  // starting there or later) is AfterMark.
-  void Scan(std::string_view text, bool spellings,
-            size_t mark = std::string_view::npos);
+  // starting there or later) is AfterMark; one with an occurrence that ends
+  // by byte `lead_end` (its last token ending there or before) is InLead.
+  void Scan(std::string_view text, bool spellings, size_t mark = std::string_view::npos,
+            size_t lead_end = 0);
 
   size_t size() const { return terms_.size(); }
   std::string_view Key(size_t term) const { return terms_.Key(term); }
   uint64_t HashAt(size_t term) const { return terms_.HashAt(term); }
   uint32_t Count(size_t term) const { return terms_.Value(term).count; }
   bool AfterMark(size_t term) const { return terms_.Value(term).after_mark; }
+  bool InLead(size_t term) const { return terms_.Value(term).in_lead; }
   // Whether `key` (with hash FlatStringMap<>::Hash(key)) is a term of the text.
   bool Contains(std::string_view key, uint64_t hash) const {
     return terms_.Find(key, hash) != nullptr;
@@ -79,6 +81,7 @@ class TermScanner {
     uint32_t first_form = 0;  // 1 + index into forms_ (0: none), then by `next`
     uint32_t last_form = 0;
     bool after_mark = false;
+    bool in_lead = false;
   };
   struct Form {
     size_t offset;  // in form_bytes_
@@ -86,7 +89,7 @@ class TermScanner {
     uint32_t count;
     uint32_t next;  // 1 + index of the term's next spelling; 0: last
   };
-  void Add(std::string_view key, uint32_t times, bool spellings, bool after_mark);
+  void Add(std::string_view key, uint32_t times, bool spellings, bool after_mark, bool in_lead);
 
   FlatStringMap<Term> terms_;
   std::vector<Form> forms_;

@@ -22,6 +22,14 @@ std::string CollapseSpace(std::string_view text) {
   return out;
 }
 
+bool IsCollapsedSpace(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!IsSpace(text[i])) continue;
+    if (text[i] != ' ' || i == 0 || i + 1 == text.size() || text[i + 1] == ' ') return false;
+  }
+  return true;
+}
+
 std::string OneLine(std::string_view s) {
   std::string out(s);
   std::replace(out.begin(), out.end(), '\n', ' ');

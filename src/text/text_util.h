@@ -27,6 +27,9 @@ inline std::string_view TrimSpace(std::string_view s) {
 // `text` with every run of white space (IsSpace) replaced by one space and
 // none left at either end; all other bytes are copied unchanged.
 std::string CollapseSpace(std::string_view text);
+// Whether CollapseSpace(text) == text: no white space at either end, none
+// but single ' ' between words.
+bool IsCollapsedSpace(std::string_view text);
 
 // `s` on one line: every '\n' and '\r' replaced by a space (markdown names
 // may hold line breaks).
