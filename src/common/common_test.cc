@@ -106,6 +106,19 @@ TEST(StringsTest, ValidatesUtf8) {
   EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));      // surrogate
   EXPECT_FALSE(IsValidUtf8("abc\xE4\xB8"));       // truncated
   EXPECT_FALSE(IsValidUtf8("\xF4\x90\x80\x80"));  // > U+10FFFF
+  // A bad or good sequence at every offset of longer ASCII runs (which are
+  // read 8 bytes at a time).
+  for (size_t at = 0; at < 20; ++at) {
+    std::string text(20, 'a');
+    EXPECT_TRUE(IsValidUtf8(text));
+    text.insert(at, "\xC3\xA9");
+    EXPECT_TRUE(IsValidUtf8(text)) << at;
+    text.insert(at, "\xC0\xAF");
+    EXPECT_FALSE(IsValidUtf8(text)) << at;
+    std::string cut(20, 'a');
+    cut.insert(at, "\xE4\xB8");
+    EXPECT_FALSE(IsValidUtf8(cut)) << at;
+  }
 }
 
 TEST(StringsTest, ParsesBoolsLikeFastApi) {

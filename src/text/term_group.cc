@@ -3,9 +3,10 @@
 #include "text/term_group.h"
 
 #include <algorithm>
-#include <cctype>
 #include <memory>
 #include <unordered_set>
+
+#include "text/text_util.h"
 
 namespace skald {
 
@@ -80,7 +81,7 @@ const Tokenizer* SharedTokenizer() {
 
 bool IsLower(std::string_view s) {
   return std::none_of(s.begin(), s.end(), [](char c) {
-    return std::tolower(static_cast<unsigned char>(c)) != static_cast<unsigned char>(c);
+    return IsAsciiUpper(c);
   });
 }
 
@@ -107,9 +108,9 @@ bool Salient(std::string_view surface) {
   if (surface.size() < 3) return false;
   size_t letters = 0, digits = 0;
   for (char c : surface) {
-    if (std::isalpha(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80) {
+    if (IsAsciiAlpha(c) || static_cast<unsigned char>(c) >= 0x80) {
       ++letters;
-    } else if (std::isdigit(static_cast<unsigned char>(c))) {
+    } else if (IsAsciiDigit(c)) {
       ++digits;
     }
   }
@@ -119,14 +120,14 @@ bool Salient(std::string_view surface) {
   // name a file, not a topic.
   if (digits > 0 && surface.size() >= 6 &&
       std::all_of(surface.begin(), surface.end(),
-                  [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; })) {
+                  [](char c) { return IsAsciiHexDigit(c); })) {
     return false;
   }
   const StopWordSet& stop = StopWords();
   if (surface.size() > stop.longest) return true;
   char lower[64];
   for (size_t i = 0; i < surface.size(); ++i) {
-    lower[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(surface[i])));
+    lower[i] = AsciiToLower(surface[i]);
   }
   return stop.words.Find(std::string_view(lower, surface.size())) == nullptr;
 }
@@ -168,11 +169,11 @@ void TermScanner::Add(std::string_view key, uint32_t times, bool spellings, bool
   for (size_t w = 0; w < form_.size();) {
     size_t end = form_.find_first_of(" -", w);
     if (end == std::string::npos) end = form_.size();
-    bool capitalized = std::isupper(static_cast<unsigned char>(form_[w])) &&
+    bool capitalized = IsAsciiUpper(form_[w]) &&
                        std::none_of(form_.begin() + w + 1, form_.begin() + end, [](char c) {
-                         return std::isupper(static_cast<unsigned char>(c));
+                         return IsAsciiUpper(c);
                        });
-    if (capitalized) form_[w] = static_cast<char>(std::tolower(static_cast<unsigned char>(form_[w])));
+    if (capitalized) form_[w] = AsciiToLower(form_[w]);
     w = end + 1;
   }
   for (uint32_t f = term.first_form; f != 0; f = forms_[f - 1].next) {

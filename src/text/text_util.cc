@@ -24,7 +24,8 @@ std::string CollapseSpace(std::string_view text) {
 
 bool IsCollapsedSpace(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
-    if (!IsSpace(text[i])) continue;
+    // (Every IsSpace character is at most ' '.)
+    if (static_cast<unsigned char>(text[i]) > ' ' || !IsSpace(text[i])) continue;
     if (text[i] != ' ' || i == 0 || i + 1 == text.size() || text[i + 1] == ' ') return false;
   }
   return true;

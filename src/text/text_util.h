@@ -17,6 +17,18 @@ inline bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
+// ASCII classes and case, as <cctype> answers them in the "C" locale
+// (Skald never sets another), without a library call per character.
+inline bool IsAsciiUpper(char c) { return unsigned{static_cast<unsigned char>(c)} - 'A' < 26u; }
+inline bool IsAsciiAlpha(char c) {
+  return (unsigned{static_cast<unsigned char>(c)} | 0x20u) - 'a' < 26u;
+}
+inline bool IsAsciiDigit(char c) { return unsigned{static_cast<unsigned char>(c)} - '0' < 10u; }
+inline bool IsAsciiHexDigit(char c) {
+  return IsAsciiDigit(c) || (unsigned{static_cast<unsigned char>(c)} | 0x20u) - 'a' < 6u;
+}
+inline char AsciiToLower(char c) { return IsAsciiUpper(c) ? static_cast<char>(c + 32) : c; }
+
 // `s` without the white space (IsSpace) at either end.
 inline std::string_view TrimSpace(std::string_view s) {
   while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
