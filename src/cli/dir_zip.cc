@@ -100,17 +100,22 @@ class Zipper {
 
 }  // namespace
 
-Result<ZipStats> ZipDirectory(const std::string& dir, const std::string& zip_path) {
+Result<ZipStats> ZipDirectory(const std::string& dir, const std::string& zip_path,
+                              bool compress) {
   std::unique_ptr<archive, WriterCloser> a(archive_write_new());
   if (!a) return Status::ResourceExhausted("out of memory creating a zip archive");
   archive_write_set_format_zip(a.get());
-  archive_write_zip_set_compression_deflate(a.get());
-  // The fastest deflate level: a folder of text zips 5x faster than at
-  // zlib's default level, for an archive about a fifth larger; the upload
-  // goes to a server nearby, so the time saved is the user's.
-  if (archive_write_set_options(a.get(), "zip:compression-level=1") != ARCHIVE_OK) {
-    return Status::Internal(
-        fmt::format("zip compression level: {}", archive_error_string(a.get())));
+  if (!compress) {
+    archive_write_zip_set_compression_store(a.get());
+  } else {
+    archive_write_zip_set_compression_deflate(a.get());
+    // The fastest deflate level: a folder of text zips 5x faster than at
+    // zlib's default level, for an archive about a fifth larger; the upload
+    // goes to a server nearby, so the time saved is the user's.
+    if (archive_write_set_options(a.get(), "zip:compression-level=1") != ARCHIVE_OK) {
+      return Status::Internal(
+          fmt::format("zip compression level: {}", archive_error_string(a.get())));
+    }
   }
   if (archive_write_open_filename(a.get(), zip_path.c_str()) != ARCHIVE_OK) {
     return Status::IOError(

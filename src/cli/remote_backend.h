@@ -20,6 +20,7 @@ namespace skald::cli {
 struct ServerUrl {
   std::string scheme_host_port;  // "http://127.0.0.1:1933"
   std::string base_path;         // "" or a prefix such as "/skald" (no trailing slash)
+  std::string host;              // "127.0.0.1", "localhost", "::1" (no brackets, no port)
 };
 
 // Accepts "http(s)://host[:port][/prefix][/]"; a usage error otherwise.

@@ -353,14 +353,18 @@ TEST(RemoteBackendTest, ParseServerUrl) {
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain->scheme_host_port, "http://127.0.0.1:1933");
   EXPECT_EQ(plain->base_path, "");
+  EXPECT_EQ(plain->host, "127.0.0.1");
   auto prefixed = ParseServerUrl("https://example.com/ov/");
   ASSERT_TRUE(prefixed.ok());
   EXPECT_EQ(prefixed->scheme_host_port, "https://example.com");
   EXPECT_EQ(prefixed->base_path, "/ov");
+  EXPECT_EQ(prefixed->host, "example.com");
   auto v6 = ParseServerUrl("http://[::1]:1933/");
   ASSERT_TRUE(v6.ok());
   EXPECT_EQ(v6->scheme_host_port, "http://[::1]:1933");
-  EXPECT_TRUE(ParseServerUrl("http://[::1]").ok());
+  EXPECT_EQ(v6->host, "::1");
+  EXPECT_EQ(ParseServerUrl("http://[::1]")->host, "::1");
+  EXPECT_EQ(ParseServerUrl("http://localhost:8080/x")->host, "localhost");
   EXPECT_TRUE(ParseServerUrl("https://h:65535").ok());
   for (const char* bad : {"127.0.0.1:1933", "ftp://x", "http://", "http://:80", "http://h/?q=1",
                           "http://[bad", "http://[]:80", "http://[::1]x", "http://h:", "http://h:0",
