@@ -123,7 +123,9 @@ std::string VectorIndexSet::PathFor(const std::string& dir, std::string_view acc
 VectorIndexSet::VectorIndexSet(VectorIndexSetOptions options, Catalog* catalog)
     : options_(std::move(options)), catalog_(catalog) {}
 
-VectorIndexSet::~VectorIndexSet() {
+VectorIndexSet::~VectorIndexSet() { StopLinker(); }
+
+void VectorIndexSet::StopLinker() {
   if (!linker_.joinable()) return;
   stopping_.store(true);
   {

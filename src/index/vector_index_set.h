@@ -125,6 +125,10 @@ class VectorIndexSet {
   // Like SaveAll, but an index with records waiting for links is left to
   // the background linker, which saves it once they are linked.
   Status SaveLinked();
+  // Stops the background linker (after its current step of 64 records) for
+  // good: what still waits for links is saved waiting. For a close, before
+  // SaveAll, so that the linker takes no core from it.
+  void StopLinker();
   // Records of every index waiting for links (VectorIndex::pending_links).
   uint64_t PendingLinks() const;
   // A hold on background linking for a bulk load (see "Bulk loads").

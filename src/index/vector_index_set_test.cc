@@ -239,6 +239,25 @@ TEST_F(VectorIndexSetTest, UnlinkedRecordsAreSavedWaitingForALaterLinker) {
   EXPECT_TRUE(Findable(set.get(), "acme", 150));
 }
 
+// StopLinker (a close) stops the background linker for good: what waits
+// for links stays waiting and is saved so.
+TEST_F(VectorIndexSetTest, AStoppedLinkerLinksNoMore) {
+  options_.index.hnsw.max_unlinked = 1000;
+  auto set = OpenSet();
+  ASSERT_TRUE(set);
+  auto hold = set->HoldLinks();  // nothing linked before the stop
+  Add("acme", 0, 300);
+  ASSERT_TRUE(set->CatchUp().ok());
+  set->StopLinker();
+  hold.Release();  // would wake a running linker
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(set->PendingLinks(), 300u);
+  ASSERT_TRUE(set->SaveAll().ok());
+  EXPECT_EQ(set->PendingLinks(), 300u);
+  EXPECT_TRUE(Findable(set.get(), "acme", 42));
+  set->StopLinker();  // again: nothing to stop
+}
+
 // Under a LinkHold (a bulk import), the linker leaves new records unlinked
 // up to half of max_unlinked, links only what exceeds that, and links the
 // rest (and saves) once the last hold goes.

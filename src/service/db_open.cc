@@ -448,6 +448,7 @@ Status DbImpl::StartBackground() {
 void DbImpl::StopBackground() {
   if (runner_) runner_->Stop();
   if (vectors_) {
+    vectors_->StopLinker();
     Status st = vectors_->SaveAll();
     if (!st.ok()) spdlog::error("could not save the vector indexes: {}", st.ToString());
   }
