@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -310,6 +312,53 @@ TEST(IngestFindTest, AsyncTaskIsPolledAndSurvivesReopen) {
   other.role = Role::kUser;
   EXPECT_EQ((*db)->GetTask(other, task_id).status().code(), StatusCode::kNotFound);
   EXPECT_EQ((*db)->GetTask(Root(), "no-such-task").status().code(), StatusCode::kNotFound);
+}
+
+// The format version of a vector index file (after its 8-byte magic).
+uint32_t IndexFileVersion(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char head[12] = {};
+  in.read(head, sizeof(head));
+  uint32_t version = 0;
+  std::memcpy(&version, head + 8, 4);
+  return version;
+}
+
+// Without the background linker (the embedded CLI's setting), an import's
+// vectors are saved waiting for links (format 2) and found all the same
+// after a reopen; a Db with the linker links them and saves them whole.
+TEST(IngestFindTest, VectorsLeftUnlinkedAreSavedWaitingAndLinkedByALaterOpen) {
+  TempDir tmp;
+  MakeDocs(tmp.Sub("docs"));
+  DbOptions options = TestOptions(tmp);
+  options.link_in_background = false;
+  const std::string file = options.workspace + "/index/default/vectors.skvi";
+  {
+    auto db = Db::Open(options);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    ImportWaiting(**db, tmp.Sub("docs"));
+  }
+  EXPECT_EQ(IndexFileVersion(file), 2u);
+  auto found = [](Db& db) {
+    auto hits = db.Find(Root(), Query("rotate the signing keys"));
+    return hits.ok() && !hits->resources.empty() &&
+           hits->resources[0].uri == "viking://resources/docs/security/keys.md";
+  };
+  {
+    auto db = Db::Open(options);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    EXPECT_TRUE(found(**db));
+  }
+  EXPECT_EQ(IndexFileVersion(file), 2u);  // nothing changed: not rewritten
+  options.link_in_background = true;
+  auto db = Db::Open(options);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (IndexFileVersion(file) != 1u && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(IndexFileVersion(file), 1u);
+  EXPECT_TRUE(found(**db));
 }
 
 TEST(IngestFindTest, UploadsAreImportedOnceAndExpireWhenUnused) {
