@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <random>
@@ -12,6 +11,7 @@
 
 #include "index/index_file.h"
 #include "index/index_test_util.h"
+#include "tests/testutil/index_file_version.h"
 #include "tests/testutil/temp_dir.h"
 
 namespace skald {
@@ -305,16 +305,6 @@ TEST_F(HnswIndexTest, UnlinkedRecordsAreFoundAndLinkedLater) {
   EXPECT_GE(MeanRecall({}, 10), 0.95);
 }
 
-// The format version a saved index file carries (after the 8-byte magic).
-uint32_t FileVersion(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[12] = {};
-  in.read(head, sizeof(head));
-  uint32_t version = 0;
-  std::memcpy(&version, head + 8, 4);
-  return version;
-}
-
 // Save does not link what waits for links: it is saved waiting (format
 // version 2), loaded waiting, found by exact scoring meanwhile and linked
 // later; a whole index is saved in version 1.
@@ -333,7 +323,7 @@ TEST_F(HnswIndexTest, SaveKeepsWhatWaitsForLinks) {
   // Nothing linked: the file has no graph node.
   ASSERT_TRUE(index_->Save(path).ok());
   EXPECT_EQ(index_->pending_links(), kN);
-  EXPECT_EQ(FileVersion(path), kIndexFormatPartlyLinked);
+  EXPECT_EQ(testing::IndexFileVersion(path), kIndexFormatPartlyLinked);
   reload();
   EXPECT_EQ(index_->size(), kN);
   EXPECT_EQ(index_->pending_links(), kN);
@@ -341,14 +331,14 @@ TEST_F(HnswIndexTest, SaveKeepsWhatWaitsForLinks) {
   // Part linked: the graph holds the linked part, the rest still waits.
   EXPECT_EQ(index_->LinkPending(kN / 2), kN / 2);
   ASSERT_TRUE(index_->Save(path).ok());
-  EXPECT_EQ(FileVersion(path), kIndexFormatPartlyLinked);
+  EXPECT_EQ(testing::IndexFileVersion(path), kIndexFormatPartlyLinked);
   reload();
   EXPECT_EQ(index_->pending_links(), kN - kN / 2);
   EXPECT_GE(MeanRecall({}, 10), 0.95);
   // Linked after the load, saved whole: version 1, searched on the graph.
   EXPECT_EQ(index_->LinkPending(kN), kN - kN / 2);
   ASSERT_TRUE(index_->Save(path).ok());
-  EXPECT_EQ(FileVersion(path), kIndexFormatWhole);
+  EXPECT_EQ(testing::IndexFileVersion(path), kIndexFormatWhole);
   reload();
   EXPECT_EQ(index_->pending_links(), 0u);
   SearchPath path_taken = SearchPath::kEmpty;
@@ -367,7 +357,7 @@ TEST_F(HnswIndexTest, APartlyLinkedFileIsChecked) {
   testing::TempDir dir;
   const std::string path = dir.Sub("v.skvi");
   ASSERT_TRUE(index_->Save(path).ok());
-  ASSERT_EQ(FileVersion(path), kIndexFormatPartlyLinked);
+  ASSERT_EQ(testing::IndexFileVersion(path), kIndexFormatPartlyLinked);
   // The same file read as version 1 (no node count): its level table is
   // the wrong size.
   {

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -18,6 +17,7 @@
 #include "model/hashing_embedder.h"
 #include "service/config.h"
 #include "skald/db.h"
+#include "tests/testutil/index_file_version.h"
 #include "tests/testutil/temp_dir.h"
 
 namespace skald {
@@ -314,16 +314,6 @@ TEST(IngestFindTest, AsyncTaskIsPolledAndSurvivesReopen) {
   EXPECT_EQ((*db)->GetTask(Root(), "no-such-task").status().code(), StatusCode::kNotFound);
 }
 
-// The format version of a vector index file (after its 8-byte magic).
-uint32_t IndexFileVersion(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[12] = {};
-  in.read(head, sizeof(head));
-  uint32_t version = 0;
-  std::memcpy(&version, head + 8, 4);
-  return version;
-}
-
 // Without the background linker (the embedded CLI's setting), an import's
 // vectors are saved waiting for links (format 2) and found all the same
 // after a reopen; a Db with the linker links them and saves them whole.
@@ -338,7 +328,7 @@ TEST(IngestFindTest, VectorsLeftUnlinkedAreSavedWaitingAndLinkedByALaterOpen) {
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     ImportWaiting(**db, tmp.Sub("docs"));
   }
-  EXPECT_EQ(IndexFileVersion(file), 2u);
+  EXPECT_EQ(testing::IndexFileVersion(file), 2u);
   auto found = [](Db& db) {
     auto hits = db.Find(Root(), Query("rotate the signing keys"));
     return hits.ok() && !hits->resources.empty() &&
@@ -349,15 +339,15 @@ TEST(IngestFindTest, VectorsLeftUnlinkedAreSavedWaitingAndLinkedByALaterOpen) {
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     EXPECT_TRUE(found(**db));
   }
-  EXPECT_EQ(IndexFileVersion(file), 2u);  // nothing changed: not rewritten
+  EXPECT_EQ(testing::IndexFileVersion(file), 2u);  // nothing changed: not rewritten
   options.link_in_background = true;
   auto db = Db::Open(options);
   ASSERT_TRUE(db.ok()) << db.status().ToString();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (IndexFileVersion(file) != 1u && std::chrono::steady_clock::now() < deadline) {
+  while (testing::IndexFileVersion(file) != 1u && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  EXPECT_EQ(IndexFileVersion(file), 1u);
+  EXPECT_EQ(testing::IndexFileVersion(file), 1u);
   EXPECT_TRUE(found(**db));
 }
 
