@@ -431,16 +431,16 @@ void HnswIndex::SearchIn(const Generation& gen, const StoreSnapshot& snap,
 
 // ---- persistence ----
 
-Status HnswIndex::SaveExtra(const Generation& gen, uint32_t slots, FileWriter* w) const {
+Status HnswIndex::SaveExtra(const Generation& gen, uint32_t /*slots*/, FileWriter* w) const {
   const auto& g = static_cast<const GraphGeneration&>(gen);
-  // The graph's nodes: slots [0, linked); the rest wait for links, and the
-  // field that says so is there only then (format version 2, StoreIndex::Save).
+  // The graph's nodes: slots [0, linked); the rest wait for links (format
+  // version 2 says how many nodes there are, as LoadExtra reads it).
   const uint32_t nodes = gen.linked;
   w->BeginSection(kGraphTag);
   w->PutU32(static_cast<uint32_t>(g.m));
   w->PutU32(static_cast<uint32_t>(g.m0));
   w->PutU32(nodes == 0 ? kNoNode : __atomic_load_n(&g.entry, __ATOMIC_ACQUIRE));
-  if (nodes < slots) w->PutU32(nodes);
+  if (w->version() >= kIndexFormatPartlyLinked) w->PutU32(nodes);
   for (uint32_t s = 0; s < nodes;) {
     uint32_t run = std::min(SegmentedArray<uint8_t>::RunLength(s), nodes - s);
     w->PutBytes(g.levels.at(s), run);

@@ -47,6 +47,7 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Create(const std::string& path, 
   w->buffer_.reserve(kWriteBuffer);
   w->Put(kIndexFileMagic, 8);
   w->Put(&version, 4);
+  w->version_ = version;
   return w;
 }
 

@@ -49,6 +49,9 @@ class FileWriter {
                                                     uint32_t version = kIndexFormatWhole);
   ~FileWriter();  // removes the temp file unless committed
 
+  // The format version the file is written in (Create's `version`).
+  uint32_t version() const { return version_; }
+
   void BeginSection(uint32_t tag);
   Status EndSection();
   void PutU8(uint8_t v) { PutBytes(&v, 1); }
@@ -74,6 +77,7 @@ class FileWriter {
   uint64_t flushed_ = 0;        // bytes handed to file_
   Status error_;                // the first write error
   bool committed_ = false;
+  uint32_t version_ = kIndexFormatWhole;
   long long section_start_ = -1;
   uint64_t section_len_ = 0;
   uint32_t crc_ = 0;

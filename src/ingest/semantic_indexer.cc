@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <span>
@@ -433,11 +432,10 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
   const bool inherit = !own_tags || (options_.tags.empty() && !options_.tags_given);
   // Files: summary (abstract) + the text to embed, computed on two threads
   // (summarizers are safe for concurrent use), then taken in file order.
-  // Each summary's keys are counted into the background there too (counts
-  // do not depend on the order), not on this thread alone afterwards.
+  // Each summary's keys are counted into the background there too, the
+  // helper's share into statistics of its own merged once the files are
+  // done (counts do not depend on the order): no lock between the threads.
   constexpr size_t kFileChunk = 64;
-  // The helper's share counts into its own statistics, merged once the
-  // files are done: no lock between the two threads.
   TermStatistics helper_background;
   for (size_t begin = 0; begin < files.size(); begin += kFileChunk) {
     SKALD_RETURN_IF_ERROR(CheckStop());

@@ -12,7 +12,6 @@
 #include "text/sentences.h"
 #include "text/term_group.h"
 #include "text/text_util.h"
-#include "text/text_util.h"
 
 namespace skald {
 
