@@ -268,6 +268,7 @@ TEST(RemoteBackendTest, AddResourceUploadsTheFileThenSendsItsTempId) {
   request.path = ::testing::TempDir() + "/remote_backend_test_empty_dir";
   std::filesystem::create_directories(request.path);
   Result<Json> dir = backend->AddResource(request);
+  std::filesystem::remove(request.path);
   ASSERT_FALSE(dir.ok());
   EXPECT_EQ(dir.status().reason(), kUsageErrorReason);
   request.path = "https://example.com/a.md";

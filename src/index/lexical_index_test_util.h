@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -55,9 +56,12 @@ inline std::vector<uint64_t> Ids(const std::vector<SearchHit>& hits) {
 class LexicalIndexTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
+    // A parameterized test's name is "Name/param": the slash would make the
+    // directory a child of one that TearDown never removes.
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '-');
     dir_ = fs::temp_directory_path() /
-           ("skald-lexical-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+           ("skald-lexical-" + std::to_string(::getpid()) + "-" + name);
     fs::remove_all(dir_);
     options_.path = (dir_ / "index" / "lexical.db").string();
   }

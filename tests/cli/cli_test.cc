@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -53,6 +54,9 @@ std::string Slurp(const std::string& path) {
 
 class CliTest : public ::testing::Test {
  protected:
+  // Holds the empty client config every child process reads.
+  inline static std::unique_ptr<TempDir> config_dir_;
+
   static void SetUpTestSuite() {
     // The children must not pick up a developer's environment or client
     // config (~/.skald/cli.conf): they read an empty one.
@@ -60,11 +64,12 @@ class CliTest : public ::testing::Test {
          {"SKALD_URL", "SKALD_API_KEY", "SKALD_ACCOUNT", "SKALD_USER", "SKALD_TIMEOUT"}) {
       unsetenv(name);
     }
-    static TempDir* config_dir = new TempDir();  // lives as long as the process
-    const std::string empty_config = config_dir->path() + "/cli.conf";
+    config_dir_ = std::make_unique<TempDir>();
+    const std::string empty_config = config_dir_->path() + "/cli.conf";
     std::ofstream(empty_config) << "{}";
     setenv("SKALD_CLI_CONFIG", empty_config.c_str(), 1);
   }
+  static void TearDownTestSuite() { config_dir_.reset(); }
 
   // `skald --data <workspace> args...`
   ProcessResult Embedded(const Args& args, const std::string& stdin_data = "") {

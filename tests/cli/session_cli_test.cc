@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -42,16 +43,20 @@ Json Stable(Json j) {
 
 class SessionCliTest : public ::testing::Test {
  protected:
+  // Holds the empty client config every child process reads.
+  inline static std::unique_ptr<TempDir> config_dir_;
+
   static void SetUpTestSuite() {
     for (const char* name :
          {"SKALD_URL", "SKALD_API_KEY", "SKALD_ACCOUNT", "SKALD_USER", "SKALD_TIMEOUT"}) {
       unsetenv(name);
     }
-    static TempDir* config_dir = new TempDir();
-    const std::string empty_config = config_dir->path() + "/cli.conf";
+    config_dir_ = std::make_unique<TempDir>();
+    const std::string empty_config = config_dir_->path() + "/cli.conf";
     std::ofstream(empty_config) << "{}";
     setenv("SKALD_CLI_CONFIG", empty_config.c_str(), 1);
   }
+  static void TearDownTestSuite() { config_dir_.reset(); }
   void SetUp() override {
     const std::string log = dir_.path() + "/server.log";
     ASSERT_TRUE(server_.Start(
