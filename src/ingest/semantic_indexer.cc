@@ -325,6 +325,11 @@ Result<IndexStats> SemanticIndexer::RefreshAncestors(std::string_view account,
   return stats;
 }
 
+bool SemanticIndexer::EmbedsWhileSummarizing() const {
+  return embedder_->provider() == "hashing" && !embedder_->worth_caching() &&
+         options_.packaged_vectors.empty();
+}
+
 void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view path,
                                     FileOutcome* out) const {
   // The bytes: lent by the import that just wrote them, or read back.
@@ -377,49 +382,31 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
   }
   out->text = FileEmbeddingText(name, text, options_.max_input_tokens);
   out->hash = lent ? lent->sha256_hex : Sha256Hex(bytes);
+  summarize_timed.Stop();
+  if (out->vector.empty() && EmbedsWhileSummarizing()) {
+    // Here, on the summarizing thread: batched at flush time, between two
+    // chunks of files, the vectors were work the summarizing threads
+    // waited on.
+    StageTimings::Scope embed_timed(options_.timings, "embedding");
+    Result<std::vector<std::vector<float>>> vectors =
+        embedder_->Embed(std::span<const std::string>(&out->text, 1), EmbedKind::kDocument);
+    if (vectors.ok() && vectors->size() == 1) out->vector = std::move(vectors->front());
+  }
 }
 
 void SemanticIndexer::PrepareFiles(std::string_view account, const std::vector<std::string>& paths,
                                    const std::atomic<bool>& stop) {
   if (!PreparesAhead()) return;
   StageTimings::Scope timed(options_.timings, "prepare_files");
-  // Vectors ahead only from the built-in embedder: it computes on this
-  // thread, while an HTTP embedder batches better at indexing time, and
-  // the embedding cache is consulted then.
-  const bool embed = embedder_->provider() == "hashing" && !embedder_->worth_caching();
-  constexpr size_t kBatch = 16;
   const size_t total = std::min(paths.size(), kPrepareAhead);
-  for (size_t begin = 0; begin < total && !stop.load(std::memory_order_relaxed); begin += kBatch) {
-    const size_t end = std::min(total, begin + kBatch);
-    std::vector<FileOutcome> outcomes(end - begin);
-    std::vector<std::string> texts;
-    std::vector<size_t> embedded;  // index in `outcomes` of each of `texts`
-    for (size_t i = begin; i < end; ++i) {
-      FileOutcome& out = outcomes[i - begin];
-      if (options_.file_bodies->Find(account, paths[i]) == nullptr) continue;
-      SummarizeFile(account, paths[i], &out);
-      if (!out.status.ok() || out.skip) continue;
-      if (embed) {
-        texts.push_back(out.text);
-        embedded.push_back(i - begin);
-      }
-    }
-    if (!texts.empty()) {
-      Result<std::vector<std::vector<float>>> vectors =
-          embedder_->Embed(texts, EmbedKind::kDocument);
-      if (vectors.ok() && vectors->size() == texts.size()) {
-        for (size_t j = 0; j < texts.size(); ++j) {
-          outcomes[embedded[j]].vector = std::move((*vectors)[j]);
-        }
-      }
-    }
-    for (size_t i = begin; i < end; ++i) {
-      FileOutcome& out = outcomes[i - begin];
-      if (!out.status.ok() || out.skip || out.summary.empty()) continue;
-      options_.file_bodies->SetPrepared(
-          paths[i], FileBodies::Prepared{std::move(out.summary), std::move(out.summary_terms),
-                                         std::move(out.vector)});
-    }
+  for (size_t i = 0; i < total && !stop.load(std::memory_order_relaxed); ++i) {
+    if (options_.file_bodies->Find(account, paths[i]) == nullptr) continue;
+    FileOutcome out;
+    SummarizeFile(account, paths[i], &out);
+    if (!out.status.ok() || out.skip || out.summary.empty()) continue;
+    options_.file_bodies->SetPrepared(
+        paths[i], FileBodies::Prepared{std::move(out.summary), std::move(out.summary_terms),
+                                       std::move(out.vector)});
   }
 }
 

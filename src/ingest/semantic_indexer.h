@@ -209,6 +209,11 @@ class SemanticIndexer {
   bool PreparesAhead() const {
     return options_.file_bodies != nullptr && options_.model_summarizer == nullptr;
   }
+  // Files' vectors are computed where they are summarized (a thread of
+  // their own), not batched at flush time: the built-in embedder computes
+  // on the calling thread, and a pack's vectors or the embedding cache are
+  // not at stake for it.
+  bool EmbedsWhileSummarizing() const;
   // Files prepared ahead at most (bounds what waits in memory).
   static constexpr size_t kPrepareAhead = 16384;
 
