@@ -574,6 +574,11 @@ class Db {
   // A task by id; NotFound ("Task not found or expired") for unknown ids and
   // for other users' tasks (ROOT sees all).
   virtual Result<TaskInfo> GetTask(const Identity& who, std::string_view task_id) = 0;
+  // The task once it is completed or failed, or as it is when `timeout_ms`
+  // passes first (its status says which); errors as GetTask. Wakes as the
+  // task ends: for a caller in this process that follows a task.
+  virtual Result<TaskInfo> WaitTask(const Identity& who, std::string_view task_id,
+                                    int64_t timeout_ms) = 0;
   // The caller's tasks (ROOT: all), newest first.
   virtual Result<std::vector<TaskInfo>> ListTasks(const Identity& who,
                                                   const TaskFilter& filter) = 0;

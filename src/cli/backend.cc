@@ -1,5 +1,6 @@
 #include "cli/backend.h"
 
+#include <thread>
 #include <utility>
 
 namespace skald::cli {
@@ -11,6 +12,10 @@ Status UsageError(std::string message) {
 bool IsWorkspaceInUse(const Status& status) {
   return status.code() == StatusCode::kUnavailable &&
          status.message().find("in use") != std::string::npos;
+}
+
+void Backend::PauseForTask(const std::string&, std::chrono::milliseconds at_most) {
+  std::this_thread::sleep_for(at_most);
 }
 
 }  // namespace skald::cli

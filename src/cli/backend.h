@@ -12,6 +12,7 @@
 //
 // Thread safety: a Backend is used by one thread (one command per process).
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -167,6 +168,9 @@ class Backend {
   virtual Result<Json> Find(const FindArgs& args) = 0;
   // A task dict {task_id, task_type, status, created_at, ..., stage, result, error}.
   virtual Result<Json> GetTask(const std::string& task_id) = 0;
+  // Pauses between two GetTask polls for `at_most`, or less: embedded, it
+  // wakes as soon as the task ends (remote: a plain pause).
+  virtual void PauseForTask(const std::string& task_id, std::chrono::milliseconds at_most);
   // A list of task dicts, newest first.
   virtual Result<Json> ListTasks(const TaskFilter& filter) = 0;
   // The `result` of the matching /api/v1/admin/* route (cli/admin_commands.h).

@@ -238,12 +238,9 @@ int RunAddResource(const GlobalFlags& flags, CommandArgs& a) {
     if (a.add_timeout.has_value()) {
       timeout = std::chrono::milliseconds(std::llround(*a.add_timeout * 1000.0));
     }
-    // Embedded, a poll is a read of this process's catalog (well under a
-    // millisecond), not a request: polled more often, the command ends
-    // closer to its task's end.
-    const std::chrono::milliseconds poll(embedded ? 20 : 100);
+    // (Embedded, the pause between polls ends as the task does.)
     Result<TaskWaitOutcome> waited =
-        WaitForTask(**backend, task_id, timeout, std::cerr, isatty(STDERR_FILENO) == 1, poll);
+        WaitForTask(**backend, task_id, timeout, std::cerr, isatty(STDERR_FILENO) == 1);
     if (!waited.ok()) return ReportError(waited.status(), flags);
     std::string status = "unknown";
     if (auto it = waited->task.find("status"); it != waited->task.end() && it->is_string()) {

@@ -201,6 +201,11 @@ class EmbeddedBackend final : public Backend {
     return FindResultToJson(result, request.include_provenance);
   }
 
+  void PauseForTask(const std::string& task_id, std::chrono::milliseconds at_most) override {
+    // An error (the task went away) shows at the next GetTask.
+    (void)db_->WaitTask(who_, task_id, at_most.count());
+  }
+
   Result<Json> GetTask(const std::string& task_id) override {
     Result<TaskInfo> task = db_->GetTask(who_, task_id);
     if (!task.ok() && task.status().code() == StatusCode::kNotFound) {

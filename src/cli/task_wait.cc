@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 
 #include "cli/output.h"
 
@@ -65,7 +64,7 @@ Result<TaskWaitOutcome> WaitForTask(Backend& backend, const std::string& task_id
       outcome.timed_out = true;
       break;
     }
-    std::this_thread::sleep_for(pause);
+    backend.PauseForTask(task_id, pause);
     pause = std::min(poll_interval, pause * 2);
   }
   clear();

@@ -26,9 +26,10 @@ struct TaskWaitOutcome {
 bool IsFinalTaskStatus(std::string_view status);
 
 // Polls backend.GetTask(task_id) until the task's status is final or
-// `timeout` (when set) has passed — first after 10 ms, the pause doubling up
-// to `poll_interval`, so a short task is not kept waiting for a whole
-// interval — writing "<status>:
+// `timeout` (when set) has passed — first after 10 ms, the pause
+// (Backend::PauseForTask, which an embedded backend ends as the task ends)
+// doubling up to `poll_interval`, so a short task is not kept waiting for a
+// whole interval — writing "<status>:
 // <stage>" to `progress`: one line rewritten in place when `progress_is_tty`,
 // else one line per change. The progress line is cleared (TTY) before
 // returning. An error from GetTask ends the wait with that error.

@@ -243,7 +243,7 @@ Status RunImportJob(const IngestServices& services, JobContext& context) {
       const std::string& path = paths[i];
       auto it = before.find(path);
       const CatalogNode* existing = it == before.end() ? nullptr : &it->second;
-      hashes[i] = Sha256Hex(file.content);
+      hashes[i] = file.sha256_hex.empty() ? Sha256Hex(file.content) : file.sha256_hex;
       bodies.Add(path, file.content, hashes[i]);
       if (existing && !existing->is_dir && existing->hash == hashes[i]) {
         ++unchanged;

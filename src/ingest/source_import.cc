@@ -15,6 +15,7 @@
 #include <set>
 
 #include "common/file_util.h"
+#include "common/hash.h"
 #include "common/strings.h"
 #include "common/two_threads.h"
 #include "ingest/parser.h"
@@ -363,7 +364,7 @@ class Planner {
     plan_->source_bytes += part.source_bytes;
     if (part.root_name) plan_->root_name = std::move(*part.root_name);
     for (const std::string& dir : part.dirs) AddDir(dir);
-    for (ImportFile& file : part.outputs) AddOutput(std::move(file.path), std::move(file.content));
+    for (ImportFile& file : part.outputs) AddOutput(std::move(file));
     return Status::Ok();
   }
 
@@ -378,9 +379,16 @@ class Planner {
         if (!item.warning.empty()) return;
         const std::string name = item.bytes != nullptr ? std::string(BaseName(item.rel_source))
                                                        : item.path.filename().string();
+        FilePart& part = parts[i - begin];
         results[i - begin] = ReadContent(item.path, item.bytes, name, item.rel_source, item.rel_dir,
-                                         /*single=*/false, &parts[i - begin]);
+                                         /*single=*/false, &part);
         if (item.bytes != nullptr) std::string().swap(*item.bytes);  // read or skipped: freed
+        // Hashed here, two at a time: the import compares and stores the
+        // hashes of what it writes.
+        for (ImportFile& file : part.outputs) file.sha256_hex = Sha256Hex(file.content);
+        if (part.media_description) {
+          part.media_description->sha256_hex = Sha256Hex(part.media_description->content);
+        }
       });
       for (size_t i = begin; i < end; ++i) {
         if (!items[i].warning.empty()) {
@@ -535,9 +543,10 @@ class Planner {
   }
 
  private:
-  void AddOutput(std::string path, std::string content) {
+  void AddOutput(ImportFile file) {
     // Two sources may map to one name (sanitizing, "a.md" + split "a/"):
     // suffix until unique.
+    const std::string& path = file.path;
     std::string unique = path;
     for (int n = 2; !paths_seen_.insert(unique).second; ++n) {
       size_t slash = path.rfind('/');
@@ -546,7 +555,8 @@ class Planner {
         dot = path.size();
       unique = fmt::format("{}_{}{}", path.substr(0, dot), n, path.substr(dot));
     }
-    plan_->files.push_back(ImportFile{std::move(unique), std::move(content)});
+    file.path = std::move(unique);
+    plan_->files.push_back(std::move(file));
   }
 
   const ImportOptions& options_;

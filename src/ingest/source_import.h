@@ -74,6 +74,9 @@ struct ImportOptions {
 struct ImportFile {
   std::string path;  // relative to the resource root, "/"-separated, valid URI segments
   std::string content;
+  // SHA-256 of `content` (hex), computed where the file was read (two at
+  // a time); empty when it was not.
+  std::string sha256_hex = {};
 };
 
 struct ImportPlan {

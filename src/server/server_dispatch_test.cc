@@ -155,6 +155,9 @@ class FakeDb : public Db {
     return failure;
   }
   Result<TaskInfo> GetTask(const Identity&, std::string_view) override { return failure; }
+  Result<TaskInfo> WaitTask(const Identity&, std::string_view, int64_t) override {
+    return failure;
+  }
   Result<std::vector<TaskInfo>> ListTasks(const Identity&, const TaskFilter&) override {
     return failure;
   }

@@ -309,6 +309,15 @@ Result<TaskInfo> DbImpl::GetTask(const Identity& who, std::string_view task_id) 
   return ToTaskInfo(*job);
 }
 
+Result<TaskInfo> DbImpl::WaitTask(const Identity& who, std::string_view task_id,
+                                  int64_t timeout_ms) {
+  SKALD_ASSIGN_OR_RETURN(TaskInfo task, GetTask(who, task_id));  // visible to `who`
+  if (!runner_ || timeout_ms <= 0) return task;
+  SKALD_ASSIGN_OR_RETURN(Job job, runner_->queue()->WaitForTask(
+                                      task_id, std::chrono::milliseconds(timeout_ms)));
+  return ToTaskInfo(job);
+}
+
 Result<std::vector<TaskInfo>> DbImpl::ListTasks(const Identity& who, const TaskFilter& filter) {
   if (filter.limit < 0 || filter.limit > 200) {
     return Status::InvalidArgument("limit must be between 0 and 200");

@@ -180,6 +180,8 @@ class DbImpl final : public Db {
   Result<SearchResult> Search(const Identity& who, const SearchRequest& request) override;
   Result<ContextResult> SearchContext(const Identity& who, const ContextRequest& request) override;
   Result<TaskInfo> GetTask(const Identity& who, std::string_view task_id) override;
+  Result<TaskInfo> WaitTask(const Identity& who, std::string_view task_id,
+                            int64_t timeout_ms) override;
   Result<std::vector<TaskInfo>> ListTasks(const Identity& who, const TaskFilter& filter) override;
   Status WaitIdle(int64_t timeout_ms, bool wait_for_retries) override;
 

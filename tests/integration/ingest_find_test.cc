@@ -271,7 +271,7 @@ TEST(IngestFindTest, ACopiedTreeIsFoundAtOnce) {
       << ::testing::PrintToString(Uris(by_vector->resources));
 }
 
-TEST(IngestFindTest, AsyncTaskIsPolledAndSurvivesReopen) {
+TEST(IngestFindTest, AsyncTaskIsPolledWaitedForAndSurvivesReopen) {
   TempDir tmp;
   MakeDocs(tmp.Sub("docs"));
   std::string task_id;
@@ -291,15 +291,20 @@ TEST(IngestFindTest, AsyncTaskIsPolledAndSurvivesReopen) {
     ASSERT_TRUE(task.ok());
     EXPECT_EQ(task->status, TaskState::kPending);
     EXPECT_EQ(task->task_type, "add_resource");
+    // A wait that times out answers with the task as it is.
+    auto waited = (*db)->WaitTask(Root(), task_id, 20);
+    ASSERT_TRUE(waited.ok()) << waited.status().ToString();
+    EXPECT_EQ(waited->status, TaskState::kPending);
   }
   DbOptions options;
   options.workspace = tmp.Sub("ws");
   auto db = Db::Open(options);
   ASSERT_TRUE(db.ok());
-  ASSERT_TRUE((*db)->WaitIdle(60000).ok());
-  auto task = (*db)->GetTask(Root(), task_id);
-  ASSERT_TRUE(task.ok());
+  // Followed to its end by a wait alone (no WaitIdle first).
+  auto task = (*db)->WaitTask(Root(), task_id, 60000);
+  ASSERT_TRUE(task.ok()) << task.status().ToString();
   EXPECT_EQ(task->status, TaskState::kCompleted);
+  ASSERT_TRUE((*db)->WaitIdle(60000).ok());
   EXPECT_NE(task->result_json.find("\"files\""), std::string::npos) << task->result_json;
   auto hits = (*db)->Find(Root(), Query("nightly backups object storage"));
   ASSERT_TRUE(hits.ok());
@@ -312,6 +317,9 @@ TEST(IngestFindTest, AsyncTaskIsPolledAndSurvivesReopen) {
   other.role = Role::kUser;
   EXPECT_EQ((*db)->GetTask(other, task_id).status().code(), StatusCode::kNotFound);
   EXPECT_EQ((*db)->GetTask(Root(), "no-such-task").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ((*db)->WaitTask(other, task_id, 1000).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ((*db)->WaitTask(Root(), "no-such-task", 1000).status().code(),
+            StatusCode::kNotFound);
 }
 
 // Without the background linker (the embedded CLI's setting), an import's
