@@ -83,8 +83,9 @@ struct DbOptions {
   // graph by a background thread of the lowest CPU priority. Off (the
   // embedded CLI, whose process closes after one command): they wait until
   // a process with the linker (a server) links them, or until more would
-  // wait than may; the close saves them waiting either way, so a short-lived
-  // process spends no CPU on links it would not keep.
+  // wait than may; the close saves them waiting either way (a job that ends
+  // leaves an index with waiting vectors to it), so a short-lived process
+  // spends no CPU on links it would not keep.
   bool link_in_background = true;
 
   Status Validate() const;

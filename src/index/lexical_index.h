@@ -148,6 +148,12 @@ class LexicalIndex {
   // Merges the FTS5 segments into one (faster searches). Worth calling after a
   // bulk load; blocks writers, not readers.
   virtual Status Optimize() = 0;
+
+  // Writes now what closing the index would write (the in-memory index: a
+  // snapshot, when its log holds entries), so that a close right after has
+  // nothing to write: a caller that closes other files too writes them side
+  // by side. Nothing to do for FTS5 (SQLite's own files).
+  virtual Status Checkpoint() { return Status::Ok(); }
 };
 
 // The REQUIREs of LexicalIndex::Upsert and Search as statuses, for the

@@ -132,6 +132,26 @@ TEST_P(MemoryLexicalIndexTest, TornLogTailIsDropped) {
   EXPECT_EQ(Find("second").size(), 1u);
 }
 
+// Checkpoint writes what the close would (the log folded into a snapshot),
+// so the close right after writes nothing; a reopen finds everything.
+TEST_P(MemoryLexicalIndexTest, CheckpointLeavesTheCloseNothingToWrite) {
+  Open();
+  ASSERT_TRUE(Put(*index_, Doc(1, "viking://resources/p", "first words")).ok());
+  ASSERT_TRUE(index_->SetAppliedSeq(5).ok());
+  const std::string log = options_.path + ".log";
+  const auto logged = fs::file_size(log);
+  ASSERT_TRUE(index_->Checkpoint().ok());
+  EXPECT_LT(fs::file_size(log), logged);
+  const auto snapshot_written = fs::last_write_time(options_.path);
+  ASSERT_TRUE(index_->Checkpoint().ok());  // nothing since: nothing written
+  index_.reset();
+  EXPECT_EQ(fs::last_write_time(options_.path), snapshot_written);
+  LexicalIndex& reopened = Open();
+  EXPECT_FALSE(reopened.was_reset());
+  EXPECT_EQ(reopened.applied_seq(), 5);
+  EXPECT_EQ(Find("words"), (IdList{1}));
+}
+
 // One Upsert whose documents alternate between accounts (each partition
 // gives the batch's terms its own ids) ranks and scores as upserting them
 // one by one, before and after a reopen; a term repeated past 65,535 times

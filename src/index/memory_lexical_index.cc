@@ -180,6 +180,10 @@ class MemoryLexicalIndex final : public LexicalIndex {
     std::unique_lock lock(mu_);
     return WriteSnapshot();
   }
+  Status Checkpoint() override {
+    std::unique_lock lock(mu_);
+    return log_bytes_ > kLogHeaderBytes ? WriteSnapshot() : Status::Ok();
+  }
 
  private:
   // Counts the terms of `text` as the next document of `batch`.

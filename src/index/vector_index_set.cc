@@ -394,7 +394,7 @@ Status VectorIndexSet::SaveChanged(bool skip_pending_links) {
   {
     std::lock_guard lock(mu_);
     for (auto& [account, entry] : entries_) {
-      if (skip_pending_links && linker_.joinable() && entry->index->pending_links() > 0) continue;
+      if (skip_pending_links && entry->index->pending_links() > 0) continue;
       if (entry->Unsaved()) {
         todo.emplace_back(account, entry.get());
       }

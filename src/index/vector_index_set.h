@@ -123,7 +123,8 @@ class VectorIndexSet {
   // saved waiting: VectorIndex::Save).
   Status SaveAll();
   // Like SaveAll, but an index with records waiting for links is left to
-  // the background linker, which saves it once they are linked.
+  // the background linker, which saves it once they are linked, or (a set
+  // without a linker) to the SaveAll of the close.
   Status SaveLinked();
   // Stops the background linker (after its current step of 64 records) for
   // good: what still waits for links is saved waiting. For a close, before

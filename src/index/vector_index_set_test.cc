@@ -203,10 +203,13 @@ TEST_F(VectorIndexSetTest, UnlinkedRecordsAreSavedWaitingForALaterLinker) {
   Add("acme", 0, 300);
   ASSERT_TRUE(set->CatchUp().ok());
   EXPECT_EQ(set->PendingLinks(), 300u);
+  // A job's SaveLinked leaves it to the close (SaveAll): no linker saves it.
+  const std::string path = VectorIndexSet::PathFor(options_.dir, "acme");
+  ASSERT_TRUE(set->SaveLinked().ok());
+  EXPECT_FALSE(std::filesystem::exists(path));
   ASSERT_TRUE(set->SaveAll().ok());
   EXPECT_EQ(set->PendingLinks(), 300u);  // saved, not linked
   set.reset();
-  const std::string path = VectorIndexSet::PathFor(options_.dir, "acme");
   {
     auto loaded = LoadVectorIndex(path, options_.index);
     ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();

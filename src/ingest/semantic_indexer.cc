@@ -477,6 +477,12 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       SKALD_RETURN_IF_ERROR(Flush(account, pending, stats, progress));
     }
   }
+  // The last files' records too, when their vectors are there already:
+  // written and indexed while the directories are summarized, not after
+  // them. (A model's embeddings batch them with the directories' records.)
+  if (EmbedsWhileSummarizing() && !files.empty() && !pending->records.empty()) {
+    SKALD_RETURN_IF_ERROR(Flush(account, pending, stats, progress));
+  }
 
   pending->background.Merge(helper_background);
   // Directories bottom-up, one depth at a time (deepest first, so that

@@ -6,9 +6,12 @@
 #include <fmt/format.h>
 
 #include <span>
+#include <thread>
 
 #include "common/strings.h"
+#include "common/thread_name.h"
 #include "common/time_util.h"
+#include "common/two_threads.h"
 #include "index/memory_lexical_index.h"
 #include "ingest/ingest_jobs.h"
 #include "ingest/llm_summarizer.h"
@@ -447,11 +450,22 @@ Status DbImpl::StartBackground() {
 
 void DbImpl::StopBackground() {
   if (runner_) runner_->Stop();
+  // The lexical index's snapshot, which its close writes, is written beside
+  // the vector indexes (each file on one thread).
+  std::thread lexical_checkpoint;
+  if (lexical_ && vectors_ && HasSecondCore()) {
+    lexical_checkpoint = std::thread([this] {
+      NameThisThread("skald-close");
+      Status st = lexical_->Checkpoint();
+      if (!st.ok()) spdlog::error("could not save the lexical index: {}", st.ToString());
+    });
+  }
   if (vectors_) {
     vectors_->StopLinker();
     Status st = vectors_->SaveAll();
     if (!st.ok()) spdlog::error("could not save the vector indexes: {}", st.ToString());
   }
+  if (lexical_checkpoint.joinable()) lexical_checkpoint.join();
 }
 
 }  // namespace skald
