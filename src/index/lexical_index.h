@@ -30,6 +30,7 @@
 
 #include "index/vector_index.h"
 #include "skald/result.h"
+#include "text/term_list.h"
 #include "text/tokenizer.h"
 
 namespace skald {
@@ -40,6 +41,11 @@ struct LexicalText {
   std::string title;     // e.g. the file or directory name
   std::string abstract;  // e.g. the L0 abstract
   std::string body;      // e.g. the L1 overview or the file's text
+  // The body's terms when the caller has them already (an import embedded
+  // the file from them): an index with the same tokenizer takes them
+  // instead of tokenizing `body` again. `body` is still given (FTS5 and the
+  // memory index's log store the text).
+  std::shared_ptr<const TermList> body_terms = nullptr;
 };
 
 struct LexicalIndexOptions {

@@ -132,6 +132,34 @@ TEST_P(MemoryLexicalIndexTest, TornLogTailIsDropped) {
   EXPECT_EQ(Find("second").size(), 1u);
 }
 
+// Body terms given with a text are indexed in its body's place when they
+// are the index's tokenizer's (the same postings as tokenizing the body),
+// and ignored when they are another tokenizer's.
+TEST_P(MemoryLexicalIndexTest, BodyTermsOfTheSameTokenizerStandForTheBody) {
+  auto tokenizer = NewIcuTokenizer();  // the index's own: the default
+  ASSERT_TRUE(tokenizer.ok());
+  Open();
+  ASSERT_EQ(index_->tokenizer_name(), (*tokenizer)->Name());
+  TestDoc given = Doc(1, "viking://resources/given.md", "alpha words");
+  auto terms = std::make_shared<TermList>((*tokenizer)->Name());
+  (*tokenizer)->ForEachTerm("zeta words", terms.get());
+  given.body_terms = terms;
+  TestDoc other = Doc(2, "viking://resources/other.md", "beta words");
+  auto foreign = std::make_shared<TermList>("another-tokenizer");
+  (*tokenizer)->ForEachTerm("zeta words", foreign.get());
+  other.body_terms = foreign;
+  TestDoc plain = Doc(3, "viking://resources/plain.md", "zeta words");
+  ASSERT_TRUE(Put(*index_, std::vector<TestDoc>{given, other, plain}).ok());
+  EXPECT_EQ(Find("zeta"), (IdList{1, 3}));
+  EXPECT_EQ(Find("alpha"), IdList{});
+  EXPECT_EQ(Find("beta"), (IdList{2}));
+  // Scored as the same text tokenized: doc 1 and doc 3 tie.
+  std::vector<SearchHit> hits;
+  ASSERT_TRUE(index_->Search("zeta", Acme(), 10, &hits).ok());
+  ASSERT_EQ(hits.size(), 2u);
+  EXPECT_DOUBLE_EQ(hits[0].score, hits[1].score);
+}
+
 // Checkpoint writes what the close would (the log folded into a snapshot),
 // so the close right after writes nothing; a reopen finds everything.
 TEST_P(MemoryLexicalIndexTest, CheckpointLeavesTheCloseNothingToWrite) {

@@ -253,7 +253,12 @@ void MemoryLexicalIndex::CountTerms(const LexicalText& text, LexicalTermBatch* b
   const std::string* fields[kLexicalFields] = {&text.title, &text.abstract, &text.body};
   for (int c = 0; c < kLexicalFields; ++c) {
     batch->BeginField(c);
-    tokenizer_->ForEachTerm(*fields[c], batch);
+    if (fields[c] == &text.body && text.body_terms != nullptr &&
+        text.body_terms->tokenizer_name() == tokenizer_name_) {
+      text.body_terms->Replay(batch);  // the same terms, tokenized once
+    } else {
+      tokenizer_->ForEachTerm(*fields[c], batch);
+    }
   }
   batch->EndDocument();
 }

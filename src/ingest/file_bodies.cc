@@ -3,7 +3,8 @@
 namespace skald {
 
 void FileBodies::Add(std::string path, std::string_view bytes, std::string sha256_hex) {
-  by_path_.insert_or_assign(std::move(path), Body{bytes, std::move(sha256_hex), std::nullopt});
+  by_path_.insert_or_assign(std::move(path),
+                            Body{bytes, std::move(sha256_hex), std::nullopt, nullptr});
 }
 
 const FileBodies::Body* FileBodies::Find(std::string_view account, std::string_view path) const {
@@ -15,6 +16,11 @@ const FileBodies::Body* FileBodies::Find(std::string_view account, std::string_v
 void FileBodies::SetPrepared(std::string_view path, Prepared prepared) {
   auto it = by_path_.find(path);
   if (it != by_path_.end()) it->second.prepared = std::move(prepared);
+}
+
+void FileBodies::SetTerms(std::string_view path, std::shared_ptr<const TermList> terms) {
+  auto it = by_path_.find(path);
+  if (it != by_path_.end()) it->second.terms = std::move(terms);
 }
 
 std::optional<FileBodies::Prepared> FileBodies::TakePrepared(std::string_view account,
@@ -29,16 +35,16 @@ std::optional<FileBodies::Prepared> FileBodies::TakePrepared(std::string_view ac
 
 void FileBodies::NoteRecord(int64_t seq, const Body* body) {
   std::lock_guard<std::mutex> lock(mu_);
-  by_seq_[seq] = body->bytes;
+  by_seq_[seq] = RecordBody{body->bytes, std::move(body->terms)};
 }
 
-std::optional<std::string_view> FileBodies::TakeRecordBody(int64_t seq) {
+std::optional<FileBodies::RecordBody> FileBodies::TakeRecordBody(int64_t seq) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = by_seq_.find(seq);
   if (it == by_seq_.end()) return std::nullopt;
-  std::string_view bytes = it->second;
+  RecordBody taken = std::move(it->second);
   by_seq_.erase(it);
-  return bytes;
+  return taken;
 }
 
 }  // namespace skald

@@ -11,18 +11,20 @@
 //   - the index catch-up takes the file text of a level-2 record it applies
 //     from here, when that record is exactly one the indexer wrote from these
 //     bytes (noted by the record's change sequence number, which any later
-//     change of the record replaces).
+//     change of the record replaces), with the text's terms when the indexer
+//     tokenized it to embed it (`terms`: tokenized once for both).
 //
 // Either reader falls back to the content store for anything not here, so
 // lending is only ever a saving: the catalog stays the source of truth.
 //
 // Thread safety: Add before sharing; then Find is safe for concurrent use,
-// and so are NoteRecord and TakeRecordBody. SetPrepared may run beside Find
-// of other paths, and must be done (its thread joined) before the indexer
-// reads the path. The bytes are borrowed: their owner keeps them until the
+// and so are NoteRecord and TakeRecordBody. SetPrepared and SetTerms may run
+// beside Find of other paths, and must be done (their thread joined, or the
+// outcome handed over under a lock) before the indexer reads the path. The bytes are borrowed: their owner keeps them until the
 // object is gone.
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -31,6 +33,7 @@
 #include <vector>
 
 #include "text/summarizer.h"
+#include "text/term_list.h"
 
 namespace skald {
 
@@ -46,6 +49,13 @@ class FileBodies {
     std::string_view bytes;
     std::string sha256_hex;  // of `bytes`
     std::optional<Prepared> prepared;
+    // The terms of `bytes` (SetTerms), until NoteRecord hands them on.
+    mutable std::shared_ptr<const TermList> terms;
+  };
+  // A level-2 record's text, lent (TakeRecordBody).
+  struct RecordBody {
+    std::string_view bytes;
+    std::shared_ptr<const TermList> terms;  // null: not tokenized yet
   };
 
   // Bodies of files of `account`.
@@ -61,6 +71,9 @@ class FileBodies {
 
   // Sets what was computed ahead for `path` (REQUIRES: added).
   void SetPrepared(std::string_view path, Prepared prepared);
+  // Sets the terms of the bytes of `path`, as the indexer tokenized them
+  // (REQUIRES: added).
+  void SetTerms(std::string_view path, std::shared_ptr<const TermList> terms);
   // What was computed ahead for `path` of `account`, moved out (nullopt when
   // nothing was). Safe beside Find and TakePrepared of other paths.
   std::optional<Prepared> TakePrepared(std::string_view account, std::string_view path);
@@ -69,9 +82,9 @@ class FileBodies {
   // the body of `path` (REQUIRES: Find(account, path) non-null).
   void NoteRecord(int64_t seq, const Body* body);
 
-  // The bytes the record `seq` was written from, if it was noted; each is
-  // handed out once.
-  std::optional<std::string_view> TakeRecordBody(int64_t seq);
+  // The bytes the record `seq` was written from (and their terms, if they
+  // were set before it was noted), if it was noted; each is handed out once.
+  std::optional<RecordBody> TakeRecordBody(int64_t seq);
 
  private:
   struct Hash {
@@ -81,7 +94,7 @@ class FileBodies {
   const std::string account_;
   std::unordered_map<std::string, Body, Hash, std::equal_to<>> by_path_;  // fixed once shared
   std::mutex mu_;
-  std::unordered_map<int64_t, std::string_view> by_seq_;  // GUARDED_BY(mu_)
+  std::unordered_map<int64_t, RecordBody> by_seq_;  // GUARDED_BY(mu_)
 };
 
 }  // namespace skald

@@ -107,16 +107,20 @@ Status IndexCatchUp::CatchUpLexical(FileBodies* bodies) {
       // record's abstract, never by its bytes: not read.)
       if (r.level == 2 && uri.size() > 9 && MediaKindOf(text.title).empty()) {
         // BM25 over the whole file text, not only its summary.
-        std::optional<std::string_view> lent;
+        std::optional<FileBodies::RecordBody> lent;
         if (bodies != nullptr) lent = bodies->TakeRecordBody(r.seq);
         if (lent) {
-          text.body = std::string(*lent);
+          text.body = std::string(lent->bytes);
+          text.body_terms = std::move(lent->terms);
         } else if (Result<std::string> body = content_->ReadFile(r.account, uri.substr(9));
                    body.ok()) {
           text.body = std::move(*body);
         }
         // Bytes that are not text (an extension-less image) are not words.
-        if (!LooksLikeText(text.body)) text.body.clear();
+        if (!LooksLikeText(text.body)) {
+          text.body.clear();
+          text.body_terms.reset();
+        }
       }
       // The batch is ours: its strings are moved, not copied.
       if (r.level == 1) {

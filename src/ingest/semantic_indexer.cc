@@ -25,6 +25,8 @@
 #include "storage/content_store.h"
 #include "storage/path_lock.h"
 #include "text/summarizer.h"
+#include "text/term_list.h"
+#include "text/tokenizer.h"
 #include "uri/uri_path.h"
 #include "uri/viking_uri.h"
 
@@ -388,9 +390,23 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
     // chunks of files, the vectors were work the summarizing threads
     // waited on.
     StageTimings::Scope embed_timed(options_.timings, "embedding");
-    Result<std::vector<std::vector<float>>> vectors =
-        embedder_->Embed(std::span<const std::string>(&out->text, 1), EmbedKind::kDocument);
-    if (vectors.ok() && vectors->size() == 1) out->vector = std::move(vectors->front());
+    const Tokenizer* tokenizer = embedder_->document_tokenizer();
+    if (tokenizer != nullptr && lent != nullptr && text.data() == lent->bytes.data() &&
+        out->text == text) {
+      // The file's text, embedded whole: tokenized once, for its vector and
+      // (lent on with the bytes) for the lexical index's catch-up.
+      auto terms = std::make_shared<TermList>(tokenizer->Name());
+      tokenizer->ForEachTerm(text, terms.get());
+      Result<std::vector<float>> vector = embedder_->EmbedTerms(*terms);
+      if (vector.ok()) {
+        out->vector = std::move(*vector);
+        options_.file_bodies->SetTerms(path, std::move(terms));
+      }
+    } else {
+      Result<std::vector<std::vector<float>>> vectors =
+          embedder_->Embed(std::span<const std::string>(&out->text, 1), EmbedKind::kDocument);
+      if (vectors.ok() && vectors->size() == 1) out->vector = std::move(vectors->front());
+    }
   }
 }
 

@@ -265,8 +265,18 @@ TEST(FileBodiesTest, FindsItsAccountsPathsAndHandsANotedRecordOutOnce) {
   EXPECT_FALSE(bodies.TakeRecordBody(6).has_value());
   auto taken = bodies.TakeRecordBody(7);
   ASSERT_TRUE(taken.has_value());
-  EXPECT_EQ(*taken, text);
+  EXPECT_EQ(taken->bytes, text);
+  EXPECT_EQ(taken->terms, nullptr);
   EXPECT_FALSE(bodies.TakeRecordBody(7).has_value());
+  // Terms set before the record is noted go with it, once.
+  auto terms = std::make_shared<TermList>("tok");
+  terms->Term("lent");
+  bodies.SetTerms("resources/a.md", terms);
+  bodies.NoteRecord(8, body);
+  EXPECT_EQ(body->terms, nullptr);  // handed on
+  taken = bodies.TakeRecordBody(8);
+  ASSERT_TRUE(taken.has_value());
+  EXPECT_EQ(taken->terms, terms);
 }
 
 // The bytes an import lends are what gets summarized and what the lexical

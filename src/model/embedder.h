@@ -18,6 +18,9 @@
 
 namespace skald {
 
+class TermList;
+class Tokenizer;
+
 // Asymmetric models embed queries and documents differently
 // (`query_param` / `document_param`); symmetric ones ignore the kind.
 enum class EmbedKind { kQuery, kDocument };
@@ -63,6 +66,16 @@ class Embedder {
   // the catalog's embedding cache (the built-in hashing embedder): the
   // indexer then neither reads nor writes the cache for it.
   virtual bool worth_caching() const { return true; }
+
+  // For an embedder whose vector of a document depends on the document's
+  // terms alone (the built-in hashing one): the tokenizer that gives them.
+  // Null for the others.
+  virtual const Tokenizer* document_tokenizer() const { return nullptr; }
+  // The vector Embed(kDocument) gives for a text whose terms, by
+  // document_tokenizer(), are `terms`: a caller that has the terms already
+  // (and keeps them for its own use) spares the embedder tokenizing again.
+  // FailedPrecondition from an embedder without a document_tokenizer().
+  virtual Result<std::vector<float>> EmbedTerms(const TermList& terms);
 
   // Stable identity stored with vectors: "<provider>:<model>:<dimension>".
   std::string Name() const;

@@ -8,6 +8,11 @@
 
 namespace skald {
 
+Result<std::vector<float>> Embedder::EmbedTerms(const TermList&) {
+  return Status::FailedPrecondition(
+      fmt::format("embedder {} does not embed from terms", provider()));
+}
+
 std::string Embedder::Name() const {
   return fmt::format("{}:{}:{}", provider(), model(), Dimension());
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "text/flat_string_map.h"
+#include "text/term_list.h"
 
 namespace skald {
 namespace {
@@ -123,6 +124,13 @@ struct Scratch {
   std::vector<uint32_t> token_terms;  // per token of the text: its index in `terms`
 };
 
+// One per thread, shared by every embedder on it (the features of a term
+// do not depend on the embedder).
+Scratch& ThisThreadsScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
 class HashingEmbedder final : public Embedder {
  public:
   HashingEmbedder(std::unique_ptr<Tokenizer> tokenizer, int dimension)
@@ -138,11 +146,20 @@ class HashingEmbedder final : public Embedder {
 
   Result<std::vector<std::vector<float>>> Embed(std::span<const std::string> texts,
                                                 EmbedKind) override {
-    thread_local Scratch scratch;
+    Scratch& scratch = ThisThreadsScratch();
     std::vector<std::vector<float>> out;
     out.reserve(texts.size());
-    for (const std::string& text : texts) out.push_back(EmbedOne(text, &scratch));
+    for (const std::string& text : texts) {
+      out.push_back(EmbedOne([&](TermSink* sink) { tokenizer_->ForEachTerm(text, sink); },
+                             &scratch));
+    }
     return out;
+  }
+
+  const Tokenizer* document_tokenizer() const override { return tokenizer_.get(); }
+
+  Result<std::vector<float>> EmbedTerms(const TermList& terms) override {
+    return EmbedOne([&](TermSink* sink) { terms.Replay(sink); }, &ThisThreadsScratch());
   }
 
  private:
@@ -185,7 +202,9 @@ class HashingEmbedder final : public Embedder {
     return static_cast<uint32_t>(index);
   }
 
-  std::vector<float> EmbedOne(const std::string& text, Scratch* s) const {
+  // The vector of the text whose terms `each_term(sink)` gives the sink.
+  template <typename EachTerm>
+  std::vector<float> EmbedOne(EachTerm&& each_term, Scratch* s) const {
     std::vector<float> vec(static_cast<size_t>(dimension_), 0.0f);
     s->features.Clear();
     if (s->terms.size() > kRememberedTerms) {
@@ -199,7 +218,7 @@ class HashingEmbedder final : public Embedder {
       Scratch* s;
     } sink(s);
     s->token_terms.clear();
-    tokenizer_->ForEachTerm(text, &sink);
+    each_term(&sink);
     const size_t tokens = s->token_terms.size();
     // Per token: its unigram, the bigram with the next token, its char
     // 3-grams (this order fixes the float sums below).

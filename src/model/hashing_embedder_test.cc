@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "text/term_list.h"
+
 namespace skald {
 namespace {
 
@@ -91,6 +93,38 @@ TEST_F(HashingEmbedderTest, BatchEqualsOneByOneAndKindIsIgnored) {
   ASSERT_TRUE(batch.ok());
   ASSERT_EQ(batch->size(), 4u);
   for (size_t i = 0; i < texts.size(); ++i) EXPECT_EQ((*batch)[i], One(texts[i]));
+}
+
+// From the terms of its document_tokenizer(), the vector of the text: the
+// same floats, for Latin, CJK, repeated and empty texts.
+TEST_F(HashingEmbedderTest, EmbedTermsEqualsEmbeddingTheText) {
+  const Tokenizer* tokenizer = embedder_->document_tokenizer();
+  ASSERT_NE(tokenizer, nullptr);
+  for (const std::string text :
+       {"alpha beta", "The quick brown foxes jumped; the fox jumps again.", "",
+        "東京の天気は晴れです", "repeat repeat repeat words words"}) {
+    TermList terms(tokenizer->Name());
+    tokenizer->ForEachTerm(text, &terms);
+    Result<std::vector<float>> from_terms = embedder_->EmbedTerms(terms);
+    ASSERT_TRUE(from_terms.ok()) << from_terms.status().ToString();
+    EXPECT_EQ(*from_terms, One(text)) << text;
+  }
+}
+
+// An embedder that does not embed from terms says so.
+TEST(EmbedderTest, EmbedTermsIsRefusedWithoutADocumentTokenizer) {
+  class Plain final : public Embedder {
+   public:
+    std::string provider() const override { return "plain"; }
+    std::string model() const override { return "m"; }
+    int Dimension() const override { return 2; }
+    Result<std::vector<std::vector<float>>> Embed(std::span<const std::string> texts,
+                                                  EmbedKind) override {
+      return std::vector<std::vector<float>>(texts.size(), std::vector<float>{1, 0});
+    }
+  } plain;
+  EXPECT_EQ(plain.document_tokenizer(), nullptr);
+  EXPECT_EQ(plain.EmbedTerms(TermList("t")).status().code(), StatusCode::kFailedPrecondition);
 }
 
 TEST(HashingEmbedderOptionsTest, DimensionIsConfigurableAndChecked) {
