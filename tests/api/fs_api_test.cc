@@ -228,7 +228,13 @@ TEST_F(FsApiTest, TreeIsFlatWithRelPathAndHonoursLevelLimit) {
 }
 
 TEST_F(FsApiTest, StatReportsTypedFields) {
-  Create(Root() + "/f.md", "12345");
+  // Written with wait: the indexing that follows a write holds the file's
+  // lock meanwhile (isLocked true), and is done before the stat.
+  Reply written = PostJson("/api/v1/content/write", {{"uri", Root() + "/f.md"},
+                                                     {"content", "12345"},
+                                                     {"mode", "create"},
+                                                     {"wait", true}});
+  ASSERT_EQ(written.status, 200) << written.raw;
   Reply file = Get("/api/v1/fs/stat?uri=" + Q(Root() + "/f.md"));
   ASSERT_EQ(file.status, 200) << file.raw;
   const Json& s = file.json["result"];
