@@ -450,14 +450,10 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       if (!outcome.status.ok() || outcome.skip) return;
       (share == 0 ? pending->background : helper_background).Add(outcome.summary_terms.keys);
       outcome.summary_terms.keys = TermKeys();  // freed on the thread that made it
-    });
-    for (size_t i = begin; i < end; ++i) {
-      FileOutcome& outcome = outcomes[i - begin];
-      SKALD_RETURN_IF_ERROR(outcome.status);
-      if (outcome.binary) ++stats->skipped_files;
-      if (outcome.skip) continue;
+      // The record too, here: what is left for the loop below (in file
+      // order, on one thread, the other idle meanwhile) is moving it on.
       const CatalogNode& file = files[i];
-      Record record;
+      Record& record = outcome.record;
       record.uri = UriOfPath(file.path);
       record.id = RecordId(account, record.uri, 2);
       record.parent_uri = UriOfPath(ParentPath(file.path));
@@ -468,6 +464,14 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
       if (!inherit) record.tags = options_.tags;
       record.created_ns = file.ctime_ns;
       record.updated_ns = file.mtime_ns;
+    });
+    for (size_t i = begin; i < end; ++i) {
+      FileOutcome& outcome = outcomes[i - begin];
+      SKALD_RETURN_IF_ERROR(outcome.status);
+      if (outcome.binary) ++stats->skipped_files;
+      if (outcome.skip) continue;
+      const CatalogNode& file = files[i];
+      Record& record = outcome.record;
       if (outcome.summary_terms.entry != nullptr &&
           pending->entry_terms_bytes + outcome.summary_terms.bytes <=
               semantic_indexer_internal::kEntryTermsBudget) {

@@ -124,6 +124,7 @@ struct SemanticIndexer::FileOutcome {
   std::string text;        // what is embedded
   std::string hash;        // SHA-256 of the bytes summarized
   std::vector<float> vector;  // computed ahead; empty: embedded later
+  Record record;              // the file's record (vector and embedder to come)
 };
 
 }  // namespace skald
