@@ -504,7 +504,7 @@ Status SemanticIndexer::IndexNodes(std::string_view account, const std::vector<C
     SKALD_RETURN_IF_ERROR(Flush(account, pending, stats, progress));
   }
 
-  pending->background.Merge(helper_background);
+  pending->background.Merge(std::move(helper_background));
   // Directories bottom-up, one depth at a time (deepest first, so that
   // children's L0 exist): the directories of a depth are summarized side by
   // side on two threads, then their changed sidecars are written in one

@@ -145,20 +145,13 @@ void TermStatistics::Add(const TermKeys& keys) {
   }
 }
 
-void TermStatistics::Merge(const TermStatistics& other) {
+void TermStatistics::Merge(TermStatistics&& other) {
   documents_ += other.documents_;
-  const FlatStringMap<uint32_t>& from = other.frequency_;
-  constexpr size_t kBatch = 16;
-  for (size_t begin = 0; begin < from.size(); begin += kBatch) {
-    const size_t end = std::min(from.size(), begin + kBatch);
-    // (As in CountDocument: no slot moves within a prefetched batch.)
-    frequency_.Reserve(frequency_.size() + (end - begin));
-    for (size_t i = begin; i < end; ++i) frequency_.Prefetch(from.HashAt(i));
-    for (size_t i = begin; i < end; ++i) frequency_.PrefetchKey(from.HashAt(i));
-    for (size_t i = begin; i < end; ++i) {
-      frequency_.Value(frequency_.Insert(from.Key(i), from.HashAt(i))) += from.Value(i);
-    }
-  }
+  other.documents_ = 0;
+  if (other.frequency_.size() > 0) merged_.push_back(std::move(other.frequency_));
+  for (FlatStringMap<uint32_t>& part : other.merged_) merged_.push_back(std::move(part));
+  other.frequency_ = FlatStringMap<uint32_t>();
+  other.merged_.clear();
 }
 
 TermKeys TermStatistics::KeysOf(std::string_view text) {
@@ -179,8 +172,13 @@ TermKeys TermStatistics::KeysOf(std::string_view text) {
 }
 
 uint32_t TermStatistics::DocumentFrequency(std::string_view key) const {
-  const uint32_t* n = frequency_.Find(key);
-  return n == nullptr ? 0 : *n;
+  const uint64_t hash = FlatStringMap<uint32_t>::Hash(key);
+  const uint32_t* n = frequency_.Find(key, hash);
+  uint32_t total = n == nullptr ? 0 : *n;
+  for (const FlatStringMap<uint32_t>& part : merged_) {
+    if (const uint32_t* m = part.Find(key, hash)) total += *m;
+  }
+  return total;
 }
 
 void TermStatistics::DocumentFrequencies(std::span<const std::string_view> keys,
@@ -194,6 +192,13 @@ void TermStatistics::DocumentFrequencies(std::span<const std::string_view> keys,
     for (size_t i = begin; i < end; ++i) {
       const uint32_t* n = frequency_.Find(keys[i], hashes[i]);
       out[i] = n == nullptr ? 0 : *n;
+    }
+    for (const FlatStringMap<uint32_t>& part : merged_) {
+      for (size_t i = begin; i < end; ++i) part.Prefetch(hashes[i]);
+      for (size_t i = begin; i < end; ++i) part.PrefetchKey(hashes[i]);
+      for (size_t i = begin; i < end; ++i) {
+        if (const uint32_t* m = part.Find(keys[i], hashes[i])) out[i] += *m;
+      }
     }
   }
 }

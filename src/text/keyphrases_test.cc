@@ -124,7 +124,7 @@ TEST(TermStatisticsTest, PartsMergedCountAsOne) {
     whole.Add(texts[i]);
     (i % 2 == 0 ? first : second).Add(TermStatistics::KeysOf(texts[i]));
   }
-  first.Merge(second);
+  first.Merge(std::move(second));
   first.Merge(TermStatistics());  // nothing to add
   EXPECT_EQ(first.documents(), whole.documents());
   for (const std::string& t : texts) {
