@@ -450,14 +450,18 @@ Status DbImpl::StartBackground() {
 
 void DbImpl::StopBackground() {
   if (runner_) runner_->Stop();
-  // The lexical index's snapshot, which its close writes, is written beside
-  // the vector indexes (each file on one thread).
+  // What the closes of the lexical index (its snapshot) and of the catalog
+  // (folding its log in) write is written beside the vector indexes.
   std::thread lexical_checkpoint;
   if (lexical_ && vectors_ && HasSecondCore()) {
     lexical_checkpoint = std::thread([this] {
       NameThisThread("skald-close");
       Status st = lexical_->Checkpoint();
       if (!st.ok()) spdlog::error("could not save the lexical index: {}", st.ToString());
+      if (catalog_) {
+        st = catalog_->Checkpoint();
+        if (!st.ok()) spdlog::warn("catalog checkpoint at close: {}", st.ToString());
+      }
     });
   }
   if (vectors_) {

@@ -485,6 +485,11 @@ Result<std::optional<std::string>> Catalog::GetMeta(std::string_view key) {
   return std::optional<std::string>();
 }
 
+Status Catalog::Checkpoint() {
+  std::lock_guard<std::mutex> lock(impl_->write_mu);
+  return Exec(impl_->writer, "PRAGMA wal_checkpoint(TRUNCATE);", "checkpoint");
+}
+
 Status Catalog::SetMeta(std::string_view key, std::string_view value) {
   std::lock_guard<std::mutex> lock(impl_->write_mu);
   Stmt s(impl_->writer, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");

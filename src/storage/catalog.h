@@ -468,6 +468,11 @@ class Catalog {
   // Replaces it; "" deletes it.
   Status SetSnapshotIgnore(std::string_view account, std::string_view content);
 
+  // Folds the write-ahead log into the database file and truncates it, as
+  // the close does: a caller that closes other files too does it beside
+  // them, and the close finds (almost) nothing left to fold.
+  Status Checkpoint();
+
   // Workspace metadata (key/value).
   Result<std::optional<std::string>> GetMeta(std::string_view key);
   Status SetMeta(std::string_view key, std::string_view value);

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "storage/catalog.h"
@@ -131,6 +132,24 @@ TEST_F(CatalogTest, DeleteSubtreeCountsRows) {
   EXPECT_EQ(*n, 4u);
   EXPECT_EQ(*catalog_->DeleteSubtree("a", "resources/d"), 0u);
   EXPECT_TRUE(catalog_->Get("a", "resources/d-y")->has_value());
+}
+
+// A checkpoint folds the write-ahead log into the database file and
+// truncates it; what it folded is there after a reopen.
+TEST_F(CatalogTest, CheckpointFoldsTheLogIn) {
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(catalog_->SetMeta("k" + std::to_string(i), std::string(1000, 'v')).ok());
+  }
+  const std::string wal = dir_.Sub("skald.db-wal");
+  ASSERT_GT(std::filesystem::file_size(wal), 0u);
+  ASSERT_TRUE(catalog_->Checkpoint().ok());
+  EXPECT_EQ(std::filesystem::file_size(wal), 0u);
+  catalog_.reset();
+  auto c = Catalog::Open({dir_.Sub("skald.db")});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  auto value = (*c)->GetMeta("k49");
+  ASSERT_TRUE(value.ok());
+  EXPECT_EQ(*value, std::string(1000, 'v'));
 }
 
 TEST_F(CatalogTest, ReopenKeepsDataAndSchemaVersion) {
