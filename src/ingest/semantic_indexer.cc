@@ -396,6 +396,7 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
       // The file's text, embedded whole: tokenized once, for its vector and
       // (lent on with the bytes) for the lexical index's catch-up.
       auto terms = std::make_shared<TermList>(tokenizer->Name());
+      terms->ReserveFor(text.size());
       tokenizer->ForEachTerm(text, terms.get());
       Result<std::vector<float>> vector = embedder_->EmbedTerms(*terms);
       if (vector.ok()) {

@@ -33,6 +33,14 @@ class TermList final : public TermSink {
 
   size_t size() const { return ends_.size(); }
 
+  // Room for the terms of a text of `text_bytes` bytes, as prose has them
+  // (about as many bytes, a word every six bytes or so), so that filling
+  // it seldom regrows it.
+  void ReserveFor(size_t text_bytes) {
+    bytes_.reserve(text_bytes);
+    ends_.reserve(text_bytes / 6 + 1);
+  }
+
   // Gives `sink` every term, in order.
   void Replay(TermSink* sink) const {
     uint32_t begin = 0;
