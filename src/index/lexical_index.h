@@ -46,6 +46,8 @@ struct LexicalText {
   // instead of tokenizing `body` again. `body` is still given (FTS5 and the
   // memory index's log store the text).
   std::shared_ptr<const TermList> body_terms = nullptr;
+  // The same for the abstract.
+  std::shared_ptr<const TermList> abstract_terms = nullptr;
 };
 
 struct LexicalIndexOptions {

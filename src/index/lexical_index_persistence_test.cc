@@ -158,6 +158,15 @@ TEST_P(MemoryLexicalIndexTest, BodyTermsOfTheSameTokenizerStandForTheBody) {
   ASSERT_TRUE(index_->Search("zeta", Acme(), 10, &hits).ok());
   ASSERT_EQ(hits.size(), 2u);
   EXPECT_DOUBLE_EQ(hits[0].score, hits[1].score);
+  // The abstract's terms likewise.
+  TestDoc abstracted = Doc(4, "viking://resources/abstracted.md", "");
+  abstracted.abstract = "gamma";
+  auto abstract_terms = std::make_shared<TermList>((*tokenizer)->Name());
+  (*tokenizer)->ForEachTerm("omega", abstract_terms.get());
+  abstracted.abstract_terms = abstract_terms;
+  ASSERT_TRUE(Put(*index_, abstracted).ok());
+  EXPECT_EQ(Find("omega"), (IdList{4}));
+  EXPECT_EQ(Find("gamma"), IdList{});
 }
 
 // Checkpoint writes what the close would (the log folded into a snapshot),

@@ -251,11 +251,12 @@ bool GetRecord(ByteCursor* in, RecordFields* r, LexicalText* text) {
 void MemoryLexicalIndex::CountTerms(const LexicalText& text, LexicalTermBatch* batch) const {
   batch->BeginDocument();
   const std::string* fields[kLexicalFields] = {&text.title, &text.abstract, &text.body};
+  const TermList* given[kLexicalFields] = {nullptr, text.abstract_terms.get(),
+                                           text.body_terms.get()};
   for (int c = 0; c < kLexicalFields; ++c) {
     batch->BeginField(c);
-    if (fields[c] == &text.body && text.body_terms != nullptr &&
-        text.body_terms->tokenizer_name() == tokenizer_name_) {
-      text.body_terms->Replay(batch);  // the same terms, tokenized once
+    if (given[c] != nullptr && given[c]->tokenizer_name() == tokenizer_name_) {
+      given[c]->Replay(batch);  // the same terms, tokenized once
     } else {
       tokenizer_->ForEachTerm(*fields[c], batch);
     }

@@ -4,7 +4,7 @@ namespace skald {
 
 void FileBodies::Add(std::string path, std::string_view bytes, std::string sha256_hex) {
   by_path_.insert_or_assign(std::move(path),
-                            Body{bytes, std::move(sha256_hex), std::nullopt, nullptr});
+                            Body{bytes, std::move(sha256_hex), std::nullopt, nullptr, nullptr});
 }
 
 const FileBodies::Body* FileBodies::Find(std::string_view account, std::string_view path) const {
@@ -18,9 +18,12 @@ void FileBodies::SetPrepared(std::string_view path, Prepared prepared) {
   if (it != by_path_.end()) it->second.prepared = std::move(prepared);
 }
 
-void FileBodies::SetTerms(std::string_view path, std::shared_ptr<const TermList> terms) {
+void FileBodies::SetTerms(std::string_view path, std::shared_ptr<const TermList> terms,
+                          std::shared_ptr<const TermList> summary_terms) {
   auto it = by_path_.find(path);
-  if (it != by_path_.end()) it->second.terms = std::move(terms);
+  if (it == by_path_.end()) return;
+  if (terms != nullptr) it->second.terms = std::move(terms);
+  if (summary_terms != nullptr) it->second.summary_terms = std::move(summary_terms);
 }
 
 std::optional<FileBodies::Prepared> FileBodies::TakePrepared(std::string_view account,
@@ -35,7 +38,7 @@ std::optional<FileBodies::Prepared> FileBodies::TakePrepared(std::string_view ac
 
 void FileBodies::NoteRecord(int64_t seq, const Body* body) {
   std::lock_guard<std::mutex> lock(mu_);
-  by_seq_[seq] = RecordBody{body->bytes, std::move(body->terms)};
+  by_seq_[seq] = RecordBody{body->bytes, std::move(body->terms), std::move(body->summary_terms)};
 }
 
 std::optional<FileBodies::RecordBody> FileBodies::TakeRecordBody(int64_t seq) {

@@ -49,13 +49,16 @@ class FileBodies {
     std::string_view bytes;
     std::string sha256_hex;  // of `bytes`
     std::optional<Prepared> prepared;
-    // The terms of `bytes` (SetTerms), until NoteRecord hands them on.
+    // The terms of `bytes` and of the file's summary (SetTerms), until
+    // NoteRecord hands them on.
     mutable std::shared_ptr<const TermList> terms;
+    mutable std::shared_ptr<const TermList> summary_terms;
   };
   // A level-2 record's text, lent (TakeRecordBody).
   struct RecordBody {
     std::string_view bytes;
     std::shared_ptr<const TermList> terms;  // null: not tokenized yet
+    std::shared_ptr<const TermList> summary_terms;  // of the record's abstract
   };
 
   // Bodies of files of `account`.
@@ -71,9 +74,10 @@ class FileBodies {
 
   // Sets what was computed ahead for `path` (REQUIRES: added).
   void SetPrepared(std::string_view path, Prepared prepared);
-  // Sets the terms of the bytes of `path`, as the indexer tokenized them
-  // (REQUIRES: added).
-  void SetTerms(std::string_view path, std::shared_ptr<const TermList> terms);
+  // Sets the terms of the bytes of `path` and of its summary, as the indexer
+  // tokenized them; a null one leaves what was set (REQUIRES: added).
+  void SetTerms(std::string_view path, std::shared_ptr<const TermList> terms,
+                std::shared_ptr<const TermList> summary_terms = nullptr);
   // What was computed ahead for `path` of `account`, moved out (nullopt when
   // nothing was). Safe beside Find and TakePrepared of other paths.
   std::optional<Prepared> TakePrepared(std::string_view account, std::string_view path);

@@ -112,6 +112,7 @@ Status IndexCatchUp::CatchUpLexical(FileBodies* bodies) {
         if (lent) {
           text.body = std::string(lent->bytes);
           text.body_terms = std::move(lent->terms);
+          text.abstract_terms = std::move(lent->summary_terms);
         } else if (Result<std::string> body = content_->ReadFile(r.account, uri.substr(9));
                    body.ok()) {
           text.body = std::move(*body);
@@ -127,6 +128,11 @@ Status IndexCatchUp::CatchUpLexical(FileBodies* bodies) {
         text.body = std::move(r.abstract);
       } else {
         text.abstract = std::move(r.abstract);
+      }
+      // Terms of another text than the record's abstract are not its terms.
+      if (text.abstract_terms != nullptr &&
+          text.abstract_terms->text_bytes() != text.abstract.size()) {
+        text.abstract_terms.reset();
       }
       records.push_back(std::move(static_cast<RecordFields&>(r)));
       texts.push_back(std::move(text));

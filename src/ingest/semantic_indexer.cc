@@ -378,6 +378,11 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
     // (SummarizerFor depends on the namespace only).
     if (summarizer->ScansEntries()) {
       out->summary_terms = ScanFileEntry(name, out->summary);
+      // The summary's terms go on to the lexical index with the record
+      // (its abstract), not tokenized again there.
+      if (lent != nullptr && out->summary_terms.summary_terms != nullptr) {
+        options_.file_bodies->SetTerms(path, nullptr, out->summary_terms.summary_terms);
+      }
     } else {
       out->summary_terms.keys = TermStatistics::KeysOf(out->summary);
     }

@@ -271,12 +271,16 @@ TEST(FileBodiesTest, FindsItsAccountsPathsAndHandsANotedRecordOutOnce) {
   // Terms set before the record is noted go with it, once.
   auto terms = std::make_shared<TermList>("tok");
   terms->Term("lent");
+  auto summary_terms = std::make_shared<TermList>("tok");
   bodies.SetTerms("resources/a.md", terms);
+  bodies.SetTerms("resources/a.md", nullptr, summary_terms);  // keeps the body's
   bodies.NoteRecord(8, body);
   EXPECT_EQ(body->terms, nullptr);  // handed on
+  EXPECT_EQ(body->summary_terms, nullptr);
   taken = bodies.TakeRecordBody(8);
   ASSERT_TRUE(taken.has_value());
   EXPECT_EQ(taken->terms, terms);
+  EXPECT_EQ(taken->summary_terms, summary_terms);
 }
 
 // The bytes an import lends are what gets summarized and what the lexical

@@ -253,6 +253,17 @@ FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary) {
   }
   out.bytes = sizeof(EntryTerms) + entry->bytes.capacity() +
               entry->terms.capacity() * sizeof(EntryTerms::Term);
+  // The summary's own terms, for its record's lexical abstract: those of the
+  // tokens from `mark` on. The ". " before them breaks every word, and a
+  // summary that starts with an ASCII letter or digit is segmented from
+  // there as it is alone (no rule of word breaking reaches across the space).
+  if (!summary.empty() && (IsAsciiAlpha(summary[0]) || IsAsciiDigit(summary[0]))) {
+    std::shared_ptr<TermList> terms = scan.TermsFrom(mark);
+    if (terms != nullptr) {
+      terms->set_text_bytes(summary.size());
+      out.summary_terms = std::move(terms);
+    }
+  }
   out.entry = std::move(entry);
   return out;
 }

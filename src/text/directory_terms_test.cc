@@ -11,6 +11,8 @@
 
 #include "common/strings.h"
 #include "text/sentences.h"
+#include "text/term_list.h"
+#include "text/tokenizer.h"
 #include "text/text_util.h"
 
 namespace skald {
@@ -271,6 +273,49 @@ TEST(ScanFileEntryTest, LeadTermsAreTheTermsOfNameAndFirstSentence) {
   }
   EXPECT_GT(one_scan, 100u);
   EXPECT_GT(apart, 100u);
+}
+
+// The summary's terms an entry scan hands on (for its record's lexical
+// abstract) are the tokenizer's terms of the summary alone, for summaries
+// of Latin, CJK, numbers, abbreviations and punctuation; none are handed on
+// for a summary that does not start with an ASCII letter or digit.
+TEST(ScanFileEntryTest, SummaryTermsAreTheTokenizersTermsOfTheSummary) {
+  struct Collect final : TermSink {
+    void Term(std::string_view term) override { terms.emplace_back(term); }
+    std::vector<std::string> terms;
+  };
+  auto tokenizer = NewIcuTokenizer();
+  ASSERT_TRUE(tokenizer.ok());
+  const std::vector<std::string> words = {
+      "insulin", "Insulin", "resistance", "DNA", "repair", "U.S.", "e.g.", "3.14", "J.",
+      "well-known", "p53", "caf\xC3\xA9", "\xE6\xB0\xB4\xE7\x94\xB0", "the", "(a)", "'s",
+      "\xE0\xB8\xAA\xE0\xB8\xA7\xE0\xB8\xB1\xE0\xB8\xAA\xE0\xB8\x94\xE0\xB8\xB5"};
+  const std::vector<std::string> seps = {" ", ", ", ". ", "-", "? ", "\n", ".", ":", "'"};
+  std::mt19937_64 rng(7);
+  size_t handed = 0, not_handed = 0;
+  for (int round = 0; round < 400; ++round) {
+    std::string summary;
+    for (size_t w = 0, len = rng() % 30; w < len; ++w) {
+      summary += words[rng() % words.size()] + seps[rng() % seps.size()];
+    }
+    FileEntryScan scan = ScanFileEntry(round % 2 ? "notes.md" : "a-b_c", summary);
+    const bool alnum = !summary.empty() && (IsAsciiAlpha(summary[0]) || IsAsciiDigit(summary[0]));
+    if (!alnum) {
+      EXPECT_EQ(scan.summary_terms, nullptr) << summary;
+      ++not_handed;
+      continue;
+    }
+    ASSERT_NE(scan.summary_terms, nullptr) << summary;
+    ++handed;
+    EXPECT_EQ(scan.summary_terms->tokenizer_name(), (*tokenizer)->Name());
+    EXPECT_EQ(scan.summary_terms->text_bytes(), summary.size());
+    Collect given, alone;
+    scan.summary_terms->Replay(&given);
+    (*tokenizer)->ForEachTerm(summary, &alone);
+    EXPECT_EQ(given.terms, alone.terms) << round << " [" << summary << "]";
+  }
+  EXPECT_GT(handed, 100u);
+  EXPECT_GT(not_handed, 50u);
 }
 
 }  // namespace

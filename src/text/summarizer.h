@@ -45,6 +45,7 @@ struct EntrySummary {
 };
 
 struct EntryTerms;  // text/term_group.h
+class TermList;     // text/term_list.h
 
 // A file's summary scanned once, when the file is summarized, for both
 // uses of its terms: the keys a TermStatistics background counts
@@ -55,6 +56,10 @@ struct FileEntryScan {
   TermKeys keys;
   std::shared_ptr<const EntryTerms> entry;
   size_t bytes = 0;
+  // The summary's terms, as the scan's tokenizer's ForEachTerm gives them
+  // for the summary alone (lent on to the lexical index with the file's
+  // record); null when the scan could not tell them apart.
+  std::shared_ptr<const TermList> summary_terms;
 };
 // ScanFileEntry of file `name` (as EntrySummary::name) summarized as `summary`.
 FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary);

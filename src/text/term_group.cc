@@ -230,6 +230,16 @@ void TermScanner::Scan(std::string_view text, bool spellings, size_t mark, size_
   }
 }
 
+std::shared_ptr<TermList> TermScanner::TermsFrom(size_t mark) const {
+  const Tokenizer* tokenizer = SharedTokenizer();
+  if (tokenizer == nullptr) return nullptr;
+  auto terms = std::make_shared<TermList>(tokenizer->Name());
+  for (const Token& t : tokens_) {
+    if (t.begin >= mark) terms->Term(t.term);
+  }
+  return terms;
+}
+
 std::string_view TermScanner::Display(size_t term) const {
   const Term& t = terms_.Value(term);
   if (t.first_form != 0 && t.first_form == t.last_form) {  // one spelling: no contest

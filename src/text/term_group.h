@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@
 
 #include "text/flat_string_map.h"
 #include "text/keyphrases.h"
+#include "text/term_list.h"
 #include "text/tokenizer.h"
 
 namespace skald {
@@ -70,6 +72,11 @@ class TermScanner {
   bool Contains(std::string_view key, uint64_t hash) const {
     return terms_.Find(key, hash) != nullptr;
   }
+  // The terms of every token of the text starting at or after byte `mark`,
+  // in order: what the tokenizer's ForEachTerm gives for the text from
+  // `mark` on, when the text before it ends in a separator. Null when the
+  // tokenizer cannot be loaded.
+  std::shared_ptr<TermList> TermsFrom(size_t mark) const;
   // The spelling shown for a term (ExtractTerms' `display`): the one used
   // most; ties go to a lower-case one, then to the smallest. "" without
   // spellings.

@@ -26,6 +26,11 @@ class TermList final : public TermSink {
   // Tokenizer::Name() of the tokenizer whose terms these are.
   const std::string& tokenizer_name() const { return tokenizer_name_; }
 
+  // The size of the text the terms are of (set by who fills the list): a
+  // reader checks it against the text it has before it takes the terms.
+  size_t text_bytes() const { return text_bytes_; }
+  void set_text_bytes(size_t bytes) { text_bytes_ = bytes; }
+
   void Term(std::string_view term) override {
     bytes_.append(term);
     ends_.push_back(static_cast<uint32_t>(bytes_.size()));
@@ -52,6 +57,7 @@ class TermList final : public TermSink {
 
  private:
   std::string tokenizer_name_;
+  size_t text_bytes_ = 0;
   std::string bytes_;           // the terms, one after another
   std::vector<uint32_t> ends_;  // where each ends in bytes_ (input < 1 GiB)
 };
