@@ -229,6 +229,16 @@ TEST(DirectoryTopicsOfTest, EntriesScannedAheadGiveTheSameTopics) {
   EXPECT_GT(compared, 20u);
 }
 
+// Up to 29 of `words`, each followed by one of `seps`, drawn from `rng`.
+std::string RandomText(std::mt19937_64& rng, const std::vector<std::string>& words,
+                       const std::vector<std::string>& seps) {
+  std::string text;
+  for (size_t w = 0, len = rng() % 30; w < len; ++w) {
+    text += words[rng() % words.size()] + seps[rng() % seps.size()];
+  }
+  return text;
+}
+
 // An entry scanned ahead marks as in its lead exactly the terms of its
 // name and its summary's first sentence (collapsed), whether that lead is
 // found within the one scan (a collapsed summary) or scanned apart.
@@ -244,10 +254,7 @@ TEST(ScanFileEntryTest, LeadTermsAreTheTermsOfNameAndFirstSentence) {
   std::mt19937_64 rng(5);
   size_t one_scan = 0, apart = 0;
   for (int round = 0; round < 400; ++round) {
-    std::string summary;
-    for (size_t w = 0, len = rng() % 30; w < len; ++w) {
-      summary += words[rng() % words.size()] + seps[rng() % seps.size()];
-    }
+    std::string summary = RandomText(rng, words, seps);
     if (rng() % 3 == 0) summary = CollapseSpace(summary);
     const std::string name = names[rng() % names.size()];
     (IsCollapsedSpace(summary) ? one_scan : apart)++;
@@ -294,10 +301,7 @@ TEST(ScanFileEntryTest, SummaryTermsAreTheTokenizersTermsOfTheSummary) {
   std::mt19937_64 rng(7);
   size_t handed = 0, not_handed = 0;
   for (int round = 0; round < 400; ++round) {
-    std::string summary;
-    for (size_t w = 0, len = rng() % 30; w < len; ++w) {
-      summary += words[rng() % words.size()] + seps[rng() % seps.size()];
-    }
+    std::string summary = RandomText(rng, words, seps);
     FileEntryScan scan = ScanFileEntry(round % 2 ? "notes.md" : "a-b_c", summary);
     const bool alnum = !summary.empty() && (IsAsciiAlpha(summary[0]) || IsAsciiDigit(summary[0]));
     if (!alnum) {
