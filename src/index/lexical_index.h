@@ -43,8 +43,9 @@ struct LexicalText {
   std::string body;      // e.g. the L1 overview or the file's text
   // The body's terms when the caller has them already (an import embedded
   // the file from them): an index with the same tokenizer takes them
-  // instead of tokenizing `body` again. `body` is still given (FTS5 and the
-  // memory index's log store the text).
+  // instead of tokenizing `body` again, when their text_bytes() is the
+  // body's size. `body` is still given (FTS5 and the memory index's log
+  // store the text).
   std::shared_ptr<const TermList> body_terms = nullptr;
   // The same for the abstract.
   std::shared_ptr<const TermList> abstract_terms = nullptr;

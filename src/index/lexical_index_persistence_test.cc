@@ -134,7 +134,8 @@ TEST_P(MemoryLexicalIndexTest, TornLogTailIsDropped) {
 
 // Body terms given with a text are indexed in its body's place when they
 // are the index's tokenizer's (the same postings as tokenizing the body),
-// and ignored when they are another tokenizer's.
+// and ignored when they are another tokenizer's or of a text of another
+// size than the body.
 TEST_P(MemoryLexicalIndexTest, BodyTermsOfTheSameTokenizerStandForTheBody) {
   auto tokenizer = NewIcuTokenizer();  // the index's own: the default
   ASSERT_TRUE(tokenizer.ok());
@@ -143,16 +144,24 @@ TEST_P(MemoryLexicalIndexTest, BodyTermsOfTheSameTokenizerStandForTheBody) {
   TestDoc given = Doc(1, "viking://resources/given.md", "alpha words");
   auto terms = std::make_shared<TermList>((*tokenizer)->Name());
   (*tokenizer)->ForEachTerm("zeta words", terms.get());
+  terms->set_text_bytes(given.body.size());
   given.body_terms = terms;
   TestDoc other = Doc(2, "viking://resources/other.md", "beta words");
   auto foreign = std::make_shared<TermList>("another-tokenizer");
   (*tokenizer)->ForEachTerm("zeta words", foreign.get());
+  foreign->set_text_bytes(other.body.size());
   other.body_terms = foreign;
   TestDoc plain = Doc(3, "viking://resources/plain.md", "zeta words");
-  ASSERT_TRUE(Put(*index_, std::vector<TestDoc>{given, other, plain}).ok());
+  TestDoc sized = Doc(5, "viking://resources/sized.md", "delta words");
+  auto of_another = std::make_shared<TermList>((*tokenizer)->Name());
+  (*tokenizer)->ForEachTerm("zeta words", of_another.get());
+  of_another->set_text_bytes(sized.body.size() + 1);
+  sized.body_terms = of_another;
+  ASSERT_TRUE(Put(*index_, std::vector<TestDoc>{given, other, plain, sized}).ok());
   EXPECT_EQ(Find("zeta"), (IdList{1, 3}));
   EXPECT_EQ(Find("alpha"), IdList{});
   EXPECT_EQ(Find("beta"), (IdList{2}));
+  EXPECT_EQ(Find("delta"), (IdList{5}));
   // Scored as the same text tokenized: doc 1 and doc 3 tie.
   std::vector<SearchHit> hits;
   ASSERT_TRUE(index_->Search("zeta", Acme(), 10, &hits).ok());
@@ -163,6 +172,7 @@ TEST_P(MemoryLexicalIndexTest, BodyTermsOfTheSameTokenizerStandForTheBody) {
   abstracted.abstract = "gamma";
   auto abstract_terms = std::make_shared<TermList>((*tokenizer)->Name());
   (*tokenizer)->ForEachTerm("omega", abstract_terms.get());
+  abstract_terms->set_text_bytes(abstracted.abstract.size());
   abstracted.abstract_terms = abstract_terms;
   ASSERT_TRUE(Put(*index_, abstracted).ok());
   EXPECT_EQ(Find("omega"), (IdList{4}));

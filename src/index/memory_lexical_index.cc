@@ -255,7 +255,8 @@ void MemoryLexicalIndex::CountTerms(const LexicalText& text, LexicalTermBatch* b
                                            text.body_terms.get()};
   for (int c = 0; c < kLexicalFields; ++c) {
     batch->BeginField(c);
-    if (given[c] != nullptr && given[c]->tokenizer_name() == tokenizer_name_) {
+    if (given[c] != nullptr && given[c]->tokenizer_name() == tokenizer_name_ &&
+        given[c]->text_bytes() == fields[c]->size()) {
       given[c]->Replay(batch);  // the same terms, tokenized once
     } else {
       tokenizer_->ForEachTerm(*fields[c], batch);

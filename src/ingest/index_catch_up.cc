@@ -129,11 +129,6 @@ Status IndexCatchUp::CatchUpLexical(FileBodies* bodies) {
       } else {
         text.abstract = std::move(r.abstract);
       }
-      // Terms of another text than the record's abstract are not its terms.
-      if (text.abstract_terms != nullptr &&
-          text.abstract_terms->text_bytes() != text.abstract.size()) {
-        text.abstract_terms.reset();
-      }
       records.push_back(std::move(static_cast<RecordFields&>(r)));
       texts.push_back(std::move(text));
     }

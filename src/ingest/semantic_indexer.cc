@@ -402,6 +402,7 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
       // (lent on with the bytes) for the lexical index's catch-up.
       auto terms = std::make_shared<TermList>(tokenizer->Name());
       terms->ReserveFor(text.size());
+      terms->set_text_bytes(text.size());
       tokenizer->ForEachTerm(text, terms.get());
       Result<std::vector<float>> vector = embedder_->EmbedTerms(*terms);
       if (vector.ok()) {

@@ -198,7 +198,7 @@ class SemanticIndexer {
   // `paths` lent in options_.file_bodies will need: each summary and its
   // terms, and with the built-in embedder each vector (FileBodies::Prepared).
   // Meant for a thread beside an import's tree write, which leaves a core
-  // idle: it returns once `stop` is set (after the batch at hand), after
+  // idle: it returns once `stop` is set (after the file at hand), after
   // kPrepareAhead files, or when all are done. Does nothing with a model
   // summarizer (its calls stay in indexing order). Errors are not kept: a
   // file not prepared is simply summarized when it is indexed.
