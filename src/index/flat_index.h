@@ -30,7 +30,7 @@ class FlatIndex final : public StoreIndex {
   void SearchIn(const Generation& gen, const StoreSnapshot& snap, const CompiledFilter& f,
                 const SearchOptions& options, float query_scale, QueryScratch* scratch,
                 SearchStats* stats) const override;
-  Status SaveExtra(const Generation&, uint32_t, FileWriter*) const override {
+  Status SaveExtra(const Generation&, FileWriter*) const override {
     return Status::Ok();
   }
   Status LoadExtra(Generation*, uint32_t, FileReader*) const override { return Status::Ok(); }

@@ -431,7 +431,7 @@ void HnswIndex::SearchIn(const Generation& gen, const StoreSnapshot& snap,
 
 // ---- persistence ----
 
-Status HnswIndex::SaveExtra(const Generation& gen, uint32_t /*slots*/, FileWriter* w) const {
+Status HnswIndex::SaveExtra(const Generation& gen, FileWriter* w) const {
   const auto& g = static_cast<const GraphGeneration&>(gen);
   // The graph's nodes: slots [0, linked); the rest wait for links (format
   // version 2 says how many nodes there are, as LoadExtra reads it).

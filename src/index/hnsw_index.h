@@ -54,7 +54,7 @@ class HnswIndex final : public StoreIndex {
   void SearchIn(const Generation& gen, const StoreSnapshot& snap, const CompiledFilter& f,
                 const SearchOptions& options, float query_scale, QueryScratch* scratch,
                 SearchStats* stats) const override;
-  Status SaveExtra(const Generation& gen, uint32_t slots, FileWriter* w) const override;
+  Status SaveExtra(const Generation& gen, FileWriter* w) const override;
   Status LoadExtra(Generation* gen, uint32_t slots, FileReader* r) const override;
   uint64_t ExtraMemory(const Generation& gen) const override;
 

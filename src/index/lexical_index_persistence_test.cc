@@ -142,20 +142,17 @@ TEST_P(MemoryLexicalIndexTest, BodyTermsOfTheSameTokenizerStandForTheBody) {
   Open();
   ASSERT_EQ(index_->tokenizer_name(), (*tokenizer)->Name());
   TestDoc given = Doc(1, "viking://resources/given.md", "alpha words");
-  auto terms = std::make_shared<TermList>((*tokenizer)->Name());
+  auto terms = std::make_shared<TermList>((*tokenizer)->Name(), given.body.size());
   (*tokenizer)->ForEachTerm("zeta words", terms.get());
-  terms->set_text_bytes(given.body.size());
   given.body_terms = terms;
   TestDoc other = Doc(2, "viking://resources/other.md", "beta words");
-  auto foreign = std::make_shared<TermList>("another-tokenizer");
+  auto foreign = std::make_shared<TermList>("another-tokenizer", other.body.size());
   (*tokenizer)->ForEachTerm("zeta words", foreign.get());
-  foreign->set_text_bytes(other.body.size());
   other.body_terms = foreign;
   TestDoc plain = Doc(3, "viking://resources/plain.md", "zeta words");
   TestDoc sized = Doc(5, "viking://resources/sized.md", "delta words");
-  auto of_another = std::make_shared<TermList>((*tokenizer)->Name());
+  auto of_another = std::make_shared<TermList>((*tokenizer)->Name(), sized.body.size() + 1);
   (*tokenizer)->ForEachTerm("zeta words", of_another.get());
-  of_another->set_text_bytes(sized.body.size() + 1);
   sized.body_terms = of_another;
   ASSERT_TRUE(Put(*index_, std::vector<TestDoc>{given, other, plain, sized}).ok());
   EXPECT_EQ(Find("zeta"), (IdList{1, 3}));
@@ -170,9 +167,9 @@ TEST_P(MemoryLexicalIndexTest, BodyTermsOfTheSameTokenizerStandForTheBody) {
   // The abstract's terms likewise.
   TestDoc abstracted = Doc(4, "viking://resources/abstracted.md", "");
   abstracted.abstract = "gamma";
-  auto abstract_terms = std::make_shared<TermList>((*tokenizer)->Name());
+  auto abstract_terms =
+      std::make_shared<TermList>((*tokenizer)->Name(), abstracted.abstract.size());
   (*tokenizer)->ForEachTerm("omega", abstract_terms.get());
-  abstract_terms->set_text_bytes(abstracted.abstract.size());
   abstracted.abstract_terms = abstract_terms;
   ASSERT_TRUE(Put(*index_, abstracted).ok());
   EXPECT_EQ(Find("omega"), (IdList{4}));

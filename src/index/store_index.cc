@@ -278,7 +278,7 @@ Status StoreIndex::Save(const std::string& path) const {
   WriteHeader(w.get(), h);
   SKALD_RETURN_IF_ERROR(w->EndSection());
   SKALD_RETURN_IF_ERROR(gen.store.WriteTo(w.get(), h.slots));
-  SKALD_RETURN_IF_ERROR(SaveExtra(gen, h.slots, w.get()));
+  SKALD_RETURN_IF_ERROR(SaveExtra(gen, w.get()));
   return w->Commit();
 }
 

@@ -109,9 +109,10 @@ class StoreIndex : public VectorIndex {
   // Kind-specific sections after the record store. SaveExtra saves the
   // links of slots [0, gen.linked) (REQUIRES: link_mu_ held), in the file
   // version w was created with (kIndexFormatPartlyLinked when gen.linked <
-  // slots); LoadExtra reads them back, and lowers gen->linked (set to
-  // `slots` before the call) when the file leaves slots waiting for links.
-  virtual Status SaveExtra(const Generation& gen, uint32_t slots, FileWriter* w) const = 0;
+  // the slots saved); LoadExtra reads them back, and lowers gen->linked
+  // (set to `slots` before the call) when the file leaves slots waiting for
+  // links.
+  virtual Status SaveExtra(const Generation& gen, FileWriter* w) const = 0;
   virtual Status LoadExtra(Generation* gen, uint32_t slots, FileReader* r) const = 0;
   virtual uint64_t ExtraMemory(const Generation& gen) const = 0;
 

@@ -377,10 +377,10 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
     // The directory's overview is written by the same summarizer
     // (SummarizerFor depends on the namespace only).
     if (summarizer->ScansEntries()) {
-      out->summary_terms = ScanFileEntry(name, out->summary);
-      // The summary's terms go on to the lexical index with the record
-      // (its abstract), not tokenized again there.
-      if (lent != nullptr && out->summary_terms.summary_terms != nullptr) {
+      // The summary's terms of a lent file go on to the lexical index with
+      // its record (its abstract), not tokenized again there.
+      out->summary_terms = ScanFileEntry(name, out->summary, lent != nullptr);
+      if (out->summary_terms.summary_terms != nullptr) {
         options_.file_bodies->SetTerms(path, nullptr, out->summary_terms.summary_terms);
       }
     } else {
@@ -400,9 +400,7 @@ void SemanticIndexer::SummarizeFile(std::string_view account, std::string_view p
         out->text == text) {
       // The file's text, embedded whole: tokenized once, for its vector and
       // (lent on with the bytes) for the lexical index's catch-up.
-      auto terms = std::make_shared<TermList>(tokenizer->Name());
-      terms->ReserveFor(text.size());
-      terms->set_text_bytes(text.size());
+      auto terms = std::make_shared<TermList>(tokenizer->Name(), text.size());
       tokenizer->ForEachTerm(text, terms.get());
       Result<std::vector<float>> vector = embedder_->EmbedTerms(*terms);
       if (vector.ok()) {

@@ -269,9 +269,9 @@ TEST(FileBodiesTest, FindsItsAccountsPathsAndHandsANotedRecordOutOnce) {
   EXPECT_EQ(taken->terms, nullptr);
   EXPECT_FALSE(bodies.TakeRecordBody(7).has_value());
   // Terms set before the record is noted go with it, once.
-  auto terms = std::make_shared<TermList>("tok");
+  auto terms = std::make_shared<TermList>("tok", text.size());
   terms->Term("lent");
-  auto summary_terms = std::make_shared<TermList>("tok");
+  auto summary_terms = std::make_shared<TermList>("tok", text.size());
   bodies.SetTerms("resources/a.md", terms);
   bodies.SetTerms("resources/a.md", nullptr, summary_terms);  // keeps the body's
   bodies.NoteRecord(8, body);

@@ -103,7 +103,7 @@ TEST_F(HashingEmbedderTest, EmbedTermsEqualsEmbeddingTheText) {
   for (const std::string text :
        {"alpha beta", "The quick brown foxes jumped; the fox jumps again.", "",
         "東京の天気は晴れです", "repeat repeat repeat words words"}) {
-    TermList terms(tokenizer->Name());
+    TermList terms(tokenizer->Name(), text.size());
     tokenizer->ForEachTerm(text, &terms);
     Result<std::vector<float>> from_terms = embedder_->EmbedTerms(terms);
     ASSERT_TRUE(from_terms.ok()) << from_terms.status().ToString();
@@ -124,7 +124,7 @@ TEST(EmbedderTest, EmbedTermsIsRefusedWithoutADocumentTokenizer) {
     }
   } plain;
   EXPECT_EQ(plain.document_tokenizer(), nullptr);
-  EXPECT_EQ(plain.EmbedTerms(TermList("t")).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(plain.EmbedTerms(TermList("t", 0)).status().code(), StatusCode::kFailedPrecondition);
 }
 
 TEST(HashingEmbedderOptionsTest, DimensionIsConfigurableAndChecked) {

@@ -190,7 +190,8 @@ std::string EntryName(const EntrySummary& e) {
 
 }  // namespace
 
-FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary) {
+FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary,
+                            bool with_summary_terms) {
   thread_local TermScanner scan, lead_scan;
   const std::string entry_name = EntryName(EntrySummary{std::string(name), false, ""});
   // The entry's text as DirectoryTopicsOf scans it; its summary starts at
@@ -257,12 +258,9 @@ FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary) {
   // tokens from `mark` on. The ". " before them breaks every word, and a
   // summary that starts with an ASCII letter or digit is segmented from
   // there as it is alone (no rule of word breaking reaches across the space).
-  if (!summary.empty() && (IsAsciiAlpha(summary[0]) || IsAsciiDigit(summary[0]))) {
-    std::shared_ptr<TermList> terms = scan.TermsFrom(mark);
-    if (terms != nullptr) {
-      terms->set_text_bytes(summary.size());
-      out.summary_terms = std::move(terms);
-    }
+  if (with_summary_terms && !summary.empty() &&
+      (IsAsciiAlpha(summary[0]) || IsAsciiDigit(summary[0]))) {
+    out.summary_terms = scan.TermsFrom(mark);
   }
   out.entry = std::move(entry);
   return out;

@@ -302,7 +302,8 @@ TEST(ScanFileEntryTest, SummaryTermsAreTheTokenizersTermsOfTheSummary) {
   size_t handed = 0, not_handed = 0;
   for (int round = 0; round < 400; ++round) {
     std::string summary = RandomText(rng, words, seps);
-    FileEntryScan scan = ScanFileEntry(round % 2 ? "notes.md" : "a-b_c", summary);
+    FileEntryScan scan =
+        ScanFileEntry(round % 2 ? "notes.md" : "a-b_c", summary, /*with_summary_terms=*/true);
     const bool alnum = !summary.empty() && (IsAsciiAlpha(summary[0]) || IsAsciiDigit(summary[0]));
     if (!alnum) {
       EXPECT_EQ(scan.summary_terms, nullptr) << summary;

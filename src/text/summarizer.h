@@ -58,11 +58,14 @@ struct FileEntryScan {
   size_t bytes = 0;
   // The summary's terms, as the scan's tokenizer's ForEachTerm gives them
   // for the summary alone (lent on to the lexical index with the file's
-  // record); null when the scan could not tell them apart.
+  // record); null when not asked for, or when the scan could not tell them
+  // apart.
   std::shared_ptr<const TermList> summary_terms;
 };
-// ScanFileEntry of file `name` (as EntrySummary::name) summarized as `summary`.
-FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary);
+// ScanFileEntry of file `name` (as EntrySummary::name) summarized as
+// `summary`; FileEntryScan::summary_terms too when `with_summary_terms`.
+FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary,
+                            bool with_summary_terms = false);
 
 // What an overview may draw on besides the described entries.
 struct OverviewContext {

@@ -187,6 +187,7 @@ void TermScanner::Add(std::string_view key, uint32_t times, bool spellings, bool
 }
 
 void TermScanner::Scan(std::string_view text, bool spellings, size_t mark, size_t lead_end) {
+  scanned_bytes_ = text.size();
   terms_.clear();
   forms_.clear();
   form_bytes_.clear();
@@ -233,7 +234,8 @@ void TermScanner::Scan(std::string_view text, bool spellings, size_t mark, size_
 std::shared_ptr<TermList> TermScanner::TermsFrom(size_t mark) const {
   const Tokenizer* tokenizer = SharedTokenizer();
   if (tokenizer == nullptr) return nullptr;
-  auto terms = std::make_shared<TermList>(tokenizer->Name());
+  const size_t from = std::min(mark, scanned_bytes_);
+  auto terms = std::make_shared<TermList>(tokenizer->Name(), scanned_bytes_ - from);
   for (const Token& t : tokens_) {
     if (t.begin >= mark) terms->Term(t.term);
   }

@@ -74,8 +74,8 @@ class TermScanner {
   }
   // The terms of every token of the text starting at or after byte `mark`,
   // in order: what the tokenizer's ForEachTerm gives for the text from
-  // `mark` on, when the text before it ends in a separator. Null when the
-  // tokenizer cannot be loaded.
+  // `mark` on (their TermList's text_bytes), when the text before it ends
+  // in a separator. Null when the tokenizer cannot be loaded.
   std::shared_ptr<TermList> TermsFrom(size_t mark) const;
   // The spelling shown for a term (ExtractTerms' `display`): the one used
   // most; ties go to a lower-case one, then to the smallest. "" without
@@ -102,6 +102,7 @@ class TermScanner {
   std::vector<Form> forms_;
   std::string form_bytes_;
   std::vector<Token> tokens_;
+  size_t scanned_bytes_ = 0;  // of the text last scanned
   std::vector<char> salient_;
   std::string key_, form_;
 };

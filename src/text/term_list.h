@@ -21,15 +21,22 @@ namespace skald {
 
 class TermList final : public TermSink {
  public:
-  explicit TermList(std::string tokenizer_name) : tokenizer_name_(std::move(tokenizer_name)) {}
+  // The terms, by the tokenizer named `tokenizer_name`, of a text of
+  // `text_bytes` bytes; room is made for them as prose has them (about as
+  // many bytes, a word every six bytes or so), so that filling the list
+  // seldom regrows it.
+  TermList(std::string tokenizer_name, size_t text_bytes)
+      : tokenizer_name_(std::move(tokenizer_name)), text_bytes_(text_bytes) {
+    bytes_.reserve(text_bytes);
+    ends_.reserve(text_bytes / 6 + 1);
+  }
 
   // Tokenizer::Name() of the tokenizer whose terms these are.
   const std::string& tokenizer_name() const { return tokenizer_name_; }
 
-  // The size of the text the terms are of (set by who fills the list): a
-  // reader checks it against the text it has before it takes the terms.
+  // The size of the text the terms are of: a reader checks it against the
+  // text it has before it takes the terms.
   size_t text_bytes() const { return text_bytes_; }
-  void set_text_bytes(size_t bytes) { text_bytes_ = bytes; }
 
   void Term(std::string_view term) override {
     bytes_.append(term);
@@ -37,14 +44,6 @@ class TermList final : public TermSink {
   }
 
   size_t size() const { return ends_.size(); }
-
-  // Room for the terms of a text of `text_bytes` bytes, as prose has them
-  // (about as many bytes, a word every six bytes or so), so that filling
-  // it seldom regrows it.
-  void ReserveFor(size_t text_bytes) {
-    bytes_.reserve(text_bytes);
-    ends_.reserve(text_bytes / 6 + 1);
-  }
 
   // Gives `sink` every term, in order.
   void Replay(TermSink* sink) const {
@@ -57,7 +56,7 @@ class TermList final : public TermSink {
 
  private:
   std::string tokenizer_name_;
-  size_t text_bytes_ = 0;
+  size_t text_bytes_;
   std::string bytes_;           // the terms, one after another
   std::vector<uint32_t> ends_;  // where each ends in bytes_ (input < 1 GiB)
 };
