@@ -4,6 +4,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,41 @@ TEST(FlatStringMapTest, AgreesWithStdMapThroughGrowth) {
   none.PrefetchKey(1);
   none.Reserve(0);
   EXPECT_EQ(none.Find("x"), nullptr);
+}
+
+// The inline hash reads every byte of keys of each length (the short,
+// overlapping and 16-byte-round paths): keys differing in one byte, or only
+// in length, hash apart, and the slot index's low bits and the tag's high
+// bits are spread evenly.
+TEST(FlatStringMapTest, HashMixesEveryByteOfEveryLength) {
+  using Map = FlatStringMap<char>;
+  std::set<uint64_t> seen;
+  size_t keys = 0;
+  std::vector<size_t> low(64), high(64);
+  for (size_t n = 0; n <= 70; ++n) {
+    const std::string base(n, 'a');
+    ASSERT_TRUE(seen.insert(Map::Hash(base)).second) << n;
+    ++keys;
+    for (size_t at = 0; at < n; ++at) {
+      for (char c : {'b', 'A', '\0', '\xff'}) {
+        std::string key = base;
+        key[at] = c;
+        const uint64_t h = Map::Hash(key);
+        ASSERT_TRUE(seen.insert(h).second) << "length " << n << " byte " << at;
+        ++keys;
+        ++low[h & 63];
+        ++high[(h >> 58) & 63];
+      }
+    }
+  }
+  EXPECT_EQ(Map::Hash("same"), Map::Hash(std::string("same")));
+  // Each of 64 buckets holds its share within a factor of two.
+  for (size_t b = 0; b < 64; ++b) {
+    EXPECT_GT(low[b], keys / 64 / 2) << b;
+    EXPECT_LT(low[b], keys / 64 * 2) << b;
+    EXPECT_GT(high[b], keys / 64 / 2) << b;
+    EXPECT_LT(high[b], keys / 64 * 2) << b;
+  }
 }
 
 }  // namespace

@@ -166,15 +166,18 @@ void TermScanner::Add(std::string_view key, uint32_t times, bool spellings, bool
   if (!spellings) return;
   // A word capitalized only at its start ("Insulin") is shown lower-case;
   // acronyms and mixed case ("DNA", "mRNA") keep their spelling.
-  for (size_t w = 0; w < form_.size();) {
-    size_t end = form_.find_first_of(" -", w);
-    if (end == std::string::npos) end = form_.size();
-    bool capitalized = IsAsciiUpper(form_[w]) &&
-                       std::none_of(form_.begin() + w + 1, form_.begin() + end, [](char c) {
-                         return IsAsciiUpper(c);
-                       });
-    if (capitalized) form_[w] = AsciiToLower(form_[w]);
-    w = end + 1;
+  // One pass over the words (split at ' ' and '-'): a char loop, not a
+  // find_first_of per word, which tests each char with a call to memchr.
+  size_t word = 0;
+  bool later_capital = false;  // in the word, after its first char
+  for (size_t i = 0; i <= form_.size(); ++i) {
+    if (i == form_.size() || form_[i] == ' ' || form_[i] == '-') {
+      if (i > word && !later_capital) form_[word] = AsciiToLower(form_[word]);
+      word = i + 1;
+      later_capital = false;
+    } else if (i > word && IsAsciiUpper(form_[i])) {
+      later_capital = true;
+    }
   }
   for (uint32_t f = term.first_form; f != 0; f = forms_[f - 1].next) {
     Form& form = forms_[f - 1];
