@@ -76,8 +76,18 @@ double CountWords(std::string_view text) {
   double words = 0;
   bool in_word = false;
   for (size_t i = 0; i < text.size();) {
-    size_t len = Utf8CharLength(text, i);
     const auto b0 = static_cast<unsigned char>(text[i]);
+    if (b0 < 0x80) {  // ASCII, most of most texts: one byte, no CJK
+      if (IsSpace(text[i])) {
+        in_word = false;
+      } else if (!in_word) {
+        words += 1;
+        in_word = true;
+      }
+      ++i;
+      continue;
+    }
+    size_t len = Utf8CharLength(text, i);
     if (len == 3 && b0 >= 0xE3 && b0 <= 0xED) {  // U+3000–U+DFFF: CJK, kana, Hangul
       words += 0.5;
       in_word = false;
@@ -115,12 +125,25 @@ std::string LeadingSentences(std::string_view text, double max_words) {
 // ---------------------------------------------------------------------------
 // Documents
 
+// The bytes CleanInline looks at: '[' '!' '<' '*' '`' '_' '~'.
+constexpr std::array<bool, 256> MakeMayStartMarkup() {
+  std::array<bool, 256> may{};
+  for (unsigned char c : std::string_view("[!<*`_~")) may[c] = true;
+  return may;
+}
+constexpr std::array<bool, 256> kMayStartMarkup = MakeMayStartMarkup();
+
 // Inline markdown reduced to its text: images dropped, links and emphasis
 // unwrapped, code spans and HTML tags removed.
 std::string CleanInline(std::string_view line) {
   std::string out;
   out.reserve(line.size());
   for (size_t i = 0; i < line.size();) {
+    // A run of bytes that start no markup is copied at once.
+    const size_t run = i;
+    while (i < line.size() && !kMayStartMarkup[static_cast<unsigned char>(line[i])]) ++i;
+    out.append(line.data() + run, i - run);
+    if (i == line.size()) break;
     char c = line[i];
     bool image = c == '!' && i + 1 < line.size() && line[i + 1] == '[';
     if (c == '[' || image) {

@@ -322,7 +322,7 @@ class Planner {
   MarkdownSplit Plan(std::string root_name, size_t body_start) {
     split_.root_name = std::move(root_name);
     NameRegistry root;
-    if (Fits(Measure(text_))) {
+    if (SurelyFits(text_.size()) || Fits(Measure(text_))) {
       split_.files.push_back({root.Claim(split_.root_name, ".md"), std::string(text_)});
     } else if (scan_.headings.empty()) {
       EmitParts(TrimSpan(text_, {0, text_.size()}), "", split_.root_name, root);
@@ -364,6 +364,15 @@ class Planner {
     Span span;
     TextStats stats;
   };
+
+  // Whether any text of `bytes` bytes fits, unmeasured: it has at most as
+  // many characters, and at most 0.3 tokens a byte (an ASCII character is
+  // 0.3 for 1 byte, a CJK one 0.7 for 3).
+  bool SurelyFits(size_t bytes) const {
+    // (Both limits are at least 1: MarkdownSplitOptions::Validate.)
+    return bytes * 3 <= static_cast<size_t>(options_.max_section_tokens) * 10 &&
+           bytes <= static_cast<size_t>(options_.max_section_chars);
+  }
 
   bool Fits(const TextStats& stats) const {
     return stats.Tokens() <= options_.max_section_tokens &&

@@ -104,16 +104,20 @@ const StopWordSet& StopWords() {
 }
 
 // A word that may be part of a keyphrase.
-bool Salient(std::string_view surface) {
+// (`*capital`: whether the surface holds an ASCII capital, when salient.)
+bool Salient(std::string_view surface, bool* capital) {
   if (surface.size() < 3) return false;
   size_t letters = 0, digits = 0;
+  bool upper = false;
   for (char c : surface) {
     if (IsAsciiAlpha(c) || static_cast<unsigned char>(c) >= 0x80) {
       ++letters;
+      upper = upper || IsAsciiUpper(c);
     } else if (IsAsciiDigit(c)) {
       ++digits;
     }
   }
+  *capital = upper;
   // "p53" and "covid19" name things; "e1000" and "2024" number them.
   if (letters == 0 || digits > letters + 1) return false;
   // Hex ids such as the hash a memory's file name ends with ("afc1dbf8")
@@ -164,21 +168,6 @@ void TermScanner::Add(std::string_view key, uint32_t times, bool spellings, bool
   term.after_mark = term.after_mark || after_mark;
   term.in_lead = term.in_lead || in_lead;
   if (!spellings) return;
-  // A word capitalized only at its start ("Insulin") is shown lower-case;
-  // acronyms and mixed case ("DNA", "mRNA") keep their spelling.
-  // One pass over the words (split at ' ' and '-'): a char loop, not a
-  // find_first_of per word, which tests each char with a call to memchr.
-  size_t word = 0;
-  bool later_capital = false;  // in the word, after its first char
-  for (size_t i = 0; i <= form_.size(); ++i) {
-    if (i == form_.size() || form_[i] == ' ' || form_[i] == '-') {
-      if (i > word && !later_capital) form_[word] = AsciiToLower(form_[word]);
-      word = i + 1;
-      later_capital = false;
-    } else if (i > word && IsAsciiUpper(form_[i])) {
-      later_capital = true;
-    }
-  }
   for (uint32_t f = term.first_form; f != 0; f = forms_[f - 1].next) {
     Form& form = forms_[f - 1];
     if (std::string_view(form_bytes_).substr(form.offset, form.size) == form_) {
@@ -188,6 +177,28 @@ void TermScanner::Add(std::string_view key, uint32_t times, bool spellings, bool
   }
   AppendForm(&forms_, &form_bytes_, &term, form_, times);
 }
+
+namespace {
+
+// A word capitalized only at its start ("Insulin") is shown lower-case;
+// acronyms and mixed case ("DNA", "mRNA") keep their spelling. One pass over
+// the words of `form` (split at ' ' and '-').
+void LowerCapitals(std::string* form) {
+  std::string& f = *form;
+  size_t word = 0;
+  bool later_capital = false;  // in the word, after its first char
+  for (size_t i = 0; i <= f.size(); ++i) {
+    if (i == f.size() || f[i] == ' ' || f[i] == '-') {
+      if (i > word && !later_capital) f[word] = AsciiToLower(f[word]);
+      word = i + 1;
+      later_capital = false;
+    } else if (i > word && IsAsciiUpper(f[i])) {
+      later_capital = true;
+    }
+  }
+}
+
+}  // namespace
 
 void TermScanner::Scan(std::string_view text, bool spellings, size_t mark, size_t lead_end) {
   scanned_bytes_ = text.size();
@@ -201,25 +212,34 @@ void TermScanner::Scan(std::string_view text, bool spellings, size_t mark, size_
   // A unigram and a bigram at most per token: no slot array regrown
   // (from 16 slots) while the text is scanned.
   terms_.Reserve(2 * tokens_.size());
+  // Per token: bit 1 salient, bit 2 holding a capital (else its spelling
+  // needs no LowerCapitals).
   salient_.resize(tokens_.size());
   for (size_t i = 0; i < tokens_.size(); ++i) {
-    salient_[i] = Salient(text.substr(tokens_[i].begin, tokens_[i].end - tokens_[i].begin));
+    bool capital = false;
+    const bool salient =
+        Salient(text.substr(tokens_[i].begin, tokens_[i].end - tokens_[i].begin), &capital);
+    salient_[i] = static_cast<char>((salient ? 1 : 0) | (capital ? 2 : 0));
   }
   for (size_t i = 0; i < tokens_.size(); ++i) {
-    if (!salient_[i]) continue;
+    if (!(salient_[i] & 1)) continue;
     const Token& t = tokens_[i];
     std::string_view surface = text.substr(t.begin, t.end - t.begin);
-    if (spellings) form_.assign(surface);
+    if (spellings) {
+      form_.assign(surface);
+      if (salient_[i] & 2) LowerCapitals(&form_);
+    }
     const bool after_mark = t.begin >= mark;
     Add(t.term, 1, spellings, after_mark, t.end <= lead_end);
     if (i + 1 == tokens_.size()) continue;
     const Token& n = tokens_[i + 1];
     std::string_view gap = text.substr(t.end, n.begin - t.end);
     bool adjacent = gap == "-" || (!gap.empty() && gap.find_first_not_of(' ') == gap.npos);
-    if (adjacent && salient_[i + 1]) {
+    if (adjacent && (salient_[i + 1] & 1)) {
       key_.assign(t.term).append(" ").append(n.term);
       if (spellings) {
         form_.assign(surface).append(gap.substr(0, 1)).append(text.substr(n.begin, n.end - n.begin));
+        if ((salient_[i] | salient_[i + 1]) & 2) LowerCapitals(&form_);
       }
       // A whole item of a list ("Covers a, insulin resistance, b.": the
       // keyphrases of a sub-directory's abstract) was a phrase already:

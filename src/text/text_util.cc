@@ -9,15 +9,15 @@ namespace skald {
 std::string CollapseSpace(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  bool space = false;
-  for (char c : text) {
-    if (IsSpace(c)) {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty()) out += ' ';
-    space = false;
-    out += c;
+  // Word by word: each run of other bytes appended at once.
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    while (i < n && IsSpace(text[i])) ++i;
+    const size_t word = i;
+    while (i < n && !IsSpace(text[i])) ++i;
+    if (i == word) break;
+    if (!out.empty()) out += ' ';
+    out.append(text.data() + word, i - word);
   }
   return out;
 }

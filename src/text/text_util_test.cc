@@ -34,5 +34,34 @@ TEST(TextUtilTest, IsCollapsedSpaceIsCollapseSpaceChangingNothing) {
   }
 }
 
+// CollapseSpace, word by word, against the byte-by-byte definition: every
+// run of IsSpace bytes one ' ', none at either end, every other byte kept.
+TEST(TextUtilTest, CollapseSpaceMatchesItsDefinitionOnAnyBytes) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 5000; ++round) {
+    std::string text;
+    for (size_t i = 0, n = rng() % 40; i < n; ++i) {
+      // Half the bytes white space, so that runs of each length occur.
+      const char spaces[] = {' ', '\t', '\n', '\r', '\f', '\v'};
+      text += rng() % 2 ? spaces[rng() % 6] : static_cast<char>(rng() % 256);
+    }
+    std::string expected;
+    bool space = false;
+    for (char c : text) {
+      const bool is_space =
+          c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+      EXPECT_EQ(IsSpace(c), is_space);
+      if (is_space) {
+        space = true;
+        continue;
+      }
+      if (space && !expected.empty()) expected += ' ';
+      space = false;
+      expected += c;
+    }
+    EXPECT_EQ(CollapseSpace(text), expected);
+  }
+}
+
 }  // namespace
 }  // namespace skald
