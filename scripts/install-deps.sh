@@ -6,6 +6,8 @@ set -euo pipefail
 PACKAGES=(
   # toolchain
   build-essential cmake ninja-build pkg-config ccache git
+  # the memory allocator of the skald program and the benchmarks (tcmalloc_minimal)
+  libgoogle-perftools-dev
   # server, CLI, config, logging
   libcpp-httplib-dev nlohmann-json3-dev libspdlog-dev libfmt-dev libcli11-dev
   # storage and search
