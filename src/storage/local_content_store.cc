@@ -14,7 +14,9 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include "common/env.h"
 #include "common/file_util.h"
@@ -99,26 +101,34 @@ class LocalContentStore final : public ContentStore {
 
   Result<std::vector<ContentAttr>> WriteFiles(std::string_view account,
                                               std::span<const FileWrite> writes) override {
-    // Temporary files in chunks (each keeps a descriptor open until it is
-    // durable), then the renames, then the directories made durable. On the
-    // real file system a chunk takes two barriers in all: syncfs(2) after
-    // the temporary files are written and after the renames, instead of an
-    // fsync (a device cache flush) per file and per directory. Through any
-    // other Env (fault injection in tests) every file and directory is
-    // synced through it, as WriteFile does.
+    // Temporary files first, then the renames, then the directories made
+    // durable. On the real file system that takes two barriers for the whole
+    // call: syncfs(2) after the temporary files are written (each closed as
+    // soon as written) and after the renames, instead of an fsync (a device
+    // cache flush) per file and per directory. The barrier's descriptor is
+    // opened before the first write, so that syncfs reports a write-back
+    // error of any of them, even one the kernel met in the background.
+    // Through any other Env (fault injection in tests) every file and
+    // directory is synced through it, as WriteFile does, in chunks that
+    // each keep a descriptor open until the file is durable.
     constexpr size_t kOpenAtOnce = 128;
     const bool one_barrier = options_.sync && env_ == Env::Default();
     std::vector<ContentAttr> attrs;
     attrs.reserve(writes.size());
     bool visible = false;  // a rename happened: errors must say so
     auto fail = [&](Status st) { return visible ? Changed(Noted(st)) : Noted(st); };
-    for (size_t begin = 0; begin < writes.size(); begin += kOpenAtOnce) {
+    std::optional<BarrierFd> barrier;
+    if (one_barrier && !writes.empty()) {
+      SKALD_ASSIGN_OR_RETURN(barrier, OpenBarrier());
+    }
+    const size_t chunk = one_barrier ? std::max<size_t>(writes.size(), 1) : kOpenAtOnce;
+    for (size_t begin = 0; begin < writes.size(); begin += chunk) {
       SKALD_RETURN_IF_ERROR(visible ? Changed(CheckSpace()) : CheckSpace());
-      size_t end = std::min(writes.size(), begin + kOpenAtOnce);
+      size_t end = std::min(writes.size(), begin + chunk);
       struct Staged {
         std::string full;
         std::string tmp;
-        std::unique_ptr<WritableFile> file;
+        std::unique_ptr<WritableFile> file;  // null once closed
       };
       std::vector<Staged> staged;
       staged.reserve(end - begin);
@@ -141,19 +151,24 @@ class LocalContentStore final : public ContentStore {
         if (!file.ok()) return discard(file.status());
         one.file = std::move(*file);
         Status appended = one.file->Append(writes[i].data);
+        if (appended.ok() && one_barrier) {
+          appended = one.file->Close();
+          one.file.reset();
+        }
         staged.push_back(std::move(one));
         if (!appended.ok()) return discard(appended);
       }
       if (one_barrier) {
-        Status synced = SyncFileSystem();
+        Status synced = barrier->Sync();
         if (!synced.ok()) return discard(synced);
-      }
-      for (Staged& one : staged) {
-        Status st = options_.sync && !one_barrier ? one.file->Sync() : Status::Ok();
-        Status closed = one.file->Close();
-        one.file.reset();
-        if (st.ok()) st = closed;
-        if (!st.ok()) return discard(st);
+      } else {
+        for (Staged& one : staged) {
+          Status st = options_.sync ? one.file->Sync() : Status::Ok();
+          Status closed = one.file->Close();
+          one.file.reset();
+          if (st.ok()) st = closed;
+          if (!st.ok()) return discard(st);
+        }
       }
       std::set<std::string> dirs;
       for (size_t j = 0; j < staged.size(); ++j) {
@@ -166,7 +181,7 @@ class LocalContentStore final : public ContentStore {
         dirs.insert(ParentDir(staged[j].full));
       }
       if (one_barrier) {
-        SKALD_RETURN_IF_ERROR(fail(SyncFileSystem()));
+        SKALD_RETURN_IF_ERROR(fail(barrier->Sync()));
       } else if (options_.sync) {
         for (const std::string& dir : dirs) SKALD_RETURN_IF_ERROR(fail(env_->SyncDir(dir)));
       }
@@ -329,17 +344,45 @@ class LocalContentStore final : public ContentStore {
   }
 
  private:
-  // syncfs(2) of the file system holding the root: every write made so far
-  // is durable on Ok.
-  Status SyncFileSystem() {
+  // A descriptor of the root, for syncfs(2) of the file system holding it:
+  // Sync makes every write made so far durable, and fails on a write-back
+  // error the file system met since the descriptor was opened.
+  class BarrierFd {
+   public:
+    explicit BarrierFd(int fd) : fd_(fd) {}
+    BarrierFd(BarrierFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+    BarrierFd& operator=(BarrierFd&& other) noexcept {
+      if (this != &other) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = std::exchange(other.fd_, -1);
+      }
+      return *this;
+    }
+    ~BarrierFd() {
+      if (fd_ >= 0) ::close(fd_);
+    }
+    Status Sync() const {
+      if (::syncfs(fd_) != 0) {
+        return Status::IOError(fmt::format("syncfs failed: {}", std::strerror(errno)));
+      }
+      return Status::Ok();
+    }
+
+   private:
+    int fd_;
+  };
+
+  Result<BarrierFd> OpenBarrier() const {
     int fd = ::open(options_.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
       return Status::IOError(fmt::format("cannot open the content root: {}", std::strerror(errno)));
-    int rc = ::syncfs(fd);
-    int err = errno;
-    ::close(fd);
-    if (rc != 0) return Status::IOError(fmt::format("syncfs failed: {}", std::strerror(err)));
-    return Status::Ok();
+    }
+    return BarrierFd(fd);
+  }
+
+  Status SyncFileSystem() const {
+    SKALD_ASSIGN_OR_RETURN(BarrierFd barrier, OpenBarrier());
+    return barrier.Sync();
   }
 
   // Writes are refused while the disk reserve is spent and space is short.
