@@ -156,21 +156,76 @@ TEST_F(JobsTest, ALabelWrittenWithoutWaitingIsLeftOutWhileTheWriterIsBusy) {
   std::optional<Job> job = Lease(100);
   ASSERT_TRUE(job.has_value());
 
+  ASSERT_TRUE(catalog_->SetJobStage(job->id, "before").ok());
   env.Arm();
-  committer = std::thread([&] { EXPECT_TRUE(catalog_->SetJobStage(job->id, "held").ok()); });
+  // A synced commit (labels are not synced: ProgressLabelsCommitWithoutASync).
+  committer = std::thread([&] { EXPECT_TRUE(catalog_->EnqueueJob(Spec(JobKind::kIndex)).ok()); });
   ASSERT_TRUE(env.WaitHeld());
   Result<bool> busy = catalog_->TrySetJobStage(job->id, "left out");
   ASSERT_TRUE(busy.ok()) << busy.status().ToString();
   EXPECT_FALSE(*busy);
   env.Release();
   committer.join();
-  EXPECT_EQ(Get(job->task_id).stage, "held");
+  EXPECT_EQ(Get(job->task_id).stage, "before");
 
   Result<bool> wrote = catalog_->TrySetJobStage(job->id, "written");
   ASSERT_TRUE(wrote.ok());
   EXPECT_TRUE(*wrote);
   EXPECT_EQ(Get(job->task_id).stage, "written");
   EXPECT_EQ(catalog_->TrySetJobStage(9999, "x").status().code(), StatusCode::kNotFound);
+}
+
+// Counts the syncs (foreign writes of no bytes) through the Env.
+class SyncCountingEnv final : public EnvWrapper {
+ public:
+  SyncCountingEnv() : EnvWrapper(Env::Default()) {}
+  Status BeforeForeignWrite(const std::string& path, uint64_t bytes) override {
+    if (bytes == 0) ++syncs;
+    return EnvWrapper::BeforeForeignWrite(path, bytes);
+  }
+  std::atomic<int> syncs{0};
+};
+
+// A progress label is committed without a sync of its own; the next synced
+// commit makes it durable with itself (the write-ahead log is in order), and
+// every other commit still syncs.
+TEST_F(JobsTest, ProgressLabelsCommitWithoutASync) {
+  SyncCountingEnv env;
+  catalog_.reset();
+  CatalogOptions options;
+  options.path = dir_.Sub("labels.db");
+  options.env = &env;
+  {
+    auto opened = Catalog::Open(options);
+    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+    catalog_ = std::move(opened).value();
+    ASSERT_TRUE(catalog_->EnqueueJob(Spec(JobKind::kIndex)).ok());
+    std::optional<Job> job = Lease(100);
+    ASSERT_TRUE(job.has_value());
+    const int before = env.syncs.load();
+    ASSERT_TRUE(catalog_->SetJobStage(job->id, "one").ok());
+    Result<bool> wrote = catalog_->TrySetJobStage(job->id, "two");
+    ASSERT_TRUE(wrote.ok() && *wrote);
+    EXPECT_EQ(env.syncs.load(), before);
+    EXPECT_EQ(Get(job->task_id).stage, "two");
+    ASSERT_TRUE(catalog_->EnqueueJob(Spec(JobKind::kIndex)).ok());
+    EXPECT_GT(env.syncs.load(), before);
+    // The connection syncs again after a label.
+    const int after_enqueue = env.syncs.load();
+    ASSERT_TRUE(catalog_->SetJobStage(job->id, "three").ok());
+    ASSERT_TRUE(catalog_->EnqueueJob(Spec(JobKind::kIndex)).ok());
+    EXPECT_GT(env.syncs.load(), after_enqueue);
+    catalog_.reset();
+  }
+  auto reopened = Catalog::Open(options);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  catalog_ = std::move(reopened).value();
+  Result<std::vector<Job>> listed = catalog_->ListJobs(JobFilter{});
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  bool found = false;
+  for (const Job& j : *listed) found = found || j.stage == "three";
+  EXPECT_TRUE(found);
+  catalog_.reset();
 }
 
 TEST_F(JobsTest, InvalidSpecsAndDuplicateTaskIdsAreRejected) {
