@@ -35,9 +35,13 @@ JobSpec Spec(JobKind kind, int priority = kJobPriorityBulk, std::string resource
 class JobsTest : public ::testing::Test {
  protected:
   void SetUp() override { Reopen(); }
-  void Reopen() {
+  // Opens the catalog `name` (again), through `env` when one is given.
+  void Reopen(const std::string& name = "skald.db", Env* env = nullptr) {
     catalog_.reset();
-    auto c = Catalog::Open({dir_.Sub("skald.db")});
+    CatalogOptions options;
+    options.path = dir_.Sub(name);
+    options.env = env;
+    auto c = Catalog::Open(options);
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     catalog_ = std::move(c).value();
   }
@@ -145,13 +149,7 @@ TEST_F(JobsTest, ALabelWrittenWithoutWaitingIsLeftOutWhileTheWriterIsBusy) {
       catalog.reset();
     }
   } cleanup{env, committer, catalog_};
-  catalog_.reset();
-  CatalogOptions options;
-  options.path = dir_.Sub("held.db");
-  options.env = &env;
-  auto opened = Catalog::Open(options);
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  catalog_ = std::move(opened).value();
+  Reopen("held.db", &env);
   ASSERT_TRUE(catalog_->EnqueueJob(Spec(JobKind::kIndex)).ok());
   std::optional<Job> job = Lease(100);
   ASSERT_TRUE(job.has_value());
@@ -191,14 +189,8 @@ class SyncCountingEnv final : public EnvWrapper {
 // every other commit still syncs.
 TEST_F(JobsTest, ProgressLabelsCommitWithoutASync) {
   SyncCountingEnv env;
-  catalog_.reset();
-  CatalogOptions options;
-  options.path = dir_.Sub("labels.db");
-  options.env = &env;
   {
-    auto opened = Catalog::Open(options);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    catalog_ = std::move(opened).value();
+    Reopen("labels.db", &env);
     ASSERT_TRUE(catalog_->EnqueueJob(Spec(JobKind::kIndex)).ok());
     std::optional<Job> job = Lease(100);
     ASSERT_TRUE(job.has_value());
@@ -217,9 +209,7 @@ TEST_F(JobsTest, ProgressLabelsCommitWithoutASync) {
     EXPECT_GT(env.syncs.load(), after_enqueue);
     catalog_.reset();
   }
-  auto reopened = Catalog::Open(options);
-  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
-  catalog_ = std::move(reopened).value();
+  Reopen("labels.db", &env);
   Result<std::vector<Job>> listed = catalog_->ListJobs(JobFilter{});
   ASSERT_TRUE(listed.ok()) << listed.status().ToString();
   bool found = false;
