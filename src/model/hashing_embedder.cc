@@ -53,7 +53,9 @@ class FeatureCounts {
     used_.clear();
   }
 
-  void Add(uint64_t hash, float weight) {
+  // Counts one occurrence of `hash`; returns its feature's index in
+  // insertion order (for AddCount).
+  uint32_t Add(uint64_t hash, float weight) {
     if (hash == 0) hash = 1;
     if ((used_.size() + 1) * 2 > keys_.size()) Grow();
     size_t slot = static_cast<size_t>(hash) & mask_;
@@ -62,10 +64,15 @@ class FeatureCounts {
       keys_[slot] = hash;
       tf_[slot] = 0;
       weight_[slot] = weight;
+      order_[slot] = static_cast<uint32_t>(used_.size());
       used_.push_back(static_cast<uint32_t>(slot));
     }
     ++tf_[slot];
+    return order_[slot];
   }
+
+  // Counts `n` more occurrences of the feature Add numbered `index`.
+  void AddCount(uint32_t index, uint32_t n) { tf_[used_[index]] += n; }
 
   template <typename Fn>
   void ForEach(Fn&& fn) const {
@@ -82,6 +89,7 @@ class FeatureCounts {
     keys_.assign(capacity, 0);
     tf_.assign(capacity, 0);
     weight_.assign(capacity, 0.0f);
+    order_.assign(capacity, 0);
     mask_ = capacity - 1;
     used_.clear();
     for (uint32_t old : used) {
@@ -90,6 +98,7 @@ class FeatureCounts {
       keys_[slot] = keys[old];
       tf_[slot] = tf[old];
       weight_[slot] = weight[old];
+      order_[slot] = static_cast<uint32_t>(used_.size());
       used_.push_back(static_cast<uint32_t>(slot));
     }
   }
@@ -97,7 +106,8 @@ class FeatureCounts {
   std::vector<uint64_t> keys_;
   std::vector<uint32_t> tf_;
   std::vector<float> weight_;
-  std::vector<uint32_t> used_;  // occupied slots, in insertion order
+  std::vector<uint32_t> order_;  // per occupied slot: its index in used_
+  std::vector<uint32_t> used_;   // occupied slots, in insertion order
   size_t mask_ = 0;
 };
 
@@ -107,6 +117,19 @@ struct TermFeatures {
   uint64_t unigram = 0;
   uint32_t begin = 0;
   uint32_t count = 0;
+  // The text being embedded when the term last occurred (Scratch::texts),
+  // and its entry in that text's Scratch::firsts.
+  uint64_t text = 0;
+  uint32_t first = 0;
+};
+
+// A term's first occurrence in the text being embedded: the features its
+// unigram and char 3-grams counted (Scratch::refs[begin, begin + count), as
+// FeatureCounts indexes) and how often the term occurs.
+struct FirstOccurrence {
+  uint32_t begin;
+  uint32_t count;
+  uint32_t occurrences;
 };
 
 // Terms whose features one thread remembers (a vocabulary's worth); past
@@ -122,6 +145,9 @@ struct Scratch {
   FlatStringMap<TermFeatures> terms;
   std::vector<uint64_t> grams;
   std::vector<uint32_t> token_terms;  // per token of the text: its index in `terms`
+  uint64_t texts = 0;                 // texts embedded on this thread
+  std::vector<FirstOccurrence> firsts;
+  std::vector<uint32_t> refs;
 };
 
 // One per thread, shared by every embedder on it (the features of a term
@@ -221,16 +247,40 @@ class HashingEmbedder final : public Embedder {
     each_term(&sink);
     const size_t tokens = s->token_terms.size();
     // Per token: its unigram, the bigram with the next token, its char
-    // 3-grams (this order fixes the float sums below).
+    // 3-grams (this order of first counts fixes the float sums below). A
+    // term seen before in the text adds only its bigram here: its unigram
+    // and 3-grams were counted at its first occurrence, and get the counts
+    // of its later ones at the end, in one addition each (the same counts,
+    // features in the same order).
+    const uint64_t text = ++s->texts;
+    s->firsts.clear();
+    s->refs.clear();
     for (size_t i = 0; i < tokens; ++i) {
-      const TermFeatures& f = s->terms.Value(s->token_terms[i]);
-      s->features.Add(f.unigram, kUnigramWeight);
+      TermFeatures& f = s->terms.Value(s->token_terms[i]);
+      const bool first = f.text != text;
+      const auto refs_begin = static_cast<uint32_t>(s->refs.size());
+      if (first) {
+        f.text = text;
+        f.first = static_cast<uint32_t>(s->firsts.size());
+        s->refs.push_back(s->features.Add(f.unigram, kUnigramWeight));
+      } else {
+        ++s->firsts[f.first].occurrences;
+      }
       if (i + 1 < tokens) {
         const uint64_t next = s->terms.Value(s->token_terms[i + 1]).unigram;
         s->features.Add(Mix(f.unigram * 31 + next + kBigramSeed), kBigramWeight);
       }
+      if (!first) continue;
       for (uint32_t g = f.begin; g < f.begin + f.count; ++g) {
-        s->features.Add(s->grams[g], kCharWeight);
+        s->refs.push_back(s->features.Add(s->grams[g], kCharWeight));
+      }
+      s->firsts.push_back(FirstOccurrence{
+          refs_begin, static_cast<uint32_t>(s->refs.size()) - refs_begin, 1});
+    }
+    for (const FirstOccurrence& o : s->firsts) {
+      if (o.occurrences == 1) continue;
+      for (uint32_t r = o.begin; r < o.begin + o.count; ++r) {
+        s->features.AddCount(s->refs[r], o.occurrences - 1);
       }
     }
     double norm2 = 0;
