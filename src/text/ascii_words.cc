@@ -46,6 +46,19 @@ constexpr std::array<Cls, 128> MakeClasses() {
 
 constexpr std::array<Cls, 128> kClasses = MakeClasses();
 
+// Per byte (as kClasses reads it: the low 7 bits): 1 for a letter or digit,
+// 2 for a space or an "other" byte, 0 for the rest.
+constexpr std::array<uint8_t, 256> MakeKinds() {
+  std::array<uint8_t, 256> k{};
+  for (int b = 0; b < 256; ++b) {
+    const Cls c = kClasses[b & 0x7F];
+    k[b] = (c == kLetter || c == kNumeric) ? 1 : (c == kSpace || c == kOther) ? 2 : 0;
+  }
+  return k;
+}
+
+constexpr std::array<uint8_t, 256> kKinds = MakeKinds();
+
 bool MidLetterOrQ(Cls c) { return c == kMidNumLet || c == kSingleQuote; }
 bool MidNumOrQ(Cls c) { return c == kMidNum || c == kMidNumLet || c == kSingleQuote; }
 
@@ -78,27 +91,31 @@ void AsciiWordSegments(std::string_view text, std::vector<std::pair<uint32_t, ui
     return false;                                                                 // WB999
   };
   auto alnum = [](Cls c) { return c == kLetter || c == kNumeric; };
-  size_t start = 0;
-  bool any_alnum = n > 0 && alnum(cls(0));  // in text[start, i)
-  for (size_t i = 1; i <= n; ++i) {
-    if (i < n) {
+  // A space or an "other" byte neither joins the byte before it nor the one
+  // after it (no rule but WB3d, space to space, names them; WB6, WB7 and
+  // WB11, WB12 look across Mid bytes only): a run of them bounds segments on
+  // both sides and is a segment of no word, skipped whole.
+  auto kind = [&](size_t i) { return kKinds[static_cast<unsigned char>(text[i])]; };
+  for (size_t i = 0; i < n;) {
+    while (i < n && kind(i) == 2) ++i;
+    if (i == n) break;
+    const size_t start = i;
+    bool any_alnum = alnum(cls(i));  // in text[start, i)
+    for (++i; i < n; ++i) {
       // Letters and digits run on (WB5, WB8-WB10; no earlier rule applies
       // to them): the common case, skipped in a tight loop.
-      if (alnum(cls(i - 1))) {
-        while (i < n && alnum(kClasses[static_cast<unsigned char>(text[i]) & 0x7F])) ++i;
+      if (kind(i - 1) == 1) {
+        while (i < n && kind(i) == 1) ++i;
+        if (i == n) break;
       }
-      if (i < n && joined(i)) {
-        any_alnum = any_alnum || alnum(cls(i));
-        continue;
-      }
+      if (!joined(i)) break;
+      any_alnum = any_alnum || alnum(cls(i));
     }
     // A segment is a word when it holds a letter or a digit, or is a run
     // joined to a leading '_' ("__": ICU's status is a letter's).
     if (any_alnum || (i - start >= 2 && cls(start) == kExtendNumLet)) {
       words->emplace_back(static_cast<uint32_t>(start), static_cast<uint32_t>(i));
     }
-    start = i;
-    any_alnum = i < n && alnum(cls(i));
   }
 }
 
