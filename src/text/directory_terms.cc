@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string_view>
 #include <unordered_set>
@@ -221,27 +222,33 @@ FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary,
   }
   FileEntryScan out;
   auto entry = std::make_shared<EntryTerms>();
-  entry->terms.reserve(scan.size());
+  entry->terms.resize(scan.size());
+  // Each term's key and shown spelling, copied into one buffer sized first.
+  thread_local std::vector<std::string_view> displays;
+  displays.resize(scan.size());
   size_t key_bytes = 0, all_bytes = 0;
   for (size_t k = 0; k < scan.size(); ++k) {
-    all_bytes += scan.Key(k).size() + scan.Display(k).size();
+    displays[k] = scan.Display(k);
+    all_bytes += scan.Key(k).size() + displays[k].size();
+    if (scan.AfterMark(k)) key_bytes += scan.Key(k).size();
   }
-  entry->bytes.reserve(all_bytes);
+  entry->bytes.resize(all_bytes);
+  char* bytes = entry->bytes.data();
+  size_t at = 0;
   for (size_t k = 0; k < scan.size(); ++k) {
     const std::string_view key = scan.Key(k);
-    const std::string_view display = scan.Display(k);
-    EntryTerms::Term t;
-    t.key_begin = static_cast<uint32_t>(entry->bytes.size());
+    EntryTerms::Term& t = entry->terms[k];
+    t.key_begin = static_cast<uint32_t>(at);
     t.key_size = static_cast<uint32_t>(key.size());
-    entry->bytes.append(key);
-    t.display_begin = static_cast<uint32_t>(entry->bytes.size());
-    t.display_size = static_cast<uint32_t>(display.size());
-    entry->bytes.append(display);
+    std::memcpy(bytes + at, key.data(), key.size());
+    at += key.size();
+    t.display_begin = static_cast<uint32_t>(at);
+    t.display_size = static_cast<uint32_t>(displays[k].size());
+    std::memcpy(bytes + at, displays[k].data(), displays[k].size());
+    at += displays[k].size();
     t.hash = scan.HashAt(k);
     t.count = scan.Count(k);
     t.in_lead = lead_end > 0 ? scan.InLead(k) : lead_scan.Contains(key, t.hash);
-    entry->terms.push_back(t);
-    if (scan.AfterMark(k)) key_bytes += key.size();
   }
   // The summary's keys (TermStatistics::KeysOf of the summary, in another
   // order, which counting does not see).
@@ -275,6 +282,9 @@ DirectoryTopics DirectoryTopicsOf(std::span<const EntrySummary> all,
   // frequency is looked up once.
   thread_local TermScanner scan, lead_scan;
   TermGroup group;
+  size_t scanned_terms = 0;
+  for (const EntryTerms* entry : scanned) scanned_terms += entry ? entry->terms.size() : 0;
+  group.Reserve(all.size(), scanned_terms);
   std::string name, text;
   for (size_t i = 0; i < all.size(); ++i) {
     if (i < scanned.size() && scanned[i] != nullptr) {

@@ -325,6 +325,12 @@ void TermGroup::AddText(std::span<const TextTerm> terms) {
   text_ends_.push_back(refs_.size());
 }
 
+void TermGroup::Reserve(size_t texts, size_t term_refs) {
+  text_ends_.reserve(text_ends_.size() + texts);
+  refs_.reserve(refs_.size() + term_refs);
+  sources_.reserve(sources_.size() + term_refs);
+}
+
 void TermGroup::AddEntry(const EntryTerms& entry) {
   const size_t begin = refs_.size();
   for (const EntryTerms::Term& t : entry.terms) {

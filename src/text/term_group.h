@@ -126,6 +126,9 @@ class TermGroup {
   // Adds an entry scanned ahead (ScanFileEntry) as the next text, its
   // lead marked: the same as AddText and MarkLead of its scans.
   void AddEntry(const EntryTerms& entry);
+  // Room for `texts` more texts holding `term_refs` terms in all (counting
+  // a term once per text), so that adding them moves no array.
+  void Reserve(size_t texts, size_t term_refs);
   // Marks the terms of the last text added that `lead` (a scan of the
   // text's lead) holds.
   void MarkLead(const TermScanner& lead);
