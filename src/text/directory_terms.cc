@@ -223,14 +223,17 @@ FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary,
   FileEntryScan out;
   auto entry = std::make_shared<EntryTerms>();
   entry->terms.resize(scan.size());
-  // Each term's key and shown spelling, copied into one buffer sized first.
+  // Each term's key and shown spelling (unless the same), copied into one
+  // buffer sized first.
   thread_local std::vector<std::string_view> displays;
   displays.resize(scan.size());
   size_t key_bytes = 0, all_bytes = 0;
   for (size_t k = 0; k < scan.size(); ++k) {
+    const std::string_view key = scan.Key(k);
     displays[k] = scan.Display(k);
-    all_bytes += scan.Key(k).size() + displays[k].size();
-    if (scan.AfterMark(k)) key_bytes += scan.Key(k).size();
+    if (displays[k].size() >= EntryTerms::kSameAsKey) displays[k] = key;  // see term_group.h
+    all_bytes += key.size() + (displays[k] == key ? 0 : displays[k].size());
+    if (scan.AfterMark(k)) key_bytes += key.size();
   }
   entry->bytes.resize(all_bytes);
   char* bytes = entry->bytes.data();
@@ -239,16 +242,18 @@ FileEntryScan ScanFileEntry(std::string_view name, std::string_view summary,
     const std::string_view key = scan.Key(k);
     EntryTerms::Term& t = entry->terms[k];
     t.key_begin = static_cast<uint32_t>(at);
-    t.key_size = static_cast<uint32_t>(key.size());
+    t.key_size = static_cast<uint16_t>(key.size());
     std::memcpy(bytes + at, key.data(), key.size());
     at += key.size();
-    t.display_begin = static_cast<uint32_t>(at);
-    t.display_size = static_cast<uint32_t>(displays[k].size());
-    std::memcpy(bytes + at, displays[k].data(), displays[k].size());
-    at += displays[k].size();
-    t.hash = scan.HashAt(k);
+    if (displays[k] == key) {
+      t.display_size = EntryTerms::kSameAsKey;
+    } else {
+      t.display_size = static_cast<uint16_t>(displays[k].size());
+      std::memcpy(bytes + at, displays[k].data(), displays[k].size());
+      at += displays[k].size();
+    }
     t.count = scan.Count(k);
-    t.in_lead = lead_end > 0 ? scan.InLead(k) : lead_scan.Contains(key, t.hash);
+    t.in_lead = lead_end > 0 ? scan.InLead(k) : lead_scan.Contains(key, scan.HashAt(k));
   }
   // The summary's keys (TermStatistics::KeysOf of the summary, in another
   // order, which counting does not see).

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -280,6 +281,39 @@ TEST(ScanFileEntryTest, LeadTermsAreTheTermsOfNameAndFirstSentence) {
   }
   EXPECT_GT(one_scan, 100u);
   EXPECT_GT(apart, 100u);
+}
+
+// An entry's terms keep the spelling the scan shows (ExtractTerms'
+// display), stored only when it differs from the key; a spelling of 64 KiB
+// or more (a word padded with ignorable soft hyphens) is shown as its key.
+TEST(ScanFileEntryTest, EntryTermsKeepTheShownSpelling) {
+  const std::string summary = "Insulin resistance in DNA repair and mRNA splicing of beta cells";
+  FileEntryScan scan = ScanFileEntry("notes.md", summary);
+  ASSERT_NE(scan.entry, nullptr);
+  std::map<std::string, std::string> shown;
+  for (const TextTerm& t : ExtractTerms("notes. " + summary)) shown[t.key] = t.display;
+  ASSERT_EQ(scan.entry->terms.size(), shown.size());
+  size_t same = 0;
+  for (const EntryTerms::Term& t : scan.entry->terms) {
+    const std::string key(scan.entry->Key(t));
+    EXPECT_EQ(scan.entry->Display(t), shown[key]) << key;
+    same += t.display_size == EntryTerms::kSameAsKey ? 1 : 0;
+  }
+  EXPECT_GT(same, 0u);                           // "beta", "cells"...
+  EXPECT_LT(same, scan.entry->terms.size());     // "DNA", "mRNA", "resistance"...
+
+  std::string padded = "ins";
+  for (int i = 0; i < 40000; ++i) padded += "\xC2\xAD";  // U+00AD, 2 bytes each
+  padded += "ulin";
+  FileEntryScan long_word = ScanFileEntry("notes.md", padded + " resistance");
+  ASSERT_NE(long_word.entry, nullptr);
+  bool found = false;
+  for (const EntryTerms::Term& t : long_word.entry->terms) {
+    if (long_word.entry->Key(t) != "insulin") continue;
+    found = true;
+    EXPECT_EQ(long_word.entry->Display(t), "insulin");
+  }
+  EXPECT_TRUE(found);
 }
 
 // The summary's terms an entry scan hands on (for its record's lexical

@@ -334,7 +334,8 @@ void TermGroup::Reserve(size_t texts, size_t term_refs) {
 void TermGroup::AddEntry(const EntryTerms& entry) {
   const size_t begin = refs_.size();
   for (const EntryTerms::Term& t : entry.terms) {
-    Add(entry.Key(t), t.hash, entry.Display(t), t.count);
+    const std::string_view key = entry.Key(t);
+    Add(key, FlatStringMap<Term>::Hash(key), entry.Display(t), t.count);
   }
   for (size_t k = 0; k < entry.terms.size(); ++k) refs_[begin + k].in_lead = entry.terms[k].in_lead;
   text_ends_.push_back(refs_.size());

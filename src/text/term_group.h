@@ -29,12 +29,17 @@ namespace skald {
 // A directory entry's terms, scanned ahead of its directory's overview
 // (ScanFileEntry, summarizer.h): per term of the entry's text (its name and
 // summary, as DirectoryTopicsOf scans it), in order of first occurrence,
-// its key, hash, shown spelling, count and whether the entry's lead holds it.
+// its key, shown spelling, count and whether the entry's lead holds it.
+// Sixteen bytes a term, the spelling stored only when it differs from the
+// key: a directory's entries are held until it is summarized (for 5,000
+// small files, ~1.8 million terms).
 struct EntryTerms {
+  // display_size when the shown spelling is the key itself.
+  static constexpr uint16_t kSameAsKey = 0xFFFF;
   struct Term {
-    uint32_t key_begin, key_size;  // in `bytes`
-    uint32_t display_begin, display_size;
-    uint64_t hash;  // FlatStringMap's Hash of the key
+    uint32_t key_begin;      // in `bytes`; the spelling (if any) follows the key
+    uint16_t key_size;       // at most Tokenizer::kMaxTermBytes * 2 + 1
+    uint16_t display_size;   // or kSameAsKey
     uint32_t count;
     bool in_lead;
   };
@@ -45,9 +50,15 @@ struct EntryTerms {
     return std::string_view(bytes).substr(t.key_begin, t.key_size);
   }
   std::string_view Display(const Term& t) const {
-    return std::string_view(bytes).substr(t.display_begin, t.display_size);
+    if (t.display_size == kSameAsKey) return Key(t);
+    return std::string_view(bytes).substr(t.key_begin + t.key_size, t.display_size);
   }
 };
+static_assert(sizeof(EntryTerms::Term) == 16);
+// A bigram's key: two terms of at most kMaxTermBytes. (A spelling has no
+// such bound, a word's surface being any number of ignorable characters
+// long: ScanFileEntry shows the key for one of kSameAsKey bytes or more.)
+static_assert(Tokenizer::kMaxTermBytes * 2 + 1 < EntryTerms::kSameAsKey);
 
 // The distinct terms of one text (ExtractTerms: unigrams and bigrams of
 // salient words), in order of first occurrence, with their counts and,
