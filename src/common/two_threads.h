@@ -18,8 +18,13 @@
 
 namespace skald {
 
-// True when work split in two can run on two cores.
-inline bool HasSecondCore() { return std::thread::hardware_concurrency() >= 2; }
+// True when work split in two can run on two cores. Asked once per process:
+// hardware_concurrency reads /sys/devices/system/cpu/online each time (an
+// import asks ~250 times).
+inline bool HasSecondCore() {
+  static const bool second = std::thread::hardware_concurrency() >= 2;
+  return second;
+}
 
 // A piece of work lent to a helper thread (HelperPool).
 struct HelperTask {
