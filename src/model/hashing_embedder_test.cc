@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/hash.h"
 #include "text/term_list.h"
 
 namespace skald {
@@ -112,6 +113,33 @@ TEST_F(HashingEmbedderTest, EmbedTermsEqualsEmbeddingTheText) {
 }
 
 // An embedder that does not embed from terms says so.
+// The vectors themselves are fixed: they are stored in every workspace and
+// compared with query vectors computed later. Texts with repeated words
+// (counted once per term since 9003f1e, with the same result), CJK, a long
+// text and an empty one; the digest was computed by the code of cb010c0,
+// before that change. Changing it means a new model name ("skald-hash-v2").
+TEST_F(HashingEmbedderTest, VectorsAreFixedAcrossReleases) {
+  std::string long_text;
+  for (int i = 0; i < 300; ++i) {
+    long_text += "word" + std::to_string(i % 37) + (i % 5 == 0 ? " insulin " : " resistance ");
+  }
+  const std::vector<std::string> texts = {
+      "the fox jumps over the lazy dog; the fox jumps again, fox and dog",
+      "Insulin resistance in mice: insulin resistance, DNA repair and mRNA repair",
+      "\xE7\xB3\x96\xE5\xB0\xBF\xE7\x97\x85 \xE7\xB3\x96\xE5\xB0\xBF "
+      "diabetes \xE6\x95\xB0\xE6\x8D\xAE\xE5\xBA\x93",
+      long_text,
+      "",
+  };
+  Result<std::vector<std::vector<float>>> out = embedder_->Embed(texts);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  std::string bytes;
+  for (const std::vector<float>& v : *out) {
+    bytes.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  }
+  EXPECT_EQ(Sha256Hex(bytes), "c2aa6be41168762a6884cb3d18920ce780afc6be964d1d0a702de426d7c63296");
+}
+
 TEST(EmbedderTest, EmbedTermsIsRefusedWithoutADocumentTokenizer) {
   class Plain final : public Embedder {
    public:
