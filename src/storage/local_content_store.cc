@@ -14,9 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
-#include <optional>
 #include <set>
-#include <utility>
 
 #include "common/env.h"
 #include "common/file_util.h"
@@ -117,9 +115,10 @@ class LocalContentStore final : public ContentStore {
     attrs.reserve(writes.size());
     bool visible = false;  // a rename happened: errors must say so
     auto fail = [&](Status st) { return visible ? Changed(Noted(st)) : Noted(st); };
-    std::optional<BarrierFd> barrier;
+    FdCloser barrier;  // the root, for the barriers
     if (one_barrier && !writes.empty()) {
-      SKALD_ASSIGN_OR_RETURN(barrier, OpenBarrier());
+      SKALD_ASSIGN_OR_RETURN(int root, OpenRoot());
+      barrier.Reset(root);
     }
     const size_t chunk = one_barrier ? std::max<size_t>(writes.size(), 1) : kOpenAtOnce;
     for (size_t begin = 0; begin < writes.size(); begin += chunk) {
@@ -159,7 +158,7 @@ class LocalContentStore final : public ContentStore {
         if (!appended.ok()) return discard(appended);
       }
       if (one_barrier) {
-        Status synced = barrier->Sync();
+        Status synced = SyncFs(barrier.fd);
         if (!synced.ok()) return discard(synced);
       } else {
         for (Staged& one : staged) {
@@ -181,7 +180,7 @@ class LocalContentStore final : public ContentStore {
         dirs.insert(ParentDir(staged[j].full));
       }
       if (one_barrier) {
-        SKALD_RETURN_IF_ERROR(fail(barrier->Sync()));
+        SKALD_RETURN_IF_ERROR(fail(SyncFs(barrier.fd)));
       } else if (options_.sync) {
         for (const std::string& dir : dirs) SKALD_RETURN_IF_ERROR(fail(env_->SyncDir(dir)));
       }
@@ -344,45 +343,29 @@ class LocalContentStore final : public ContentStore {
   }
 
  private:
-  // A descriptor of the root, for syncfs(2) of the file system holding it:
-  // Sync makes every write made so far durable, and fails on a write-back
-  // error the file system met since the descriptor was opened.
-  class BarrierFd {
-   public:
-    explicit BarrierFd(int fd) : fd_(fd) {}
-    BarrierFd(BarrierFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-    BarrierFd& operator=(BarrierFd&& other) noexcept {
-      if (this != &other) {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = std::exchange(other.fd_, -1);
-      }
-      return *this;
-    }
-    ~BarrierFd() {
-      if (fd_ >= 0) ::close(fd_);
-    }
-    Status Sync() const {
-      if (::syncfs(fd_) != 0) {
-        return Status::IOError(fmt::format("syncfs failed: {}", std::strerror(errno)));
-      }
-      return Status::Ok();
-    }
-
-   private:
-    int fd_;
-  };
-
-  Result<BarrierFd> OpenBarrier() const {
+  // A descriptor of the root, for syncfs(2) of the file system holding it.
+  Result<int> OpenRoot() const {
     int fd = ::open(options_.root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
       return Status::IOError(fmt::format("cannot open the content root: {}", std::strerror(errno)));
     }
-    return BarrierFd(fd);
+    return fd;
+  }
+
+  // syncfs(2) through `fd` (OpenRoot): every write made so far is durable
+  // on Ok, which fails on a write-back error the file system met since `fd`
+  // was opened.
+  static Status SyncFs(int fd) {
+    if (::syncfs(fd) != 0) {
+      return Status::IOError(fmt::format("syncfs failed: {}", std::strerror(errno)));
+    }
+    return Status::Ok();
   }
 
   Status SyncFileSystem() const {
-    SKALD_ASSIGN_OR_RETURN(BarrierFd barrier, OpenBarrier());
-    return barrier.Sync();
+    SKALD_ASSIGN_OR_RETURN(int fd, OpenRoot());
+    FdCloser root(fd);
+    return SyncFs(fd);
   }
 
   // Writes are refused while the disk reserve is spent and space is short.
